@@ -1,0 +1,32 @@
+# icm: build, test and run. `make help` lists the targets.
+SHELL := /bin/bash
+GO ?= go
+BIN := bin/icm
+# Where slow, reusable build products live (the real Ollama server, code-server).
+CACHE_DIR ?= $(HOME)/.cache/icm-dev
+export CACHE_DIR
+
+.PHONY: help build test run vet bench fuzz clean
+
+help: ## list the targets
+	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-20s %s\n", $$1, $$2}'
+
+build: ## build bin/icm
+	$(GO) build -o $(BIN) ./server/cmd/icm
+
+vet: ## go vet and gofmt check
+	$(GO) vet ./...
+	@out=$$(gofmt -l server contracts-schema 2>/dev/null); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+test: vet ## vet, then every test
+	$(GO) test ./...
+
+run: build ## run the sample workspace's next stage
+	./$(BIN) check -w workspaces/course-research
+	./$(BIN) probe -w workspaces/course-research 01-scope
+
+bench: ## benchmarks (figures, not gates)
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+clean: ## remove build products
+	rm -rf bin

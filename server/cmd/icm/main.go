@@ -1,0 +1,19 @@
+// Command icm runs Interpretable Context Methodology workspaces: the CLI,
+// the language server (icm lsp) and icm's own MCP tool servers (icm mcp).
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/icm-tool/icm/server/internal/cli"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := cli.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

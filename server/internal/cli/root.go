@@ -1,0 +1,118 @@
+// Package cli is the icm command line: one file per subcommand, each a thin
+// adapter over the domain packages.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Version is the icm version, set at build time with -ldflags.
+var Version = "0.1.0-dev"
+
+// Env is what a command may touch of the outside world. Tests fill it with
+// buffers and a fake environment.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Getenv reads an environment variable.
+	Getenv func(string) string
+	// Getwd returns the current folder.
+	Getwd func() (string, error)
+}
+
+// ExitError ends the program with Code after printing nothing more; the
+// command already said what went wrong.
+type ExitError struct{ Code int }
+
+func (e *ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
+
+// Main runs icm with args and returns the process exit code.
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	env := &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv, Getwd: os.Getwd}
+	err := Run(ctx, env, args)
+	if err == nil {
+		return 0
+	}
+	var exit *ExitError
+	if errors.As(err, &exit) {
+		return exit.Code
+	}
+	fmt.Fprintf(stderr, "icm: %v\n", err)
+	if h := hintOf(err); h != "" {
+		fmt.Fprintf(stderr, "hint: %s\n", h)
+	}
+	return 1
+}
+
+// Run runs icm with args in env.
+func Run(ctx context.Context, env *Env, args []string) error {
+	root := newRootCmd(env)
+	root.SetArgs(args)
+	root.SetIn(env.Stdin)
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
+	return root.ExecuteContext(ctx)
+}
+
+// globalFlags are the flags every command shares.
+type globalFlags struct {
+	workspace string
+}
+
+func newRootCmd(env *Env) *cobra.Command {
+	g := &globalFlags{}
+	root := &cobra.Command{
+		Use:   "icm",
+		Short: "Run staged, reviewable local-model workflows from folders of Markdown contracts",
+		Long: `icm runs Interpretable Context Methodology workspaces: each step of a job is a
+numbered folder with a Markdown contract (CONTEXT.md) that names its inputs,
+tools, process and outputs. icm assembles exactly that context, runs a local
+model through Ollama with only the tools the stage allows, writes the output
+and stops at a review gate.`,
+		Version:       Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVarP(&g.workspace, "workspace", "w", "", "workspace folder (default: the current folder or its nearest parent holding CLAUDE.md, or CONTEXT.md and pipeline/)")
+	for _, c := range commands(env, g) {
+		root.AddCommand(c)
+	}
+	return root
+}
+
+// commands lists every subcommand. Add new ones here.
+func commands(env *Env, g *globalFlags) []*cobra.Command {
+	return []*cobra.Command{
+		newVersionCmd(env),
+	}
+}
+
+func newVersionCmd(env *Env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the icm version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fmt.Fprintf(env.Stdout, "icm %s\n", Version)
+			return nil
+		},
+	}
+}
+
+// hinter is an error that carries advice for the person.
+type hinter interface{ Hint() string }
+
+func hintOf(err error) string {
+	var h hinter
+	if errors.As(err, &h) {
+		return h.Hint()
+	}
+	return ""
+}

@@ -1,0 +1,84 @@
+package llm
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Kind sorts model-call failures by what a person or the engine should do.
+type Kind int
+
+// Kinds of model-call failures.
+const (
+	// KindOther is a failure that fits no other kind.
+	KindOther Kind = iota
+	// KindModelMissing: the server does not have the model; pull it.
+	KindModelMissing
+	// KindBadRequest: the server refused the request; retrying will not help.
+	KindBadRequest
+	// KindUnavailable: unreachable, overloaded or timed out, after retries.
+	KindUnavailable
+	// KindStream: the server reported an error after the answer started.
+	KindStream
+	// KindPromptTooLong: the prompt cannot fit the model's window; refused before the call.
+	KindPromptTooLong
+	// KindTruncated: the server evaluated less of the prompt than was sent.
+	KindTruncated
+	// KindUnsupported: the backend cannot do what was asked (e.g. pull on an OpenAI-compatible server).
+	KindUnsupported
+)
+
+var kindNames = map[Kind]string{
+	KindOther:         "error",
+	KindModelMissing:  "model missing",
+	KindBadRequest:    "bad request",
+	KindUnavailable:   "server unavailable",
+	KindStream:        "error mid-stream",
+	KindPromptTooLong: "prompt too long",
+	KindTruncated:     "prompt truncated",
+	KindUnsupported:   "unsupported",
+}
+
+func (k Kind) String() string { return kindNames[k] }
+
+// Error is a sorted model-call failure. Msg says what went wrong and
+// where; Hint, when set, tells the person what to do.
+type Error struct {
+	Kind  Kind
+	Stage string
+	Model string
+	Msg   string
+	Hint  string
+	Err   error
+}
+
+func (e *Error) Error() string {
+	s := e.Msg
+	if e.Stage != "" {
+		s = fmt.Sprintf("stage %s: %s", e.Stage, s)
+	}
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// KindOf returns the kind of err, or KindOther when it is not an *Error.
+func KindOf(err error) Kind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return KindOther
+}
+
+// HintOf returns the hint of err, if any.
+func HintOf(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Hint
+	}
+	return ""
+}

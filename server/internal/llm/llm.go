@@ -1,0 +1,139 @@
+// Package llm talks to model servers. The rest of icm sees one interface,
+// Client; the Ollama implementation (the default) sizes num_ctx from the
+// counted prompt, sorts errors into kinds, retries what is transient and
+// refuses what would be silently truncated.
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Roles of chat messages.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// Message is one chat turn.
+type Message struct {
+	Role      string     `json:"role"`
+	Content   string     `json:"content"`
+	Thinking  string     `json:"thinking,omitempty"`
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// ToolName names the tool whose result a RoleTool message carries.
+	ToolName string `json:"tool_name,omitempty"`
+	// ToolCallID links a RoleTool message to the call it answers (OpenAI-style servers need it).
+	ToolCallID string `json:"tool_call_id,omitempty"`
+}
+
+// ToolCall is a model's request to run one tool.
+type ToolCall struct {
+	ID        string         `json:"id,omitempty"`
+	Name      string         `json:"name"`
+	Arguments map[string]any `json:"arguments"`
+}
+
+// Tool is a function offered to the model.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"` // a JSON Schema object
+}
+
+// Options are the sampling and context settings of one call. Zero values
+// mean "server default", except NumCtx (see ChatRequest).
+type Options struct {
+	Temperature *float64 `json:"temperature,omitempty"`
+	TopK        int      `json:"top_k,omitempty"`
+	TopP        *float64 `json:"top_p,omitempty"`
+	Seed        *int     `json:"seed,omitempty"`
+	Stop        []string `json:"stop,omitempty"`
+	// NumCtx, when set, is the context window to ask for; the prompt must fit
+	// in it with MaxOutput to spare. When zero the client sizes the window
+	// from the counted prompt plus MaxOutput, capped by the model's length.
+	NumCtx int `json:"num_ctx,omitempty"`
+	// MaxOutput is the room kept for the answer (num_predict). Zero means
+	// the client's default.
+	MaxOutput int `json:"max_output,omitempty"`
+}
+
+// ChatRequest is one model call.
+type ChatRequest struct {
+	// Stage names the stage (and item) the call is for; it appears in errors.
+	Stage    string
+	Model    string
+	Messages []Message
+	Tools    []Tool
+	// Format is "json" or a JSON Schema for structured output; nil for text.
+	Format  json.RawMessage
+	Think   *bool
+	Options Options
+	// OnDelta, when set, makes the call stream and receives each piece of
+	// the answer as it arrives.
+	OnDelta func(Delta)
+}
+
+// Delta is a piece of a streamed answer.
+type Delta struct {
+	Content  string
+	Thinking string
+}
+
+// ChatResponse is the finished answer of one call.
+type ChatResponse struct {
+	Model   string
+	Message Message
+	// DoneReason is the server's stop reason ("stop", "length", ...).
+	DoneReason string
+	// Incomplete is true when the answer stopped for length: it must not be
+	// accepted as a finished output.
+	Incomplete bool
+	// PromptTokens and OutputTokens are the server's counts.
+	PromptTokens int
+	OutputTokens int
+	// PromptEstimate is icm's own count of the prompt, made before the call.
+	PromptEstimate int
+	// NumCtx is the context window the call asked for.
+	NumCtx int
+	// Server is the base URL that answered.
+	Server        string
+	TotalDuration time.Duration
+	LoadDuration  time.Duration
+	PromptEval    time.Duration
+	Eval          time.Duration
+	// Attempts counts tries, including retries of transient failures.
+	Attempts int
+}
+
+// ModelInfo is what the server says about a model.
+type ModelInfo struct {
+	Name          string
+	Family        string
+	ContextLength int
+	// ByteLevel is true when the tokenizer has one token per byte, which
+	// makes the byte count an exact estimate.
+	ByteLevel    bool
+	Capabilities []string
+}
+
+// PullProgress reports a model download.
+type PullProgress struct {
+	Status    string
+	Digest    string
+	Total     int64
+	Completed int64
+}
+
+// Client is a model server connection.
+type Client interface {
+	// Chat runs one call to completion (streaming when req.OnDelta is set).
+	Chat(ctx context.Context, req ChatRequest) (*ChatResponse, error)
+	// Show returns the model's details, cached per model.
+	Show(ctx context.Context, model string) (*ModelInfo, error)
+	// Pull downloads a model, reporting progress.
+	Pull(ctx context.Context, model string, progress func(PullProgress)) error
+}
