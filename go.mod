@@ -5,6 +5,7 @@ go 1.26.8
 require github.com/spf13/cobra v1.10.2
 
 require (
+	github.com/BurntSushi/toml v1.6.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
 )

@@ -1,0 +1,208 @@
+// Package config reads a workspace's config.toml: the model, the workflow
+// settings and the MCP servers its stages may use. Every key is optional;
+// Defaults fills what the file leaves out.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// FileName is the config file's name inside a workspace.
+const FileName = "config.toml"
+
+// Config is a workspace's settings.
+type Config struct {
+	Model    Model    `toml:"model"`
+	Workflow Workflow `toml:"workflow"`
+	MCP      MCP      `toml:"mcp"`
+	// Path is the file the settings came from ("" when defaults only).
+	Path string `toml:"-"`
+	// Unknown lists keys the file has that icm does not read.
+	Unknown []string `toml:"-"`
+}
+
+// Model selects the model server and the model.
+type Model struct {
+	// Provider is "ollama" (default) or "openai" (an OpenAI-compatible server).
+	Provider string `toml:"provider"`
+	// Name is the model, e.g. "qwen3.5:9b".
+	Name string `toml:"name"`
+	// BaseURL is the server; for Ollama, OLLAMA_HOST overrides an empty one.
+	BaseURL string `toml:"base_url"`
+	// APIKeyEnv names the environment variable holding an API key (never the key).
+	APIKeyEnv   string   `toml:"api_key_env"`
+	Temperature *float64 `toml:"temperature"`
+	Think       *bool    `toml:"think"`
+	// NumCtx fixes the context window; zero sizes it per call.
+	NumCtx int `toml:"num_ctx"`
+	// MaxOutput is the room kept for each answer, in tokens.
+	MaxOutput int `toml:"max_output"`
+	// ContextLength is the model's window when the server cannot say (OpenAI-compatible servers).
+	ContextLength int `toml:"context_length"`
+	// Servers spreads calls over several servers of one model.
+	Servers []ModelServer `toml:"servers"`
+	// Timeout bounds one model call, retries included.
+	Timeout Duration `toml:"timeout"`
+}
+
+// ModelServer is one of several servers for the same model.
+type ModelServer struct {
+	URL string `toml:"url"`
+	// Slots is how many calls the server takes at once.
+	Slots     int    `toml:"slots"`
+	APIKeyEnv string `toml:"api_key_env"`
+}
+
+// Workflow holds the run engine's settings.
+type Workflow struct {
+	// Gate is "explicit" (approve with icm approve) or "rerun" (running again approves).
+	Gate string `toml:"gate"`
+	// MaxToolCalls bounds the tool calls of one stage (or one For each item).
+	MaxToolCalls int `toml:"max_tool_calls"`
+	// Parallel is how many For each items run at once.
+	Parallel int `toml:"parallel"`
+	// MaxToolResultChars cuts longer tool results head+tail.
+	MaxToolResultChars int `toml:"max_tool_result_chars"`
+	// ToolTimeout bounds one tool call.
+	ToolTimeout Duration `toml:"tool_timeout"`
+	// ScriptTimeout bounds a ## Script stage when its contract gives none.
+	ScriptTimeout Duration `toml:"script_timeout"`
+	// TokenBudget is the per-stage assembled-context budget that check warns about.
+	TokenBudget int `toml:"token_budget"`
+}
+
+// MCP lists the tool servers stages may name.
+type MCP struct {
+	Servers map[string]MCPServer `toml:"servers"`
+}
+
+// MCPServer is how to reach one MCP server: a command (stdio) or a URL
+// (streamable HTTP).
+type MCPServer struct {
+	Command string            `toml:"command"`
+	Args    []string          `toml:"args"`
+	Env     map[string]string `toml:"env"`
+	URL     string            `toml:"url"`
+	Headers map[string]string `toml:"headers"`
+	// Source says where the entry was read (config.toml, .vscode/mcp.json, ...).
+	Source string `toml:"-"`
+}
+
+// Duration is a time.Duration written as "30s" in TOML.
+type Duration struct{ time.Duration }
+
+// UnmarshalText parses "30s", "2m".
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("unable to read duration %q (write it like \"30s\" or \"2m\"): %w", b, err)
+	}
+	d.Duration = v
+	return nil
+}
+
+// MarshalText writes the duration as "30s".
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// Defaults returns the settings used when config.toml says nothing.
+func Defaults() Config {
+	return Config{
+		Model: Model{
+			Provider:  "ollama",
+			Name:      "qwen3.5:9b",
+			MaxOutput: 4096,
+			Timeout:   Duration{10 * time.Minute},
+		},
+		Workflow: Workflow{
+			Gate:               "explicit",
+			MaxToolCalls:       24,
+			Parallel:           1,
+			MaxToolResultChars: 12000,
+			ToolTimeout:        Duration{2 * time.Minute},
+			ScriptTimeout:      Duration{60 * time.Second},
+			TokenBudget:        8000,
+		},
+	}
+}
+
+// Load reads dir/config.toml over the defaults. A missing file is not an
+// error; a malformed one is, with its line.
+func Load(dir string) (Config, error) {
+	cfg := Defaults()
+	path := filepath.Join(dir, FileName)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return cfg, nil
+	}
+	if err != nil {
+		return cfg, fmt.Errorf("unable to read %s: %w", path, err)
+	}
+	return Parse(path, data)
+}
+
+// Parse reads config text (named path in errors) over the defaults.
+func Parse(path string, data []byte) (Config, error) {
+	cfg := Defaults()
+	md, err := toml.Decode(string(data), &cfg)
+	if err != nil {
+		var perr toml.ParseError
+		if errors.As(err, &perr) {
+			return cfg, fmt.Errorf("%s:%d:%d: %s", path, perr.Position.Line, perr.Position.Col, perr.Message)
+		}
+		return cfg, fmt.Errorf("unable to read %s: %w", path, err)
+	}
+	cfg.Path = path
+	for _, k := range md.Undecoded() {
+		cfg.Unknown = append(cfg.Unknown, k.String())
+	}
+	sort.Strings(cfg.Unknown)
+	for name, s := range cfg.MCP.Servers {
+		s.Source = path
+		cfg.MCP.Servers[name] = s
+	}
+	return cfg, cfg.validate()
+}
+
+func (c *Config) validate() error {
+	var problems []string
+	switch c.Model.Provider {
+	case "ollama", "openai":
+	default:
+		problems = append(problems, fmt.Sprintf("[model] provider = %q: use \"ollama\" or \"openai\"", c.Model.Provider))
+	}
+	switch c.Workflow.Gate {
+	case "explicit", "rerun":
+	default:
+		problems = append(problems, fmt.Sprintf("[workflow] gate = %q: use \"explicit\" or \"rerun\"", c.Workflow.Gate))
+	}
+	if c.Workflow.Parallel < 1 {
+		problems = append(problems, "[workflow] parallel must be 1 or more")
+	}
+	if c.Workflow.MaxToolCalls < 1 {
+		problems = append(problems, "[workflow] max_tool_calls must be 1 or more")
+	}
+	names := make([]string, 0, len(c.MCP.Servers))
+	for name := range c.MCP.Servers {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		s := c.MCP.Servers[name]
+		if (s.Command == "") == (s.URL == "") {
+			problems = append(problems, fmt.Sprintf("[mcp.servers.%s] needs exactly one of command (stdio) or url (streamable HTTP)", name))
+		}
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: %s", c.Path, strings.Join(problems, "; "))
+}
