@@ -1,0 +1,241 @@
+package contract
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/icm-tool/icm/server/internal/markdown"
+)
+
+// Budgets from the method: a contract stays under 80 lines, a reference
+// file under 200.
+const (
+	MaxContractLines  = 80
+	MaxReferenceLines = 200
+)
+
+// Section kinds icm knows.
+const (
+	KindInputs      = "inputs"
+	KindTools       = "tools"
+	KindForEach     = "for-each"
+	KindProcess     = "process"
+	KindOutputs     = "outputs"
+	KindModel       = "model"
+	KindVerify      = "verify"
+	KindScript      = "script"
+	KindGate        = "gate"
+	KindCheckpoints = "checkpoints"
+	KindAudit       = "audit"
+)
+
+var sectionKinds = map[string]string{
+	"inputs": KindInputs, "input": KindInputs,
+	"tools": KindTools, "tool": KindTools,
+	"for each": KindForEach, "foreach": KindForEach, "for-each": KindForEach,
+	"process": KindProcess,
+	"outputs": KindOutputs, "output": KindOutputs,
+	"model":       KindModel,
+	"verify":      KindVerify,
+	"script":      KindScript,
+	"gate":        KindGate,
+	"checkpoints": KindCheckpoints, "checkpoint": KindCheckpoints,
+	"audit": KindAudit,
+}
+
+func sectionKind(name string) string {
+	n := strings.ToLower(strings.Join(strings.Fields(strings.Trim(name, " :#*")), " "))
+	return sectionKinds[n]
+}
+
+// parser carries one parse.
+type parser struct {
+	src []byte
+	c   *Contract
+}
+
+// Parse parses a contract. file is its absolute path (recorded in findings).
+// It never fails: problems become findings on the returned Contract.
+func Parse(file string, src []byte) *Contract {
+	p := &parser{src: src, c: &Contract{File: file, Lines: countLines(src)}}
+	p.parse()
+	return p.c
+}
+
+func (p *parser) parse() {
+	doc := markdown.Parse(p.src)
+	c := p.c
+	if title, ok := doc.Title(); ok {
+		c.Title = strings.TrimSpace(stripPrefixFold(title.Text, "stage:"))
+		c.TitleRange = title.TextRange
+	} else {
+		p.add(Range{}, Warning, CodeNoTitle, "the contract has no title; start it with `# Stage: NAME`")
+	}
+	c.Summary = strings.TrimSpace(p.blocksText(doc.BlocksBefore(2)))
+
+	seen := map[string]bool{}
+	for _, s := range doc.Sections(2) {
+		kind := sectionKind(s.Heading.Text)
+		sec := Section{
+			Name:    s.Heading.Text,
+			Kind:    kind,
+			Heading: s.Heading.Line,
+			Range:   s.Range,
+			Text:    strings.TrimSpace(string(p.src[s.Body.Start:s.Body.End])),
+		}
+		if kind == "" || kind == KindCheckpoints || kind == KindAudit {
+			sec.Table = firstTable(s)
+		}
+		c.Sections = append(c.Sections, sec)
+		if kind == "" {
+			p.add(s.Heading.TextRange, Info, CodeUnknownSection,
+				fmt.Sprintf("section %q is kept and shown but icm does not use it", s.Heading.Text))
+			continue
+		}
+		if seen[kind] {
+			p.add(s.Heading.TextRange, Error, CodeDuplicateSection,
+				fmt.Sprintf("a second %q section; icm reads only the first, merge them", s.Heading.Text))
+			continue
+		}
+		seen[kind] = true
+		p.section(kind, s)
+	}
+	p.requireSections(seen)
+	if c.Lines > MaxContractLines {
+		p.add(lineRange(p.src, MaxContractLines), Warning, CodeContractTooLong,
+			fmt.Sprintf("the contract has %d lines; the method keeps a contract under %d lines: move detail into a reference file", c.Lines, MaxContractLines))
+	}
+	if c.Inputs == nil {
+		c.Inputs = []Input{}
+	}
+	if c.Outputs == nil {
+		c.Outputs = []Output{}
+	}
+	if c.Findings == nil {
+		c.Findings = []Finding{}
+	}
+}
+
+func (p *parser) section(kind string, s markdown.Section) {
+	switch kind {
+	case KindInputs:
+		p.inputs(s)
+	case KindTools:
+		p.tools(s)
+	case KindForEach:
+		p.forEach(s)
+	case KindProcess:
+		p.c.Process = strings.TrimSpace(string(p.src[s.Body.Start:s.Body.End]))
+		p.c.ProcessRange = s.Body
+		if p.c.Process == "" {
+			p.add(s.Heading.TextRange, Error, CodeEmptySection, "the Process section is empty; write the instructions the model should follow")
+		}
+	case KindOutputs:
+		p.outputs(s)
+	case KindModel:
+		p.model(s)
+	case KindVerify:
+		p.verify(s)
+	case KindScript:
+		p.script(s)
+	case KindGate:
+		p.gate(s)
+	}
+}
+
+func (p *parser) requireSections(seen map[string]bool) {
+	at := p.c.TitleRange
+	if !seen[KindProcess] && !seen[KindScript] {
+		p.add(at, Error, CodeMissingSection, "the contract has no `## Process` section (or `## Script`); say what the stage does")
+	}
+	if !seen[KindOutputs] {
+		p.add(at, Error, CodeMissingSection, "the contract has no `## Outputs` section; name the file it writes, e.g. `- notes.md -> output/`")
+	}
+}
+
+func (p *parser) add(r Range, sev Severity, code, msg string) {
+	p.c.Findings = append(p.c.Findings, Finding{File: p.c.File, Range: r, Severity: sev, Code: code, Message: msg})
+}
+
+func (p *parser) addData(r Range, sev Severity, code, msg string, data map[string]string) {
+	p.c.Findings = append(p.c.Findings, Finding{File: p.c.File, Range: r, Severity: sev, Code: code, Message: msg, Data: data})
+}
+
+// entries returns the lines of a section's list items and paragraphs, in
+// order: the unit most sections are written in.
+func entries(s markdown.Section) []markdown.Line {
+	var out []markdown.Line
+	for _, b := range s.Blocks {
+		if b.Kind == markdown.BlockList || b.Kind == markdown.BlockParagraph {
+			out = append(out, b.Lines...)
+		}
+	}
+	return out
+}
+
+func firstTable(s markdown.Section) *Table {
+	for _, b := range s.Blocks {
+		if b.Kind != markdown.BlockTable {
+			continue
+		}
+		t := &Table{}
+		for _, h := range b.Table.Header {
+			t.Header = append(t.Header, h.Text)
+		}
+		for _, row := range b.Table.Rows {
+			var cells []string
+			for _, c := range row {
+				cells = append(cells, c.Text)
+			}
+			t.Rows = append(t.Rows, cells)
+		}
+		return t
+	}
+	return nil
+}
+
+func (p *parser) blocksText(bs []markdown.Block) string {
+	var parts []string
+	for _, b := range bs {
+		if b.Kind == markdown.BlockParagraph {
+			parts = append(parts, string(p.src[b.Range.Start:b.Range.End]))
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+func countLines(src []byte) int {
+	if len(src) == 0 {
+		return 0
+	}
+	n := bytes.Count(src, []byte("\n"))
+	if src[len(src)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// lineRange returns the range of the 0-based line n (clamped to the file).
+func lineRange(src []byte, n int) Range {
+	start := 0
+	for i := 0; i < n; i++ {
+		j := bytes.IndexByte(src[start:], '\n')
+		if j < 0 {
+			break
+		}
+		start += j + 1
+	}
+	end := bytes.IndexByte(src[start:], '\n')
+	if end < 0 {
+		return Range{Start: start, End: len(src)}
+	}
+	return Range{Start: start, End: start + end}
+}
+
+func stripPrefixFold(s, prefix string) string {
+	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
+		return s[len(prefix):]
+	}
+	return s
+}

@@ -1,0 +1,276 @@
+// Package workspace finds an ICM workspace on disk, lists its stages in
+// order and resolves paths, refusing any that would leave the workspace.
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/icm-tool/icm/server/internal/config"
+)
+
+// Names of the files and folders that give a workspace its shape.
+const (
+	IdentityFile = "CLAUDE.md"  // layer 0
+	RoutingFile  = "CONTEXT.md" // layer 1 at the root, layer 2 in a stage
+	ContractFile = "CONTEXT.md"
+	OutputDir    = "output"
+	ProposedDir  = "proposed"
+	HistoryDir   = "history"
+	ConfigDir    = "_config"
+)
+
+// stageDirs are the folders that hold stages: icm's own layout first, then
+// the public ICM template's.
+var stageDirs = []string{"pipeline", "stages"}
+
+var stagePattern = regexp.MustCompile(`^(\d+)[-_](.+)$`)
+
+// Workspace is an opened workspace.
+type Workspace struct {
+	// Root is the absolute path of the workspace folder, symlinks resolved.
+	Root string
+	// StagesDir is the folder holding the stages, relative to Root
+	// ("pipeline", or "stages" for ICM-template workspaces).
+	StagesDir string
+	// Stages are in folder order.
+	Stages []*Stage
+	// Config is config.toml over the defaults.
+	Config config.Config
+	// ConfigErr is set when config.toml could not be read; Config then holds defaults.
+	ConfigErr error
+	// Files reads file contents; the language server overlays unsaved buffers.
+	Files Files
+}
+
+// Stage is one numbered stage folder.
+type Stage struct {
+	// Name is the folder name, e.g. "01-scope".
+	Name string
+	// Number is the folder's numeric prefix.
+	Number int
+	// Index is the stage's position in Workspace.Stages.
+	Index int
+	// Dir is the absolute folder path.
+	Dir string
+	// Rel is Dir relative to the workspace root, with forward slashes.
+	Rel string
+	// Contract is the absolute path of the stage's CONTEXT.md.
+	Contract string
+}
+
+// ContractRel returns the contract's path relative to the workspace root.
+func (s *Stage) ContractRel() string { return s.Rel + "/" + ContractFile }
+
+// NotFoundError says no workspace was found from a folder.
+type NotFoundError struct{ From string }
+
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("no icm workspace at %s or above it", e.From)
+}
+
+// Hint tells the person what makes a folder a workspace.
+func (e *NotFoundError) Hint() string {
+	return "run icm inside a workspace (a folder with CLAUDE.md, or CONTEXT.md and pipeline/), or pass -w DIR"
+}
+
+// Find returns the workspace root for start: start itself or its nearest
+// parent that holds CLAUDE.md, or CONTEXT.md beside pipeline/ or stages/.
+func Find(start string) (string, error) {
+	abs, err := filepath.Abs(start)
+	if err != nil {
+		return "", fmt.Errorf("unable to resolve %s: %w", start, err)
+	}
+	for dir := abs; ; {
+		if IsRoot(dir) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", &NotFoundError{From: abs}
+		}
+		dir = parent
+	}
+}
+
+// IsRoot reports whether dir looks like a workspace root.
+func IsRoot(dir string) bool {
+	if isFile(filepath.Join(dir, IdentityFile)) {
+		return true
+	}
+	if !isFile(filepath.Join(dir, RoutingFile)) {
+		return false
+	}
+	for _, s := range stageDirs {
+		if isDir(filepath.Join(dir, s)) {
+			return true
+		}
+	}
+	return false
+}
+
+// Open reads the workspace at root (which must be a workspace root; use
+// Find first when starting from an arbitrary folder).
+func Open(root string, files Files) (*Workspace, error) {
+	if files == nil {
+		files = DiskFiles{}
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("unable to resolve %s: %w", root, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("unable to open workspace %s: %w", root, err)
+	}
+	if !isDir(real) {
+		return nil, fmt.Errorf("unable to open workspace %s: not a folder", root)
+	}
+	ws := &Workspace{Root: real, Files: files}
+	ws.Config, ws.ConfigErr = config.Load(real)
+	ws.StagesDir = stageDirs[0]
+	for _, s := range stageDirs {
+		if isDir(filepath.Join(real, s)) {
+			ws.StagesDir = s
+			break
+		}
+	}
+	stages, err := listStages(real, ws.StagesDir)
+	if err != nil {
+		return nil, err
+	}
+	ws.Stages = stages
+	return ws, nil
+}
+
+// Load finds the workspace from start (or uses dir when given) and opens it.
+func Load(dir, start string) (*Workspace, error) {
+	root := dir
+	if root == "" {
+		r, err := Find(start)
+		if err != nil {
+			return nil, err
+		}
+		root = r
+	} else if !IsRoot(root) {
+		if !isDir(root) {
+			return nil, fmt.Errorf("unable to open workspace %s: no such folder", root)
+		}
+		return nil, &NotFoundError{From: root}
+	}
+	return Open(root, nil)
+}
+
+func listStages(root, stagesDir string) ([]*Stage, error) {
+	entries, err := os.ReadDir(filepath.Join(root, stagesDir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("unable to list stages in %s: %w", filepath.Join(root, stagesDir), err)
+	}
+	var stages []*Stage
+	for _, e := range entries {
+		if !e.IsDir() || e.Name() == ProposedDir {
+			continue
+		}
+		m := stagePattern.FindStringSubmatch(e.Name())
+		if m == nil {
+			continue
+		}
+		n, err := strconv.Atoi(m[1])
+		if err != nil {
+			continue // a prefix too long for an int is not a stage number
+		}
+		dir := filepath.Join(root, stagesDir, e.Name())
+		stages = append(stages, &Stage{
+			Name:     e.Name(),
+			Number:   n,
+			Dir:      dir,
+			Rel:      stagesDir + "/" + e.Name(),
+			Contract: filepath.Join(dir, ContractFile),
+		})
+	}
+	sort.SliceStable(stages, func(i, j int) bool {
+		if stages[i].Number != stages[j].Number {
+			return stages[i].Number < stages[j].Number
+		}
+		return stages[i].Name < stages[j].Name
+	})
+	for i, s := range stages {
+		s.Index = i
+	}
+	return stages, nil
+}
+
+// Stage finds a stage by folder name ("01-scope"), by the name without its
+// number ("scope"), or by number ("1", "01").
+func (w *Workspace) Stage(name string) (*Stage, error) {
+	name = strings.TrimSuffix(strings.TrimSpace(name), "/")
+	name = filepath.Base(name)
+	for _, s := range w.Stages {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	var matches []*Stage
+	for _, s := range w.Stages {
+		rest := stagePattern.FindStringSubmatch(s.Name)[2]
+		if rest == name || strconv.Itoa(s.Number) == strings.TrimLeft(name, "0") || (name != "" && strings.Trim(name, "0") == "" && s.Number == 0) {
+			matches = append(matches, s)
+		}
+	}
+	if len(matches) == 1 {
+		return matches[0], nil
+	}
+	names := make([]string, len(w.Stages))
+	for i, s := range w.Stages {
+		names[i] = s.Name
+	}
+	if len(matches) > 1 {
+		return nil, fmt.Errorf("stage %q is ambiguous in %s; use the full folder name (%s)", name, w.Root, strings.Join(names, ", "))
+	}
+	return nil, fmt.Errorf("no stage %q in %s; stages: %s", name, w.Root, strings.Join(names, ", "))
+}
+
+// StageOf returns the stage whose folder holds the absolute path p, if any.
+func (w *Workspace) StageOf(p string) *Stage {
+	for _, s := range w.Stages {
+		if p == s.Dir || strings.HasPrefix(p, s.Dir+string(filepath.Separator)) {
+			return s
+		}
+	}
+	return nil
+}
+
+// Rel returns abs relative to the workspace root with forward slashes, or
+// abs itself when it is outside.
+func (w *Workspace) Rel(abs string) string {
+	r, err := filepath.Rel(w.Root, abs)
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return abs
+	}
+	return filepath.ToSlash(r)
+}
+
+// Abs returns the absolute path of a workspace-relative path.
+func (w *Workspace) Abs(rel string) string {
+	return filepath.Join(w.Root, filepath.FromSlash(rel))
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
