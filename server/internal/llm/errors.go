@@ -39,6 +39,7 @@ var kindNames = map[Kind]string{
 	KindUnsupported:   "unsupported",
 }
 
+// String names the kind for messages.
 func (k Kind) String() string { return kindNames[k] }
 
 // Error is a sorted model-call failure. Msg says what went wrong and
@@ -50,8 +51,19 @@ type Error struct {
 	Msg   string
 	Hint  string
 	Err   error
+	// Status is the HTTP status of the server's answer, 0 when none came.
+	Status int
+	// Attempts counts the tries made, retries included.
+	Attempts int
+	// Estimate, Window and Evaluated describe a prompt that did not fit
+	// (KindPromptTooLong, KindTruncated): icm's count, the context window
+	// asked for, and what the server said it evaluated (0 when unknown).
+	Estimate  int
+	Window    int
+	Evaluated int
 }
 
+// Error says what went wrong, prefixed with the stage when there is one.
 func (e *Error) Error() string {
 	s := e.Msg
 	if e.Stage != "" {
@@ -63,6 +75,7 @@ func (e *Error) Error() string {
 	return s
 }
 
+// Unwrap returns the underlying cause, so errors.Is(err, context.Canceled) works.
 func (e *Error) Unwrap() error { return e.Err }
 
 // KindOf returns the kind of err, or KindOther when it is not an *Error.

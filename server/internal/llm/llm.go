@@ -81,6 +81,10 @@ type ChatRequest struct {
 type Delta struct {
 	Content  string
 	Thinking string
+	// Restart says the deltas received so far are void: the call is being
+	// made again (a larger window after the server cut the prompt) and the
+	// answer starts over. Content and Thinking are empty when it is set.
+	Restart bool
 }
 
 // ChatResponse is the finished answer of one call.

@@ -1,0 +1,274 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/icm-tool/icm/server/internal/tokens"
+)
+
+// Chat runs one call: it sizes the window from the counted prompt,
+// refuses a prompt that cannot fit, retries transient failures, and
+// rejects an answer to a prompt the server cut (after one try with a
+// larger window when the model allows it).
+func (o *Ollama) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, error) {
+	model := req.Model
+	if model == "" {
+		model = o.model
+	}
+	if model == "" {
+		return nil, &Error{Kind: KindBadRequest, Stage: req.Stage, Msg: "no model named", Hint: "set [model] name in config.toml"}
+	}
+	if len(req.Messages) == 0 {
+		return nil, &Error{Kind: KindBadRequest, Stage: req.Stage, Model: model, Msg: "no messages to send"}
+	}
+	if o.callTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.callTimeout)
+		defer cancel()
+	}
+	info, err := o.Show(ctx, model)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) && e.Stage == "" {
+			e.Stage = req.Stage
+		}
+		return nil, err
+	}
+	apiTools, err := toAPITools(req.Tools)
+	if err != nil {
+		return nil, &Error{Kind: KindBadRequest, Stage: req.Stage, Model: model, Msg: err.Error(),
+			Hint: "fix the tool's input schema: its top level must be a JSON Schema object"}
+	}
+	var toolsJSON []byte
+	if len(apiTools) > 0 {
+		if toolsJSON, err = json.Marshal(apiTools); err != nil {
+			return nil, &Error{Kind: KindBadRequest, Stage: req.Stage, Model: model, Msg: "unable to encode the tools", Err: err}
+		}
+	}
+	format, err := normaliseFormat(req.Format)
+	if err != nil {
+		return nil, &Error{Kind: KindBadRequest, Stage: req.Stage, Model: model, Msg: err.Error(),
+			Hint: `format must be "json" or a JSON Schema object`}
+	}
+	est := o.estimator
+	if est == nil {
+		est = tokens.ForFamily(info.Family, info.ByteLevel)
+	}
+	maxOut := req.Options.MaxOutput
+	if maxOut <= 0 {
+		maxOut = o.maxOutput
+	}
+	plan, ok := planWindow(est, estimatePrompt(est, req.Messages, toolsJSON), maxOut, req.Options.NumCtx, o.models.window(model), info)
+	if !ok {
+		return nil, plan.tooLongError(req.Stage, info)
+	}
+
+	wire := api.ChatRequest{
+		Model:    model,
+		Messages: toAPIMessages(req.Messages),
+		Tools:    apiTools,
+		Format:   format,
+		Stream:   ptr(req.OnDelta != nil),
+		// Refuse rather than cut an over-long prompt, and stop rather than
+		// forget the prompt's start when the answer fills the window.
+		Truncate: ptr(false),
+		Shift:    ptr(false),
+	}
+	if req.Think != nil {
+		wire.Think = &api.ThinkValue{Value: *req.Think}
+	}
+
+	attempts := 0
+	delivered := false
+	grown := false
+	for {
+		wire.Options = wireOptions(req.Options, plan.window, maxOut)
+		body, err := json.Marshal(&wire)
+		if err != nil {
+			return nil, &Error{Kind: KindBadRequest, Stage: req.Stage, Model: model, Msg: "unable to encode the request", Err: err}
+		}
+		if delivered {
+			req.OnDelta(Delta{Restart: true})
+			delivered = false
+		}
+		r := o.newRetrier()
+		var res *chatResult
+		f := r.run(ctx, func() *failure {
+			var f *failure
+			res, f = o.chatAttempt(ctx, body, req.OnDelta, &delivered)
+			if f != nil && delivered {
+				// Part of the answer reached the caller: a retry would repeat it.
+				f.retry = retryNever
+			}
+			return f
+		})
+		attempts += r.attempts
+		if f == nil || f.tooLong {
+			// The server loaded the model with this window; keep it.
+			o.models.raiseWindow(model, plan.window)
+		}
+		cut := false
+		switch {
+		case f != nil && f.tooLong:
+			cut = true
+		case f != nil:
+			e := f.toError(req.Stage, model, r.attempts, r.elapsed())
+			e.Attempts = attempts
+			return nil, e
+		default:
+			cut = plan.wasCut(res.final.PromptEvalCount, o.lowCountRatio)
+		}
+		if cut {
+			if !grown && plan.grow() {
+				grown = true
+				continue
+			}
+			evaluated := 0
+			if f == nil {
+				evaluated = res.final.PromptEvalCount
+			}
+			e := plan.cutError(req.Stage, info, evaluated, f != nil)
+			e.Attempts = attempts
+			if f != nil {
+				e.Status = f.status
+				e.Msg += ": " + f.msg
+			}
+			return nil, e
+		}
+		return res.response(model, o.base.String(), plan, attempts), nil
+	}
+}
+
+// chatResult gathers one answer, streamed or not.
+type chatResult struct {
+	content   strings.Builder
+	thinking  strings.Builder
+	toolCalls []api.ToolCall
+	final     api.ChatResponse
+	done      bool
+}
+
+// chatChunk is one line of /api/chat's answer, or an error object.
+type chatChunk struct {
+	api.ChatResponse
+	Error string `json:"error"`
+}
+
+// chatAttempt makes one request. delivered becomes true once a delta has
+// been passed to onDelta.
+func (o *Ollama) chatAttempt(ctx context.Context, body []byte, onDelta func(Delta), delivered *bool) (*chatResult, *failure) {
+	res := &chatResult{}
+	stream := onDelta != nil
+	f := o.exchange(ctx, "/api/chat", body, stream, func(raw []byte) *failure {
+		var c chatChunk
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return &failure{kind: KindStream, retry: retryOnce, msg: "unable to read a chunk of the answer", err: err}
+		}
+		if c.Error != "" {
+			f := &failure{kind: KindStream, retry: retryOnce, msg: "the server reported an error mid-answer: " + c.Error,
+				hint: "see the Ollama server log; the answer so far is discarded"}
+			if isContextOverflow(strings.ToLower(c.Error)) {
+				f.tooLong, f.retry = true, retryNever
+			}
+			return f
+		}
+		if res.done {
+			return nil // nothing follows the final chunk; ignore stray data
+		}
+		m := c.Message
+		res.content.WriteString(m.Content)
+		res.thinking.WriteString(m.Thinking)
+		res.toolCalls = append(res.toolCalls, m.ToolCalls...)
+		if stream && (m.Content != "" || m.Thinking != "") {
+			*delivered = true
+			onDelta(Delta{Content: m.Content, Thinking: m.Thinking})
+		}
+		if c.Done {
+			res.done = true
+			res.final = c.ChatResponse
+		}
+		return nil
+	})
+	if f != nil {
+		return nil, f
+	}
+	if !res.done {
+		return nil, &failure{kind: KindStream, retry: retryOnce, msg: "the answer ended before the server marked it done",
+			hint: "the server may have stopped the model (see its log); the partial answer is discarded"}
+	}
+	return res, nil
+}
+
+// response builds the caller's answer.
+func (r *chatResult) response(model, server string, plan windowPlan, attempts int) *ChatResponse {
+	f := r.final
+	if f.Model != "" {
+		model = f.Model
+	}
+	return &ChatResponse{
+		Model: model,
+		Message: Message{
+			Role:      RoleAssistant,
+			Content:   r.content.String(),
+			Thinking:  r.thinking.String(),
+			ToolCalls: fromAPIToolCalls(r.toolCalls),
+		},
+		DoneReason:     f.DoneReason,
+		Incomplete:     f.DoneReason == "length",
+		PromptTokens:   f.PromptEvalCount,
+		OutputTokens:   f.EvalCount,
+		PromptEstimate: plan.estimate,
+		NumCtx:         plan.window,
+		Server:         server,
+		TotalDuration:  f.TotalDuration,
+		LoadDuration:   f.LoadDuration,
+		PromptEval:     f.PromptEvalDuration,
+		Eval:           f.EvalDuration,
+		Attempts:       attempts,
+	}
+}
+
+// wireOptions builds the options object; num_ctx and num_predict are
+// always set.
+func wireOptions(o Options, window, maxOut int) map[string]any {
+	m := map[string]any{"num_ctx": window, "num_predict": maxOut}
+	if o.Temperature != nil {
+		m["temperature"] = *o.Temperature
+	}
+	if o.TopK > 0 {
+		m["top_k"] = o.TopK
+	}
+	if o.TopP != nil {
+		m["top_p"] = *o.TopP
+	}
+	if o.Seed != nil {
+		m["seed"] = *o.Seed
+	}
+	if len(o.Stop) > 0 {
+		m["stop"] = o.Stop
+	}
+	return m
+}
+
+// normaliseFormat accepts "json" (quoted or bare) or a JSON Schema object.
+func normaliseFormat(f json.RawMessage) (json.RawMessage, error) {
+	t := bytes.TrimSpace(f)
+	switch {
+	case len(t) == 0 || bytes.Equal(t, []byte("null")):
+		return nil, nil
+	case bytes.Equal(t, []byte("json")) || bytes.Equal(t, []byte(`"json"`)):
+		return json.RawMessage(`"json"`), nil
+	case t[0] == '{' && json.Valid(t):
+		return json.RawMessage(t), nil
+	}
+	return nil, fmt.Errorf("unusable output format %.60q", string(t))
+}
+
+func ptr[T any](v T) *T { return &v }

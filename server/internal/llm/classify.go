@@ -1,0 +1,191 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// retryClass says whether a failed attempt may be tried again.
+type retryClass int
+
+const (
+	// retryNever: trying again cannot help (bad request, missing model).
+	retryNever retryClass = iota
+	// retryTransient: unreachable, overloaded, timed out; retry with
+	// backoff while the budget lasts.
+	retryTransient
+	// retryOnce: a server-side failure that is sometimes transient (a
+	// generic 500, an error object before any answer was passed on);
+	// one more attempt, no more.
+	retryOnce
+)
+
+// failure is one failed attempt, sorted.
+type failure struct {
+	kind       Kind
+	retry      retryClass
+	status     int
+	msg        string
+	hint       string
+	err        error
+	retryAfter time.Duration
+	// tooLong: the server refused the prompt as longer than the window.
+	tooLong bool
+}
+
+// statusFailure sorts an HTTP error answer.
+//
+// Decisions, per status:
+//   - 404: the model is missing when the answer is Ollama's JSON; a plain
+//     "404 page not found" means the base URL is not an Ollama server.
+//   - 400 and other 4xx: the request is wrong, never retried; a 400 that
+//     says the input exceeds the context length is a cut prompt (the
+//     caller may retry once with a larger window).
+//   - 408, 429, 502, 503, 504: transient, retried with backoff, honouring
+//     Retry-After.
+//   - 500: Ollama's catch-all. It mixes transient causes (the runner timed
+//     out loading, crashed, or a sampled tool call failed to parse) with
+//     permanent ones (template errors, not enough memory), so it gets one
+//     more attempt and no more.
+//   - other 5xx (501, 505, ...): not something a retry fixes; no retry.
+func statusFailure(resp *http.Response, data []byte, now time.Time) *failure {
+	code := resp.StatusCode
+	answer, isJSON := serverAnswer(data)
+	f := &failure{status: code, msg: fmt.Sprintf("the server answered %s", resp.Status)}
+	if answer != "" {
+		f.msg += ": " + answer
+	}
+	lower := strings.ToLower(answer)
+	switch {
+	case code == http.StatusNotFound && (isJSON || strings.Contains(lower, "model")):
+		f.kind = KindModelMissing
+	case code == http.StatusNotFound:
+		f.kind = KindBadRequest
+		f.hint = "the address does not look like an Ollama server (no /api route): check OLLAMA_HOST or [model] base_url"
+	case code == http.StatusTooManyRequests || code == http.StatusRequestTimeout ||
+		code == http.StatusBadGateway || code == http.StatusServiceUnavailable || code == http.StatusGatewayTimeout:
+		f.kind = KindUnavailable
+		f.retry = retryTransient
+		f.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), now)
+		f.hint = "the server is busy or restarting; try again later, or lower [workflow] parallel"
+	case code == http.StatusInternalServerError:
+		f.kind = KindOther
+		f.retry = retryOnce
+		f.hint = "see the Ollama server log (journalctl -u ollama, or ~/.ollama/logs/server.log) for the cause"
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		f.kind = KindBadRequest
+		f.hint = "the server (or a proxy in front of it) refused access: check the address and any API key settings"
+	case code >= 500:
+		f.kind = KindOther
+		f.hint = "see the Ollama server log for the cause"
+	default:
+		f.kind = KindBadRequest
+		switch {
+		case isContextOverflow(lower):
+			f.tooLong = true
+		case strings.Contains(lower, "does not support tools"):
+			f.hint = "this model cannot call tools: use one whose `ollama show` lists the tools capability, or remove the stage's tools"
+		case strings.Contains(lower, "does not support thinking"):
+			f.hint = "this model cannot think: set [model] think = false or use a thinking model"
+		default:
+			f.hint = "the server refused the request; retrying will not help"
+		}
+	}
+	return f
+}
+
+// isContextOverflow recognises the server refusing a prompt longer than
+// the window (with truncate=false), in the wordings Ollama has used.
+func isContextOverflow(lower string) bool {
+	return strings.Contains(lower, "exceeds the context length") ||
+		strings.Contains(lower, "exceed_context_size") ||
+		strings.Contains(lower, "exceeds maximum context length") ||
+		strings.Contains(lower, "context length exceeded")
+}
+
+// parseRetryAfter reads Retry-After as seconds or an HTTP date.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.Atoi(v); err == nil {
+		if s < 0 {
+			return 0
+		}
+		return time.Duration(s) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+// transportFailure sorts an error from sending the request or reading the
+// answer. parent is the caller's context, attempt the request's own.
+func (o *Ollama) transportFailure(parent, attempt context.Context, err error) *failure {
+	if perr := parent.Err(); perr != nil {
+		f := &failure{kind: KindOther, msg: "the call was cancelled", err: context.Cause(parent)}
+		if errors.Is(perr, context.DeadlineExceeded) {
+			f.kind = KindUnavailable
+			f.msg = "the call ran out of time"
+			f.hint = "raise [model] timeout, or use a smaller model or shorter inputs"
+		}
+		return f
+	}
+	var stall *stallError
+	if errors.As(context.Cause(attempt), &stall) {
+		f := &failure{kind: KindUnavailable, retry: retryTransient, msg: stall.Error(), err: stall}
+		if stall.first {
+			f.hint = "the model may be loading or the prompt evaluating slowly; check `ollama ps`, or raise the first-byte timeout"
+		} else {
+			f.hint = "the server stopped sending mid-answer; check the Ollama server log"
+		}
+		return f
+	}
+	f := &failure{kind: KindUnavailable, err: err, msg: fmt.Sprintf("unable to reach the Ollama server at %s", o.base)}
+	hintStart := fmt.Sprintf("start it with `ollama serve`, or point OLLAMA_HOST / [model] base_url at it (now %s)", o.base)
+	var dnsErr *net.DNSError
+	var netErr net.Error
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		f.retry, f.hint = retryTransient, hintStart
+	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
+		f.hint = "the server's host name does not resolve: check OLLAMA_HOST or [model] base_url"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF),
+		errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNABORTED):
+		f.retry = retryTransient
+		f.msg = "the connection to the Ollama server closed unexpectedly"
+		f.hint = "the server may have restarted or run out of memory; check its log"
+	case errors.As(err, &netErr) && netErr.Timeout():
+		f.retry, f.hint = retryTransient, hintStart
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		f.retry, f.hint = retryTransient, hintStart
+	default:
+		f.hint = hintStart
+	}
+	return f
+}
+
+// toError turns the last failure of a call into the error callers see.
+func (f *failure) toError(stage, model string, attempts int, took time.Duration) *Error {
+	msg := f.msg
+	if attempts > 1 {
+		msg = fmt.Sprintf("%s (after %d attempts over %s)", msg, attempts, took.Round(time.Millisecond))
+	}
+	hint := f.hint
+	if f.kind == KindModelMissing && model != "" {
+		hint = fmt.Sprintf("the server has no model %q: run `ollama pull %s` or `icm pull %s`", model, model, model)
+	}
+	return &Error{Kind: f.kind, Stage: stage, Model: model, Msg: msg, Hint: hint, Err: f.err, Status: f.status, Attempts: attempts}
+}

@@ -1,0 +1,241 @@
+package llm
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/icm-tool/icm/server/internal/config"
+	"github.com/icm-tool/icm/server/internal/tokens"
+)
+
+// Defaults of the Ollama client. Each can be changed with an option.
+const (
+	// DefaultMaxOutput is the room kept for an answer when neither the
+	// request nor the client says.
+	DefaultMaxOutput = 4096
+	// DefaultFirstByteTimeout bounds the wait for the first streamed chunk:
+	// it covers loading the model and evaluating the prompt, both slow on CPU.
+	DefaultFirstByteTimeout = 5 * time.Minute
+	// DefaultIdleTimeout bounds the silence between two streamed chunks; a
+	// model that is generating sends one every few hundred milliseconds.
+	DefaultIdleTimeout = 2 * time.Minute
+	// DefaultRetryBudget bounds the time in which a failed attempt may be
+	// tried again (measured from the first attempt).
+	DefaultRetryBudget = 2 * time.Minute
+	// DefaultMaxAttempts bounds the attempts of one call.
+	DefaultMaxAttempts = 6
+	// DefaultConnectTimeout bounds opening a connection to the server.
+	DefaultConnectTimeout = 10 * time.Second
+	// DefaultLowCountRatio: a prompt_eval_count under this share of the
+	// estimate means the server dropped part of the prompt (see truncation.go).
+	DefaultLowCountRatio = 0.5
+)
+
+// Ollama is a Client for an Ollama server's native API (/api/chat,
+// /api/show, /api/pull). It is safe for concurrent use.
+type Ollama struct {
+	base   *url.URL
+	hc     *http.Client
+	model  string
+	getenv func(string) string
+
+	maxOutput   int
+	callTimeout time.Duration
+	firstByte   time.Duration
+	idle        time.Duration
+
+	retryBudget time.Duration
+	maxAttempts int
+	baseDelay   time.Duration
+	maxDelay    time.Duration
+	sleep       func(context.Context, time.Duration) error
+	jitter      func(time.Duration) time.Duration
+	now         func() time.Time
+
+	estimator     tokens.Estimator
+	lowCountRatio float64
+
+	models *modelCache
+
+	baseURL string // the option's value, resolved in NewOllama
+}
+
+// OllamaOption configures NewOllama.
+type OllamaOption func(*Ollama)
+
+// WithBaseURL sets the server address (same forms as OLLAMA_HOST);
+// empty keeps OLLAMA_HOST or the default.
+func WithBaseURL(u string) OllamaOption { return func(o *Ollama) { o.baseURL = u } }
+
+// WithGetenv sets how OLLAMA_HOST is read (os.Getenv by default).
+func WithGetenv(getenv func(string) string) OllamaOption {
+	return func(o *Ollama) { o.getenv = getenv }
+}
+
+// WithHTTPClient sets the HTTP client. Its Timeout should be zero: the
+// client applies its own first-byte, idle and call limits.
+func WithHTTPClient(hc *http.Client) OllamaOption { return func(o *Ollama) { o.hc = hc } }
+
+// WithModel sets the model used when a request names none.
+func WithModel(name string) OllamaOption { return func(o *Ollama) { o.model = name } }
+
+// WithMaxOutput sets the default room kept for answers (num_predict).
+func WithMaxOutput(n int) OllamaOption {
+	return func(o *Ollama) {
+		if n > 0 {
+			o.maxOutput = n
+		}
+	}
+}
+
+// WithCallTimeout bounds one Chat call, retries included (0: no bound
+// beyond the caller's context).
+func WithCallTimeout(d time.Duration) OllamaOption { return func(o *Ollama) { o.callTimeout = d } }
+
+// WithStreamTimeouts sets the wait for the first chunk of an answer
+// (model load and prompt evaluation included) and the longest silence
+// between chunks. Zero keeps a default.
+func WithStreamTimeouts(firstByte, idle time.Duration) OllamaOption {
+	return func(o *Ollama) {
+		if firstByte > 0 {
+			o.firstByte = firstByte
+		}
+		if idle > 0 {
+			o.idle = idle
+		}
+	}
+}
+
+// WithRetry sets the retry budget (time since the first attempt after
+// which no new attempt starts) and the most attempts per call.
+func WithRetry(budget time.Duration, maxAttempts int) OllamaOption {
+	return func(o *Ollama) {
+		o.retryBudget = budget
+		if maxAttempts > 0 {
+			o.maxAttempts = maxAttempts
+		}
+	}
+}
+
+// WithBackoff sets the first retry delay and the cap on later ones.
+func WithBackoff(base, max time.Duration) OllamaOption {
+	return func(o *Ollama) {
+		if base > 0 {
+			o.baseDelay = base
+		}
+		if max > 0 {
+			o.maxDelay = max
+		}
+	}
+}
+
+// WithSleep replaces the wait between retries (tests pass a fake that
+// advances a fake clock). It must return ctx.Err() when ctx ends first.
+func WithSleep(sleep func(context.Context, time.Duration) error) OllamaOption {
+	return func(o *Ollama) { o.sleep = sleep }
+}
+
+// WithJitter replaces the random part of retry delays: given d it returns
+// a duration in [0, d).
+func WithJitter(jitter func(time.Duration) time.Duration) OllamaOption {
+	return func(o *Ollama) { o.jitter = jitter }
+}
+
+// WithClock replaces time.Now for retry-budget accounting.
+func WithClock(now func() time.Time) OllamaOption { return func(o *Ollama) { o.now = now } }
+
+// WithEstimator forces one token estimator for every model instead of
+// choosing by the family /api/show reports.
+func WithEstimator(e tokens.Estimator) OllamaOption { return func(o *Ollama) { o.estimator = e } }
+
+// WithLowCountRatio sets the share of the estimate under which a
+// prompt_eval_count counts as a cut prompt; 0 turns that check off (for
+// servers that report only the tokens evaluated beyond a cached prefix).
+func WithLowCountRatio(r float64) OllamaOption { return func(o *Ollama) { o.lowCountRatio = r } }
+
+// ConfigOptions returns the options a workspace's [model] section sets.
+func ConfigOptions(m config.Model) []OllamaOption {
+	opts := []OllamaOption{WithModel(m.Name), WithMaxOutput(m.MaxOutput)}
+	if m.BaseURL != "" {
+		opts = append(opts, WithBaseURL(m.BaseURL))
+	}
+	if m.Timeout.Duration > 0 {
+		opts = append(opts, WithCallTimeout(m.Timeout.Duration))
+	}
+	return opts
+}
+
+// NewOllama returns a client for the server at the base URL option, else
+// OLLAMA_HOST, else DefaultOllamaHost.
+func NewOllama(opts ...OllamaOption) (*Ollama, error) {
+	o := &Ollama{
+		getenv:        os.Getenv,
+		maxOutput:     DefaultMaxOutput,
+		firstByte:     DefaultFirstByteTimeout,
+		idle:          DefaultIdleTimeout,
+		retryBudget:   DefaultRetryBudget,
+		maxAttempts:   DefaultMaxAttempts,
+		baseDelay:     500 * time.Millisecond,
+		maxDelay:      15 * time.Second,
+		sleep:         sleepContext,
+		jitter:        randomJitter,
+		now:           time.Now,
+		lowCountRatio: DefaultLowCountRatio,
+		models:        newModelCache(),
+	}
+	for _, opt := range opts {
+		opt(o)
+	}
+	addr, source := o.baseURL, "base_url"
+	if strings.TrimSpace(addr) == "" {
+		addr, source = o.getenv("OLLAMA_HOST"), "OLLAMA_HOST"
+	}
+	base, err := OllamaHostURL(addr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	o.base = base
+	if o.hc == nil {
+		o.hc = defaultHTTPClient()
+	}
+	return o, nil
+}
+
+// BaseURL returns the server address the client talks to.
+func (o *Ollama) BaseURL() string { return o.base.String() }
+
+func defaultHTTPClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DialContext = (&net.Dialer{Timeout: DefaultConnectTimeout, KeepAlive: 30 * time.Second}).DialContext
+	// Several calls may run at once (For each items); keep their
+	// connections instead of reopening one per call.
+	t.MaxIdleConnsPerHost = 16
+	return &http.Client{Transport: t}
+}
+
+func sleepContext(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func randomJitter(d time.Duration) time.Duration {
+	if d <= 0 {
+		return 0
+	}
+	return rand.N(d)
+}
+
+var _ Client = (*Ollama)(nil)
