@@ -91,6 +91,9 @@ and stops at a review gate.`,
 func commands(env *Env, g *globalFlags) []*cobra.Command {
 	return []*cobra.Command{
 		newVersionCmd(env),
+		newCheckCmd(env, g),
+		newProbeCmd(env, g),
+		newStatusCmd(env, g),
 	}
 }
 

@@ -3,7 +3,8 @@
 // No tokenizer vocabulary ships with icm, so counts are estimates. The
 // default estimator walks the text once and charges each run of characters
 // roughly what a modern byte-pair vocabulary (Llama 3, Qwen, Mistral) charges:
-// a short English word is one token, a long word one token per six letters,
+// an English word of up to ten letters is one token (large vocabularies hold
+// whole common words), longer words one token per ten letters,
 // every punctuation mark one token, digits in groups of three, a run of
 // whitespace nothing beyond the word it precedes (most vocabularies fold a
 // leading space into the word), a run of line breaks one token, and other
@@ -81,7 +82,7 @@ func (heuristic) Count(text string) int {
 			for j < len(text) && isASCIILetter(text[j]) {
 				j++
 			}
-			n += (j - i + 5) / 6
+			n += (j - i + 9) / 10
 			i = j
 		case c >= '0' && c <= '9':
 			j := i

@@ -1,0 +1,344 @@
+// Package assemble is the loader: it turns a stage contract into the exact
+// text the model receives. The system part is the workspace's identity
+// (layer 0), its routing (layer 1) and the stage's reference material
+// (layer 3, marked as constraints); the user part is the stage's Process
+// and its working material (layer 4), plus the current item when the stage
+// runs For each. Nothing the contract does not list is read, and the same
+// files always give byte-identical text, so a model server's prompt cache
+// keeps hitting.
+package assemble
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/markdown"
+	"github.com/icm-tool/icm/server/internal/tokens"
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+// Roles of the two assembled parts.
+const (
+	RoleSystem = "system"
+	RoleUser   = "user"
+)
+
+// Layer numbers used for parts that are not inputs.
+const (
+	LayerProcess = 2
+	LayerItem    = 5
+)
+
+// Part is one piece of the assembled context.
+type Part struct {
+	Role  string `json:"role"`
+	Layer int    `json:"layer"`
+	// Label names the part: a workspace-relative path (with #Section when
+	// scoped), "Process", or the For each item.
+	Label string `json:"label"`
+	// Path is the workspace-relative file, when the part is a file.
+	Path   string `json:"path,omitempty"`
+	Text   string `json:"-"`
+	Tokens int    `json:"tokens"`
+	Bytes  int    `json:"bytes"`
+	// Missing is set when the file does not exist (yet); ProducedBy then
+	// names the earlier stage whose output it is, if any.
+	Missing    bool   `json:"missing,omitempty"`
+	ProducedBy string `json:"produced_by,omitempty"`
+	// Skipped explains a listed input that is never loaded (a non-file row,
+	// a placeholder path).
+	Skipped string `json:"skipped,omitempty"`
+}
+
+// Context is an assembled stage context.
+type Context struct {
+	Stage  string `json:"stage"`
+	System string `json:"system"`
+	User   string `json:"user"`
+	Parts  []Part `json:"parts"`
+	// SystemTokens and UserTokens count the two texts as sent, framing
+	// headings included; Total is their sum.
+	SystemTokens int    `json:"system_tokens"`
+	UserTokens   int    `json:"user_tokens"`
+	Total        int    `json:"total_tokens"`
+	Estimator    string `json:"estimator"`
+	// Item is the For each item this context is for, if any.
+	Item string `json:"item,omitempty"`
+}
+
+// Options change what is assembled.
+type Options struct {
+	// Estimator counts tokens; nil means tokens.Default.
+	Estimator tokens.Estimator
+	// AllowMissing assembles even when inputs are missing, marking them
+	// (for previews); otherwise a missing input is an error.
+	AllowMissing bool
+	// Item, when set, is the For each item to append to the user text.
+	Item *markdown.Item
+	// ItemIndex is the item's 1-based position; ItemCount the total.
+	ItemIndex, ItemCount int
+	// Siblings are the other items' titles, listed so items don't overlap.
+	Siblings []string
+	// ProducedBy maps workspace-relative output paths to the stage that
+	// declares them, to explain missing inputs.
+	ProducedBy map[string]string
+}
+
+// MissingError says an input file does not exist.
+type MissingError struct {
+	Stage, Path, ProducedBy string
+}
+
+func (e *MissingError) Error() string {
+	if e.ProducedBy != "" {
+		return fmt.Sprintf("stage %s: input %s does not exist yet; stage %s produces it: run and approve that stage first", e.Stage, e.Path, e.ProducedBy)
+	}
+	return fmt.Sprintf("stage %s: input %s does not exist; create it or fix the path in the contract", e.Stage, e.Path)
+}
+
+// Stage assembles the context of one stage.
+func Stage(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract, opts Options) (*Context, error) {
+	est := opts.Estimator
+	if est == nil {
+		est = tokens.Default
+	}
+	a := &assembler{ws: ws, st: st, est: est, opts: opts, ctx: &Context{Stage: st.Name, Estimator: est.Name()}}
+	if err := a.build(c); err != nil {
+		return nil, err
+	}
+	return a.ctx, nil
+}
+
+type assembler struct {
+	ws   *workspace.Workspace
+	st   *workspace.Stage
+	est  tokens.Estimator
+	opts Options
+	ctx  *Context
+}
+
+func (a *assembler) build(c *contract.Contract) error {
+	var system, user []string
+	for _, f := range []struct {
+		name  string
+		layer int
+	}{{workspace.IdentityFile, contract.LayerIdentity}, {workspace.RoutingFile, contract.LayerRouting}} {
+		text, err := a.ws.Files.ReadFile(filepath.Join(a.ws.Root, f.name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("unable to read %s: %w", f.name, err)
+		}
+		t := strings.TrimSpace(string(text))
+		a.add(Part{Role: RoleSystem, Layer: f.layer, Label: f.name, Path: f.name, Text: t})
+		system = append(system, t)
+	}
+
+	refs, err := a.inputs(c, contract.LayerReference, RoleSystem)
+	if err != nil {
+		return err
+	}
+	if len(refs) > 0 {
+		system = append(system, "# Reference material\n\nRules and background for this stage. Follow them as constraints.\n\n"+strings.Join(refs, "\n\n"))
+	}
+
+	process := strings.TrimSpace(c.Process)
+	if process != "" {
+		a.add(Part{Role: RoleUser, Layer: LayerProcess, Label: "Process", Path: a.ws.Rel(c.File), Text: process})
+		user = append(user, process)
+	}
+	work, err := a.inputs(c, contract.LayerWorking, RoleUser)
+	if err != nil {
+		return err
+	}
+	if len(work) > 0 {
+		user = append(user, "# Working material\n\nThe material this stage works on.\n\n"+strings.Join(work, "\n\n"))
+	}
+	if it := a.opts.Item; it != nil {
+		block := a.itemBlock(c, it)
+		a.ctx.Item = it.Title
+		a.add(Part{Role: RoleUser, Layer: LayerItem, Label: itemName(c) + ": " + it.Title, Text: block})
+		user = append(user, block)
+	}
+
+	a.ctx.System = strings.Join(system, "\n\n") + "\n"
+	a.ctx.User = strings.Join(user, "\n\n") + "\n"
+	a.ctx.SystemTokens = a.est.Count(a.ctx.System)
+	a.ctx.UserTokens = a.est.Count(a.ctx.User)
+	a.ctx.Total = a.ctx.SystemTokens + a.ctx.UserTokens
+	return nil
+}
+
+// inputs loads the inputs of one layer and returns their blocks, each under
+// its workspace-relative path.
+func (a *assembler) inputs(c *contract.Contract, layer int, role string) ([]string, error) {
+	var blocks []string
+	for _, in := range c.Inputs {
+		if in.Layer != layer {
+			continue
+		}
+		label := in.Path
+		if in.NonFile {
+			a.add(Part{Role: role, Layer: layer, Label: in.Source, Skipped: "not a file"})
+			continue
+		}
+		if in.Templated {
+			a.add(Part{Role: role, Layer: layer, Label: in.Path, Skipped: "path holds a placeholder"})
+			continue
+		}
+		abs, err := a.ws.Resolve(a.st.Dir, in.Path)
+		if err != nil {
+			return nil, fmt.Errorf("stage %s: input %s: %w", a.st.Name, in.Path, err)
+		}
+		rel := a.ws.Rel(abs)
+		label = rel
+		if in.Scope != nil && !in.Scope.FreeText {
+			label += "#" + strings.Join(in.Scope.Headings, "|")
+		}
+		if info, err := a.ws.Files.Stat(abs); err == nil && info.IsDir() {
+			// A folder (the ICM template's "../01-x/output/"): every file in it.
+			for _, f := range listDir(abs) {
+				src, err := a.ws.Files.ReadFile(f)
+				if err != nil {
+					return nil, fmt.Errorf("unable to read input %s: %w", a.ws.Rel(f), err)
+				}
+				frel := a.ws.Rel(f)
+				text := strings.TrimSpace(string(src))
+				a.add(Part{Role: role, Layer: layer, Label: frel, Path: frel, Text: text})
+				blocks = append(blocks, "## "+frel+"\n\n"+text)
+			}
+			continue
+		}
+		src, err := a.ws.Files.ReadFile(abs)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("unable to read input %s: %w", rel, err)
+			}
+			producer := a.opts.ProducedBy[rel]
+			if !a.opts.AllowMissing {
+				return nil, &MissingError{Stage: a.st.Name, Path: rel, ProducedBy: producer}
+			}
+			note := "(missing)"
+			if producer != "" {
+				note = "(not produced yet: stage " + producer + " writes it)"
+			}
+			a.add(Part{Role: role, Layer: layer, Label: label, Path: rel, Missing: true, ProducedBy: producer})
+			blocks = append(blocks, "## "+label+"\n\n"+note)
+			continue
+		}
+		text, err := Select(src, in.Scope)
+		if err != nil {
+			if !a.opts.AllowMissing {
+				return nil, fmt.Errorf("stage %s: input %s: %w", a.st.Name, rel, err)
+			}
+			text = "(" + err.Error() + ")"
+		}
+		a.add(Part{Role: role, Layer: layer, Label: label, Path: rel, Text: text})
+		blocks = append(blocks, "## "+label+"\n\n"+text)
+	}
+	return blocks, nil
+}
+
+func (a *assembler) itemBlock(c *contract.Contract, it *markdown.Item) string {
+	name := itemName(c)
+	var b strings.Builder
+	fmt.Fprintf(&b, "# The %s to work on now", name)
+	if a.opts.ItemCount > 0 {
+		fmt.Fprintf(&b, " (%d of %d)", a.opts.ItemIndex, a.opts.ItemCount)
+	}
+	fmt.Fprintf(&b, "\n\n## %s\n\n%s", it.Title, it.Body)
+	if len(a.opts.Siblings) > 0 {
+		fmt.Fprintf(&b, "\n\n# The other %ss\n\nThese are handled in separate calls; do not cover them here:\n", name)
+		for _, s := range a.opts.Siblings {
+			fmt.Fprintf(&b, "\n- %s", s)
+		}
+	}
+	return b.String()
+}
+
+func itemName(c *contract.Contract) string {
+	if c.ForEach != nil && c.ForEach.Item != "" {
+		return c.ForEach.Item
+	}
+	return "item"
+}
+
+func (a *assembler) add(p Part) {
+	p.Tokens = a.est.Count(p.Text)
+	p.Bytes = len(p.Text)
+	a.ctx.Parts = append(a.ctx.Parts, p)
+}
+
+// maxFolderFiles bounds how many files a folder input loads.
+const maxFolderFiles = 100
+
+// listDir lists the regular files under dir (dot files and folders left
+// out), sorted, at most maxFolderFiles.
+func listDir(dir string) []string {
+	var out []string
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || len(out) >= maxFolderFiles {
+			return nil
+		}
+		if strings.HasPrefix(d.Name(), ".") && p != dir {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() {
+			out = append(out, p)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out
+}
+
+// Select returns the part of a Markdown file a scope names: the whole
+// file when scope is nil or free text, one or more headings' sections, or
+// everything from one heading through the end of another.
+func Select(src []byte, scope *contract.Scope) (string, error) {
+	if scope == nil || scope.FreeText || len(scope.Headings) == 0 {
+		return strings.TrimSpace(string(src)), nil
+	}
+	doc := markdown.Parse(src)
+	find := func(h string) (int, error) {
+		i, ok := doc.FindHeading(h)
+		if !ok {
+			return 0, fmt.Errorf("no heading %q in the file", h)
+		}
+		return i, nil
+	}
+	if scope.Through {
+		from, err := find(scope.Headings[0])
+		if err != nil {
+			return "", err
+		}
+		to, err := find(scope.Headings[1])
+		if err != nil {
+			return "", err
+		}
+		if to < from {
+			from, to = to, from
+		}
+		start, end := doc.HeadingSpan(from).Start, doc.HeadingSpan(to).End
+		return strings.TrimSpace(string(src[start:end])), nil
+	}
+	var parts []string
+	for _, h := range scope.Headings {
+		i, err := find(h)
+		if err != nil {
+			return "", err
+		}
+		r := doc.HeadingSpan(i)
+		parts = append(parts, strings.TrimSpace(string(src[r.Start:r.End])))
+	}
+	return strings.Join(parts, "\n\n"), nil
+}

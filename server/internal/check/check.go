@@ -1,0 +1,473 @@
+// Package check analyses a whole workspace: every contract's own findings
+// plus what needs the other stages and the files on disk (missing inputs,
+// inputs from later stages, escaping paths, For each sources, output
+// conflicts, size and token budgets, unknown tool servers). `icm check` and
+// the language server's diagnostics both come from Run.
+package check
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/icm-tool/icm/server/internal/assemble"
+	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/tokens"
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+// Options tune a check.
+type Options struct {
+	// Estimator counts tokens; nil means tokens.Default.
+	Estimator tokens.Estimator
+	// Window is the model's context window in tokens; 0 when unknown.
+	Window int
+	// Reserve is the room kept for the answer when comparing with Window.
+	Reserve int
+	// Servers lists the MCP server names a stage may use; nil means the
+	// servers of the workspace's config.toml.
+	Servers map[string]bool
+	// Tools, when set, returns the tools a server offers (ok false when
+	// unknown), so tool names can be checked too.
+	Tools func(server string) (names []string, ok bool)
+}
+
+// Report is the result of checking a workspace.
+type Report struct {
+	Workspace *workspace.Workspace
+	Stages    []*StageReport
+	// Findings holds every finding, sorted by file and position.
+	Findings []contract.Finding
+	// ProducedBy maps workspace-relative output paths to the stage declaring them.
+	ProducedBy map[string]string
+}
+
+// StageReport is what check learned about one stage.
+type StageReport struct {
+	Stage    *workspace.Stage
+	Contract *contract.Contract // nil when the stage has no CONTEXT.md
+	Source   []byte
+	// Context is the assembled context (missing inputs marked), nil when
+	// the stage could not be assembled (an escaping path).
+	Context *assemble.Context
+	// Items is the number of For each items, or -1 when the stage has no
+	// For each or its source is not there yet.
+	Items int
+}
+
+// Run checks every stage of ws.
+func Run(ws *workspace.Workspace, opts Options) *Report {
+	if opts.Estimator == nil {
+		opts.Estimator = tokens.Default
+	}
+	if opts.Servers == nil {
+		opts.Servers = map[string]bool{}
+		for name := range ws.Config.MCP.Servers {
+			opts.Servers[name] = true
+		}
+	}
+	r := &Report{Workspace: ws, ProducedBy: map[string]string{}}
+	c := &checker{ws: ws, opts: opts, r: r, producer: map[string]int{}}
+	c.configFindings()
+	for _, st := range ws.Stages {
+		sr := &StageReport{Stage: st, Items: -1}
+		r.Stages = append(r.Stages, sr)
+		src, err := ws.Files.ReadFile(st.Contract)
+		if err != nil {
+			c.add(contract.Finding{File: st.Dir, Severity: contract.Error, Code: contract.CodeNoContract,
+				Message: fmt.Sprintf("stage %s has no readable %s: %v", st.Name, workspace.ContractFile, err)})
+			continue
+		}
+		sr.Source = src
+		sr.Contract = contract.Parse(st.Contract, src)
+	}
+	c.indexOutputs()
+	for _, sr := range r.Stages {
+		if sr.Contract != nil {
+			c.stage(sr)
+		}
+	}
+	sortFindings(r.Findings)
+	return r
+}
+
+// HasErrors reports whether any finding is an error.
+func (r *Report) HasErrors() bool {
+	for _, f := range r.Findings {
+		if f.Severity == contract.Error {
+			return true
+		}
+	}
+	return false
+}
+
+// FindingsFor returns the findings about one file.
+func (r *Report) FindingsFor(file string) []contract.Finding {
+	var out []contract.Finding
+	for _, f := range r.Findings {
+		if f.File == file {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Stage returns the report of the named stage, or nil.
+func (r *Report) Stage(name string) *StageReport {
+	for _, s := range r.Stages {
+		if s.Stage.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+type checker struct {
+	ws   *workspace.Workspace
+	opts Options
+	r    *Report
+	// producer maps workspace-relative output paths to the producing stage's index.
+	producer map[string]int
+	files    []string // workspace files, listed lazily for path suggestions
+}
+
+func (c *checker) add(f contract.Finding) { c.r.Findings = append(c.r.Findings, f) }
+
+func (c *checker) configFindings() {
+	cfgPath := filepath.Join(c.ws.Root, "config.toml")
+	if c.ws.ConfigErr != nil {
+		c.add(contract.Finding{File: cfgPath, Severity: contract.Error, Code: contract.CodeConfig, Message: c.ws.ConfigErr.Error()})
+	}
+	for _, k := range c.ws.Config.Unknown {
+		c.add(contract.Finding{File: cfgPath, Severity: contract.Warning, Code: contract.CodeConfig,
+			Message: fmt.Sprintf("config.toml: icm does not read the key %q (a typo?)", k)})
+	}
+}
+
+// indexOutputs records which stage declares each output, and reports two
+// stages writing the same file.
+func (c *checker) indexOutputs() {
+	for i, sr := range c.r.Stages {
+		if sr.Contract == nil {
+			continue
+		}
+		for _, o := range sr.Contract.Outputs {
+			if o.Templated {
+				continue
+			}
+			rel := path.Join(sr.Stage.Rel, o.Path)
+			if j, dup := c.producer[rel]; dup {
+				other := c.r.Stages[j].Stage.Name
+				c.add(contract.Finding{File: sr.Stage.Contract, Range: o.PathRange, Severity: contract.Error, Code: contract.CodeOutputConflict,
+					Message: fmt.Sprintf("%s is also written by stage %s; two stages cannot write one file", rel, other)})
+				continue
+			}
+			c.producer[rel] = i
+			c.r.ProducedBy[rel] = sr.Stage.Name
+		}
+	}
+}
+
+func (c *checker) stage(sr *StageReport) {
+	st, k := sr.Stage, sr.Contract
+	for _, f := range k.Findings {
+		c.add(f)
+	}
+	escaped := false
+	for _, in := range k.Inputs {
+		if in.NonFile || in.Templated || in.Path == "" {
+			continue
+		}
+		if !c.input(st, k, in) {
+			escaped = true
+		}
+	}
+	if k.ForEach != nil {
+		if !c.forEach(sr) {
+			escaped = true
+		}
+	}
+	c.servers(st, k)
+	c.fileSettings(st, k)
+	if escaped {
+		return
+	}
+	ctx, err := assemble.Stage(c.ws, st, k, assemble.Options{Estimator: c.opts.Estimator, AllowMissing: true, ProducedBy: c.r.ProducedBy})
+	if err != nil {
+		c.add(contract.Finding{File: st.Contract, Range: k.TitleRange, Severity: contract.Error, Code: contract.CodeBadInput,
+			Message: fmt.Sprintf("unable to assemble the stage's context: %v", err)})
+		return
+	}
+	sr.Context = ctx
+	c.budget(st, k, ctx)
+}
+
+// input checks one file input and returns false when its path escapes.
+func (c *checker) input(st *workspace.Stage, k *contract.Contract, in contract.Input) bool {
+	abs, err := c.ws.Resolve(st.Dir, in.Path)
+	if err != nil {
+		c.add(contract.Finding{File: st.Contract, Range: in.PathRange, Severity: contract.Error, Code: contract.CodePathEscape,
+			Message: err.Error() + "; icm reads nothing outside the workspace"})
+		return false
+	}
+	rel := c.ws.Rel(abs)
+	if i, ok := c.producer[rel]; ok {
+		switch {
+		case i == st.Index:
+			c.add(contract.Finding{File: st.Contract, Range: in.PathRange, Severity: contract.Error, Code: contract.CodeInputSelf,
+				Message: fmt.Sprintf("%s is this stage's own output; a stage cannot read what it writes", rel)})
+			return true
+		case i > st.Index:
+			c.add(contract.Finding{File: st.Contract, Range: in.PathRange, Severity: contract.Error, Code: contract.CodeInputLater,
+				Message: fmt.Sprintf("%s is written by stage %s, which runs after this one; reorder the stages or read an earlier output", rel, c.r.Stages[i].Stage.Name),
+				Data:    map[string]string{"producer": c.r.Stages[i].Stage.Name}})
+			return true
+		}
+	}
+	info, err := c.ws.Files.Stat(abs)
+	if err != nil {
+		if i, ok := c.producer[rel]; ok {
+			c.add(contract.Finding{File: st.Contract, Range: in.PathRange, Severity: contract.Info, Code: contract.CodeInputNotYet,
+				Message: fmt.Sprintf("%s does not exist yet; stage %s produces it", rel, c.r.Stages[i].Stage.Name),
+				Data:    map[string]string{"producer": c.r.Stages[i].Stage.Name}})
+			return true
+		}
+		f := contract.Finding{File: st.Contract, Range: in.PathRange, Severity: contract.Error, Code: contract.CodeInputMissing,
+			Message: fmt.Sprintf("input %s does not exist and no earlier stage produces it", rel),
+			Data:    map[string]string{"path": rel}}
+		if s := c.suggest(rel); s != "" {
+			f.Message += fmt.Sprintf("; did you mean %s?", s)
+			f.Data["suggest"] = s
+			f.Data["suggest_relative"] = relTo(st.Rel, s)
+		}
+		c.add(f)
+		return true
+	}
+	if info.IsDir() {
+		return true // a folder input loads the files in it
+	}
+	src, err := c.ws.Files.ReadFile(abs)
+	if err != nil {
+		return true
+	}
+	if in.Layer == contract.LayerReference {
+		if n := lineCount(src); n > contract.MaxReferenceLines {
+			c.add(contract.Finding{File: st.Contract, Range: in.PathRange, Severity: contract.Warning, Code: contract.CodeReferenceTooLong,
+				Message: fmt.Sprintf("reference %s has %d lines; the method keeps reference files under %d lines: split it or section-scope the input", rel, n, contract.MaxReferenceLines)})
+		}
+	}
+	if in.Scope != nil && !in.Scope.FreeText {
+		if _, err := assemble.Select(src, in.Scope); err != nil {
+			r := in.Scope.Range
+			if r.Len() == 0 {
+				r = in.PathRange
+			}
+			c.add(contract.Finding{File: st.Contract, Range: r, Severity: contract.Error, Code: contract.CodeScopeNotFound,
+				Message: fmt.Sprintf("%s: %v", rel, err)})
+		}
+	}
+	return true
+}
+
+// forEach checks the For each source and counts its items.
+func (c *checker) forEach(sr *StageReport) bool {
+	st, fe := sr.Stage, sr.Contract.ForEach
+	abs, err := c.ws.Resolve(st.Dir, fe.Path)
+	if err != nil {
+		c.add(contract.Finding{File: st.Contract, Range: fe.PathRange, Severity: contract.Error, Code: contract.CodePathEscape,
+			Message: err.Error() + "; icm reads nothing outside the workspace"})
+		return false
+	}
+	rel := c.ws.Rel(abs)
+	i, produced := c.producer[rel]
+	if produced && i >= st.Index {
+		c.add(contract.Finding{File: st.Contract, Range: fe.PathRange, Severity: contract.Error, Code: contract.CodeForEachSource,
+			Message: fmt.Sprintf("For each reads %s, which stage %s writes at or after this stage; loop over an earlier output", rel, c.r.Stages[i].Stage.Name)})
+		return true
+	}
+	src, err := c.ws.Files.ReadFile(abs)
+	if err != nil {
+		if produced {
+			c.add(contract.Finding{File: st.Contract, Range: fe.PathRange, Severity: contract.Info, Code: contract.CodeInputNotYet,
+				Message: fmt.Sprintf("For each source %s does not exist yet; stage %s produces it", rel, c.r.Stages[i].Stage.Name),
+				Data:    map[string]string{"producer": c.r.Stages[i].Stage.Name}})
+			return true
+		}
+		c.add(contract.Finding{File: st.Contract, Range: fe.PathRange, Severity: contract.Error, Code: contract.CodeForEachSource,
+			Message: fmt.Sprintf("For each source %s does not exist and no earlier stage produces it", rel),
+			Data:    map[string]string{"path": rel}})
+		return true
+	}
+	sr.Items = len(Items(src))
+	if sr.Items == 0 {
+		c.add(contract.Finding{File: st.Contract, Range: fe.PathRange, Severity: contract.Warning, Code: contract.CodeForEachSource,
+			Message: fmt.Sprintf("%s has no `##` sections, so For each would run no %s", rel, fe.Item)})
+	}
+	return true
+}
+
+func (c *checker) servers(st *workspace.Stage, k *contract.Contract) {
+	if k.Tools == nil {
+		return
+	}
+	for _, s := range k.Tools.Servers {
+		if !c.opts.Servers[s.Server] {
+			c.add(contract.Finding{File: st.Contract, Range: s.ServerRange, Severity: contract.Error, Code: contract.CodeUnknownServer,
+				Message: fmt.Sprintf("no MCP server %q is configured; add [mcp.servers.%s] to config.toml (known: %s)", s.Server, s.Server, known(c.opts.Servers))})
+			continue
+		}
+		if c.opts.Tools == nil {
+			continue
+		}
+		offered, ok := c.opts.Tools(s.Server)
+		if !ok {
+			continue
+		}
+		have := map[string]bool{}
+		for _, t := range offered {
+			have[t] = true
+		}
+		for _, t := range s.Tools {
+			if !have[t.Name] {
+				c.add(contract.Finding{File: st.Contract, Range: t.Range, Severity: contract.Error, Code: contract.CodeUnknownTool,
+					Message: fmt.Sprintf("server %s has no tool %q; it offers: %s", s.Server, t.Name, strings.Join(offered, ", "))})
+			}
+		}
+	}
+}
+
+// fileSettings checks files named by Model format and Verify json-schema.
+func (c *checker) fileSettings(st *workspace.Stage, k *contract.Contract) {
+	check := func(p string, r contract.Range, what string) {
+		abs, err := c.ws.Resolve(st.Dir, p)
+		if err != nil {
+			c.add(contract.Finding{File: st.Contract, Range: r, Severity: contract.Error, Code: contract.CodePathEscape, Message: err.Error()})
+			return
+		}
+		if _, err := c.ws.Files.Stat(abs); err != nil {
+			c.add(contract.Finding{File: st.Contract, Range: r, Severity: contract.Error, Code: contract.CodeFormatFileMissing,
+				Message: fmt.Sprintf("%s %s does not exist", what, c.ws.Rel(abs))})
+		}
+	}
+	if m := k.Model; m != nil && m.Format != "" && m.Format != "json" {
+		check(m.Format, m.FormatRange, "the format schema")
+	}
+	for _, v := range k.Verify {
+		if v.Kind == contract.CheckJSONSchema {
+			check(v.Arg, v.Range, "the json-schema file")
+		}
+	}
+}
+
+func (c *checker) budget(st *workspace.Stage, k *contract.Contract, ctx *assemble.Context) {
+	if budget := c.ws.Config.Workflow.TokenBudget; budget > 0 && ctx.Total > budget {
+		c.add(contract.Finding{File: st.Contract, Range: k.TitleRange, Severity: contract.Warning, Code: contract.CodeOverBudget,
+			Message: fmt.Sprintf("the assembled context is about %d tokens, over the stage budget of %d; section-scope or trim the inputs", ctx.Total, budget)})
+	}
+	if w := c.opts.Window; w > 0 && ctx.Total+c.opts.Reserve > w {
+		c.add(contract.Finding{File: st.Contract, Range: k.TitleRange, Severity: contract.Error, Code: contract.CodeOverWindow,
+			Message: fmt.Sprintf("the assembled context (~%d tokens) plus %d for the answer does not fit the model's %d-token window", ctx.Total, c.opts.Reserve, w)})
+	}
+}
+
+// suggest returns the workspace file whose path is closest to rel.
+func (c *checker) suggest(rel string) string {
+	if c.files == nil {
+		c.files = listFiles(c.ws.Root)
+	}
+	best, bestD := "", len(rel)/2+2
+	base := path.Base(rel)
+	for _, f := range c.files {
+		d := distance(rel, f)
+		if path.Base(f) == base {
+			d = min(d, 1)
+		}
+		if d < bestD {
+			best, bestD = f, d
+		}
+	}
+	return best
+}
+
+func listFiles(root string) []string {
+	var out []string
+	_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		name := d.Name()
+		if d.IsDir() && p != root && (strings.HasPrefix(name, ".") || name == workspace.HistoryDir || name == "node_modules") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && len(out) < 5000 {
+			if r, err := filepath.Rel(root, p); err == nil {
+				out = append(out, filepath.ToSlash(r))
+			}
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out
+}
+
+// relTo writes the workspace-relative path target relative to the folder dir.
+func relTo(dir, target string) string {
+	r, err := filepath.Rel(filepath.FromSlash(dir), filepath.FromSlash(target))
+	if err != nil {
+		return target
+	}
+	return filepath.ToSlash(r)
+}
+
+func known(m map[string]bool) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+func lineCount(src []byte) int {
+	n := strings.Count(string(src), "\n")
+	if len(src) > 0 && src[len(src)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+func sortFindings(fs []contract.Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		if fs[i].File != fs[j].File {
+			return fs[i].File < fs[j].File
+		}
+		return fs[i].Range.Start < fs[j].Range.Start
+	})
+}
+
+// distance is the Levenshtein edit distance between a and b.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

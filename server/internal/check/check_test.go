@@ -1,0 +1,316 @@
+package check
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/document"
+	"github.com/icm-tool/icm/server/internal/testutil/wstest"
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+func open(t *testing.T, dir string) *workspace.Workspace {
+	t.Helper()
+	ws, err := workspace.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
+
+func TestShippedWorkspacesHaveNoErrors(t *testing.T) {
+	for _, name := range []string{"course-research", "course-rust"} {
+		rep := Run(open(t, wstest.Copy(t, name)), Options{})
+		for _, f := range rep.Findings {
+			if f.Severity <= contract.Warning {
+				t.Errorf("%s: %s: %s", name, f.File, f)
+			}
+		}
+		if len(rep.Stages) != 4 {
+			t.Errorf("%s: %d stages", name, len(rep.Stages))
+		}
+	}
+}
+
+// recordingFiles records every path read through the workspace.
+type recordingFiles struct {
+	mu    sync.Mutex
+	paths []string
+}
+
+func (r *recordingFiles) ReadFile(p string) ([]byte, error) {
+	r.mu.Lock()
+	r.paths = append(r.paths, p)
+	r.mu.Unlock()
+	return os.ReadFile(p)
+}
+
+func (r *recordingFiles) Stat(p string) (fs.FileInfo, error) {
+	r.mu.Lock()
+	r.paths = append(r.paths, p)
+	r.mu.Unlock()
+	return os.Stat(p)
+}
+
+const escapes = `
+-- CLAUDE.md --
+# Id
+-- pipeline/01-a/CONTEXT.md --
+# Stage: 01-a
+
+## Inputs
+- Layer 3 (reference): ../../../../../../../etc/passwd
+- Layer 3 (reference): /etc/hostname
+- Layer 3 (reference): link/secret.md
+- Layer 4 (working): ok.md
+
+## Process
+Do it.
+
+## Outputs
+- a.md -> output/
+-- pipeline/01-a/ok.md --
+fine
+-- pipeline/01-a/link.symlink --
+OUTSIDE
+`
+
+func TestPathEscapesRefused(t *testing.T) {
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret.md"), []byte("secret"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := wstest.Write(t, strings.ReplaceAll(escapes, "OUTSIDE", outside))
+	files := &recordingFiles{}
+	ws, err := workspace.Open(dir, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := Run(ws, Options{})
+	contractPath := filepath.Join(dir, "pipeline/01-a/CONTEXT.md")
+	src, _ := os.ReadFile(contractPath)
+	m := document.NewMapper(src)
+	wantLines := map[int]string{4: "../../../../../../../etc/passwd", 5: "/etc/hostname", 6: "link/secret.md"}
+	got := map[int]bool{}
+	for _, f := range rep.Findings {
+		if f.Code != contract.CodePathEscape {
+			continue
+		}
+		if f.Severity != contract.Error {
+			t.Errorf("escape finding severity %s", f.Severity)
+		}
+		line, _, err := m.LineCol(f.Range.Start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want, ok := wantLines[line]; !ok || string(src[f.Range.Start:f.Range.End]) != want {
+			t.Errorf("escape finding at line %d covers %q", line, src[f.Range.Start:f.Range.End])
+		}
+		got[line] = true
+	}
+	for line := range wantLines {
+		if !got[line] {
+			t.Errorf("no path-escape finding on line %d; findings: %v", line, rep.Findings)
+		}
+	}
+	for _, p := range files.paths {
+		if !strings.HasPrefix(p, dir+string(filepath.Separator)) {
+			t.Errorf("read outside the workspace: %s", p)
+		}
+	}
+}
+
+const crossStage = `
+-- CLAUDE.md --
+# Id
+-- _config/long.md --
+LONG
+-- pipeline/01-a/CONTEXT.md --
+# Stage: 01-a
+
+## Inputs
+- Layer 4 (working): ../02-b/output/b.md
+- Layer 4 (working): output/a.md
+- Layer 3 (reference): ../../_config/long.md
+- Layer 3 (reference): ../../_config/audiance.md
+
+## Tools
+ghost-server: search
+
+## Process
+Do it.
+
+## Outputs
+- a.md -> output/
+- shared.md -> output/
+-- pipeline/02-b/CONTEXT.md --
+# Stage: 02-b
+
+## Inputs
+- Layer 4 (working): ../01-a/output/a.md
+
+## For each
+item in ../03-c/output/c.md
+
+## Process
+Do it.
+
+## Outputs
+- b.md -> output/
+-- pipeline/03-c/CONTEXT.md --
+# Stage: 03-c
+
+## For each
+item in nowhere.md
+
+## Process
+Do it.
+
+## Outputs
+- c.md -> output/
+-- _config/audience.md --
+# Audience
+`
+
+func TestCrossStageFindings(t *testing.T) {
+	long := strings.Repeat("a line\n", contract.MaxReferenceLines+5)
+	dir := wstest.Write(t, strings.Replace(crossStage, "LONG\n", long, 1))
+	rep := Run(open(t, dir), Options{})
+	want := []struct{ code, file, text string }{
+		{contract.CodeInputLater, "01-a", "../02-b/output/b.md"},
+		{contract.CodeInputSelf, "01-a", "output/a.md"},
+		{contract.CodeReferenceTooLong, "01-a", "../../_config/long.md"},
+		{contract.CodeInputMissing, "01-a", "../../_config/audiance.md"},
+		{contract.CodeUnknownServer, "01-a", "ghost-server"},
+		{contract.CodeInputNotYet, "02-b", "../01-a/output/a.md"},
+		{contract.CodeForEachSource, "02-b", "../03-c/output/c.md"},
+		{contract.CodeForEachSource, "03-c", "nowhere.md"},
+	}
+	for _, w := range want {
+		found := false
+		for _, f := range rep.Findings {
+			if f.Code != w.code || !strings.Contains(f.File, w.file) {
+				continue
+			}
+			src, _ := os.ReadFile(f.File)
+			if string(src[f.Range.Start:f.Range.End]) == w.text {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no %s finding on %q in %s", w.code, w.text, w.file)
+		}
+	}
+	for _, f := range rep.Findings {
+		if f.Code == contract.CodeInputMissing && f.Data["suggest"] != "_config/audience.md" {
+			t.Errorf("suggestion = %q, want _config/audience.md", f.Data["suggest"])
+		}
+		if f.Code == contract.CodeInputNotYet && f.Severity != contract.Info {
+			t.Errorf("not-yet-produced must be info, is %s", f.Severity)
+		}
+	}
+	if s := rep.Stage("02-b"); s.Items != -1 {
+		t.Errorf("items of a missing source = %d", s.Items)
+	}
+}
+
+func TestOutputConflictAndBudget(t *testing.T) {
+	dir := wstest.Write(t, `
+-- CLAUDE.md --
+# Id
+-- config.toml --
+[workflow]
+token_budget = 5
+-- pipeline/01-a/CONTEXT.md --
+# Stage: 01-a
+## Process
+Write a long answer about many things at once, please.
+## Outputs
+- a.md -> output/
+-- pipeline/02-b/CONTEXT.md --
+# Stage: 02-b
+## Process
+Again.
+## Outputs
+- ../../01-a/output/a.md -> output/
+- a.md -> output/
+`)
+	rep := Run(open(t, dir), Options{Window: 12, Reserve: 4})
+	codes := map[string]int{}
+	for _, f := range rep.Findings {
+		codes[f.Code]++
+	}
+	if codes[contract.CodeOverBudget] == 0 || codes[contract.CodeOverWindow] == 0 {
+		t.Errorf("budget findings missing: %v", codes)
+	}
+	if codes[contract.CodeOutputLocation] != 1 {
+		t.Errorf("output location findings = %d, want 1: %v", codes[contract.CodeOutputLocation], rep.Findings)
+	}
+}
+
+func TestForEachItemsCounted(t *testing.T) {
+	dir := wstest.Write(t, `
+-- CLAUDE.md --
+# Id
+-- outline.md --
+# Outline
+## One
+a
+## Two
+b
+## Three
+c
+-- pipeline/01-a/CONTEXT.md --
+# Stage: 01-a
+## For each
+part in ../../outline.md
+## Process
+Write it.
+## Outputs
+- a.md -> output/
+`)
+	rep := Run(open(t, dir), Options{})
+	if n := rep.Stage("01-a").Items; n != 3 {
+		t.Errorf("items = %d, want 3", n)
+	}
+}
+
+func TestTemplateFixturesOpen(t *testing.T) {
+	root := filepath.Join(wstest.RepoRoot(t), "server", "testdata", "icm-template")
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		dir := wstest.CopyDir(t, filepath.Join(root, e.Name()))
+		ws := open(t, dir)
+		if ws.StagesDir != "stages" || len(ws.Stages) < 3 {
+			t.Errorf("%s: stages dir %q, %d stages", e.Name(), ws.StagesDir, len(ws.Stages))
+		}
+		rep := Run(ws, Options{})
+		for _, f := range rep.Findings {
+			// Real problems only: files these workspaces name but do not
+			// ship (their skills/ folders were left out) and absolute paths.
+			switch f.Code {
+			case contract.CodeInputMissing, contract.CodePathEscape, contract.CodeScopeNotFound:
+				continue
+			}
+			if f.Severity == contract.Error {
+				t.Errorf("%s: %s: %s", e.Name(), f.File, f)
+			}
+		}
+		n++
+	}
+	if n != 4 {
+		t.Errorf("opened %d fixture workspaces, want 4", n)
+	}
+}

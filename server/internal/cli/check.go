@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/document"
+)
+
+func newCheckCmd(env *Env, g *globalFlags) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "check",
+		Short: "Check every stage contract of the workspace",
+		Long: `Check parses every stage contract and reports what is wrong, file:line:col
+first: missing sections, inputs that do not exist or come from a later stage,
+paths that leave the workspace, bad For each sources, output conflicts, size
+and token budgets, unknown tool servers. Exit status 1 when any error is found.`,
+		Example: "  icm check\n  icm check -w workspaces/course-research --json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ws, err := openWorkspace(env, g)
+			if err != nil {
+				return err
+			}
+			rep := check.Run(ws, check.Options{Servers: serverNames(ws)})
+			if asJSON {
+				if err := writeJSON(env, checkJSON(env, rep)); err != nil {
+					return err
+				}
+			} else {
+				printFindings(env, rep)
+			}
+			if rep.HasErrors() {
+				return &ExitError{Code: 1}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the parsed contracts and findings as JSON (see contracts-schema/)")
+	return cmd
+}
+
+// located is a finding with its human position.
+type located struct {
+	contract.Finding
+	Path    string `json:"path"`
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+	EndLine int    `json:"end_line"`
+	EndCol  int    `json:"end_column"`
+}
+
+func locate(env *Env, rep *check.Report, fs []contract.Finding) []located {
+	mappers := map[string]*document.Mapper{}
+	out := make([]located, 0, len(fs))
+	for _, f := range fs {
+		l := located{Finding: f, Path: displayPath(env, f.File), Line: 1, Column: 1, EndLine: 1, EndCol: 1}
+		m, ok := mappers[f.File]
+		if !ok {
+			if src, err := rep.Workspace.Files.ReadFile(f.File); err == nil {
+				m = document.NewMapper(src)
+			}
+			mappers[f.File] = m
+		}
+		if m != nil {
+			if line, col, err := m.LineCol(f.Range.Start); err == nil {
+				l.Line, l.Column = line, col
+			}
+			if line, col, err := m.LineCol(f.Range.End); err == nil {
+				l.EndLine, l.EndCol = line, col
+			}
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func printFindings(env *Env, rep *check.Report) {
+	counts := map[contract.Severity]int{}
+	for _, l := range locate(env, rep, rep.Findings) {
+		counts[l.Severity]++
+		fmt.Fprintf(env.Stdout, "%s:%d:%d: %s: %s [%s]\n", l.Path, l.Line, l.Column, l.Severity, l.Message, l.Code)
+	}
+	fmt.Fprintf(env.Stdout, "%s: %d stages, %s, %s, %s\n", displayPath(env, rep.Workspace.Root), len(rep.Stages),
+		plural(counts[contract.Error], "error"), plural(counts[contract.Warning], "warning"), plural(counts[contract.Info], "note"))
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// checkReport is the JSON shape of `icm check --json`; contracts-schema
+// describes it.
+type checkReport struct {
+	Workspace string         `json:"workspace"`
+	Stages    []checkStage   `json:"stages"`
+	Findings  []located      `json:"findings"`
+	Summary   map[string]int `json:"summary"`
+}
+
+type checkStage struct {
+	Name     string             `json:"name"`
+	Contract *contract.Contract `json:"contract"`
+	Tokens   int                `json:"tokens"`
+	Items    int                `json:"items"`
+}
+
+func checkJSON(env *Env, rep *check.Report) checkReport {
+	out := checkReport{Workspace: rep.Workspace.Root, Findings: locate(env, rep, rep.Findings), Summary: map[string]int{"error": 0, "warning": 0, "info": 0, "hint": 0}}
+	for _, f := range rep.Findings {
+		out.Summary[f.Severity.String()]++
+	}
+	for _, s := range rep.Stages {
+		cs := checkStage{Name: s.Stage.Name, Contract: s.Contract, Items: s.Items}
+		if s.Context != nil {
+			cs.Tokens = s.Context.Total
+		}
+		out.Stages = append(out.Stages, cs)
+	}
+	if out.Stages == nil {
+		out.Stages = []checkStage{}
+	}
+	return out
+}
+
+func writeJSON(env *Env, v any) error {
+	enc := json.NewEncoder(env.Stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("unable to write JSON: %w", err)
+	}
+	return nil
+}
+
+// isTerminal reports whether w is a terminal (for colour and progress bars).
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

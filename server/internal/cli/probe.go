@@ -1,0 +1,134 @@
+package cli
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/icm-tool/icm/server/internal/assemble"
+	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/markdown"
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+func newProbeCmd(env *Env, g *globalFlags) *cobra.Command {
+	var asJSON, tableOnly bool
+	var item int
+	cmd := &cobra.Command{
+		Use:   "probe STAGE",
+		Short: "Show the exact context a stage would send to the model, with token counts",
+		Long: `Probe assembles a stage's context the way a run would (system text: identity,
+routing and reference inputs; user text: the Process and working inputs) and
+prints it with a token count per part. It never calls a model. Inputs that an
+earlier stage has not produced yet are marked. For a For each stage, --item N
+shows the context of item N.`,
+		Example: "  icm probe 01-scope\n  icm probe 04-draft --item 2\n  icm probe 02-research --json",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ws, err := openWorkspace(env, g)
+			if err != nil {
+				return err
+			}
+			st, err := ws.Stage(args[0])
+			if err != nil {
+				return err
+			}
+			ctx, items, err := probeStage(ws, st, item)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(env, ctx)
+			}
+			if !tableOnly {
+				fmt.Fprintf(env.Stdout, "=== system (%d tokens) ===\n%s\n=== user (%d tokens) ===\n%s\n", ctx.SystemTokens, ctx.System, ctx.UserTokens, ctx.User)
+			}
+			printParts(env, st, ctx, items)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the assembled context and its parts as JSON")
+	cmd.Flags().BoolVar(&tableOnly, "tokens", false, "print only the token table")
+	cmd.Flags().IntVar(&item, "item", 0, "for a For each stage, assemble item N (1-based)")
+	return cmd
+}
+
+// probeStage assembles one stage for display, with missing inputs marked.
+// It returns the number of For each items (-1 when not a For each stage).
+func probeStage(ws *workspace.Workspace, st *workspace.Stage, item int) (*assemble.Context, int, error) {
+	rep := check.Run(ws, check.Options{Servers: serverNames(ws)})
+	sr := rep.Stage(st.Name)
+	if sr == nil || sr.Contract == nil {
+		return nil, -1, fmt.Errorf("stage %s has no readable %s", st.Name, workspace.ContractFile)
+	}
+	opts := assemble.Options{AllowMissing: true, ProducedBy: rep.ProducedBy}
+	if item > 0 {
+		if sr.Contract.ForEach == nil {
+			return nil, -1, fmt.Errorf("stage %s has no For each section; --item applies to For each stages", st.Name)
+		}
+		abs, err := ws.Resolve(st.Dir, sr.Contract.ForEach.Path)
+		if err != nil {
+			return nil, -1, err
+		}
+		src, err := ws.Files.ReadFile(abs)
+		if err != nil {
+			return nil, -1, fmt.Errorf("unable to read the For each source %s: %w", ws.Rel(abs), err)
+		}
+		items := check.Items(src)
+		if item > len(items) {
+			return nil, -1, fmt.Errorf("%s has %d items; --item must be 1..%d", ws.Rel(abs), len(items), len(items))
+		}
+		opts.Item, opts.ItemIndex, opts.ItemCount, opts.Siblings = &items[item-1], item, len(items), siblingTitles(items, item-1)
+	}
+	ctx, err := assemble.Stage(ws, st, sr.Contract, opts)
+	if err != nil {
+		return nil, -1, err
+	}
+	return ctx, sr.Items, nil
+}
+
+func siblingTitles(items []markdown.Item, skip int) []string {
+	var out []string
+	for i, it := range items {
+		if i != skip {
+			out = append(out, it.Title)
+		}
+	}
+	return out
+}
+
+func printParts(env *Env, st *workspace.Stage, ctx *assemble.Context, items int) {
+	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "part\tlayer\trole\ttokens\t\n")
+	sum := 0
+	for _, p := range ctx.Parts {
+		label := p.Label
+		switch {
+		case p.Missing && p.ProducedBy != "":
+			label += " (not produced yet: " + p.ProducedBy + ")"
+		case p.Missing:
+			label += " (missing)"
+		case p.Skipped != "":
+			label += " (not loaded: " + p.Skipped + ")"
+		}
+		layer := strconv.Itoa(p.Layer)
+		if p.Layer == assemble.LayerProcess {
+			layer = "2"
+		} else if p.Layer == assemble.LayerItem {
+			layer = "item"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t\n", label, layer, p.Role, p.Tokens)
+		sum += p.Tokens
+	}
+	fmt.Fprintf(tw, "headings and framing\t\t\t%d\t\n", ctx.Total-sum)
+	fmt.Fprintf(tw, "total\t\t\t%d\t\n", ctx.Total)
+	tw.Flush()
+	note := fmt.Sprintf("stage %s: ~%d tokens (system %d, user %d), estimated with %s", st.Name, ctx.Total, ctx.SystemTokens, ctx.UserTokens, ctx.Estimator)
+	if items >= 0 {
+		note += fmt.Sprintf("; For each runs %d items (--item N shows one)", items)
+	}
+	fmt.Fprintln(env.Stdout, strings.TrimSpace(note))
+}

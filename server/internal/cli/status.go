@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+func newStatusCmd(env *Env, g *globalFlags) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show each stage's state and what to do next",
+		Long: `Status derives every stage's state from the files in the workspace: pending
+(not run), awaiting-review (output written, not approved), approved, stale (a
+file it read changed since it ran or was approved), failed, or invalid (its
+contract has errors). The last line says what to do next.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ws, err := openWorkspace(env, g)
+			if err != nil {
+				return err
+			}
+			p, err := pipelineState(ws)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(env, struct {
+					Workspace string `json:"workspace"`
+					*state.PipelineState
+				}{ws.Root, p})
+			}
+			tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
+			for _, s := range p.Stages {
+				last := ""
+				if s.LastRun != nil {
+					last = "ran " + s.LastRun.Local().Format("2006-01-02 15:04")
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Stage, s.Status, s.Reason, last)
+			}
+			tw.Flush()
+			fmt.Fprintf(env.Stdout, "next: %s\n", p.Next.Message)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the states as JSON")
+	return cmd
+}
+
+// pipelineState parses every contract and derives the stages' states.
+func pipelineState(ws *workspace.Workspace) (*state.PipelineState, error) {
+	contracts := map[string]*contract.Contract{}
+	for _, st := range ws.Stages {
+		src, err := ws.Files.ReadFile(st.Contract)
+		if err != nil {
+			continue
+		}
+		contracts[st.Name] = contract.Parse(st.Contract, src)
+	}
+	return state.Pipeline(ws, contracts)
+}

@@ -1,0 +1,175 @@
+package state
+
+import (
+	"encoding/json"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/icm-tool/icm/server/internal/config"
+	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+// Settings are the model settings a stage runs with, after the contract's
+// Model section is laid over config.toml and a command-line override.
+type Settings struct {
+	Provider    string   `json:"provider"`
+	Models      []string `json:"models"`
+	Temperature *float64 `json:"temperature,omitempty"`
+	Think       *bool    `json:"think,omitempty"`
+	NumCtx      int      `json:"num_ctx,omitempty"`
+	MaxOutput   int      `json:"max_output,omitempty"`
+	Format      string   `json:"format,omitempty"`
+}
+
+// Model returns the first model of the list.
+func (s Settings) Model() string {
+	if len(s.Models) == 0 {
+		return ""
+	}
+	return s.Models[0]
+}
+
+// Hash fingerprints the settings that change what the model produces.
+func (s Settings) Hash() string {
+	data, _ := json.Marshal(s)
+	return Hash(data)
+}
+
+// ResolveSettings lays a contract's Model section over the workspace
+// config; override, when set, replaces the model for this run (--model).
+func ResolveSettings(cfg config.Model, m *contract.Model, override string) Settings {
+	s := Settings{Provider: cfg.Provider, Temperature: cfg.Temperature, Think: cfg.Think, NumCtx: cfg.NumCtx, MaxOutput: cfg.MaxOutput}
+	if cfg.Name != "" {
+		s.Models = []string{cfg.Name}
+	}
+	if m != nil {
+		if len(m.Models) > 0 {
+			s.Models = append([]string(nil), m.Models...)
+		}
+		if m.Temperature != nil {
+			s.Temperature = m.Temperature
+		}
+		if m.Think != nil {
+			s.Think = m.Think
+		}
+		if m.NumCtx > 0 {
+			s.NumCtx = m.NumCtx
+		}
+		if m.MaxOutput > 0 {
+			s.MaxOutput = m.MaxOutput
+		}
+		s.Format = m.Format
+	}
+	if override != "" {
+		s.Models = []string{override}
+	}
+	return s
+}
+
+// Reads lists the workspace-relative paths of every file a stage's run
+// reads: identity and routing, the contract, its file inputs, the For each
+// source and schema files. Paths that escape the workspace are left out
+// (check reports them).
+func Reads(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract) []string {
+	set := map[string]bool{workspace.IdentityFile: true, workspace.RoutingFile: true, st.ContractRel(): true}
+	addRel := func(p string) {
+		if abs, err := ws.Resolve(st.Dir, p); err == nil {
+			set[ws.Rel(abs)] = true
+		}
+	}
+	for _, in := range c.Inputs {
+		if !in.NonFile && !in.Templated && in.Path != "" {
+			addRel(in.Path)
+		}
+	}
+	if c.ForEach != nil {
+		addRel(c.ForEach.Path)
+	}
+	if c.Model != nil && c.Model.Format != "" && c.Model.Format != "json" {
+		addRel(c.Model.Format)
+	}
+	for _, v := range c.Verify {
+		if v.Kind == contract.CheckJSONSchema {
+			addRel(v.Arg)
+		}
+	}
+	out := make([]string, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Fingerprint hashes every file a stage reads.
+func Fingerprint(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract) (map[string]string, error) {
+	out := map[string]string{}
+	for _, rel := range Reads(ws, st, c) {
+		data, err := ws.Files.ReadFile(ws.Abs(rel))
+		switch {
+		case err == nil:
+			out[rel] = Hash(data)
+		case os.IsNotExist(err):
+			out[rel] = Missing
+		default:
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// OutputPaths lists a stage's current output files, workspace-relative:
+// the declared outputs, plus whatever sits in output/ when an output is a
+// folder or holds a placeholder.
+func OutputPaths(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract) []string {
+	set := map[string]bool{}
+	scan := false
+	for _, o := range c.Outputs {
+		if o.Templated || o.Dir {
+			scan = true
+			continue
+		}
+		set[path.Join(st.Rel, o.Path)] = true
+	}
+	if scan {
+		root := filepath.Join(st.Dir, workspace.OutputDir)
+		_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if strings.HasPrefix(d.Name(), ".") {
+				if d.IsDir() && p != root {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !d.IsDir() {
+				set[ws.Rel(p)] = true
+			}
+			return nil
+		})
+	}
+	out := make([]string, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// OutputHashes hashes a stage's current outputs (Missing for absent ones).
+func OutputHashes(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract) (map[string]string, error) {
+	out := map[string]string{}
+	for _, rel := range OutputPaths(ws, st, c) {
+		h, err := HashFile(ws.Abs(rel))
+		if err != nil {
+			return nil, err
+		}
+		out[rel] = h
+	}
+	return out, nil
+}

@@ -1,0 +1,83 @@
+package state
+
+import (
+	"fmt"
+
+	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+// Next actions.
+const (
+	ActionRun     = "run"
+	ActionApprove = "approve"
+	ActionFix     = "fix"
+	ActionDone    = "done"
+)
+
+// PipelineState is the state of every stage and what to do next.
+type PipelineState struct {
+	Stages []*StageState `json:"stages"`
+	Next   Next          `json:"next"`
+}
+
+// Next is the one thing to do next in a workspace.
+type Next struct {
+	// Stage is the stage to act on ("" when everything is approved).
+	Stage string `json:"stage,omitempty"`
+	// Action is run, approve, fix (the contract has errors) or done.
+	Action  string `json:"action"`
+	Message string `json:"message"`
+}
+
+// Pipeline derives every stage's state. contracts maps stage names to
+// parsed contracts; a stage without one is reported invalid.
+func Pipeline(ws *workspace.Workspace, contracts map[string]*contract.Contract) (*PipelineState, error) {
+	p := &PipelineState{}
+	for _, st := range ws.Stages {
+		c := contracts[st.Name]
+		if c == nil {
+			p.Stages = append(p.Stages, &StageState{Stage: st.Name, Status: Invalid, Reason: "no CONTEXT.md"})
+			continue
+		}
+		s, err := Derive(ws, st, c, ResolveSettings(ws.Config.Model, c.Model, ""))
+		if err != nil {
+			return nil, fmt.Errorf("unable to read the state of stage %s: %w", st.Name, err)
+		}
+		if hasErrors(c) && s.Status != Approved {
+			s.Status, s.Reason = Invalid, "the contract has errors (icm check)"
+		}
+		p.Stages = append(p.Stages, s)
+	}
+	p.Next = next(ws, p.Stages)
+	return p, nil
+}
+
+func next(ws *workspace.Workspace, stages []*StageState) Next {
+	for i, s := range stages {
+		st := ws.Stages[i]
+		switch s.Status {
+		case Approved:
+			continue
+		case Awaiting:
+			return Next{Stage: s.Stage, Action: ActionApprove,
+				Message: fmt.Sprintf("%s awaiting review: read %s/output/, edit if needed, then `icm approve %s`", s.Stage, st.Rel, s.Stage)}
+		case Invalid:
+			return Next{Stage: s.Stage, Action: ActionFix,
+				Message: fmt.Sprintf("%s cannot run: fix the problems `icm check` reports in %s", s.Stage, st.ContractRel())}
+		default:
+			verb := map[Status]string{Pending: "ready to run", Stale: "stale, runs again", Failed: "failed, runs again"}[s.Status]
+			return Next{Stage: s.Stage, Action: ActionRun, Message: fmt.Sprintf("%s %s: `icm run`", s.Stage, verb)}
+		}
+	}
+	return Next{Action: ActionDone, Message: "every stage is approved"}
+}
+
+func hasErrors(c *contract.Contract) bool {
+	for _, f := range c.Findings {
+		if f.Severity == contract.Error {
+			return true
+		}
+	}
+	return false
+}

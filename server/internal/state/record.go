@@ -1,0 +1,198 @@
+package state
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// FormatVersion is the version of the record files; readers refuse newer ones.
+const FormatVersion = 1
+
+// Folder and file names of a stage's state, inside the stage folder.
+const (
+	StateDir     = ".icm"
+	RunFile      = "run.json"
+	ApprovalFile = "approval.json"
+	ItemsDir     = "items"
+)
+
+// Run statuses.
+const (
+	RunDone       = "done"
+	RunFailed     = "failed"
+	RunIncomplete = "incomplete"
+)
+
+// Record is the record of a stage's last run, written next to its outputs.
+// It holds the hashes of everything the run read, so a later change to any
+// of them marks the stage stale.
+type Record struct {
+	Version  int       `json:"version"`
+	Stage    string    `json:"stage"`
+	RunID    string    `json:"run_id"`
+	Started  time.Time `json:"started"`
+	Finished time.Time `json:"finished"`
+	// Status is done, failed or incomplete (an answer cut for length).
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+	// Inputs maps workspace-relative paths of everything the run read (the
+	// contract, layer 0 and 1, inputs, the For each source, schema files) to
+	// their hashes; "missing" for a file that was absent.
+	Inputs map[string]string `json:"inputs"`
+	// Settings is the hash of the model settings the run used.
+	Settings string `json:"settings"`
+	Model    string `json:"model,omitempty"`
+	// Outputs maps workspace-relative output paths to the hashes written.
+	Outputs map[string]string `json:"outputs"`
+	// Verify holds the results of the contract's Verify checks.
+	Verify []VerifyResult `json:"verify,omitempty"`
+	// Items is the number of For each items (0 when none).
+	Items int `json:"items,omitempty"`
+	// StopReason says how the agent loop ended (done, tool-limit, stuck, ...).
+	StopReason   string `json:"stop_reason,omitempty"`
+	PromptTokens int    `json:"prompt_tokens,omitempty"`
+	OutputTokens int    `json:"output_tokens,omitempty"`
+	ModelCalls   int    `json:"model_calls,omitempty"`
+	ToolCalls    int    `json:"tool_calls,omitempty"`
+}
+
+// VerifyResult is the outcome of one Verify check.
+type VerifyResult struct {
+	Check string `json:"check"`
+	OK    bool   `json:"ok"`
+	// Findings say what to fix, with file and line when known.
+	Findings []VerifyFinding `json:"findings,omitempty"`
+}
+
+// VerifyFinding is one problem a Verify check found.
+type VerifyFinding struct {
+	File    string `json:"file"`
+	Line    int    `json:"line,omitempty"`
+	Message string `json:"message"`
+}
+
+// VerifyFailed reports whether any check failed.
+func (r *Record) VerifyFailed() bool {
+	for _, v := range r.Verify {
+		if !v.OK {
+			return true
+		}
+	}
+	return false
+}
+
+// Approval records that a person (or an auto gate) accepted a stage's
+// outputs as they were at that moment.
+type Approval struct {
+	Version    int               `json:"version"`
+	Stage      string            `json:"stage"`
+	ApprovedAt time.Time         `json:"approved_at"`
+	RunID      string            `json:"run_id,omitempty"`
+	Outputs    map[string]string `json:"outputs"`
+	// By is "user", "auto" (gate auto) or "rerun" (gate rerun).
+	By string `json:"by"`
+	// Forced is set when approved despite failing Verify checks.
+	Forced bool `json:"forced,omitempty"`
+}
+
+// Hash returns the content hash used in records.
+func Hash(data []byte) string {
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// Missing is the hash recorded for a file that does not exist.
+const Missing = "missing"
+
+// HashFile hashes a file, returning Missing when it does not exist.
+func HashFile(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Missing, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("unable to hash %s: %w", path, err)
+	}
+	return Hash(data), nil
+}
+
+func stateFile(stageDir, name string) string { return filepath.Join(stageDir, StateDir, name) }
+
+// ReadRecord reads a stage's run record; nil when the stage never ran.
+func ReadRecord(stageDir string) (*Record, error) {
+	var r Record
+	ok, err := readJSON(stateFile(stageDir, RunFile), &r)
+	if !ok || err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// WriteRecord writes a stage's run record atomically.
+func WriteRecord(stageDir string, r *Record) error {
+	r.Version = FormatVersion
+	return writeJSON(stateFile(stageDir, RunFile), r)
+}
+
+// ReadApproval reads a stage's approval; nil when there is none.
+func ReadApproval(stageDir string) (*Approval, error) {
+	var a Approval
+	ok, err := readJSON(stateFile(stageDir, ApprovalFile), &a)
+	if !ok || err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
+// WriteApproval writes a stage's approval atomically.
+func WriteApproval(stageDir string, a *Approval) error {
+	a.Version = FormatVersion
+	return writeJSON(stateFile(stageDir, ApprovalFile), a)
+}
+
+// RemoveApproval withdraws a stage's approval.
+func RemoveApproval(stageDir string) error {
+	err := os.Remove(stateFile(stageDir, ApprovalFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+func readJSON(path string, v any) (bool, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("unable to read %s: %w", path, err)
+	}
+	var head struct {
+		Version int `json:"version"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return false, fmt.Errorf("unable to read %s: %w (delete the file to reset the stage's state)", path, err)
+	}
+	if head.Version > FormatVersion {
+		return false, fmt.Errorf("%s was written by a newer icm (format %d); upgrade icm", path, head.Version)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return false, fmt.Errorf("unable to read %s: %w (delete the file to reset the stage's state)", path, err)
+	}
+	return true, nil
+}
+
+func writeJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("unable to encode %s: %w", path, err)
+	}
+	return WriteFile(path, append(data, '\n'), 0o644)
+}

@@ -1,0 +1,142 @@
+package state
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+// Status is a stage's derived state.
+type Status string
+
+// Stage states.
+const (
+	Pending  Status = "pending"
+	Awaiting Status = "awaiting-review"
+	Approved Status = "approved"
+	Stale    Status = "stale"
+	Failed   Status = "failed"
+	// Invalid: the contract has errors, so the stage cannot run.
+	Invalid Status = "invalid"
+)
+
+// StageState is what icm knows about one stage right now.
+type StageState struct {
+	Stage  string `json:"stage"`
+	Status Status `json:"status"`
+	// Reason explains the status in one line.
+	Reason string `json:"reason"`
+	// Changed lists the files read by the last run that differ now.
+	Changed []string `json:"changed,omitempty"`
+	// Edited is set when an output differs from what the last run wrote.
+	Edited       bool              `json:"edited,omitempty"`
+	VerifyFailed bool              `json:"verify_failed,omitempty"`
+	Outputs      map[string]string `json:"outputs"`
+	LastRun      *time.Time        `json:"last_run,omitempty"`
+	Record       *Record           `json:"record,omitempty"`
+	Approval     *Approval         `json:"approval,omitempty"`
+}
+
+// Derive works out a stage's state from its run record, its approval and
+// the files on disk. settings are the model settings a run would use now.
+func Derive(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract, settings Settings) (*StageState, error) {
+	s := &StageState{Stage: st.Name}
+	rec, err := ReadRecord(st.Dir)
+	if err != nil {
+		return nil, err
+	}
+	appr, err := ReadApproval(st.Dir)
+	if err != nil {
+		return nil, err
+	}
+	s.Record, s.Approval = rec, appr
+	outs, err := OutputHashes(ws, st, c)
+	if err != nil {
+		return nil, err
+	}
+	s.Outputs = outs
+	present := false
+	for _, h := range outs {
+		if h != Missing {
+			present = true
+		}
+	}
+	approved := appr != nil && present && sameHashes(appr.Outputs, outs)
+	if rec != nil {
+		t := rec.Finished
+		s.LastRun = &t
+		s.VerifyFailed = rec.VerifyFailed()
+	}
+	switch {
+	case rec == nil && !present:
+		s.Status, s.Reason = Pending, "not run yet"
+	case rec == nil && approved:
+		s.Status, s.Reason = Approved, "output approved"
+	case rec == nil:
+		s.Status, s.Reason = Awaiting, "output present but not approved"
+	case rec.Status != RunDone:
+		s.Status = Failed
+		s.Reason = "last run " + rec.Status
+		if rec.Error != "" {
+			s.Reason += ": " + rec.Error
+		}
+	default:
+		now, err := Fingerprint(ws, st, c)
+		if err != nil {
+			return nil, err
+		}
+		s.Changed = changedKeys(rec.Inputs, now)
+		s.Edited = !sameHashes(rec.Outputs, outs)
+		switch {
+		case len(s.Changed) > 0:
+			s.Status = Stale
+			s.Reason = "changed since the last run: " + strings.Join(s.Changed, ", ")
+		case rec.Settings != "" && rec.Settings != settings.Hash():
+			s.Status, s.Reason = Stale, "the model settings changed since the last run"
+		case !present:
+			s.Status, s.Reason = Pending, "outputs are missing; run the stage again"
+		case approved:
+			s.Status, s.Reason = Approved, "approved"
+		case s.Edited:
+			s.Status, s.Reason = Awaiting, "output edited, not approved yet"
+		default:
+			s.Status, s.Reason = Awaiting, "output awaiting review"
+		}
+	}
+	if s.Status == Awaiting && s.VerifyFailed && !s.Edited {
+		s.Reason += fmt.Sprintf(" (Verify found problems: see icm status %s)", st.Name)
+	}
+	return s, nil
+}
+
+func sameHashes(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func changedKeys(before, now map[string]string) []string {
+	var out []string
+	for k, v := range now {
+		if before[k] != v {
+			out = append(out, k)
+		}
+	}
+	for k := range before {
+		if _, ok := now[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

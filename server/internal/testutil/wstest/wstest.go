@@ -1,0 +1,108 @@
+// Package wstest builds workspaces for tests: from a txtar archive written
+// inline, or as a copy of one of the shipped workspaces.
+package wstest
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+)
+
+// Write creates a workspace in a temporary folder from a txtar archive and
+// returns its path. Symlinks are written as files named "NAME.symlink"
+// whose content is the target.
+func Write(t testing.TB, archive string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, f := range txtar.Parse([]byte(archive)).Files {
+		p := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if ext := filepath.Ext(p); ext == ".symlink" {
+			target := string(trimNewline(f.Data))
+			if err := os.Symlink(target, p[:len(p)-len(ext)]); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return real
+}
+
+func trimNewline(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// RepoRoot returns the repository's root folder.
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		t.Fatal("unable to locate the repository")
+	}
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "..")
+}
+
+// Shipped returns the path of a shipped workspace (read only: use Copy to change it).
+func Shipped(t testing.TB, name string) string {
+	t.Helper()
+	return filepath.Join(RepoRoot(t), "workspaces", name)
+}
+
+// Copy copies a shipped workspace (without run state and outputs) into a
+// temporary folder and returns the copy's path.
+func Copy(t testing.TB, name string) string {
+	t.Helper()
+	return CopyDir(t, Shipped(t, name))
+}
+
+// CopyDir copies src into a fresh temporary folder, leaving out run state
+// (.icm/, history/) and anything in output/ folders but .gitkeep.
+func CopyDir(t testing.TB, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() && (d.Name() == ".icm" || (d.Name() == "history" && filepath.Dir(rel) == ".")) {
+			return filepath.SkipDir
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if filepath.Base(filepath.Dir(p)) == "output" && d.Name() != ".gitkeep" {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, err := filepath.EvalSymlinks(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return real
+}
