@@ -1,0 +1,149 @@
+package tools
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/icm-tool/icm/server/internal/config"
+)
+
+// Workspace files read besides config.toml, in precedence order.
+const (
+	VSCodeFile   = ".vscode/mcp.json"
+	PortableFile = ".mcp.json"
+)
+
+// Loader reads server configuration. Its fields are the outside world the
+// expansion of ${env:...} and ${userHome} depends on, passed in so tests can
+// fix them.
+type Loader struct {
+	// LookupEnv reads an environment variable (os.LookupEnv).
+	LookupEnv func(string) (string, bool)
+	// Home is the user's home directory, for ${userHome}.
+	Home string
+}
+
+// LoadServers reads every MCP server the workspace configures: config.toml
+// (already parsed into cfg), then .vscode/mcp.json, then .mcp.json. The first
+// definition of a name wins; see the package documentation.
+func LoadServers(workspaceDir string, cfg config.Config) (Registry, []Problem) {
+	home, _ := os.UserHomeDir()
+	return Loader{LookupEnv: os.LookupEnv, Home: home}.Load(workspaceDir, cfg)
+}
+
+// Load is LoadServers with this loader's environment.
+func (l Loader) Load(workspaceDir string, cfg config.Config) (Registry, []Problem) {
+	if l.LookupEnv == nil {
+		l.LookupEnv = func(string) (string, bool) { return "", false }
+	}
+	abs, err := filepath.Abs(workspaceDir)
+	if err == nil {
+		workspaceDir = abs
+	}
+	exp := expander{workspace: workspaceDir, home: l.Home, lookupEnv: l.LookupEnv}
+
+	var problems []Problem
+	var sources [][]entry
+	sources = append(sources, tomlEntries(cfg, workspaceDir))
+	for _, f := range []struct{ rel, key string }{{VSCodeFile, "servers"}, {PortableFile, "mcpServers"}} {
+		path := filepath.Join(workspaceDir, filepath.FromSlash(f.rel))
+		data, err := os.ReadFile(path)
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			problems = append(problems, Problem{File: path, Severity: SeverityError, Message: fmt.Sprintf("unable to read: %v", err)})
+			continue
+		}
+		es, ps := parseJSONServers(path, data, f.key)
+		sources = append(sources, es)
+		problems = append(problems, ps...)
+	}
+
+	reg := Registry{}
+	for _, es := range sources {
+		for _, e := range es {
+			if prev, ok := reg[e.server.Name]; ok {
+				problems = append(problems, Problem{File: e.server.Source, Line: e.server.Line, Server: e.server.Name, Severity: SeverityNote,
+					Message: fmt.Sprintf("server %q is also defined in %s, which takes precedence; this entry is not used", e.server.Name, prev.Location())})
+				continue
+			}
+			s, ps, ok := e.finish(exp)
+			problems = append(problems, ps...)
+			if ok {
+				reg[s.Name] = s
+			}
+		}
+	}
+	sort.SliceStable(problems, func(i, j int) bool {
+		if problems[i].File != problems[j].File {
+			return problems[i].File < problems[j].File
+		}
+		return problems[i].Line < problems[j].Line
+	})
+	return reg, problems
+}
+
+// tomlEntries turns config.toml's servers into entries, finding each
+// table's line in the file so problems can point at it.
+func tomlEntries(cfg config.Config, workspaceDir string) []entry {
+	names := make([]string, 0, len(cfg.MCP.Servers))
+	for n := range cfg.MCP.Servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	path := cfg.Path
+	if path == "" {
+		path = filepath.Join(workspaceDir, config.FileName)
+	}
+	lines := tomlTableLines(path)
+	var out []entry
+	for _, n := range names {
+		m := cfg.MCP.Servers[n]
+		src := m.Source
+		if src == "" {
+			src = path
+		}
+		e := entry{server: Server{
+			Name: n, Command: m.Command, Args: m.Args, Env: m.Env, URL: m.URL, Headers: m.Headers,
+			Source: src, Line: lines[n],
+		}}
+		e.lines = map[string]int{}
+		out = append(out, e)
+	}
+	return out
+}
+
+// tomlTableLines finds the line of each [mcp.servers.NAME] header. The TOML
+// decoder does not report positions, and a best-effort line is worth more
+// to a person than none.
+func tomlTableLines(path string) map[string]int {
+	lines := map[string]int{}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return lines
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		rest, ok := strings.CutPrefix(line, "[mcp.servers.")
+		if !ok {
+			continue
+		}
+		end := strings.IndexByte(rest, ']')
+		if end < 0 {
+			continue
+		}
+		name := strings.Trim(strings.TrimSpace(rest[:end]), `"'`)
+		if _, seen := lines[name]; !seen && !strings.Contains(name, ".") {
+			lines[name] = n
+		}
+	}
+	return lines
+}

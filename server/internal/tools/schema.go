@@ -1,0 +1,187 @@
+package tools
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// emptyObjectSchema is offered for tools that declare no input schema.
+var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// refuseLoader stops a tool's schema from making the validator read files or
+// fetch URLs through $ref: a schema comes from a server and is not trusted.
+type refuseLoader struct{}
+
+func (refuseLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("schema reference %s is outside the tool's own schema; icm does not load it", url)
+}
+
+// argSchema checks a tool's arguments and explains failures to the model.
+type argSchema struct {
+	compiled *jsonschema.Schema
+	// compileErr is why the schema could not be used; arguments are then
+	// only checked to be an object.
+	compileErr error
+	expected   string
+}
+
+// newArgSchema compiles a tool's input schema (draft 2020-12 unless the
+// schema names another).
+func newArgSchema(tool string, raw json.RawMessage) *argSchema {
+	a := &argSchema{expected: describeExpected(raw)}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		a.compileErr = err
+		return a
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(refuseLoader{})
+	loc := "mem:///tools/" + ExposedName("s", tool) + ".json"
+	if err := c.AddResource(loc, doc); err != nil {
+		a.compileErr = err
+		return a
+	}
+	a.compiled, a.compileErr = c.Compile(loc)
+	return a
+}
+
+var printer = message.NewPrinter(language.English)
+
+// check returns "" when args fit the schema, else a message for the model
+// that says which argument is wrong and what is expected.
+func (a *argSchema) check(exposed string, args map[string]any) string {
+	if a.compiled == nil {
+		return ""
+	}
+	// Re-read the arguments as JSON so numbers are json.Number, whatever
+	// Go types the caller built them from.
+	b, err := json.Marshal(args)
+	if err != nil {
+		return fmt.Sprintf("invalid arguments for %s: %v", exposed, err)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		return fmt.Sprintf("invalid arguments for %s: %v", exposed, err)
+	}
+	err = a.compiled.Validate(inst)
+	if err == nil {
+		return ""
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return fmt.Sprintf("invalid arguments for %s: %v", exposed, err)
+	}
+	var lines []string
+	seen := map[string]bool{}
+	for _, leaf := range leaves(ve) {
+		where := "arguments"
+		if len(leaf.InstanceLocation) > 0 {
+			where = fmt.Sprintf("argument %q", strings.Join(leaf.InstanceLocation, "."))
+		}
+		line := "- " + where + ": " + leaf.ErrorKind.LocalizedString(printer)
+		if !seen[line] {
+			seen[line] = true
+			lines = append(lines, line)
+		}
+	}
+	const maxLines = 8
+	if len(lines) > maxLines {
+		lines = append(lines[:maxLines], fmt.Sprintf("- (%d more)", len(lines)-maxLines))
+	}
+	msg := fmt.Sprintf("invalid arguments for %s; the tool was not called:\n%s", exposed, strings.Join(lines, "\n"))
+	if a.expected != "" {
+		msg += "\nexpected arguments: " + a.expected
+	}
+	return msg
+}
+
+// leaves collects the innermost causes, which name the offending value.
+func leaves(e *jsonschema.ValidationError) []*jsonschema.ValidationError {
+	if len(e.Causes) == 0 {
+		return []*jsonschema.ValidationError{e}
+	}
+	var out []*jsonschema.ValidationError
+	for _, c := range e.Causes {
+		out = append(out, leaves(c)...)
+	}
+	return out
+}
+
+// describeExpected summarises the top-level properties of a schema:
+// "query (string, required): what to search for; max_results (integer)".
+func describeExpected(raw json.RawMessage) string {
+	var s struct {
+		Properties map[string]struct {
+			Type        any    `json:"type"`
+			Enum        []any  `json:"enum"`
+			Description string `json:"description"`
+			Ref         string `json:"$ref"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	if json.Unmarshal(raw, &s) != nil || len(s.Properties) == 0 {
+		return ""
+	}
+	required := map[string]bool{}
+	for _, r := range s.Required {
+		required[r] = true
+	}
+	names := make([]string, 0, len(s.Properties))
+	for n := range s.Properties {
+		names = append(names, n)
+	}
+	// Required arguments first, then by name, so the summary is stable.
+	sort.Slice(names, func(i, j int) bool {
+		if required[names[i]] != required[names[j]] {
+			return required[names[i]]
+		}
+		return names[i] < names[j]
+	})
+	parts := make([]string, 0, len(names))
+	for _, n := range names {
+		p := s.Properties[n]
+		var attrs []string
+		switch t := p.Type.(type) {
+		case string:
+			attrs = append(attrs, t)
+		case []any:
+			var ts []string
+			for _, x := range t {
+				ts = append(ts, fmt.Sprint(x))
+			}
+			attrs = append(attrs, strings.Join(ts, " or "))
+		}
+		if len(p.Enum) > 0 {
+			var vs []string
+			for _, v := range p.Enum {
+				b, _ := json.Marshal(v)
+				vs = append(vs, string(b))
+			}
+			attrs = append(attrs, "one of "+strings.Join(vs, ", "))
+		}
+		if required[n] {
+			attrs = append(attrs, "required")
+		}
+		part := n
+		if len(attrs) > 0 {
+			part += " (" + strings.Join(attrs, ", ") + ")"
+		}
+		if d := strings.TrimSpace(p.Description); d != "" {
+			if len(d) > 100 {
+				d = d[:100] + "…"
+			}
+			part += ": " + d
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, "; ")
+}
