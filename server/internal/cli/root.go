@@ -94,6 +94,7 @@ func commands(env *Env, g *globalFlags) []*cobra.Command {
 		newCheckCmd(env, g),
 		newProbeCmd(env, g),
 		newStatusCmd(env, g),
+		newPullCmd(env, g),
 	}
 }
 

@@ -27,8 +27,10 @@ const (
 	// model that is generating sends one every few hundred milliseconds.
 	DefaultIdleTimeout = 2 * time.Minute
 	// DefaultRetryBudget bounds the time in which a failed attempt may be
-	// tried again (measured from the first attempt).
-	DefaultRetryBudget = 2 * time.Minute
+	// tried again (measured from the first attempt): long enough for a
+	// server restart or a queue to drain, short enough that a server that
+	// is not running is reported within a minute.
+	DefaultRetryBudget = time.Minute
 	// DefaultMaxAttempts bounds the attempts of one call.
 	DefaultMaxAttempts = 6
 	// DefaultConnectTimeout bounds opening a connection to the server.

@@ -87,8 +87,8 @@ type windowPlan struct {
 	// textEstimate is the estimate without JSON (see promptEstimate).
 	textEstimate int
 	estimator    string
-	maxOutput int
-	window    int
+	maxOutput    int
+	window       int
 	// modelMax is the model's context length (0 when unknown).
 	modelMax int
 	// fixed: the request set the window; it is not grown.

@@ -1,0 +1,190 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/icm-tool/icm/server/internal/config"
+	"github.com/icm-tool/icm/server/internal/llm"
+)
+
+func newPullCmd(env *Env, g *globalFlags) *cobra.Command {
+	var model string
+	cmd := &cobra.Command{
+		Use:   "pull [MODEL]",
+		Short: "Download a model into the Ollama server",
+		Long: `Pull asks the Ollama server (OLLAMA_HOST, or [model] base_url in config.toml)
+to download MODEL, showing its progress. Without MODEL it pulls the model the
+workspace's config.toml names ([model] name), or icm's default model.`,
+		Example: "  icm pull\n  icm pull qwen3:8b\n  icm pull -w workspaces/course-research",
+		Args:    cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, source, err := pullConfig(env, g)
+			if err != nil {
+				return err
+			}
+			if len(args) == 1 {
+				model, source = args[0], ""
+			} else if model != "" {
+				source = ""
+			} else {
+				model = cfg.Model.Name
+			}
+			if cfg.Model.Provider != "ollama" {
+				return fmt.Errorf("%s: [model] provider is %q; icm pull only works with an Ollama server (pull the model with your server's own tool)", cfg.Path, cfg.Model.Provider)
+			}
+			// A person is waiting: say soon that the server is not there.
+			client, err := llm.NewOllama(append(llm.ConfigOptions(cfg.Model), llm.WithGetenv(env.Getenv),
+				llm.WithRetry(10*time.Second, 4))...)
+			if err != nil {
+				return err
+			}
+			if source != "" {
+				fmt.Fprintf(env.Stderr, "pulling %s (%s) from %s\n", model, source, client.BaseURL())
+			} else {
+				fmt.Fprintf(env.Stderr, "pulling %s from %s\n", model, client.BaseURL())
+			}
+			view := newPullView(env.Stderr, isTerminal(env.Stderr))
+			err = client.Pull(cmd.Context(), model, view.update)
+			view.finish()
+			if err != nil {
+				fmt.Fprintf(env.Stderr, "icm: unable to pull %s: %v\n", model, err)
+				if h := llm.HintOf(err); h != "" {
+					fmt.Fprintf(env.Stderr, "hint: %s\n", h)
+				}
+				return &ExitError{Code: 1}
+			}
+			fmt.Fprintf(env.Stdout, "pulled %s\n", model)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&model, "model", "", "the model to pull (same as the MODEL argument)")
+	return cmd
+}
+
+// pullConfig reads the settings that say which model and server: the
+// workspace's config.toml when there is a workspace, else config.toml in
+// the -w folder or the current one, else the defaults. source says where
+// the model name came from, for the first line of output.
+func pullConfig(env *Env, g *globalFlags) (config.Config, string, error) {
+	if ws, err := openWorkspace(env, g); err == nil {
+		if ws.ConfigErr != nil {
+			return ws.Config, "", ws.ConfigErr
+		}
+		return ws.Config, modelSource(ws.Config), nil
+	}
+	cwd, err := env.Getwd()
+	if err != nil {
+		return config.Config{}, "", err
+	}
+	dir := g.workspace
+	if dir == "" {
+		dir = cwd
+	} else if !filepath.IsAbs(dir) {
+		dir = filepath.Join(cwd, dir)
+	}
+	cfg, err := config.Load(dir)
+	return cfg, modelSource(cfg), err
+}
+
+func modelSource(cfg config.Config) string {
+	if cfg.Path == "" {
+		return "icm's default model"
+	}
+	return "from " + cfg.Path
+}
+
+// pullView draws pull progress: one bar per layer on a terminal, plain
+// lines (status changes and every quarter of a layer) elsewhere, where a
+// redrawn bar would fill a log with carriage returns.
+type pullView struct {
+	w        io.Writer
+	terminal bool
+	status   string
+	digest   string
+	bar      *progressbar.ProgressBar
+	quarter  int64
+}
+
+func newPullView(w io.Writer, terminal bool) *pullView { return &pullView{w: w, terminal: terminal} }
+
+func (v *pullView) update(p llm.PullProgress) {
+	if p.Digest == "" || p.Total <= 0 {
+		v.endLayer()
+		if p.Status != v.status {
+			fmt.Fprintln(v.w, p.Status)
+		}
+		v.status = p.Status
+		return
+	}
+	if p.Digest != v.digest {
+		v.endLayer()
+		v.digest = p.Digest
+		v.status = p.Status
+		if v.terminal {
+			v.bar = progressbar.NewOptions64(p.Total,
+				progressbar.OptionSetWriter(v.w),
+				progressbar.OptionSetDescription(layerName(p)),
+				progressbar.OptionShowBytes(true),
+				progressbar.OptionSetWidth(30),
+				progressbar.OptionThrottle(100*time.Millisecond),
+				progressbar.OptionOnCompletion(func() { fmt.Fprintln(v.w) }),
+			)
+		} else {
+			v.quarter = -1
+		}
+	}
+	if v.bar != nil {
+		if v.bar.GetMax64() != p.Total {
+			v.bar.ChangeMax64(p.Total)
+		}
+		_ = v.bar.Set64(p.Completed)
+		return
+	}
+	if q := p.Completed * 4 / p.Total; q > v.quarter {
+		v.quarter = q
+		fmt.Fprintf(v.w, "%s: %d%% (%s of %s)\n", layerName(p), q*25, humanBytes(p.Completed), humanBytes(p.Total))
+	}
+}
+
+// endLayer closes the current layer's bar, if any.
+func (v *pullView) endLayer() {
+	if v.bar != nil {
+		if !v.bar.IsFinished() {
+			_ = v.bar.Finish()
+		}
+		v.bar = nil
+	}
+	v.digest = ""
+}
+
+func (v *pullView) finish() { v.endLayer() }
+
+// layerName is "pulling 1a2b3c4d5e6f": Ollama's status for a layer.
+func layerName(p llm.PullProgress) string {
+	if p.Status != "" {
+		return p.Status
+	}
+	d := strings.TrimPrefix(p.Digest, "sha256:")
+	return "pulling " + d[:min(12, len(d))]
+}
+
+// humanBytes writes a size the way download tools do (1.5 GB).
+func humanBytes(n int64) string {
+	const unit = 1000
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	d, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		d *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %cB", float64(n)/float64(d), "kMGTPE"[exp])
+}

@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
+)
+
+// pullEnv runs icm in dir with OLLAMA_HOST pointing at host.
+func pullEnv(dir, host string) (*Env, *bytes.Buffer, *bytes.Buffer) {
+	var out, errOut bytes.Buffer
+	env := &Env{
+		Stdin:  strings.NewReader(""),
+		Stdout: &out,
+		Stderr: &errOut,
+		Getenv: func(k string) string {
+			if k == "OLLAMA_HOST" {
+				return host
+			}
+			return ""
+		},
+		Getwd: func() (string, error) { return dir, nil },
+	}
+	return env, &out, &errOut
+}
+
+func TestPullCommand(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Config{
+		Models: []ollamatest.Model{{Name: "tiny"}},
+		Pullable: []ollamatest.Model{
+			{Name: "qwen3:0.6b", Size: 2_000_000},
+			{Name: "from-config:1b", Size: 5000},
+			{Name: "offline:1b", PullError: "pull model manifest: dial tcp: lookup registry.ollama.ai: no such host"},
+		},
+	})
+	withConfig := t.TempDir()
+	if err := os.WriteFile(filepath.Join(withConfig, "config.toml"), []byte("[model]\nname = \"from-config:1b\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name    string
+		dir     string
+		args    []string
+		ok      bool
+		pulled  string
+		stderr  []string
+		wantErr []string
+	}{
+		{"model argument", t.TempDir(), []string{"pull", "qwen3:0.6b"}, true, "qwen3:0.6b",
+			[]string{"pulling manifest", "0% (0 B of 2.0 MB)", "50% (1.0 MB of 2.0 MB)", "100% (2.0 MB of 2.0 MB)", "verifying sha256 digest", "success"}, nil},
+		{"model from config.toml", withConfig, []string{"pull"}, true, "from-config:1b",
+			[]string{"from " + filepath.Join(withConfig, "config.toml"), "success"}, nil},
+		{"model flag", t.TempDir(), []string{"pull", "--model", "qwen3:0.6b"}, true, "qwen3:0.6b", []string{"success"}, nil},
+		{"no such model", t.TempDir(), []string{"pull", "nosuch:7b"}, false, "",
+			[]string{"pulling manifest"}, []string{"file does not exist", "hint: ", "ollama.com/library"}},
+		{"registry unreachable", t.TempDir(), []string{"pull", "offline:1b"}, false, "",
+			nil, []string{"no such host", "hint: ", "internet access"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			env, out, errOut := pullEnv(c.dir, srv.URL())
+			err := Run(context.Background(), env, c.args)
+			if c.ok != (err == nil) {
+				t.Fatalf("err = %v, want success %v; stderr:\n%s", err, c.ok, errOut)
+			}
+			if !c.ok {
+				var exit *ExitError
+				if !errors.As(err, &exit) || exit.Code != 1 {
+					t.Errorf("err = %v, want exit status 1", err)
+				}
+			}
+			if c.pulled != "" && out.String() != "pulled "+c.pulled+"\n" {
+				t.Errorf("stdout %q, want it to name %s", out, c.pulled)
+			}
+			for _, s := range append(c.stderr, c.wantErr...) {
+				if !strings.Contains(errOut.String(), s) {
+					t.Errorf("stderr lacks %q:\n%s", s, errOut)
+				}
+			}
+			if strings.Contains(errOut.String(), "\r") {
+				t.Errorf("stderr is not a terminal: no carriage returns wanted:\n%q", errOut)
+			}
+		})
+	}
+}
+
+func TestPullViewOnATerminalDrawsBars(t *testing.T) {
+	var buf bytes.Buffer
+	v := newPullView(&buf, true)
+	for _, p := range []llm.PullProgress{
+		{Status: "pulling manifest"},
+		{Status: "pulling 0123456789ab", Digest: "sha256:0123456789abcdef", Total: 1000, Completed: 0},
+		{Status: "pulling 0123456789ab", Digest: "sha256:0123456789abcdef", Total: 1000, Completed: 1000},
+		{Status: "success"},
+	} {
+		v.update(p)
+	}
+	v.finish()
+	s := buf.String()
+	for _, want := range []string{"pulling manifest\n", "pulling 0123456789ab", "100%", "success\n"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("output lacks %q:\n%q", want, s)
+		}
+	}
+}
