@@ -1,0 +1,52 @@
+// Package realollama runs the real Ollama server, built from the ollama Go
+// module that go.mod pins, with a tiny model of our own, so tests can check
+// what Ollama does (request validation, templates, streaming, structured
+// output, context handling, errors) without internet or GPU.
+//
+// # Using it in a test
+//
+//	func TestChatAgainstRealOllama(t *testing.T) {
+//		srv := realollama.Start(t, realollama.Options{NumParallel: 2})
+//		client := llm.NewOllama(srv.URL) // whatever the code under test takes
+//		resp, err := client.Chat(t.Context(), llm.ChatRequest{
+//			Model:    srv.Model,
+//			Messages: []llm.Message{{Role: llm.RoleUser, Content: "hello"}},
+//		})
+//		...
+//	}
+//
+// Start builds the server the first time (about 4 minutes on 2 cores; then
+// it is cached in $CACHE_DIR/ollama-<version>/ollama, default
+// ~/.cache/icm-dev), writes the model, starts `ollama serve` on a free
+// 127.0.0.1 port with its own OLLAMA_MODELS, creates the model and stops
+// the server's whole process group when the test ends. Each Start is a new
+// server (about a second); tests that can share one should call Start once
+// in a parent test and run subtests. `make ollama-test-server` does the
+// same outside tests and serves until Ctrl-C.
+//
+// Skips: `go test -short` skips every test that calls Start. A test also
+// skips, loudly, when the Debian packages nlohmann-json3-dev and libstb-dev
+// are missing on a developer's machine; on CI (CI set) that is a failure,
+// because .ci/run installs them.
+//
+// # The tiny model
+//
+// A llama model, 2 layers, 64 wide, F32, about 0.5 MB, with deterministic
+// weights (WriteModel). Its tokenizer is byte-level gpt2 with no merges:
+// one token per byte plus <|endoftext|>, <|im_start|> and <|im_end|>, and no
+// BOS token, so a prompt of n bytes is n tokens plus the template's few.
+// Its trained context length is DefaultContextLength (4096): num_ctx above
+// it is cut to it, and a 15,000-byte prompt overflows any window. It
+// writes printable ASCII and ends its answer by itself with chance
+// DefaultEndChance per token (done_reason "stop", answers of a few dozen
+// bytes); with a small num_predict it usually stops for length instead.
+// What it says is random: tests of what a model says belong to the
+// scripted server. The Modelfile (testdata/Modelfile) has a ChatML-style
+// template with .System, .Tools and tool-call rendering in <tool_call>
+// tags, stop <|im_end|>, temperature 1, top_k 1000 and top_p 1.
+//
+// The server's build needs llama.cpp headers the module download leaves
+// out: nlohmann/json and stb_image come from Debian, and miniaudio (audio
+// input only, never used) from our stand-in in testdata/cheaders. The
+// package needs a Unix system; the process checks read /proc on Linux.
+package realollama
