@@ -150,3 +150,23 @@ var nestedPage = chrome("Field Manual", `<nav><h2>Site navigation</h2></nav>
 
 // PlainText is the body of the plain-text page.
 const PlainText = "Plain notes.\n\nThe answer is 42."
+
+// BeaconText is the visible text of the beacon page.
+const BeaconText = "This page phones home."
+
+// beaconPage's script requests the URL in its "to" query parameter in
+// three ways (fetch, an image, a script tag), as a hostile page could.
+var beaconPage = `<!doctype html>
+<html><head><meta charset="utf-8"><title>Beacon</title></head>
+<body><p>This page phones home.</p>
+<script>
+(function () {
+  var to = new URLSearchParams(location.search).get("to");
+  if (!to) { return; }
+  fetch(to).catch(function () {});
+  new Image().src = to + "?img";
+  var s = document.createElement("script");
+  s.src = to + "?script";
+  document.body.appendChild(s);
+})();
+</script></body></html>`

@@ -23,6 +23,7 @@ const (
 	PathPlain    = "/plain.txt"
 	PathRedirect = "/redirect" // ?to=URL
 	PathPDF      = "/file.pdf"
+	PathBeacon   = "/beacon" // ?to=URL: its script requests URL
 )
 
 // Site is a running fixture site.
@@ -48,6 +49,7 @@ func Start() *Site {
 		w.Header().Set("Content-Type", "application/pdf")
 		fmt.Fprint(w, "%PDF-1.4\n")
 	})
+	mux.HandleFunc(PathBeacon, page(beaconPage))
 	mux.HandleFunc(PathRedirect, func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, r.URL.Query().Get("to"), http.StatusFound)
 	})
