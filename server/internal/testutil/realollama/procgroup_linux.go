@@ -55,7 +55,7 @@ func parseStat(stat []byte) (state byte, pgrp int, ok bool) {
 		return 0, 0, false
 	}
 	fields := bytes.Fields(stat[end+1:])
-	if len(fields) < 3 || len(fields[0]) != 1 {
+	if len(fields) < 3 || len(fields[0]) != 1 || !isLetter(fields[0][0]) {
 		return 0, 0, false
 	}
 	pgrp, err := strconv.Atoi(string(fields[2]))
@@ -63,4 +63,9 @@ func parseStat(stat []byte) (state byte, pgrp int, ok bool) {
 		return 0, 0, false
 	}
 	return fields[0][0], pgrp, true
+}
+
+// isLetter reports whether b can be a process state (R, S, D, Z, T, ...).
+func isLetter(b byte) bool {
+	return ('A' <= b && b <= 'Z') || ('a' <= b && b <= 'z')
 }

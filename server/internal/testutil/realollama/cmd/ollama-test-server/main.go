@@ -35,6 +35,7 @@ func run() error {
 	if *verbose {
 		opts.Log = os.Stderr
 	}
+	fmt.Fprintln(os.Stderr, "building or reusing the Ollama server (the first build takes minutes)...")
 	if *buildOnly {
 		bin, err := realollama.Build(ctx, realollama.BuildOptions{Log: opts.Log})
 		if err != nil {
@@ -44,7 +45,6 @@ func run() error {
 		return nil
 	}
 
-	fmt.Fprintln(os.Stderr, "building or reusing the Ollama server (the first build takes minutes)...")
 	srv, err := realollama.Launch(ctx, opts)
 	if err != nil {
 		return err

@@ -1,0 +1,113 @@
+package realollama
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/mod/modfile"
+)
+
+func TestPinnedVersionMatchesGoMod(t *testing.T) {
+	got, err := pinnedVersion(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gomod, err := exec.CommandContext(t.Context(), "go", "env", "GOMOD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := strings.TrimSpace(string(gomod))
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := modfile.Parse(path, data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, req := range f.Require {
+		if req.Mod.Path == ollamaModule {
+			if req.Mod.Version != got {
+				t.Errorf("pinnedVersion() = %s, but %s requires %s", got, path, req.Mod.Version)
+			}
+			return
+		}
+	}
+	t.Errorf("%s does not require %s", path, ollamaModule)
+}
+
+func TestBuildReusesACachedBinary(t *testing.T) {
+	version, err := pinnedVersion(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	want := filepath.Join(cache, "ollama-"+version, "ollama")
+	if err := os.MkdirAll(filepath.Dir(want), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Not a server: if Build compiled instead of reusing, the test would
+	// take minutes and the file would change.
+	if err := os.WriteFile(want, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Build(t.Context(), BuildOptions{CacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Path != want || got.Version != version {
+		t.Errorf("Build() = %+v, want %s at %s", got, version, want)
+	}
+	if data, _ := os.ReadFile(want); string(data) != "#!/bin/sh\n" {
+		t.Error("Build replaced the cached binary")
+	}
+}
+
+func TestCacheDir(t *testing.T) {
+	t.Setenv("CACHE_DIR", "/some/where")
+	if got, err := CacheDir(); err != nil || got != "/some/where" {
+		t.Errorf("with CACHE_DIR: %q, %v", got, err)
+	}
+	t.Setenv("CACHE_DIR", "")
+	t.Setenv("HOME", "/home/dev")
+	if got, err := CacheDir(); err != nil || got != "/home/dev/.cache/icm-dev" {
+		t.Errorf("without CACHE_DIR: %q, %v", got, err)
+	}
+}
+
+func TestLockFileExcludes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.lock")
+	unlock, err := lockFile(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A second taker waits while the first holds the lock, and gives up
+	// when its context ends.
+	ctx, cancel := context.WithCancel(t.Context())
+	result := make(chan error, 1)
+	go func() {
+		release, err := lockFile(ctx, path)
+		if err == nil {
+			release()
+		}
+		result <- err
+	}()
+	cancel()
+	if err := <-result; err == nil {
+		t.Error("a second lock was granted while the first was held")
+	}
+	unlock()
+	// Once free it is granted, also after the abandoned wait above has
+	// taken and dropped it.
+	for range 2 {
+		release, err := lockFile(t.Context(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		release()
+	}
+}
