@@ -6,7 +6,7 @@ BIN := bin/icm
 CACHE_DIR ?= $(HOME)/.cache/icm-dev
 export CACHE_DIR
 
-.PHONY: help build test run vet bench fuzz clean
+.PHONY: help build test run vet bench fuzz clean ollama-test-server ollama-server-build
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-20s %s\n", $$1, $$2}'
@@ -27,6 +27,12 @@ run: build ## run the sample workspace's next stage
 
 bench: ## benchmarks (figures, not gates)
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+ollama-test-server: ## run the real Ollama server with the tiny test model until Ctrl-C (builds it once into CACHE_DIR)
+	$(GO) run ./server/internal/testutil/realollama/cmd/ollama-test-server
+
+ollama-server-build: ## build the real Ollama server into CACHE_DIR, or find it there
+	$(GO) run ./server/internal/testutil/realollama/cmd/ollama-test-server -build-only
 
 clean: ## remove build products
 	rm -rf bin
