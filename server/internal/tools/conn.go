@@ -24,8 +24,8 @@ type ToolInfo struct {
 	Exposed     string
 	Title       string
 	Description string
-	// InputSchema is the JSON Schema of the arguments, exactly as the
-	// server sent it.
+	// InputSchema is the JSON Schema of the arguments as the server sent
+	// it (see normalizeSchema for the two repairs made).
 	InputSchema json.RawMessage
 }
 
@@ -132,10 +132,7 @@ func (c *conn) listTools(ctx context.Context) ([]ToolInfo, error) {
 			return nil, &ServerError{Server: c.server.Name, Kind: FailTransport, Err: fmt.Errorf("unreadable tools/list answer: %w", err)}
 		}
 		for _, t := range page.Tools {
-			schema := t.InputSchema
-			if len(schema) == 0 || string(schema) == "null" {
-				schema = emptyObjectSchema
-			}
+			schema := normalizeSchema(t.InputSchema)
 			title := t.Title
 			if title == "" {
 				title = t.Annotations.Title

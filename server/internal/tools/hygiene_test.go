@@ -7,6 +7,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -174,6 +175,16 @@ func TestCloseLeavesNoProcesses(t *testing.T) {
 			}
 			if len(f.pids()) != 2 {
 				t.Errorf("%d pid files, want server and grandchild", len(f.pids()))
+			}
+			// The server leads its own process group and the grandchild is in it.
+			leader := s.conns["fx"].proc.cmd.Process.Pid
+			for _, pid := range []int{leader, grandchild} {
+				if _, pgrp, ok := procStat(strconv.Itoa(pid)); !ok || pgrp != leader {
+					t.Errorf("process %d is in group %d, want %d", pid, pgrp, leader)
+				}
+			}
+			if leader == syscall.Getpgrp() {
+				t.Errorf("the server shares the test's process group")
 			}
 			if err := s.Close(); err != nil {
 				t.Fatalf("Close: %v", err)

@@ -56,7 +56,7 @@ func TestLoadServers(t *testing.T) {
 	writeFiles(t, dir, map[string]string{
 		".vscode/mcp.json": vscode,
 		".mcp.json":        portable,
-		"config.toml":      "[mcp.servers.search]\ncommand = \"icm\"\nargs = [\"mcp\", \"search\"]\n",
+		"config.toml":      "[mcp.servers.search]\ncommand = \"icm\"\nargs = [\"mcp\", \"search\", \"--root\", \"${workspaceFolder}\"]\n",
 	})
 	cfg, err := config.Load(dir)
 	if err != nil {
@@ -65,7 +65,7 @@ func TestLoadServers(t *testing.T) {
 	reg, problems := testLoader().Load(dir, cfg)
 
 	want := Registry{
-		"search": {Name: "search", Transport: TransportStdio, Command: "icm", Args: []string{"mcp", "search"},
+		"search": {Name: "search", Transport: TransportStdio, Command: "icm", Args: []string{"mcp", "search", "--root", dir},
 			Source: filepath.Join(dir, "config.toml"), Line: 1},
 		"remote": {Name: "remote", Transport: TransportHTTP, URL: "https://mcp.example.test/mcp",
 			Headers: map[string]string{"Authorization": "Bearer s3cret"}, Source: filepath.Join(dir, ".vscode/mcp.json"), Line: 10},

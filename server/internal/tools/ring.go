@@ -103,9 +103,10 @@ func (r *ring) Tail(n, maxLine int) string {
 	for i, l := range lines {
 		l = strings.TrimRight(l, "\r")
 		if maxLine > 0 && len(l) > maxLine {
-			l = l[:maxLine] + "…"
+			l = cutRunes(l, maxLine) + "…"
 		}
 		lines[i] = l
 	}
-	return strings.Join(lines, "\n")
+	// The ring may have cut a character at its oldest byte.
+	return strings.ToValidUTF8(strings.Join(lines, "\n"), "")
 }

@@ -16,6 +16,27 @@ import (
 // emptyObjectSchema is offered for tools that declare no input schema.
 var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
+// normalizeSchema makes sure what is offered to the model is a JSON object
+// schema: a missing schema, or one that is not an object, becomes the empty
+// object schema, and a schema without "type" gets "type": "object" (model
+// APIs require it). Anything else is kept byte for byte, property order
+// included.
+func normalizeSchema(raw json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil || m == nil {
+		return emptyObjectSchema
+	}
+	if _, ok := m["type"]; ok {
+		return raw
+	}
+	m["type"] = json.RawMessage(`"object"`)
+	b, err := json.Marshal(m)
+	if err != nil {
+		return emptyObjectSchema
+	}
+	return b
+}
+
 // refuseLoader stops a tool's schema from making the validator read files or
 // fetch URLs through $ref: a schema comes from a server and is not trusted.
 type refuseLoader struct{}
@@ -177,7 +198,7 @@ func describeExpected(raw json.RawMessage) string {
 		}
 		if d := strings.TrimSpace(p.Description); d != "" {
 			if len(d) > 100 {
-				d = d[:100] + "…"
+				d = cutRunes(d, 100) + "…"
 			}
 			part += ": " + d
 		}

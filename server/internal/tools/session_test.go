@@ -6,9 +6,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -155,6 +157,33 @@ func TestOpenStartsOnlyNamedServers(t *testing.T) {
 	if len(empty.Tools()) != 0 || len(f.pids()) != 2 {
 		t.Errorf("a stage without tools started servers or offered tools")
 	}
+}
+
+func TestSessionStartsServersInParallel(t *testing.T) {
+	f := newFixture(t)
+	// Each server waits, before it answers initialize, until all three
+	// have started: one at a time, the first would never get past it.
+	reg := Registry{}
+	allow := map[string][]string{}
+	for _, n := range []string{"a", "b", "c"} {
+		reg[n] = f.server(n, "-await", "3")
+		allow[n] = []string{"echo"}
+	}
+	s := openSession(t, reg, allow, testOptions())
+	var wg sync.WaitGroup
+	for i := 0; i < 12; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			name := []string{"a_echo", "b_echo", "c_echo"}[i%3]
+			text := fmt.Sprint(i)
+			res, err := s.Call(context.Background(), name, map[string]any{"text": text})
+			if err != nil || res.Text != text {
+				t.Errorf("concurrent call %d: %+v, %v", i, res, err)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 func TestChildEnvironmentIsMinimal(t *testing.T) {

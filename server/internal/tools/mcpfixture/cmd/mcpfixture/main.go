@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -22,6 +23,7 @@ func main() {
 	sleeper := flag.Bool("sleeper", false, "be a grandchild: record the pid and sleep")
 	ignoreTerm := flag.Bool("ignore-term", false, "with -sleeper: ignore SIGTERM")
 	name := flag.String("name", "mcpfixture", "server name")
+	await := flag.Int("await", 0, "before serving, wait until -piddir holds this many pid files (proves parallel start-up)")
 	flag.Parse()
 
 	if *pidDir != "" {
@@ -37,6 +39,12 @@ func main() {
 	if *exitAtStart >= 0 {
 		fmt.Fprintln(os.Stderr, "fixture: refusing to start (exit-at-start)")
 		os.Exit(*exitAtStart)
+	}
+	if *await > 0 {
+		if err := awaitPeers(*pidDir, *await); err != nil {
+			fmt.Fprintf(os.Stderr, "mcpfixture: %v\n", err)
+			os.Exit(1)
+		}
 	}
 	if *stubborn {
 		signal.Ignore(syscall.SIGTERM)
@@ -64,6 +72,23 @@ func main() {
 		fmt.Fprintf(os.Stderr, "mcpfixture: %v\n", err)
 		os.Exit(1)
 	}
+}
+
+// awaitPeers polls the pid directory until n processes have recorded
+// themselves; servers started one after another never get there.
+func awaitPeers(dir string, n int) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		m, err := filepath.Glob(filepath.Join(dir, "*.pid"))
+		if err != nil {
+			return err
+		}
+		if len(m) >= n {
+			return nil
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return fmt.Errorf("only some of %d peers started within 30s", n)
 }
 
 // sleep is the grandchild: tell the spawner (fd 3) the pid is recorded,
