@@ -70,12 +70,15 @@ func Run(ws *workspace.Workspace, opts Options) *Report {
 		}
 	}
 	r := &Report{Workspace: ws, ProducedBy: map[string]string{}}
-	c := &checker{ws: ws, opts: opts, r: r, producer: map[string]int{}}
+	// The checker sees the workspace through a memo of this run's reads.
+	memo := *ws
+	memo.Files = newMemo(ws.Files)
+	c := &checker{ws: &memo, opts: opts, r: r, producer: map[string]int{}}
 	c.configFindings()
 	for _, st := range ws.Stages {
 		sr := &StageReport{Stage: st, Items: -1}
 		r.Stages = append(r.Stages, sr)
-		src, err := ws.Files.ReadFile(st.Contract)
+		src, err := c.ws.Files.ReadFile(st.Contract)
 		if err != nil {
 			c.add(contract.Finding{File: st.Dir, Severity: contract.Error, Code: contract.CodeNoContract,
 				Message: fmt.Sprintf("stage %s has no readable %s: %v", st.Name, workspace.ContractFile, err)})

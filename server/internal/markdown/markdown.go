@@ -6,6 +6,7 @@ package markdown
 
 import (
 	"bytes"
+	"sync"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -124,12 +125,11 @@ type Doc struct {
 	blocks []Block
 }
 
-// newParser returns a goldmark parser with GitHub tables. A fresh one per
-// call keeps the package free of shared state; building it is cheap.
-func newParser() parser.Parser {
-	md := goldmark.New(goldmark.WithExtensions(extension.Table))
-	return md.Parser()
-}
+// newParser returns the goldmark parser with GitHub tables. It is built
+// once: goldmark parsers hold only configuration and are safe to share.
+var newParser = sync.OnceValue(func() parser.Parser {
+	return goldmark.New(goldmark.WithExtensions(extension.Table)).Parser()
+})
 
 // Parse parses src. It never fails: any byte sequence is some Markdown.
 func Parse(src []byte) *Doc {

@@ -38,7 +38,11 @@ func resolveIn(root, base, p string) (string, error) {
 	if !within(root, joined) {
 		return "", &EscapeError{Path: p, Reason: "it climbs above the workspace folder with .."}
 	}
-	real, err := evalExisting(joined)
+	rel, err := filepath.Rel(root, joined)
+	if err != nil {
+		return "", fmt.Errorf("unable to resolve %s: %w", p, err)
+	}
+	real, err := walkWithin(root, rel, 0)
 	if err != nil {
 		return "", fmt.Errorf("unable to resolve %s: %w", p, err)
 	}
@@ -48,41 +52,61 @@ func resolveIn(root, base, p string) (string, error) {
 	return joined, nil
 }
 
-// evalExisting resolves symlinks in the longest existing prefix of p and
-// appends the rest unchanged, so a path to a file not yet written still
-// gets its folders checked.
-func evalExisting(p string) (string, error) {
-	rest := ""
-	cur := p
-	for {
-		real, err := filepath.EvalSymlinks(cur)
-		if err == nil {
-			return filepath.Join(real, rest), nil
+// maxLinks bounds how many symlinks one path may pass through.
+const maxLinks = 40
+
+// walkWithin follows rel below root (a path with its own symlinks already
+// resolved) one component at a time, resolving symlinks as it goes, and
+// returns where it lands. It stops early, returning the target, as soon as
+// a symlink points outside root. Components that do not exist yet are
+// appended unchanged, so a file not yet written still has its folders
+// checked. Only the components below root are examined, which keeps a
+// check of a large workspace cheap.
+func walkWithin(root, rel string, links int) (string, error) {
+	cur := root
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	for i, part := range parts {
+		if part == "" || part == "." {
+			continue
 		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			// A dangling symlink: resolve it by hand, one level.
-			if target, lerr := os.Readlink(cur); lerr == nil {
-				if !filepath.IsAbs(target) {
-					target = filepath.Join(filepath.Dir(cur), target)
-				}
-				return filepath.Join(target, rest), nil
-			}
+		next := filepath.Join(cur, part)
+		info, err := os.Lstat(next)
+		if errors.Is(err, fs.ErrNotExist) {
+			return filepath.Join(append([]string{next}, parts[i+1:]...)...), nil
+		}
+		if err != nil {
 			return "", err
 		}
-		if target, lerr := os.Readlink(cur); lerr == nil {
-			// cur is a symlink whose target does not exist.
-			if !filepath.IsAbs(target) {
-				target = filepath.Join(filepath.Dir(cur), target)
-			}
-			return filepath.Join(filepath.Clean(target), rest), nil
+		if info.Mode()&os.ModeSymlink == 0 {
+			cur = next
+			continue
 		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return filepath.Join(cur, rest), nil
+		if links >= maxLinks {
+			return "", fmt.Errorf("too many symlinks")
 		}
-		rest = filepath.Join(filepath.Base(cur), rest)
-		cur = parent
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(cur, target)
+		}
+		target = filepath.Clean(target)
+		if !within(root, target) {
+			return target, nil
+		}
+		trel, err := filepath.Rel(root, target)
+		if err != nil {
+			return "", err
+		}
+		if cur, err = walkWithin(root, trel, links+1); err != nil {
+			return "", err
+		}
+		if !within(root, cur) {
+			return cur, nil
+		}
 	}
+	return cur, nil
 }
 
 func within(root, p string) bool {
