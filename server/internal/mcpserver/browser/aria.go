@@ -10,10 +10,10 @@ import (
 // ariaLine reads one line of an accessibility snapshot in the
 // Playwright-style form camofox sends:
 //
-//	- heading "Install" [level=2] [e4]
-//	- link "Docs" [e7]:
-//	  - /url: /docs
-//	- paragraph: Some text
+//   - heading "Install" [level=2] [e4]
+//   - link "Docs" [e7]:
+//   - /url: /docs
+//   - paragraph: Some text
 var ariaLine = regexp.MustCompile(`^(\s*)- ([^\s:"\[]+)(?: "((?:[^"\\]|\\.)*)")?((?: \[[^\]]*\])*):?\s*(.*)$`)
 
 var ariaLevel = regexp.MustCompile(`\[level=(\d)\]`)
