@@ -95,6 +95,7 @@ func commands(env *Env, g *globalFlags) []*cobra.Command {
 		newProbeCmd(env, g),
 		newStatusCmd(env, g),
 		newPullCmd(env, g),
+		newMCPCmd(env),
 	}
 }
 

@@ -15,6 +15,7 @@ func Extract(pages PageLoader, e Extractor, cache *Cache, fingerprint string) (m
 		mcp.WithString("url", mcp.Required(), mcp.Description("Full address of the page, starting with http:// or https://.")),
 		mcp.WithObject("schema", mcp.Required(), mcp.Description("The fields to extract: a JSON Schema object with properties, or {\"field\": \"description\"}.")),
 		mcp.WithReadOnlyHintAnnotation(true),
+		mcp.WithDestructiveHintAnnotation(false),
 		mcp.WithOpenWorldHintAnnotation(true),
 	)
 	return tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {

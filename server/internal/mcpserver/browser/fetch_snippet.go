@@ -23,6 +23,7 @@ func FetchSnippet(pages PageLoader, chars int) (mcp.Tool, server.ToolHandlerFunc
 		mcp.WithDescription(fmt.Sprintf(`Read the beginning of a web page (about %d characters of its main text, as Markdown). Use it first, to check what a page is about, or when the answer is likely near the top. It does NOT show the whole page: to learn what a long page says use summarize, and to pull specific facts out of it use extract.`, chars)),
 		mcp.WithString("url", mcp.Required(), mcp.Description("Full address of the page, starting with http:// or https:// (for example a URL from a search result).")),
 		mcp.WithReadOnlyHintAnnotation(true),
+		mcp.WithDestructiveHintAnnotation(false),
 		mcp.WithOpenWorldHintAnnotation(true),
 	)
 	return tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -15,6 +15,7 @@ func FetchStructure(pages PageLoader) (mcp.Tool, server.ToolHandlerFunc) {
 		mcp.WithDescription(`Show the outline of a web page: its headings (h1 to h6), indented by level. Use it to see what a long page covers and whether the section you need is there, before reading it with summarize (give the section as the question) or extract.`),
 		mcp.WithString("url", mcp.Required(), mcp.Description("Full address of the page, starting with http:// or https://.")),
 		mcp.WithReadOnlyHintAnnotation(true),
+		mcp.WithDestructiveHintAnnotation(false),
 		mcp.WithOpenWorldHintAnnotation(true),
 	)
 	return tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -18,6 +18,7 @@ func FetchURLs(pages PageLoader) (mcp.Tool, server.ToolHandlerFunc) {
 		mcp.WithDescription(`List the links on a web page (label and full URL), once each, in page order. Use it to find the next page to read: a chapter of a manual, a related article, the next page of results. It does not show the page's text; read a chosen link with fetch_snippet or summarize.`),
 		mcp.WithString("url", mcp.Required(), mcp.Description("Full address of the page whose links to list, starting with http:// or https://.")),
 		mcp.WithReadOnlyHintAnnotation(true),
+		mcp.WithDestructiveHintAnnotation(false),
 		mcp.WithOpenWorldHintAnnotation(true),
 	)
 	return tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -16,6 +16,7 @@ func Summarize(pages PageLoader, s Summarizer, cache *Cache, fingerprint string)
 		mcp.WithString("url", mcp.Required(), mcp.Description("Full address of the page, starting with http:// or https://.")),
 		mcp.WithString("question", mcp.Description("Optional: what you want to know from the page. Leave empty for a general summary.")),
 		mcp.WithReadOnlyHintAnnotation(true),
+		mcp.WithDestructiveHintAnnotation(false),
 		mcp.WithOpenWorldHintAnnotation(true),
 	)
 	return tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {

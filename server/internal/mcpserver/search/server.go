@@ -53,6 +53,7 @@ func SearchTool(s Searcher) (mcp.Tool, server.ToolHandlerFunc) {
 		mcp.WithString("query", mcp.Required(), mcp.Description("What to search for: a few specific keywords, as you would type into a search engine.")),
 		mcp.WithNumber("max_results", mcp.Description(fmt.Sprintf("How many results to return (1 to %d, default %d).", MaxResults, DefaultResults)), mcp.Min(1), mcp.Max(MaxResults)),
 		mcp.WithReadOnlyHintAnnotation(true),
+		mcp.WithDestructiveHintAnnotation(false),
 		mcp.WithOpenWorldHintAnnotation(true),
 	)
 	return tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {

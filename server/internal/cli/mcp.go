@@ -1,0 +1,251 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/spf13/cobra"
+
+	"github.com/icm-tool/icm/server/internal/fetch"
+	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/mcpserver/browser"
+	"github.com/icm-tool/icm/server/internal/mcpserver/search"
+)
+
+// newMCPCmd is `icm mcp`: icm's own MCP tool servers. Each speaks MCP on
+// stdin/stdout (or streamable HTTP with --http); stdout carries only MCP
+// frames, logs go to stderr.
+func newMCPCmd(env *Env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Run one of icm's MCP tool servers (search, browser)",
+		Long: `Run one of icm's MCP tool servers. They speak MCP over stdin/stdout, so an
+MCP client (icm itself, VS Code, the MCP Inspector) starts them as a command;
+--http ADDR serves streamable HTTP at http://ADDR/mcp instead.`,
+	}
+	cmd.AddCommand(newMCPSearchCmd(env), newMCPBrowserCmd(env))
+	return cmd
+}
+
+// transportFlags are the flags both servers share.
+type transportFlags struct {
+	http string
+}
+
+func (t *transportFlags) add(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&t.http, "http", "", "serve streamable HTTP on ADDR (e.g. 127.0.0.1:8765) instead of stdio")
+}
+
+func newMCPSearchCmd(env *Env) *cobra.Command {
+	var tf transportFlags
+	var searxng string
+	cmd := &cobra.Command{
+		Use:   "search",
+		Short: "Web search over SearXNG's JSON API (tool: search)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if searxng == "" {
+				searxng = env.Getenv("SEARXNG_URL")
+			}
+			if searxng == "" {
+				searxng = search.DefaultURL
+			}
+			logger := newLogger(env)
+			logger.Info("search server", "searxng", searxng)
+			srv := search.NewServer(search.Deps{Searcher: &search.Client{BaseURL: searxng}, Version: Version})
+			return serveMCP(cmd.Context(), env, logger, srv, tf.http)
+		},
+	}
+	tf.add(cmd)
+	cmd.Flags().StringVar(&searxng, "searxng", "", "SearXNG base URL (default $SEARXNG_URL, else "+search.DefaultURL+")")
+	return cmd
+}
+
+// browserFlags configure `icm mcp browser`.
+type browserFlags struct {
+	transportFlags
+	allow      []string
+	backend    string
+	camofox    string
+	chromium   string
+	model      string
+	ollama     string
+	chunkChars int
+	overlap    int
+	parallel   int
+	snippet    int
+	cacheDir   string
+	cacheTTL   time.Duration
+	noCache    bool
+	maxBytes   int64
+	timeout    time.Duration
+	idle       time.Duration
+	redirects  int
+}
+
+func newMCPBrowserCmd(env *Env) *cobra.Command {
+	var f browserFlags
+	cmd := &cobra.Command{
+		Use:   "browser",
+		Short: "Read web pages (tools: fetch_snippet, fetch_urls, fetch_structure, extract, summarize)",
+		Long: `Read web pages for a model. Pages are fetched over plain HTTP by default
+(--backend chromium renders script-heavy pages in headless Chromium, --camofox
+URL uses a camofox-browser server), reduced to their main content as
+Markdown, and for summarize and extract read whole through the model.
+
+Only public http/https addresses are read: loopback, private, link-local,
+CGNAT and other special-purpose addresses are refused on every redirect hop
+unless --allow-host names them (an IP, a CIDR prefix, IP:port or a host name).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runBrowser(cmd.Context(), env, &f)
+		},
+	}
+	f.transportFlags.add(cmd)
+	fl := cmd.Flags()
+	fl.StringArrayVar(&f.allow, "allow-host", nil, "also allow this non-public host (IP, CIDR, IP:port or name); repeatable")
+	fl.StringVar(&f.backend, "backend", "", "page backend: http (default), chromium, or camofox (implied by --camofox)")
+	fl.StringVar(&f.camofox, "camofox", "", "camofox-browser REST API base URL, e.g. http://localhost:9500")
+	fl.StringVar(&f.chromium, "chromium-path", "", "Chromium binary for --backend chromium (default: chromium on PATH)")
+	fl.StringVar(&f.model, "model", "", "model for summarize and extract (default $ICM_MODEL)")
+	fl.StringVar(&f.ollama, "ollama", "", "Ollama base URL (default $OLLAMA_HOST, else http://127.0.0.1:11434)")
+	fl.IntVar(&f.chunkChars, "chunk-chars", browser.DefaultChunkChars, "characters per chunk when reading a whole page")
+	fl.IntVar(&f.overlap, "overlap", browser.DefaultOverlap, "characters repeated between neighbouring chunks")
+	fl.IntVar(&f.parallel, "parallel", browser.DefaultParallel, "model calls in flight for one page (keep at or below OLLAMA_NUM_PARALLEL)")
+	fl.IntVar(&f.snippet, "snippet-chars", browser.DefaultSnippetChars, "characters fetch_snippet shows")
+	fl.StringVar(&f.cacheDir, "cache-dir", "", "page cache folder (default: the user cache folder's icm/pages)")
+	fl.DurationVar(&f.cacheTTL, "cache-ttl", 24*time.Hour, "how long cached pages and answers are reused")
+	fl.BoolVar(&f.noCache, "no-cache", false, "neither read nor write the page cache")
+	fl.Int64Var(&f.maxBytes, "max-bytes", fetch.DefaultMaxBytes, "largest page read, in bytes after decompression")
+	fl.DurationVar(&f.timeout, "timeout", fetch.DefaultTimeout, "longest time to read one page")
+	fl.DurationVar(&f.idle, "idle-timeout", fetch.DefaultIdleTimeout, "longest silence from a server while reading")
+	fl.IntVar(&f.redirects, "max-redirects", fetch.DefaultMaxRedirects, "redirect hops followed")
+	return cmd
+}
+
+func runBrowser(ctx context.Context, env *Env, f *browserFlags) error {
+	logger := newLogger(env)
+	fetcher, err := fetch.New(fetch.Options{
+		Allow:        f.allow,
+		MaxBytes:     f.maxBytes,
+		Timeout:      f.timeout,
+		IdleTimeout:  f.idle,
+		MaxRedirects: f.redirects,
+	})
+	if err != nil {
+		return fmt.Errorf("--allow-host: %w", err)
+	}
+	backend, closeBackend, err := pickBackend(f, fetcher, env.Stderr)
+	if err != nil {
+		return err
+	}
+	defer closeBackend()
+
+	var cache *browser.Cache
+	if !f.noCache {
+		dir := f.cacheDir
+		if dir == "" {
+			if dir, err = browser.DefaultCacheDir(); err != nil {
+				return err
+			}
+		}
+		cache = &browser.Cache{Dir: dir, TTL: f.cacheTTL}
+		if err := cache.Prune(); err != nil {
+			logger.Warn("could not prune the page cache", "dir", dir, "err", err)
+		}
+	}
+
+	reader := &browser.Reader{ChunkChars: f.chunkChars, Overlap: f.overlap, Parallel: f.parallel, Log: logger}
+	model := f.model
+	if model == "" {
+		model = env.Getenv("ICM_MODEL")
+	}
+	if model != "" {
+		client, err := llm.NewOllama(llm.WithBaseURL(f.ollama), llm.WithGetenv(env.Getenv), llm.WithModel(model))
+		if err != nil {
+			return fmt.Errorf("--ollama: %w", err)
+		}
+		reader.Model, reader.ModelName = client, model
+	} else {
+		logger.Warn("no --model given: summarize and extract will say how to configure one")
+	}
+	logger.Info("browser server", "backend", backend.Name(), "model", model, "allow", strings.Join(f.allow, ","), "cache", cache != nil)
+	srv := browser.NewServer(browser.Deps{
+		Pages:        &browser.Loader{Backend: backend, Cache: cache},
+		Reader:       reader,
+		Cache:        cache,
+		SnippetChars: f.snippet,
+		Version:      Version,
+	})
+	return serveMCP(ctx, env, logger, srv, f.http)
+}
+
+func pickBackend(f *browserFlags, fetcher *fetch.Fetcher, stderr io.Writer) (browser.Backend, func(), error) {
+	name := f.backend
+	if name == "" && f.camofox != "" {
+		name = "camofox"
+	}
+	switch name {
+	case "", "http":
+		return &browser.HTTPBackend{Fetcher: fetcher}, func() {}, nil
+	case "chromium":
+		if _, err := browser.ChromiumPath(f.chromium); err != nil {
+			return nil, nil, fmt.Errorf("--backend chromium: %w", err)
+		}
+		b := &browser.ChromiumBackend{Fetcher: fetcher, Path: f.chromium, Timeout: f.timeout, MaxBytes: int(f.maxBytes), Stderr: io.Discard}
+		return b, func() { b.Close() }, nil
+	case "camofox":
+		if f.camofox == "" {
+			return nil, nil, errors.New("--backend camofox needs --camofox URL (e.g. http://localhost:9500)")
+		}
+		return &browser.CamofoxBackend{BaseURL: f.camofox, Fetcher: fetcher, MaxChars: int(f.maxBytes)}, func() {}, nil
+	}
+	return nil, nil, fmt.Errorf("--backend %q: use http, chromium or camofox", name)
+}
+
+func newLogger(env *Env) *slog.Logger {
+	return slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+}
+
+// serveMCP serves srv on stdio, or on streamable HTTP when addr is set,
+// until the input ends or ctx is cancelled.
+func serveMCP(ctx context.Context, env *Env, logger *slog.Logger, srv *server.MCPServer, addr string) error {
+	if addr == "" {
+		stdio := server.NewStdioServer(srv)
+		stdio.SetErrorLogger(log.New(env.Stderr, "mcp: ", log.LstdFlags))
+		err := stdio.Listen(ctx, env.Stdin, env.Stdout)
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return fmt.Errorf("MCP over stdio stopped: %w", err)
+		}
+		return nil
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("unable to listen on %s for --http: %w", addr, err)
+	}
+	h := server.NewStreamableHTTPServer(srv)
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	logger.Info("serving MCP over streamable HTTP", "url", "http://"+ln.Addr().String()+"/mcp")
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		return fmt.Errorf("MCP over HTTP stopped: %w", err)
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		h.Shutdown(sctx)
+		return hs.Shutdown(sctx)
+	}
+}

@@ -1,0 +1,157 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/icm-tool/icm/server/internal/testutil/fakesearx"
+	"github.com/icm-tool/icm/server/internal/testutil/sites"
+)
+
+// InspectorVersion is the MCP Inspector release the interoperability test
+// drives; .ci/run installs the same one.
+const inspectorVersion = "2.12.0"
+
+// inspector returns the MCP Inspector's launcher, installing it with npm
+// into $CACHE_DIR/inspector (default ~/.cache/icm-dev) when missing.
+func inspector(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed; the MCP Inspector test needs Node.js and npm")
+	}
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Skip("npm is not installed; the MCP Inspector test needs Node.js and npm")
+	}
+	cache := os.Getenv("CACHE_DIR")
+	if cache == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cache = filepath.Join(home, ".cache", "icm-dev")
+	}
+	dir := filepath.Join(cache, "inspector")
+	bin := filepath.Join(dir, "node_modules", ".bin", "mcp-inspector")
+	pkg := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "inspector", "package.json")
+	if b, err := os.ReadFile(pkg); err == nil && strings.Contains(string(b), `"version": "`+inspectorVersion+`"`) {
+		return bin
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "npm", "install", "--prefix", dir, "--no-audit", "--no-fund", "@modelcontextprotocol/inspector@"+inspectorVersion)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("unable to install the MCP Inspector into %s: %v\n%s", dir, err, out)
+	}
+	return bin
+}
+
+// buildICM builds the icm binary into a temporary folder.
+func buildICM(t *testing.T) string {
+	t.Helper()
+	exe := filepath.Join(t.TempDir(), "icm")
+	if runtime.GOOS == "windows" {
+		exe += ".exe"
+	}
+	cmd := exec.CommandContext(t.Context(), "go", "build", "-o", exe, "github.com/icm-tool/icm/server/cmd/icm")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return exe
+}
+
+// inspect runs the Inspector's CLI mode against `icm server...` and
+// decodes its JSON answer.
+func inspect(t *testing.T, bin string, server []string, method ...string) map[string]any {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	args := append(append([]string{"--cli"}, server...), method...)
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("inspector %v: %v\nstdout:\n%s\nstderr:\n%s", args, err, out.String(), errb.String())
+	}
+	// The launcher passes the server's stderr (our logs) through; the
+	// answer is the JSON document on stdout.
+	s := out.String()
+	start := strings.Index(s, "{")
+	if start < 0 {
+		t.Fatalf("inspector printed no JSON:\n%s\nstderr:\n%s", s, errb.String())
+	}
+	var v map[string]any
+	if err := json.NewDecoder(strings.NewReader(s[start:])).Decode(&v); err != nil {
+		t.Fatalf("inspector output is not JSON: %v\n%s", err, s)
+	}
+	return v
+}
+
+func toolNames(t *testing.T, list map[string]any) []string {
+	t.Helper()
+	var names []string
+	tools, _ := list["tools"].([]any)
+	for _, tl := range tools {
+		names = append(names, tl.(map[string]any)["name"].(string))
+	}
+	return names
+}
+
+func callText(t *testing.T, res map[string]any) (string, bool) {
+	t.Helper()
+	var sb strings.Builder
+	content, _ := res["content"].([]any)
+	for _, c := range content {
+		if txt, ok := c.(map[string]any)["text"].(string); ok {
+			sb.WriteString(txt)
+		}
+	}
+	isErr, _ := res["isError"].(bool)
+	return sb.String(), isErr
+}
+
+// TestMCPInspectorInterop drives both servers with an MCP client we did not
+// write: the official MCP Inspector in CLI mode.
+func TestMCPInspectorInterop(t *testing.T) {
+	bin := inspector(t)
+	icm := buildICM(t)
+	fake := fakesearx.New(t, nil)
+	site := sites.New(t)
+
+	t.Run("search", func(t *testing.T) {
+		srv := []string{icm, "mcp", "search", "--searxng", fake.URL}
+		if names := toolNames(t, inspect(t, bin, srv, "--method", "tools/list")); strings.Join(names, ",") != "search" {
+			t.Fatalf("tools = %v", names)
+		}
+		res := inspect(t, bin, srv, "--method", "tools/call", "--tool-name", "search", "--tool-arg", "query=icm workspaces", "--tool-arg", "max_results=3")
+		text, isErr := callText(t, res)
+		if isErr || !strings.Contains(text, "[3] Result 3 for icm workspaces") || strings.Contains(text, "[4]") {
+			t.Fatalf("search result (isError %v):\n%s", isErr, text)
+		}
+		if q := fake.Queries(); len(q) == 0 || q[len(q)-1] != "icm workspaces" {
+			t.Fatalf("fake SearXNG saw %q", q)
+		}
+	})
+	t.Run("browser", func(t *testing.T) {
+		srv := []string{icm, "mcp", "browser", "--no-cache", "--allow-host", "127.0.0.1"}
+		names := toolNames(t, inspect(t, bin, srv, "--method", "tools/list"))
+		if strings.Join(names, ",") != "extract,fetch_snippet,fetch_structure,fetch_urls,summarize" {
+			t.Fatalf("tools = %v", names)
+		}
+		res := inspect(t, bin, srv, "--method", "tools/call", "--tool-name", "fetch_structure", "--tool-arg", "url="+site.Page(sites.PathNested))
+		text, isErr := callText(t, res)
+		if isErr || !strings.Contains(text, sites.NestedOutline) {
+			t.Fatalf("fetch_structure result (isError %v):\n%s", isErr, text)
+		}
+		if site.Hits(sites.PathNested) == 0 {
+			t.Fatalf("the fixture site was never read")
+		}
+	})
+}
