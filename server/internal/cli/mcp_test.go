@@ -3,8 +3,8 @@ package cli
 import (
 	"bufio"
 	"bytes"
-	"io"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 
