@@ -131,13 +131,14 @@ func ParseScript(name string, data []byte) (*ScriptFile, error) {
 	return &f, nil
 }
 
-// errorOffset returns where a decoding error points, or fallback.
+// errorOffset returns where a decoding error points (for a type error,
+// just after the value), or fallback.
 func errorOffset(err error, fallback int64) int64 {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn):
-		return syn.Offset
+		return syn.Offset - 1 // Offset counts the offending byte; point at it
 	case errors.As(err, &typ):
 		return typ.Offset
 	}

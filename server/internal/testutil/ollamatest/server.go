@@ -183,6 +183,7 @@ type statusWriter struct {
 	status int
 }
 
+// WriteHeader notes the first status before sending it.
 func (w *statusWriter) WriteHeader(code int) {
 	if w.status == 0 {
 		w.status = code
@@ -190,6 +191,7 @@ func (w *statusWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
+// Write notes the implicit 200 of a first write.
 func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
