@@ -6,7 +6,7 @@ BIN := bin/icm
 CACHE_DIR ?= $(HOME)/.cache/icm-dev
 export CACHE_DIR
 
-.PHONY: help build test run vet bench fuzz clean ollama-test-server ollama-server-build
+.PHONY: help build test run vet bench fuzz clean ollama-test-server ollama-server-build mcp-inspector
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-20s %s\n", $$1, $$2}'
@@ -36,3 +36,10 @@ ollama-server-build: ## build the real Ollama server into CACHE_DIR, or find it 
 
 clean: ## remove build products
 	rm -rf bin
+
+# The official MCP Inspector; server/internal/cli's interop test drives icm's
+# MCP servers with it (keep the version in step with mcp_inspector_test.go).
+INSPECTOR_VERSION := 2.12.0
+mcp-inspector: ## install the MCP Inspector (for the MCP interop test) into CACHE_DIR
+	@grep -qs '"version": "$(INSPECTOR_VERSION)"' $(CACHE_DIR)/inspector/node_modules/@modelcontextprotocol/inspector/package.json || \
+	  npm install --prefix $(CACHE_DIR)/inspector --no-audit --no-fund @modelcontextprotocol/inspector@$(INSPECTOR_VERSION)
