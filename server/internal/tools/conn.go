@@ -78,8 +78,9 @@ func dial(ctx context.Context, s Server, opts Options) (*conn, error) {
 	}
 	c.client = client.NewClient(tr, client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
 	if err := c.client.Start(life); err != nil {
+		fail := c.failure(ctx, "", err)
 		_ = c.close()
-		return nil, c.failure(ctx, "", err)
+		return nil, fail
 	}
 	req := mcp.InitializeRequest{}
 	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION

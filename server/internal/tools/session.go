@@ -183,8 +183,8 @@ func (s *Session) Stderr(server string) string {
 // Call runs one tool call of the model.
 //
 // What the model did wrong (an unknown tool, arguments that do not fit the
-// schema) and what the tool reported (MCP isError) come back as a Result
-// with IsError set and a nil error: the model reads the text and tries
+// schema) and what the tool reported (MCP isError, or a JSON-RPC error
+// answer) come back as a Result with IsError set and a nil error: the model reads the text and tries
 // again. When the server itself fails (it hangs past the deadline, exits,
 // the connection breaks) Call returns a *ServerError together with a Result
 // whose text is that error, so the caller can record it, show it to the
@@ -216,6 +216,13 @@ func (s *Session) Call(ctx context.Context, name string, args map[string]any) (R
 			return s.finish(res, start), ctx.Err()
 		}
 		res.IsError = true
+		var se *ServerError
+		if !errors.As(err, &se) {
+			// A JSON-RPC error: the server is fine but refused this call
+			// (bad parameters, a failing handler). The model may retry.
+			res.Text = fmt.Sprintf("%s failed: %v", name, err)
+			return s.finish(res, start), nil
+		}
 		res.Text = err.Error()
 		return s.finish(res, start), err
 	}

@@ -50,6 +50,7 @@ func TestSessionCalls(t *testing.T) {
 		{"nil arguments", "fx_echo", nil, true, []string{"missing property"}, false},
 		{"unknown tool", "fx_nope", nil, true, []string{"unknown tool fx_nope; available:", "fx_echo", "fx_add"}, false},
 		{"tool error", "fx_fail", map[string]any{"message": "no such page"}, true, []string{"no such page"}, false},
+		{"JSON-RPC error", "fx_broken", nil, true, []string{"fx_broken failed", "handler is broken"}, false},
 		{"image described", "fx_image", nil, false, []string{"a caption", "[image: image/png,"}, false},
 		{"ref kept and checked ok", "fx_lookup", map[string]any{"colour": "red"}, false, []string{"found red"}, false},
 		{"ref kept and checked bad", "fx_lookup", map[string]any{"colour": "purple"}, true, []string{`argument "colour"`, "red"}, false},

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -68,6 +69,12 @@ func New(opts Options) *server.MCPServer {
 		mcp.WithString("message", mcp.Required()),
 	), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultError(req.GetString("message", "")), nil
+	})
+
+	s.AddTool(mcp.NewTool("broken",
+		mcp.WithDescription("Fail inside the handler, which the server answers with a JSON-RPC error."),
+	), func(_ context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, errors.New("handler is broken")
 	})
 
 	s.AddTool(mcp.NewTool("image",
