@@ -6,7 +6,7 @@ BIN := bin/icm
 CACHE_DIR ?= $(HOME)/.cache/icm-dev
 export CACHE_DIR
 
-.PHONY: help build test run vet bench fuzz clean ollama-test-server ollama-server-build mcp-inspector
+.PHONY: help build test run vet bench fuzz clean ollama-test-server ollama-server-build mcp-inspector scripted-ollama
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-20s %s\n", $$1, $$2}'
@@ -33,6 +33,12 @@ ollama-test-server: ## run the real Ollama server with the tiny test model until
 
 ollama-server-build: ## build the real Ollama server into CACHE_DIR, or find it there
 	$(GO) run ./server/internal/testutil/realollama/cmd/ollama-test-server -build-only
+
+# A scripted Ollama-compatible server (the ollamatest package) for demos
+# and the VS Code e2e test; it prints its URL and stops on Ctrl-C.
+OLLAMA_SCRIPT ?= server/internal/testutil/ollamatest/testdata/scripts/course.json
+scripted-ollama: ## serve OLLAMA_SCRIPT (a JSON script) as a fake Ollama on 127.0.0.1 until Ctrl-C
+	$(GO) run ./server/internal/testutil/ollamatest/cmd/scripted-ollama $(OLLAMA_SCRIPT)
 
 clean: ## remove build products
 	rm -rf bin
