@@ -94,6 +94,8 @@ func commands(env *Env, g *globalFlags) []*cobra.Command {
 		newCheckCmd(env, g),
 		newProbeCmd(env, g),
 		newStatusCmd(env, g),
+		newRunCmd(env, g),
+		newApproveCmd(env, g),
 		newPullCmd(env, g),
 		newMCPCmd(env),
 	}

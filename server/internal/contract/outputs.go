@@ -50,6 +50,11 @@ func (p *parser) listOutput(l markdown.Line) {
 			return
 		}
 		o.Path = path.Join(d, file)
+		if !strings.HasPrefix(o.Path, "output/") {
+			p.add(o.PathRange, Error, CodeOutputLocation,
+				fmt.Sprintf("%s climbs out of output/; name a file inside the stage's output/ folder", file))
+			return
+		}
 		p.addOutput(o)
 		return
 	}

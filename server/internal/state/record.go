@@ -28,6 +28,9 @@ const (
 	RunDone       = "done"
 	RunFailed     = "failed"
 	RunIncomplete = "incomplete"
+	// RunWriting is recorded just before outputs are written; a record
+	// still saying so means the run was killed while writing.
+	RunWriting = "writing"
 )
 
 // Record is the record of a stage's last run, written next to its outputs.
@@ -51,6 +54,9 @@ type Record struct {
 	Model    string `json:"model,omitempty"`
 	// Outputs maps workspace-relative output paths to the hashes written.
 	Outputs map[string]string `json:"outputs"`
+	// PrevOutputs are the output hashes from before this run wrote, so an
+	// interrupted write is not mistaken for a person's edit.
+	PrevOutputs map[string]string `json:"prev_outputs,omitempty"`
 	// Verify holds the results of the contract's Verify checks.
 	Verify []VerifyResult `json:"verify,omitempty"`
 	// Items is the number of For each items (0 when none).

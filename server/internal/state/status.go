@@ -78,6 +78,8 @@ func Derive(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract, 
 		s.Status, s.Reason = Approved, "output approved"
 	case rec == nil:
 		s.Status, s.Reason = Awaiting, "output present but not approved"
+	case rec.Status == RunWriting:
+		s.Status, s.Reason = Failed, "the last run was interrupted while writing its outputs; run it again"
 	case rec.Status != RunDone:
 		s.Status = Failed
 		s.Reason = "last run " + rec.Status
@@ -111,6 +113,31 @@ func Derive(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract, 
 		s.Reason += fmt.Sprintf(" (Verify found problems: see icm status %s)", st.Name)
 	}
 	return s, nil
+}
+
+// HumanEdited reports whether the stage's outputs hold changes a person
+// made that nobody approved: present outputs that match neither what the
+// last run wrote (or found before writing) nor the approval.
+func (s *StageState) HumanEdited() bool {
+	present := false
+	for _, h := range s.Outputs {
+		if h != Missing {
+			present = true
+		}
+	}
+	if !present {
+		return false
+	}
+	if s.Approval != nil && sameHashes(s.Approval.Outputs, s.Outputs) {
+		return false
+	}
+	if s.Record == nil {
+		return true
+	}
+	if s.Record.Status == RunWriting {
+		return false // what changed was written by the interrupted run
+	}
+	return !sameHashes(s.Record.Outputs, s.Outputs) && !sameHashes(s.Record.PrevOutputs, s.Outputs)
 }
 
 func sameHashes(a, b map[string]string) bool {

@@ -1,0 +1,68 @@
+// Package toolbox connects the run engine to MCP tool servers: it loads a
+// workspace's server registry, lets `command = "icm"` mean this very
+// binary, and adapts tools.Session to the agent loop. The CLI and the
+// language server both start stage tools through it, so the workflow and
+// agent packages never import the MCP library.
+package toolbox
+
+import (
+	"context"
+	"os"
+
+	"github.com/icm-tool/icm/server/internal/agent"
+	"github.com/icm-tool/icm/server/internal/tools"
+	"github.com/icm-tool/icm/server/internal/workflow"
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+// SelfCommand is the server command that means "this icm binary", so a
+// workspace can name icm's own MCP servers without knowing where icm lives.
+const SelfCommand = "icm"
+
+// Load reads the workspace's MCP servers and points `icm` commands at
+// self (the running executable; "" means os.Executable).
+func Load(ws *workspace.Workspace, self string) (tools.Registry, []tools.Problem) {
+	reg, problems := tools.LoadServers(ws.Root, ws.Config)
+	if self == "" {
+		if exe, err := os.Executable(); err == nil {
+			self = exe
+		}
+	}
+	if self != "" {
+		for name, s := range reg {
+			if s.Command == SelfCommand {
+				s.Command = self
+				reg[name] = s
+			}
+		}
+	}
+	return reg, problems
+}
+
+// Names returns the server names of a registry.
+func Names(reg tools.Registry) map[string]bool {
+	out := make(map[string]bool, len(reg))
+	for name := range reg {
+		out[name] = true
+	}
+	return out
+}
+
+// Opener returns the engine's way of starting a stage's tools.
+func Opener(reg tools.Registry, opts tools.Options) workflow.ToolOpener {
+	return func(ctx context.Context, allow map[string][]string) (workflow.ToolSession, error) {
+		s, err := tools.Open(ctx, reg, allow, opts)
+		if err != nil {
+			return nil, err
+		}
+		return session{s}, nil
+	}
+}
+
+// session adapts tools.Session to agent.Tools.
+type session struct{ *tools.Session }
+
+func (s session) Call(ctx context.Context, name string, args map[string]any) (agent.ToolResult, error) {
+	r, err := s.Session.Call(ctx, name, args)
+	return agent.ToolResult{Text: r.Text, IsError: r.IsError, Server: r.Server, Tool: r.Tool, Size: r.Size, Truncated: r.Truncated, Duration: r.Duration}, err
+}

@@ -1,0 +1,121 @@
+package workflow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/verify"
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+// ErrVerifyFailed marks an approval refused because Verify checks failed.
+var ErrVerifyFailed = errors.New("verify-failed")
+
+// ApproveOptions change how a stage is approved.
+type ApproveOptions struct {
+	// Force approves despite failing Verify checks or a stale stage.
+	Force bool
+	// By records who approved ("user" when empty).
+	By  string
+	Now func() time.Time
+	// CodeBlocks runs `code-blocks` checks when re-verifying.
+	CodeBlocks verify.CodeChecker
+}
+
+// Approve records that a person accepts a stage's outputs as they are now:
+// the approval holds their hashes, so any later edit needs approving again.
+func Approve(ws *workspace.Workspace, name string, opts ApproveOptions) (*state.Approval, error) {
+	st, err := ws.Stage(name)
+	if err != nil {
+		return nil, err
+	}
+	src, err := ws.Files.ReadFile(st.Contract)
+	if err != nil {
+		return nil, fmt.Errorf("unable to read %s: %w", st.ContractRel(), err)
+	}
+	c := contract.Parse(st.Contract, src)
+	s, err := state.Derive(ws, st, c, state.ResolveSettings(ws.Config.Model, c.Model, ""))
+	if err != nil {
+		return nil, err
+	}
+	switch s.Status {
+	case state.Pending:
+		return nil, fmt.Errorf("stage %s has no output to approve yet; run it first", st.Name)
+	case state.Approved:
+		return s.Approval, nil
+	case state.Failed:
+		if !opts.Force {
+			return nil, fmt.Errorf("stage %s: its last run failed (%s); run it again, or approve the outputs on disk with --force", st.Name, s.Reason)
+		}
+	case state.Stale:
+		if !opts.Force {
+			return nil, fmt.Errorf("stage %s is stale (%s); run it again, or approve as it is with --force", st.Name, s.Reason)
+		}
+	}
+	if len(c.Verify) > 0 && !opts.Force {
+		// Check the outputs as they are now: a person may have fixed them.
+		var outs []verify.Output
+		for rel, h := range s.Outputs {
+			if h != state.Missing {
+				outs = append(outs, verify.Output{Rel: rel, Abs: ws.Abs(rel)})
+			}
+		}
+		sort.Slice(outs, func(i, j int) bool { return outs[i].Rel < outs[j].Rel })
+		results := verify.Run(context.Background(), c.Verify, outs, verify.Env{
+			StageDir: st.Dir, Workspace: ws.Root, Stage: st.Name, CodeBlocks: opts.CodeBlocks,
+			Resolve: func(p string) (string, error) { return ws.Resolve(st.Dir, p) },
+		})
+		var msgs []string
+		for _, v := range results {
+			for _, f := range v.Findings {
+				loc := f.File
+				if f.Line > 0 {
+					loc = fmt.Sprintf("%s:%d", f.File, f.Line)
+				}
+				msgs = append(msgs, loc+": "+f.Message)
+			}
+		}
+		if len(msgs) > 0 {
+			return nil, fmt.Errorf("%w: stage %s has failing Verify checks: %s; fix the output or pass --force", ErrVerifyFailed, st.Name, strings.Join(msgs, "; "))
+		}
+	}
+	return writeApproval(st, s, opts)
+}
+
+func writeApproval(st *workspace.Stage, s *state.StageState, opts ApproveOptions) (*state.Approval, error) {
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	by := opts.By
+	if by == "" {
+		by = "user"
+	}
+	a := &state.Approval{Stage: st.Name, ApprovedAt: now(), Outputs: s.Outputs, By: by, Forced: opts.Force}
+	if s.Record != nil {
+		a.RunID = s.Record.RunID
+	}
+	if err := state.WriteApproval(st.Dir, a); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// approve approves a stage inside a run (gate rerun).
+func (e *Engine) approve(st *workspace.Stage, c *contract.Contract, by string) error {
+	s, err := state.Derive(e.ws, st, c, state.ResolveSettings(e.ws.Config.Model, c.Model, e.opts.Model))
+	if err != nil {
+		return err
+	}
+	_, err = writeApproval(st, s, ApproveOptions{By: by, Now: e.opts.Now})
+	if err == nil {
+		e.emit(Event{Kind: EventGate, Stage: st.Name, Status: string(state.Approved), Message: st.Name + " approved by running again (gate rerun)"})
+	}
+	return err
+}

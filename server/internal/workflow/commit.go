@@ -1,0 +1,149 @@
+package workflow
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/verify"
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+// commit writes a stage's outputs and its record. The order makes a kill
+// at any moment safe: the record first says "writing" (with the hashes
+// before and after), then each output is replaced atomically, then the
+// record says "done". The previous outputs are copied to history first.
+func (r *run) commit(ctx context.Context, outputs map[string][]byte, cur *state.StageState) error {
+	e, st := r.e, r.st
+	var before map[string]string
+	if cur != nil {
+		before = cur.Outputs
+	}
+	if r.c.Script == nil {
+		if err := e.keepVersions(st, cur); err != nil {
+			return err
+		}
+		after := map[string]string{}
+		for rel, data := range outputs {
+			after[rel] = state.Hash(data)
+		}
+		rec := r.record(state.RunWriting, after, before)
+		if err := state.WriteRecord(st.Dir, rec); err != nil {
+			return err
+		}
+		rels := make([]string, 0, len(outputs))
+		for rel := range outputs {
+			rels = append(rels, rel)
+		}
+		sort.Strings(rels)
+		for _, rel := range rels {
+			if err := state.WriteFile(e.ws.Abs(rel), outputs[rel], 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	now, err := state.OutputHashes(e.ws, st, r.c)
+	if err != nil {
+		return err
+	}
+	var outs []verify.Output
+	for rel, h := range now {
+		r.res.Outputs = append(r.res.Outputs, rel)
+		if h == state.Missing {
+			return fmt.Errorf("stage %s did not write its declared output %s", st.Name, rel)
+		}
+		outs = append(outs, verify.Output{Rel: rel, Abs: e.ws.Abs(rel)})
+	}
+	sort.Strings(r.res.Outputs)
+	sort.Slice(outs, func(i, j int) bool { return outs[i].Rel < outs[j].Rel })
+	if len(r.c.Verify) > 0 {
+		r.res.Verify = verify.Run(ctx, r.c.Verify, outs, verify.Env{
+			StageDir: st.Dir, Workspace: e.ws.Root, Stage: st.Name,
+			Resolve:    func(p string) (string, error) { return e.ws.Resolve(st.Dir, p) },
+			CodeBlocks: e.opts.CodeBlocks,
+		})
+		e.emit(Event{Kind: EventVerify, Stage: st.Name, Verify: r.res.Verify, Message: verifySummary(r.res.Verify)})
+	}
+	rec := r.record(state.RunDone, now, before)
+	rec.Verify = r.res.Verify
+	if err := state.WriteRecord(st.Dir, rec); err != nil {
+		return err
+	}
+	r.res.Status = state.RunDone
+	if r.c.Gate != nil && r.c.Gate.Auto && !rec.VerifyFailed() {
+		if err := state.WriteApproval(st.Dir, &state.Approval{Stage: st.Name, ApprovedAt: e.opts.Now(), RunID: e.runID, Outputs: now, By: "auto"}); err != nil {
+			return err
+		}
+		r.res.AutoApproved = true
+	}
+	_ = os.RemoveAll(filepath.Join(st.Dir, state.StateDir, state.ItemsDir))
+	e.emit(Event{Kind: EventStageEnd, Stage: st.Name, Status: state.RunDone, Outputs: r.res.Outputs, Verify: r.res.Verify,
+		Duration: r.res.Duration, PromptTokens: r.res.Prompt, OutputTokens: r.res.Output,
+		Message: fmt.Sprintf("%s wrote %d output(s)", st.Name, len(r.res.Outputs))})
+	return nil
+}
+
+func (r *run) record(status string, outputs, before map[string]string) *state.Record {
+	return &state.Record{
+		Stage: r.st.Name, RunID: r.e.runID, Started: r.e.opts.Now().Add(-r.res.Duration), Finished: r.e.opts.Now(),
+		Status: status, Inputs: r.inputs, Settings: r.settings.Hash(), Model: r.settings.Model(),
+		Outputs: outputs, PrevOutputs: before, Items: r.res.Items, StopReason: r.res.StopReason,
+		PromptTokens: r.res.Prompt, OutputTokens: r.res.Output, ModelCalls: r.res.ModelCalls, ToolCalls: r.res.ToolCalls,
+	}
+}
+
+func verifySummary(rs []state.VerifyResult) string {
+	failed := 0
+	for _, v := range rs {
+		if !v.OK {
+			failed++
+		}
+	}
+	if failed == 0 {
+		return fmt.Sprintf("verify: %d check(s) passed", len(rs))
+	}
+	return fmt.Sprintf("verify: %d of %d check(s) failed", failed, len(rs))
+}
+
+// VersionsDir is where previous outputs are kept, per stage.
+func VersionsDir(ws *workspace.Workspace, stage string) string {
+	return filepath.Join(ws.Root, workspace.HistoryDir, "versions", stage)
+}
+
+// keepVersions copies the stage's current outputs into
+// history/versions/<stage>/<label>/ before they are replaced; the label
+// sorts by time and names the run that wrote them.
+func (e *Engine) keepVersions(st *workspace.Stage, cur *state.StageState) error {
+	if cur == nil {
+		return nil
+	}
+	label := e.opts.Now().UTC().Format("20060102-150405.000")
+	if cur.Record != nil && cur.Record.RunID != "" && !cur.HumanEdited() {
+		label += "-" + cur.Record.RunID
+	} else {
+		label += "-edited"
+	}
+	for rel, h := range cur.Outputs {
+		if h == state.Missing {
+			continue
+		}
+		data, err := os.ReadFile(e.ws.Abs(rel))
+		if err != nil {
+			return fmt.Errorf("unable to keep the previous version of %s: %w", rel, err)
+		}
+		dst := filepath.Join(VersionsDir(e.ws, st.Name), label, filepath.Base(rel))
+		if err := state.WriteFile(dst, data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keepIncomplete saves a cut-off answer for a person to look at.
+func (e *Engine) keepIncomplete(st *workspace.Stage, inc *IncompleteError) error {
+	dst := filepath.Join(VersionsDir(e.ws, st.Name), e.opts.Now().UTC().Format("20060102-150405.000")+"-incomplete", "answer.md")
+	return state.WriteFile(dst, []byte(inc.Partial), 0o644)
+}

@@ -1,0 +1,307 @@
+// Package workflow is the run engine: it runs a workspace's stages in
+// folder order, one at a time, and stops at each review gate. A stage is
+// either a model stage (the assembled context goes through the agent loop
+// with the stage's tools, once, or once per For each item) or a Script
+// stage (a command). Outputs are written atomically with the previous
+// version kept in history; a run record binds what the stage read to what
+// it wrote, so later changes mark it stale; every step is traced to
+// history/<run-id>.jsonl.
+package workflow
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/icm-tool/icm/server/internal/agent"
+	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/verify"
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+// Gate modes.
+const (
+	GateExplicit = "explicit"
+	GateRerun    = "rerun"
+)
+
+// ToolSession is a stage's running tool servers, as the agent loop uses them.
+type ToolSession interface {
+	agent.Tools
+	Close() error
+}
+
+// ToolOpener starts the MCP servers a stage names, allowing only the listed
+// tools (server -> tool names; nil names mean all of that server's tools).
+type ToolOpener func(ctx context.Context, allow map[string][]string) (ToolSession, error)
+
+// Options configure a run.
+type Options struct {
+	// Client talks to the model server.
+	Client llm.Client
+	// Model, when set, replaces the configured model for this run.
+	Model string
+	// Stage, when set, runs that stage only (even if it is approved).
+	Stage string
+	// All runs every stage that needs it without stopping at gates.
+	All bool
+	// Force overwrites outputs a person edited without approving them.
+	Force bool
+	// Gate overrides [workflow] gate ("explicit" or "rerun").
+	Gate string
+	// Tools starts MCP servers; nil means stages with tools cannot run.
+	Tools ToolOpener
+	// Servers lists the configured MCP server names (for checks).
+	Servers map[string]bool
+	// CodeBlocks runs `code-blocks` Verify checks; nil makes them fail as unavailable.
+	CodeBlocks verify.CodeChecker
+	// Progress receives every event as it happens.
+	Progress func(Event)
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Engine runs stages of one workspace.
+type Engine struct {
+	ws    *workspace.Workspace
+	opts  Options
+	runID string
+	trace *trace
+}
+
+// StageResult is what one stage run did.
+type StageResult struct {
+	Stage      string               `json:"stage"`
+	Status     string               `json:"status"`
+	Outputs    []string             `json:"outputs"`
+	Verify     []state.VerifyResult `json:"verify,omitempty"`
+	StopReason string               `json:"stop_reason,omitempty"`
+	Items      int                  `json:"items,omitempty"`
+	Reused     int                  `json:"reused_items,omitempty"`
+	Prompt     int                  `json:"prompt_tokens"`
+	Output     int                  `json:"output_tokens"`
+	ModelCalls int                  `json:"model_calls"`
+	ToolCalls  int                  `json:"tool_calls"`
+	Duration   time.Duration        `json:"duration"`
+	// AutoApproved is set when the Gate is auto and every check passed.
+	AutoApproved bool `json:"auto_approved,omitempty"`
+}
+
+// Summary is what a run did and where it stopped.
+type Summary struct {
+	RunID string         `json:"run_id"`
+	Ran   []*StageResult `json:"ran"`
+	// Next is the state after the run: what the person does next.
+	Next state.Next `json:"next"`
+	// Approved lists stages approved along the way (gate rerun or auto).
+	Approved []string `json:"approved,omitempty"`
+}
+
+// New prepares a run of ws.
+func New(ws *workspace.Workspace, opts Options) (*Engine, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Gate == "" {
+		opts.Gate = ws.Config.Workflow.Gate
+	}
+	if opts.Gate != GateExplicit && opts.Gate != GateRerun {
+		return nil, fmt.Errorf("unknown gate mode %q; use %q or %q", opts.Gate, GateExplicit, GateRerun)
+	}
+	if opts.Servers == nil {
+		opts.Servers = map[string]bool{}
+		for name := range ws.Config.MCP.Servers {
+			opts.Servers[name] = true
+		}
+	}
+	return &Engine{ws: ws, opts: opts, runID: NewRunID(opts.Now())}, nil
+}
+
+// RunID returns the id of the run this engine performs.
+func (e *Engine) RunID() string { return e.runID }
+
+// NewRunID makes a run id that sorts by time: 20261130-101502-3fa2c1.
+func NewRunID(t time.Time) string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return t.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+func (e *Engine) emit(ev Event) {
+	ev.RunID = e.runID
+	if ev.Time.IsZero() {
+		ev.Time = e.opts.Now()
+	}
+	e.trace.write(ev)
+	if e.opts.Progress != nil {
+		e.opts.Progress(ev)
+	}
+}
+
+// Run runs the next stage that needs it (or the one named in Options.Stage,
+// or all of them with Options.All) and stops at the review gate. It holds
+// the workspace's run lock throughout.
+func (e *Engine) Run(ctx context.Context) (*Summary, error) {
+	lock, err := state.Acquire(e.ws.Root, "icm run")
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
+	sum := &Summary{RunID: e.runID}
+	start := e.opts.Now()
+	defer func() {
+		if e.trace != nil {
+			var in, out int
+			for _, r := range sum.Ran {
+				in += r.Prompt
+				out += r.Output
+			}
+			e.emit(Event{Kind: EventRunEnd, Message: sum.Next.Message, Duration: e.opts.Now().Sub(start), PromptTokens: in, OutputTokens: out})
+			e.trace.close()
+		}
+	}()
+	ran := map[string]bool{}
+	for {
+		if err := ctx.Err(); err != nil {
+			return sum, err
+		}
+		rep := check.Run(e.ws, check.Options{Servers: e.opts.Servers})
+		p, err := state.Pipeline(e.ws, contractsOf(rep))
+		if err != nil {
+			return sum, err
+		}
+		sum.Next = p.Next
+		target, stop, err := e.pick(p, rep, ran, sum)
+		if err != nil || stop {
+			if err == nil && len(sum.Ran) > 0 {
+				// The state after the last stage ran.
+				if p2, err2 := state.Pipeline(e.ws, contractsOf(check.Run(e.ws, check.Options{Servers: e.opts.Servers}))); err2 == nil {
+					sum.Next = p2.Next
+				}
+			}
+			return sum, err
+		}
+		if e.trace == nil {
+			if e.trace, err = openTrace(e.ws, e.runID); err != nil {
+				return sum, err
+			}
+			e.emit(Event{Kind: EventRunStart, Message: "run " + e.runID + " in " + e.ws.Root})
+		}
+		ran[target.Stage.Name] = true
+		res, err := e.runStage(ctx, rep, target, stateOf(p, target.Stage.Name))
+		if res != nil {
+			sum.Ran = append(sum.Ran, res)
+			if res.AutoApproved {
+				sum.Approved = append(sum.Approved, res.Stage)
+			}
+		}
+		if err != nil {
+			return sum, err
+		}
+		if e.opts.Stage != "" {
+			p2, err := state.Pipeline(e.ws, contractsOf(check.Run(e.ws, check.Options{Servers: e.opts.Servers})))
+			if err == nil {
+				sum.Next = p2.Next
+			}
+			return sum, nil
+		}
+		if !e.opts.All && !res.AutoApproved {
+			p2, err := state.Pipeline(e.ws, contractsOf(check.Run(e.ws, check.Options{Servers: e.opts.Servers})))
+			if err == nil {
+				sum.Next = p2.Next
+			}
+			e.emit(Event{Kind: EventGate, Stage: res.Stage, Status: string(state.Awaiting), Message: sum.Next.Message})
+			return sum, nil
+		}
+	}
+}
+
+// pick chooses the stage to run next; stop is true when the run should end
+// (at a gate, or with nothing left to do).
+func (e *Engine) pick(p *state.PipelineState, rep *check.Report, ran map[string]bool, sum *Summary) (*check.StageReport, bool, error) {
+	if e.opts.Stage != "" {
+		st, err := e.ws.Stage(e.opts.Stage)
+		if err != nil {
+			return nil, false, err
+		}
+		if ran[st.Name] {
+			return nil, true, nil
+		}
+		return rep.Stage(st.Name), false, nil
+	}
+	for i, s := range p.Stages {
+		name := e.ws.Stages[i].Name
+		switch s.Status {
+		case state.Approved:
+			continue
+		case state.Awaiting:
+			if ran[name] && e.opts.All {
+				continue
+			}
+			if e.opts.Gate == GateRerun && !ran[name] {
+				if s.VerifyFailed && !e.opts.Force {
+					return nil, true, fmt.Errorf("%s: running again would approve it, but its Verify checks failed (see icm status); fix the output or pass --force", name)
+				}
+				if err := e.approve(e.ws.Stages[i], rep.Stage(name).Contract, "rerun"); err != nil {
+					return nil, true, err
+				}
+				sum.Approved = append(sum.Approved, name)
+				continue
+			}
+			if e.opts.All {
+				continue
+			}
+			return nil, true, nil
+		case state.Invalid:
+			return nil, true, e.invalid(rep, name)
+		default:
+			if ran[name] {
+				return nil, true, fmt.Errorf("stage %s did not finish: %s", name, s.Reason)
+			}
+			return rep.Stage(name), false, nil
+		}
+	}
+	return nil, true, nil
+}
+
+func (e *Engine) invalid(rep *check.Report, name string) error {
+	sr := rep.Stage(name)
+	if sr == nil || sr.Contract == nil {
+		return fmt.Errorf("stage %s has no readable %s", name, workspace.ContractFile)
+	}
+	var msgs []string
+	for _, f := range sr.Contract.Findings {
+		if f.Severity == contract.Error {
+			msgs = append(msgs, f.Message)
+		}
+	}
+	if len(msgs) > 3 {
+		msgs = append(msgs[:3], fmt.Sprintf("and %d more", len(msgs)-3))
+	}
+	return fmt.Errorf("stage %s cannot run; its contract has errors (icm check shows where): %s", name, strings.Join(msgs, "; "))
+}
+
+func contractsOf(rep *check.Report) map[string]*contract.Contract {
+	out := map[string]*contract.Contract{}
+	for _, s := range rep.Stages {
+		if s.Contract != nil {
+			out[s.Stage.Name] = s.Contract
+		}
+	}
+	return out
+}
+
+func stateOf(p *state.PipelineState, name string) *state.StageState {
+	for _, s := range p.Stages {
+		if s.Stage == name {
+			return s
+		}
+	}
+	return nil
+}

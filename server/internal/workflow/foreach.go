@@ -1,0 +1,170 @@
+package workflow
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/icm-tool/icm/server/internal/agent"
+	"github.com/icm-tool/icm/server/internal/assemble"
+	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/markdown"
+	"github.com/icm-tool/icm/server/internal/state"
+)
+
+// itemRecord is one finished For each item, kept in
+// <stage>/.icm/items/NNN.json until the stage completes, so a run that
+// dies mid-loop resumes at the first unfinished item.
+type itemRecord struct {
+	// Key binds the result to everything that shaped it: the stage's
+	// inputs, the model settings, and the item itself.
+	Key    string `json:"key"`
+	Title  string `json:"title"`
+	Output string `json:"output"`
+}
+
+// forEach runs one agent loop per ## section of the For each source, with
+// up to [workflow] parallel at once, and joins the answers in order.
+func (r *run) forEach(ctx context.Context, rep *check.Report, sess ToolSession, cfg agent.Config) (string, error) {
+	e, st := r.e, r.st
+	abs, err := e.ws.Resolve(st.Dir, r.c.ForEach.Path)
+	if err != nil {
+		return "", err
+	}
+	src, err := e.ws.Files.ReadFile(abs)
+	if err != nil {
+		return "", fmt.Errorf("stage %s: unable to read the For each source %s: %w", st.Name, e.ws.Rel(abs), err)
+	}
+	items := markdown.Parse(src).Items()
+	if len(items) == 0 {
+		return "", fmt.Errorf("stage %s: %s has no `##` sections, so there is no %s to run", st.Name, e.ws.Rel(abs), r.c.ForEach.Item)
+	}
+	r.res.Items = len(items)
+	titles := make([]string, len(items))
+	for i, it := range items {
+		titles[i] = it.Title
+	}
+	base := r.settings.Hash()
+	for _, k := range sortedKeys(r.inputs) {
+		base += k + r.inputs[k]
+	}
+	dir := filepath.Join(st.Dir, state.StateDir, state.ItemsDir)
+	outs := make([]string, len(items))
+	parallel := max(1, e.ws.Config.Workflow.Parallel)
+	sem := make(chan struct{}, parallel)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+	)
+	for i := range items {
+		it := items[i]
+		key := state.Hash([]byte(fmt.Sprintf("%s\x00%d\x00%s\x00%s", base, i, it.Title, it.Body)))
+		file := filepath.Join(dir, fmt.Sprintf("%03d.json", i+1))
+		if done, ok := readItem(file, key); ok {
+			outs[i] = done
+			r.res.Reused++
+			e.emit(Event{Kind: EventItemEnd, Stage: st.Name, Item: it.Title, Index: i + 1, Count: len(items), Message: fmt.Sprintf("[%d/%d] %s (kept from an interrupted run)", i+1, len(items), it.Title)})
+			continue
+		}
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			out, err := r.item(ctx, rep, sess, cfg, it, i, titles)
+			if err == nil {
+				err = writeItem(file, itemRecord{Key: key, Title: it.Title, Output: out})
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if firstErr == nil {
+					firstErr = err
+				}
+				cancel()
+				return
+			}
+			outs[i] = out
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return "", firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for i, o := range outs {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(strings.TrimSpace(o))
+	}
+	return b.String(), nil
+}
+
+func (r *run) item(ctx context.Context, rep *check.Report, sess ToolSession, cfg agent.Config, it markdown.Item, i int, titles []string) (string, error) {
+	e, st := r.e, r.st
+	n := len(titles)
+	siblings := append(append([]string(nil), titles[:i]...), titles[i+1:]...)
+	e.emit(Event{Kind: EventItemStart, Stage: st.Name, Item: it.Title, Index: i + 1, Count: n, Message: fmt.Sprintf("[%d/%d] %s", i+1, n, it.Title)})
+	actx, err := assemble.Stage(e.ws, st, r.c, assemble.Options{ProducedBy: rep.ProducedBy, Item: &it, ItemIndex: i + 1, ItemCount: n, Siblings: siblings})
+	if err != nil {
+		return "", err
+	}
+	cfg.Stage = fmt.Sprintf("%s [%d/%d]", st.Name, i+1, n)
+	res, err := r.loop(ctx, sess, cfg, actx, it.Title, i+1, n)
+	if err != nil {
+		return "", err
+	}
+	e.emit(Event{Kind: EventItemEnd, Stage: st.Name, Item: it.Title, Index: i + 1, Count: n, Message: fmt.Sprintf("[%d/%d] %s done", i+1, n, it.Title)})
+	return res.Output, nil
+}
+
+func readItem(file, key string) (string, bool) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "", false
+	}
+	var rec itemRecord
+	if json.Unmarshal(data, &rec) != nil || rec.Key != key {
+		return "", false
+	}
+	return rec.Output, true
+}
+
+func writeItem(file string, rec itemRecord) error {
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	if err := state.WriteFile(file, data, 0o644); err != nil {
+		return errors.Join(errors.New("unable to save a finished item"), err)
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

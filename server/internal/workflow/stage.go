@@ -1,0 +1,320 @@
+package workflow
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"strings"
+	"sync"
+
+	"github.com/icm-tool/icm/server/internal/agent"
+	"github.com/icm-tool/icm/server/internal/assemble"
+	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+// EditedError says a stage's output holds changes nobody approved.
+type EditedError struct {
+	Stage   string
+	Outputs []string
+}
+
+func (e *EditedError) Error() string {
+	return fmt.Sprintf("stage %s: %s was edited since the last run and not approved; running again would overwrite the edit", e.Stage, strings.Join(e.Outputs, ", "))
+}
+
+// Hint says what to do.
+func (e *EditedError) Hint() string {
+	return fmt.Sprintf("approve the edit with `icm approve %s`, or run with --force (the edited version is kept in history/versions/)", e.Stage)
+}
+
+// run is the work of one stage in progress.
+type run struct {
+	e        *Engine
+	sr       *check.StageReport
+	st       *workspace.Stage
+	c        *contract.Contract
+	settings state.Settings
+	inputs   map[string]string
+	// mu guards res while For each items run concurrently.
+	mu  sync.Mutex
+	res *StageResult
+}
+
+func (e *Engine) runStage(ctx context.Context, rep *check.Report, sr *check.StageReport, cur *state.StageState) (*StageResult, error) {
+	st, c := sr.Stage, sr.Contract
+	if c == nil {
+		return nil, fmt.Errorf("stage %s has no readable %s", st.Name, workspace.ContractFile)
+	}
+	if errs := stageErrors(rep, st); len(errs) > 0 {
+		return nil, fmt.Errorf("stage %s cannot run: %s (icm check shows where)", st.Name, strings.Join(errs, "; "))
+	}
+	if cur != nil && cur.HumanEdited() && !e.opts.Force {
+		var outs []string
+		for p, h := range cur.Outputs {
+			if h != state.Missing {
+				outs = append(outs, p)
+			}
+		}
+		return nil, &EditedError{Stage: st.Name, Outputs: outs}
+	}
+	r := &run{e: e, sr: sr, st: st, c: c, res: &StageResult{Stage: st.Name}}
+	r.settings = state.ResolveSettings(e.ws.Config.Model, c.Model, e.opts.Model)
+	var err error
+	if r.inputs, err = state.Fingerprint(e.ws, st, c); err != nil {
+		return nil, err
+	}
+	start := e.opts.Now()
+	e.emit(Event{Kind: EventStageStart, Stage: st.Name, Message: r.describe()})
+	if c.Script != nil {
+		// A script writes its outputs itself: keep the old ones first.
+		if err := e.keepVersions(st, cur); err != nil {
+			return nil, err
+		}
+		var before map[string]string
+		if cur != nil {
+			before = cur.Outputs
+		}
+		if err := state.WriteRecord(st.Dir, r.record(state.RunWriting, nil, before)); err != nil {
+			return nil, err
+		}
+	}
+	outputs, err := r.produce(ctx, rep)
+	r.res.Duration = e.opts.Now().Sub(start)
+	if err != nil {
+		r.fail(err)
+		return r.res, err
+	}
+	if err := r.commit(ctx, outputs, cur); err != nil {
+		r.fail(err)
+		return r.res, err
+	}
+	return r.res, nil
+}
+
+func (r *run) describe() string {
+	if r.c.Script != nil {
+		return fmt.Sprintf("%s: script", r.st.Name)
+	}
+	tok := ""
+	if r.sr.Context != nil {
+		tok = fmt.Sprintf("~%d tokens -> ", r.sr.Context.Total)
+	}
+	return fmt.Sprintf("%s: %s%s", r.st.Name, tok, r.settings.Model())
+}
+
+// produce does the stage's work and returns the new output texts by
+// workspace-relative path (nil for a script, which writes them itself).
+func (r *run) produce(ctx context.Context, rep *check.Report) (map[string][]byte, error) {
+	if r.c.Script != nil {
+		return nil, r.script(ctx)
+	}
+	if r.e.opts.Client == nil {
+		return nil, fmt.Errorf("stage %s needs a model, but no model server is configured", r.st.Name)
+	}
+	out, err := modelOutput(r.st, r.c)
+	if err != nil {
+		return nil, err
+	}
+	var sess ToolSession
+	if allow := r.c.Tools.Allowed(); len(allow) > 0 {
+		if r.e.opts.Tools == nil {
+			return nil, fmt.Errorf("stage %s uses tools, but no MCP servers can be started here", r.st.Name)
+		}
+		if sess, err = r.e.opts.Tools(ctx, allow); err != nil {
+			return nil, fmt.Errorf("stage %s: unable to start its tools: %w", r.st.Name, err)
+		}
+		defer sess.Close()
+	}
+	cfg, err := r.agentConfig()
+	if err != nil {
+		return nil, err
+	}
+	var text string
+	if r.c.ForEach != nil {
+		text, err = r.forEach(ctx, rep, sess, cfg)
+	} else {
+		text, err = r.single(ctx, rep, sess, cfg)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return map[string][]byte{out: []byte(strings.TrimRight(text, "\n") + "\n")}, nil
+}
+
+// modelOutput is the file a model stage writes its answer to: its first
+// declared output with a concrete name.
+func modelOutput(st *workspace.Stage, c *contract.Contract) (string, error) {
+	for _, o := range c.Outputs {
+		if !o.Templated && !o.Dir {
+			return path.Join(st.Rel, o.Path), nil
+		}
+	}
+	return "", fmt.Errorf("stage %s: a model stage needs an output with a concrete file name (e.g. `- notes.md -> output/`); a placeholder or a folder cannot be written", st.Name)
+}
+
+func (r *run) agentConfig() (agent.Config, error) {
+	wf := r.e.ws.Config.Workflow
+	cfg := agent.Config{
+		Stage:              r.st.Name,
+		Model:              r.settings.Model(),
+		Temperature:        r.settings.Temperature,
+		Think:              r.settings.Think,
+		NumCtx:             r.settings.NumCtx,
+		MaxOutput:          r.settings.MaxOutput,
+		MaxToolCalls:       wf.MaxToolCalls,
+		MaxToolResultChars: wf.MaxToolResultChars,
+		Synthesize:         true,
+	}
+	if cfg.Model == "" {
+		return cfg, fmt.Errorf("stage %s: no model named; set [model] name in config.toml, a `model:` line in the contract, or --model", r.st.Name)
+	}
+	switch f := r.settings.Format; f {
+	case "":
+	case "json":
+		cfg.Format = json.RawMessage(`"json"`)
+	default:
+		abs, err := r.e.ws.Resolve(r.st.Dir, f)
+		if err != nil {
+			return cfg, fmt.Errorf("stage %s: format: %w", r.st.Name, err)
+		}
+		raw, err := os.ReadFile(abs)
+		if err != nil {
+			return cfg, fmt.Errorf("stage %s: unable to read the format schema: %w", r.st.Name, err)
+		}
+		if !json.Valid(raw) {
+			return cfg, fmt.Errorf("stage %s: the format schema %s is not valid JSON", r.st.Name, f)
+		}
+		cfg.Format = json.RawMessage(raw)
+	}
+	return cfg, nil
+}
+
+// single runs the stage as one agent loop.
+func (r *run) single(ctx context.Context, rep *check.Report, sess ToolSession, cfg agent.Config) (string, error) {
+	actx, err := assemble.Stage(r.e.ws, r.st, r.c, assemble.Options{ProducedBy: rep.ProducedBy})
+	if err != nil {
+		return "", err
+	}
+	res, err := r.loop(ctx, sess, cfg, actx, "", 0, 0)
+	if err != nil {
+		return "", err
+	}
+	return res.Output, nil
+}
+
+// loop runs the agent on an assembled context and accounts for it.
+func (r *run) loop(ctx context.Context, sess ToolSession, cfg agent.Config, actx *assemble.Context, item string, index, count int) (*agent.Result, error) {
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: actx.System}, {Role: llm.RoleUser, Content: actx.User}}
+	var tools agent.Tools
+	if sess != nil {
+		tools = sess
+	}
+	res, err := agent.Run(ctx, r.e.opts.Client, tools, msgs, cfg, func(ev agent.Event) {
+		out := Event{Stage: r.st.Name, Item: item, Index: index, Count: count}
+		switch ev.Kind {
+		case "model":
+			out.Kind, out.Model = EventModel, ev.Model
+		case "tool":
+			out.Kind, out.Tool = EventTool, ev.Tool
+		case "delta":
+			out.Kind, out.Delta = EventDelta, ev.Delta
+		default:
+			return
+		}
+		r.e.emit(out)
+	})
+	if res != nil {
+		r.account(res)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if res.Incomplete {
+		return nil, &IncompleteError{Stage: r.st.Name, Item: item, Partial: res.Output}
+	}
+	if strings.TrimSpace(res.Output) == "" {
+		return nil, fmt.Errorf("stage %s: the model returned no text (stopped: %s)", label(r.st.Name, item), res.StopReason)
+	}
+	return res, nil
+}
+
+func (r *run) account(res *agent.Result) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.res.ModelCalls += res.ModelCalls
+	r.res.ToolCalls += res.ToolCalls
+	r.res.Prompt += res.PromptTokens
+	r.res.Output += res.OutputTokens
+	if r.res.StopReason == "" || res.StopReason != "done" {
+		r.res.StopReason = res.StopReason
+	}
+}
+
+// IncompleteError says the model stopped for length: the answer is not
+// accepted as a finished output.
+type IncompleteError struct {
+	Stage, Item, Partial string
+}
+
+func (e *IncompleteError) Error() string {
+	return fmt.Sprintf("stage %s: the answer was cut off at the output limit (done_reason length); it was not saved as the output", label(e.Stage, e.Item))
+}
+
+// Hint says what to do.
+func (e *IncompleteError) Hint() string {
+	return "raise max_output (config.toml [model] or the contract's ## Model), or ask for a shorter answer in the Process"
+}
+
+func label(stage, item string) string {
+	if item == "" {
+		return stage
+	}
+	return stage + " (" + item + ")"
+}
+
+func stageErrors(rep *check.Report, st *workspace.Stage) []string {
+	var out []string
+	for _, f := range rep.FindingsFor(st.Contract) {
+		if f.Severity == contract.Error {
+			out = append(out, f.Message)
+		}
+	}
+	if len(out) > 3 {
+		out = append(out[:3], fmt.Sprintf("and %d more", len(out)-3))
+	}
+	return out
+}
+
+// fail records a failed run so status shows it.
+func (r *run) fail(err error) {
+	status := state.RunFailed
+	var inc *IncompleteError
+	if errors.As(err, &inc) {
+		status = state.RunIncomplete
+		if inc.Partial != "" {
+			_ = r.e.keepIncomplete(r.st, inc)
+		}
+	}
+	if errors.Is(err, context.Canceled) {
+		err = fmt.Errorf("cancelled")
+	}
+	r.res.Status = status
+	prev, _ := state.ReadRecord(r.st.Dir)
+	rec := &state.Record{Stage: r.st.Name, RunID: r.e.runID, Started: r.e.opts.Now().Add(-r.res.Duration), Finished: r.e.opts.Now(),
+		Status: status, Error: err.Error(), Inputs: r.inputs, Settings: r.settings.Hash(), Model: r.settings.Model(),
+		PromptTokens: r.res.Prompt, OutputTokens: r.res.Output, ModelCalls: r.res.ModelCalls, ToolCalls: r.res.ToolCalls, StopReason: r.res.StopReason}
+	if prev != nil {
+		// The outputs on disk are still the previous run's.
+		rec.Outputs, rec.PrevOutputs = prev.Outputs, prev.PrevOutputs
+	}
+	_ = state.WriteRecord(r.st.Dir, rec)
+	r.e.emit(Event{Kind: EventStageEnd, Stage: r.st.Name, Status: status, Err: err.Error(), Message: r.st.Name + " " + status + ": " + err.Error(),
+		Duration: r.res.Duration, PromptTokens: r.res.Prompt, OutputTokens: r.res.Output})
+}
