@@ -32,8 +32,12 @@
 //     durations. Errors follow Ollama 0.17: empty body or invalid JSON 400,
 //     no model 400 "model is required", unknown model 404
 //     {"error":"model 'x' not found"}, think true on a model without the
-//     "thinking" capability 400, tools offered to a model without "tools"
-//     400, no messages 200 with done_reason "load".
+//     "thinking" capability 400, a think level ("high") 400, tools offered
+//     to a model without "tools" 400, a format neither "json" nor a schema
+//     object 500, no messages 200 with done_reason "load". A stream cut by
+//     a Drop turn ends without its done chunk; note that api.Client then
+//     returns nil (it ignores the read error), so callers must check for
+//     the done chunk themselves.
 //   - GET /api/tags, POST /api/show (details.family, model_info with
 //     general.architecture and <family>.context_length, capabilities),
 //     GET /api/version, GET or HEAD / ("Ollama is running").

@@ -52,12 +52,23 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("%s does not support tools", qualifiedName(req.Model)))
 		return
 	}
+	if req.Think != nil && req.Think.IsString() {
+		// Only harmony (gpt-oss) models take levels, and no scripted model is one.
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("think value %q is not supported for this model", req.Think.String()))
+		return
+	}
 	if len(req.Messages) == 0 {
 		// Ollama loads the model and answers at once, streaming or not.
 		writeJSON(w, http.StatusOK, api.ChatResponse{
 			Model: req.Model, CreatedAt: time.Now().UTC(),
 			Message: api.Message{Role: "assistant"}, Done: true, DoneReason: "load",
 		})
+		return
+	}
+
+	if f := string(req.Format); f != "" && f != "null" && f != `""` && f != `"json"` && f[0] != '{' {
+		// The runner refuses it before generating anything, so it is a 500.
+		writeError(w, http.StatusInternalServerError, fmt.Sprintf(`invalid format: %q; expected "json" or a valid JSON Schema object`, req.Format))
 		return
 	}
 

@@ -28,6 +28,8 @@ func TestChatRefusals(t *testing.T) {
 		{"think on a model that cannot", `{"model":"plain","think":true,"messages":[{"role":"user","content":"hi"}]}`, 400, `"plain" does not support thinking`},
 		{"tools to a model that cannot", `{"model":"plain","tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{}}}}],"messages":[{"role":"user","content":"hi"}]}`,
 			400, "registry.ollama.ai/library/plain:latest does not support tools"},
+		{"think level on a model without levels", `{"model":"tiny","think":"high","messages":[{"role":"user","content":"hi"}]}`, 400, `think value "high" is not supported for this model`},
+		{"format neither json nor a schema", `{"model":"tiny","format":"yaml","messages":[{"role":"user","content":"hi"}]}`, 500, `invalid format: "\"yaml\""; expected "json" or a valid JSON Schema object`},
 		{"top_logprobs out of range", `{"model":"tiny","top_logprobs":21,"messages":[]}`, 400, "top_logprobs must be between 0 and 20"},
 	}
 	for _, tt := range tests {
