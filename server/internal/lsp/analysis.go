@@ -1,0 +1,460 @@
+package lsp
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/document"
+	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/tools"
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+// answerRoom is the least room for an answer the model client accepts
+// (llm refuses a prompt that leaves less), so a context that does not fit
+// the window with this much to spare is reported as it will be refused.
+const answerRoom = 256
+
+// wsState is what the server keeps about one workspace: the workspace as
+// opened from disk, the latest analysis of it with the editor's buffers
+// laid over, and the tool servers it configures. Its analysis goroutine
+// runs check.Run (the code behind `icm check`) whenever something the
+// workspace reads changes.
+type wsState struct {
+	s    *Server
+	root string
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	kick   chan struct{}
+	done   chan struct{}
+
+	mu      sync.Mutex
+	ws      *workspace.Workspace // nil until opened, or when it must be reopened
+	openErr error
+	reg     tools.Registry
+	catalog *tools.Catalog
+	listed  map[string][]tools.ToolInfo // tool listings that succeeded, by server
+	window  int                         // the model's context window, 0 when unknown
+	winKey  string                      // host+model the window was asked for
+
+	want     uint64 // store generation the next analysis must reach
+	have     uint64 // store generation of the latest analysis
+	analyzed bool
+	result   *analysis
+	ready    chan struct{} // closed and replaced after every analysis
+
+	statusHash [32]byte // of the last icm/statusChanged sent
+	statusMu   sync.Mutex
+}
+
+// analysis is one run of the checks over a snapshot of the buffers.
+type analysis struct {
+	ws     *workspace.Workspace // Files is the snapshot
+	snap   *document.Snapshot
+	report *check.Report
+	window int
+}
+
+func newWSState(s *Server, root string) *wsState {
+	ctx, cancel := context.WithCancel(s.ctx)
+	return &wsState{s: s, root: root, ctx: ctx, cancel: cancel, kick: make(chan struct{}, 1), done: make(chan struct{}),
+		listed: map[string][]tools.ToolInfo{}, ready: make(chan struct{})}
+}
+
+func (st *wsState) start() {
+	st.touch(false)
+	go st.loop()
+}
+
+func (st *wsState) stop() {
+	st.cancel()
+	<-st.done
+	st.mu.Lock()
+	c := st.catalog
+	st.mu.Unlock()
+	if c != nil {
+		c.Wait()
+	}
+}
+
+// touch asks for a new analysis; reopen also rereads the workspace's
+// folders and config (a stage or config.toml changed on disk).
+func (st *wsState) touch(reopen bool) {
+	st.mu.Lock()
+	st.want = st.s.store.Generation()
+	if reopen {
+		st.ws = nil
+	}
+	st.mu.Unlock()
+	select {
+	case st.kick <- struct{}{}:
+	default: // an analysis is already due; it will see this change too
+	}
+}
+
+func (st *wsState) loop() {
+	defer close(st.done)
+	defer st.s.recoverLog("analysis of " + st.root)
+	for {
+		select {
+		case <-st.ctx.Done():
+			return
+		case <-st.kick:
+		}
+		if d := st.s.opts.Debounce; d > 0 {
+			t := time.NewTimer(d)
+			select {
+			case <-st.ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+		}
+		st.analyze()
+	}
+}
+
+// workspace returns the workspace as opened from disk, opening it again
+// when it was marked stale.
+func (st *wsState) workspace() (*workspace.Workspace, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.ws != nil {
+		return st.ws, nil
+	}
+	ws, err := workspace.Open(st.root, workspace.DiskFiles{})
+	if err != nil {
+		st.openErr = err
+		return nil, err
+	}
+	reg, problems := tools.LoadServers(st.root, ws.Config)
+	for _, p := range problems {
+		st.s.log.Info("MCP server configuration", "problem", p.String())
+	}
+	if st.catalog == nil || !sameRegistry(st.reg, reg) {
+		if st.catalog != nil {
+			st.catalog.Forget()
+		}
+		st.catalog = tools.NewCatalog(tools.DefaultOptions(st.root, ws.Config))
+		st.listed = map[string][]tools.ToolInfo{}
+	}
+	st.ws, st.reg, st.openErr = ws, reg, nil
+	return ws, nil
+}
+
+func sameRegistry(a, b tools.Registry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for name, s := range a {
+		if o, ok := b[name]; !ok || o.Key() != s.Key() {
+			return false
+		}
+	}
+	return true
+}
+
+// analyze runs the checks over the current buffers and publishes the
+// diagnostics of every file they concern.
+func (st *wsState) analyze() {
+	snap := st.s.store.Snapshot()
+	ws, err := st.workspace()
+	if err != nil {
+		st.s.log.Warn("unable to open workspace", "root", st.root, "err", err)
+		st.finish(&analysis{snap: snap})
+		return
+	}
+	view := *ws
+	view.Files = snap
+	rep := check.Run(&view, st.checkOptions(ws))
+	a := &analysis{ws: &view, snap: snap, report: rep, window: st.windowSize()}
+	st.s.pub.publish(st.ctx, batch{owner: st.root, files: st.diagnostics(a)})
+	st.finish(a)
+	st.ensureWindow(ws)
+}
+
+func (st *wsState) finish(a *analysis) {
+	st.mu.Lock()
+	st.result, st.have, st.analyzed = a, a.snap.Gen, true
+	close(st.ready)
+	st.ready = make(chan struct{})
+	st.mu.Unlock()
+}
+
+// current returns an analysis that includes every change made to the
+// workspace's buffers so far, waiting for one when needed.
+func (st *wsState) current(ctx context.Context) (*analysis, error) {
+	for {
+		st.mu.Lock()
+		if st.analyzed && st.have >= st.want && st.result.report != nil {
+			a := st.result
+			st.mu.Unlock()
+			return a, nil
+		}
+		if st.analyzed && st.have >= st.want {
+			err := st.openErr
+			st.mu.Unlock()
+			return nil, err
+		}
+		ready := st.ready
+		st.mu.Unlock()
+		select {
+		case <-ready:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-st.ctx.Done():
+			return nil, st.ctx.Err()
+		}
+	}
+}
+
+func (st *wsState) checkOptions(ws *workspace.Workspace) check.Options {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	servers := map[string]bool{}
+	for name := range st.reg {
+		servers[name] = true
+	}
+	listed := make(map[string][]string, len(st.listed))
+	for server, infos := range st.listed {
+		for _, t := range infos {
+			listed[server] = append(listed[server], t.Name)
+		}
+	}
+	return check.Options{
+		Window:  st.window,
+		Reserve: answerRoom,
+		Servers: servers,
+		Tools: func(server string) ([]string, bool) {
+			names, ok := listed[server]
+			return names, ok
+		},
+	}
+}
+
+// diagnostics groups the report's findings by file. Every stage contract
+// is listed, with an empty list when clean, so a fixed problem is cleared.
+func (st *wsState) diagnostics(a *analysis) map[string]fileDiagnostics {
+	out := map[string]fileDiagnostics{}
+	mappers := map[string]*document.Mapper{}
+	add := func(file string) *fileDiagnostics {
+		uri := uriOf(file)
+		var version *int32
+		if d, ok := a.snap.Doc(file); ok {
+			uri = d.URI
+			v := d.Version
+			version = &v
+		}
+		fd, ok := out[uri]
+		if !ok {
+			fd = fileDiagnostics{URI: uri, Version: version}
+		}
+		out[uri] = fd
+		return &fd
+	}
+	for _, sr := range a.report.Stages {
+		if sr.Contract != nil {
+			add(sr.Stage.Contract)
+		}
+	}
+	for _, f := range a.report.Findings {
+		file := f.File
+		if info, err := a.ws.Files.Stat(file); err == nil && info.IsDir() {
+			// A stage folder without a contract: show it on the routing file.
+			f.Message = filepath.Base(file) + ": " + f.Message
+			file = filepath.Join(a.ws.Root, workspace.RoutingFile)
+			f.Range = contract.Range{}
+		}
+		m, ok := mappers[file]
+		if !ok {
+			m = mapperFor(a, file)
+			mappers[file] = m
+		}
+		if m == nil {
+			continue
+		}
+		fd := add(file)
+		fd.Diagnostics = append(fd.Diagnostics, toDiagnostic(m, f))
+		uri := fd.URI
+		out[uri] = *fd
+	}
+	return out
+}
+
+// mapperFor returns the mapper of a file as the analysis saw it.
+func mapperFor(a *analysis, file string) *document.Mapper {
+	if d, ok := a.snap.Doc(file); ok {
+		return d.Mapper()
+	}
+	for _, sr := range a.report.Stages {
+		if sr.Stage.Contract == file && sr.Source != nil {
+			return document.NewMapper(sr.Source)
+		}
+	}
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return document.NewMapper(nil)
+	}
+	return document.NewMapper(src)
+}
+
+// stageOfContract returns the stage report whose contract is file.
+func (a *analysis) stageOfContract(file string) *check.StageReport {
+	for _, sr := range a.report.Stages {
+		if sr.Stage.Contract == file {
+			return sr
+		}
+	}
+	return nil
+}
+
+// findingsAt returns the findings about file whose range touches [start, end].
+func (a *analysis) findingsAt(file string, start, end int) []contract.Finding {
+	var out []contract.Finding
+	for _, f := range a.report.FindingsFor(file) {
+		if f.Range.Start <= end && start <= f.Range.End {
+			out = append(out, f)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Severity < out[j].Severity })
+	return out
+}
+
+// modelSettings returns the model server address and model name in force.
+func (st *wsState) modelSettings(ws *workspace.Workspace) (host, model string) {
+	set := st.s.currentSettings()
+	host, model = set.OllamaHost, set.Model
+	if host == "" {
+		host = ws.Config.Model.BaseURL
+	}
+	if model == "" {
+		model = ws.Config.Model.Name
+	}
+	return host, model
+}
+
+// client makes a model client for the workspace.
+func (st *wsState) client(ws *workspace.Workspace, extra ...llm.OllamaOption) (llm.Client, string, error) {
+	host, model := st.modelSettings(ws)
+	if f := st.s.opts.NewClient; f != nil {
+		c, err := f(host, model)
+		return c, model, err
+	}
+	opts := llm.ConfigOptions(ws.Config.Model)
+	opts = append(opts, llm.WithModel(model), llm.WithGetenv(st.s.getenv))
+	if host != "" {
+		opts = append(opts, llm.WithBaseURL(host))
+	}
+	opts = append(opts, extra...)
+	c, err := llm.NewOllama(opts...)
+	return c, model, err
+}
+
+func (st *wsState) windowSize() int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.window
+}
+
+// ensureWindow asks the model server, once per address and model and
+// off the analysis path, how large the model's context window is; the
+// answer triggers a new analysis so over-window contexts get flagged.
+func (st *wsState) ensureWindow(ws *workspace.Workspace) {
+	if p := ws.Config.Model.Provider; p != "" && p != "ollama" {
+		st.mu.Lock()
+		st.window = ws.Config.Model.ContextLength
+		st.mu.Unlock()
+		return
+	}
+	host, model := st.modelSettings(ws)
+	key := host + "\x00" + model
+	st.mu.Lock()
+	if model == "" || st.winKey == key {
+		st.mu.Unlock()
+		return
+	}
+	st.winKey = key
+	st.mu.Unlock()
+	st.s.goBackground(func() {
+		c, _, err := st.client(ws, llm.WithRetry(2*time.Second, 2))
+		if err != nil {
+			st.s.log.Info("no model server for the context window", "err", err)
+			return
+		}
+		ctx, cancel := context.WithTimeout(st.ctx, 10*time.Second)
+		defer cancel()
+		info, err := c.Show(ctx, model)
+		if err != nil {
+			st.s.log.Info("unable to learn the model's context window", "model", model, "err", err)
+			return
+		}
+		st.mu.Lock()
+		changed := st.window != info.ContextLength
+		st.window = info.ContextLength
+		st.mu.Unlock()
+		if changed {
+			st.touch(false)
+		}
+	})
+}
+
+// toolsOf lists a server's tools through the workspace's catalog (which
+// starts the server once and keeps the listing), and re-runs the checks
+// when a listing arrives so tool names are checked too.
+func (st *wsState) toolsOf(ctx context.Context, server string) ([]tools.ToolInfo, error) {
+	if _, err := st.workspace(); err != nil {
+		return nil, err
+	}
+	st.mu.Lock()
+	if infos, ok := st.listed[server]; ok {
+		st.mu.Unlock()
+		return infos, nil
+	}
+	c, reg := st.catalog, st.reg
+	st.mu.Unlock()
+	infos, err := c.ListTools(ctx, reg, server)
+	if err != nil {
+		return nil, err
+	}
+	st.mu.Lock()
+	_, had := st.listed[server]
+	st.listed[server] = infos
+	st.mu.Unlock()
+	if !had {
+		st.touch(false)
+	}
+	return infos, nil
+}
+
+// registry returns the configured tool servers.
+func (st *wsState) registry() tools.Registry {
+	if _, err := st.workspace(); err != nil {
+		return nil
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.reg
+}
+
+// knowsContract reports whether path is the contract of a stage the
+// workspace listed when it was opened.
+func (st *wsState) knowsContract(path string) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.ws == nil {
+		return true // it will be opened afresh anyway
+	}
+	for _, stg := range st.ws.Stages {
+		if stg.Contract == path {
+			return true
+		}
+	}
+	return path == st.ws.Abs(workspace.RoutingFile)
+}

@@ -1,0 +1,204 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/sourcegraph/jsonrpc2"
+	"github.com/tliron/glsp"
+)
+
+// Error codes of the LSP beyond JSON-RPC's own.
+const (
+	codeServerNotInitialized = -32002
+	codeRequestFailed        = -32803
+	codeRequestCancelled     = -32800
+)
+
+// inline lists the requests handled on the read loop, in arrival order:
+// the lifecycle, whose order matters. Every notification is handled
+// inline too (document changes must apply in order); every other request
+// runs on its own goroutine so a slow one never holds up the rest.
+var inline = map[string]bool{
+	"initialize": true,
+	"shutdown":   true,
+}
+
+// Handle implements jsonrpc2.Handler. It runs on the connection's read
+// loop, so it only does quick work itself.
+func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	s.conn.CompareAndSwap(nil, conn)
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("panic recovered", "method", req.Method, "panic", r, "stack", stack())
+			if !req.Notif {
+				s.replyError(req.ID, jsonrpc2.CodeInternalError, fmt.Sprintf("icm: internal error in %s: %v", req.Method, r))
+			}
+		}
+	}()
+	switch req.Method {
+	case "$/cancelRequest":
+		s.cancelRequest(req)
+		return
+	case "exit":
+		s.mu.Lock()
+		s.exited = true
+		s.mu.Unlock()
+		conn.Close()
+		return
+	}
+	s.mu.Lock()
+	initialized, shutdown := s.initialized, s.shutdown
+	s.mu.Unlock()
+	if !initialized && req.Method != "initialize" {
+		if !req.Notif {
+			s.replyError(req.ID, codeServerNotInitialized, fmt.Sprintf("the server is not initialized: send initialize before %s", req.Method))
+		}
+		return
+	}
+	if shutdown {
+		if !req.Notif {
+			s.replyError(req.ID, jsonrpc2.CodeInvalidRequest, fmt.Sprintf("the server is shutting down: %s refused", req.Method))
+		}
+		return
+	}
+	if req.Notif || inline[req.Method] {
+		s.dispatch(s.ctx, req)
+		return
+	}
+	rctx, cancel := context.WithCancel(s.ctx)
+	s.mu.Lock()
+	s.inflight[req.ID] = cancel
+	s.mu.Unlock()
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		defer func() {
+			s.mu.Lock()
+			delete(s.inflight, req.ID)
+			s.mu.Unlock()
+			cancel()
+		}()
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Error("panic recovered", "method", req.Method, "panic", r, "stack", stack())
+				s.replyError(req.ID, jsonrpc2.CodeInternalError, fmt.Sprintf("icm: internal error in %s: %v", req.Method, r))
+			}
+		}()
+		s.dispatch(rctx, req)
+	}()
+}
+
+// dispatch runs one message through glsp's protocol handler and replies.
+func (s *Server) dispatch(ctx context.Context, req *jsonrpc2.Request) {
+	if s.opts.BeforeHandle != nil {
+		s.opts.BeforeHandle(ctx, req.Method)
+	}
+	gctx := &glsp.Context{
+		Method: req.Method,
+		Notify: func(method string, params any) {
+			if err := s.notify(method, params); err != nil {
+				s.log.Warn("unable to notify the client", "method", method, "err", err)
+			}
+		},
+		// Handlers never call the client themselves (see call); this
+		// guards against one that would deadlock the read loop.
+		Call: func(method string, _ any, _ any) {
+			s.log.Error("a handler tried to call the client from the read loop", "method", method)
+		},
+	}
+	if req.Params != nil {
+		gctx.Params = *req.Params
+	} else {
+		gctx.Params = json.RawMessage("null")
+	}
+	s.mu.Lock()
+	s.reqCtx[gctx] = ctx
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.reqCtx, gctx)
+		s.mu.Unlock()
+	}()
+
+	result, validMethod, validParams, err := s.handler.Handle(gctx)
+	if req.Notif {
+		if err != nil || !validParams {
+			s.log.Warn("notification not handled", "method", req.Method, "err", err)
+		}
+		return
+	}
+	switch {
+	case !validMethod:
+		s.replyError(req.ID, jsonrpc2.CodeMethodNotFound, fmt.Sprintf("method not supported: %s", req.Method))
+	case !validParams:
+		msg := fmt.Sprintf("invalid params for %s", req.Method)
+		if err != nil {
+			msg += ": " + err.Error()
+		}
+		s.replyError(req.ID, jsonrpc2.CodeInvalidParams, msg)
+	case ctx.Err() != nil:
+		s.replyError(req.ID, codeRequestCancelled, fmt.Sprintf("%s was cancelled", req.Method))
+	case err != nil:
+		var rpcErr *jsonrpc2.Error
+		if errors.As(err, &rpcErr) {
+			s.replyError(req.ID, rpcErr.Code, rpcErr.Message)
+		} else {
+			s.replyError(req.ID, codeRequestFailed, err.Error())
+		}
+	default:
+		if c := s.conn.Load(); c != nil {
+			if err := c.Reply(s.ctx, req.ID, result); err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
+				s.log.Warn("unable to reply", "method", req.Method, "err", err)
+			}
+		}
+	}
+}
+
+// ctxOf returns the context of the request a handler is serving.
+func (s *Server) ctxOf(gctx *glsp.Context) context.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ctx, ok := s.reqCtx[gctx]; ok {
+		return ctx
+	}
+	return s.ctx
+}
+
+// replyError answers a request with an error.
+func (s *Server) replyError(id jsonrpc2.ID, code int64, msg string) {
+	c := s.conn.Load()
+	if c == nil {
+		return
+	}
+	if err := c.ReplyWithError(s.ctx, id, &jsonrpc2.Error{Code: code, Message: msg}); err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
+		s.log.Warn("unable to send an error reply", "err", err)
+	}
+}
+
+// cancelRequest cancels the context of an in-flight request. glsp's
+// CancelParams cannot be used: its id type drops the value when decoding.
+func (s *Server) cancelRequest(req *jsonrpc2.Request) {
+	if req.Params == nil {
+		return
+	}
+	var p struct {
+		ID jsonrpc2.ID `json:"id"`
+	}
+	if err := json.Unmarshal(*req.Params, &p); err != nil {
+		s.log.Warn("unreadable $/cancelRequest", "err", err)
+		return
+	}
+	s.mu.Lock()
+	cancel := s.inflight[p.ID]
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// stack returns the current goroutine's stack for panic logs.
+func stack() string { return string(debug.Stack()) }

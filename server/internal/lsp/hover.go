@@ -1,0 +1,356 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/tliron/glsp"
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/icm-tool/icm/server/internal/assemble"
+	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/tokens"
+	"github.com/icm-tool/icm/server/internal/tools"
+)
+
+// previewLines is how many lines of a file or a context part a hover shows.
+const previewLines = 12
+
+func (s *Server) hover(gctx *glsp.Context, p *protocol.HoverParams) (*protocol.Hover, error) {
+	ctx := s.ctxOf(gctx)
+	dc, ok, err := s.contextOf(p.TextDocument.URI)
+	if err != nil || !ok || dc.c == nil {
+		return nil, err
+	}
+	m := dc.doc.Mapper()
+	off, err := m.Offset(fromPosition(p.Position))
+	if err != nil {
+		return nil, err
+	}
+	t := locate(dc.c, m, off)
+	var text string
+	switch t.kind {
+	case onTitle:
+		a, err := dc.st.current(ctx)
+		if err != nil {
+			return nil, err
+		}
+		text = s.stageHover(dc, a)
+	case onInput:
+		a, err := dc.st.current(ctx)
+		if err != nil {
+			return nil, err
+		}
+		text = inputHover(dc, a, t.input)
+	case onOutput:
+		text = outputHover(dc, t.output)
+	case onForEach:
+		a, err := dc.st.current(ctx)
+		if err != nil {
+			return nil, err
+		}
+		text = forEachHover(dc, a)
+	case onTool:
+		text = toolHover(ctx, dc, t.server.Server, t.tool.Name)
+	case onServer:
+		text = serverHover(ctx, dc, t.server.Server)
+	}
+	if text == "" {
+		return nil, nil
+	}
+	r := toRange(m, t.rng)
+	return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: text}, Range: &r}, nil
+}
+
+// stageHover is the assembled context of the stage: the per-part token
+// table, the total against the model's window, and both texts shortened.
+func (s *Server) stageHover(dc *docContext, a *analysis) string {
+	sr := a.stageOfContract(dc.doc.Path)
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s**", dc.stage.Name)
+	if sr == nil || sr.Context == nil {
+		b.WriteString("\n\nThe context cannot be assembled until the errors in this contract are fixed.")
+		return b.String()
+	}
+	cx := sr.Context
+	fmt.Fprintf(&b, " · ~%d tokens (system %d, user %d), estimated with %s\n\n", cx.Total, cx.SystemTokens, cx.UserTokens, cx.Estimator)
+	_, model := dc.st.modelSettings(dc.ws)
+	b.WriteString(windowLine(cx.Total, a.window, model))
+	if sr.Items >= 0 {
+		fmt.Fprintf(&b, "\n\nFor each: runs %d times, once per item, each with the item added to the user part.", sr.Items)
+	}
+	b.WriteString("\n\n")
+	b.WriteString(partsTable(cx))
+	b.WriteString("\n**System**\n\n")
+	b.WriteString(fenced(shorten(cx.System, previewLines)))
+	b.WriteString("\n**User**\n\n")
+	b.WriteString(fenced(shorten(cx.User, previewLines)))
+	return b.String()
+}
+
+// windowLine compares a context with the model's window.
+func windowLine(total, window int, model string) string {
+	if model == "" {
+		model = "the model"
+	}
+	switch {
+	case window <= 0:
+		return fmt.Sprintf("Context window of %s: unknown (the model server did not answer).", model)
+	case total+answerRoom > window:
+		return fmt.Sprintf("⚠ **Does not fit**: %s has a %d-token window; this context needs %d plus at least %d for the answer. Section-scope or trim the inputs.", model, window, total, answerRoom)
+	default:
+		return fmt.Sprintf("Fits the %d-token window of %s, leaving %d tokens for the answer.", window, model, window-total)
+	}
+}
+
+// partsTable renders the token count of every part, as `icm probe` does.
+func partsTable(cx *assemble.Context) string {
+	var b strings.Builder
+	b.WriteString("| part | layer | role | tokens |\n| --- | --- | --- | ---: |\n")
+	sum := 0
+	for _, p := range cx.Parts {
+		label := cell(p.Label)
+		switch {
+		case p.Missing && p.ProducedBy != "":
+			label += " *(not produced yet: " + p.ProducedBy + ")*"
+		case p.Missing:
+			label += " *(missing)*"
+		case p.Skipped != "":
+			label += " *(not loaded: " + p.Skipped + ")*"
+		}
+		layer := fmt.Sprint(p.Layer)
+		if p.Layer == assemble.LayerItem {
+			layer = "item"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %d |\n", label, layer, p.Role, p.Tokens)
+		sum += p.Tokens
+	}
+	fmt.Fprintf(&b, "| headings and framing | | | %d |\n| **total** | | | **%d** |\n", cx.Total-sum, cx.Total)
+	return b.String()
+}
+
+// cell escapes text for a Markdown table cell.
+func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// shorten keeps the first n lines of s and says how many were left out.
+func shorten(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) <= n {
+		return strings.Join(lines, "\n")
+	}
+	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n… (%d more lines)", len(lines)-n)
+}
+
+// fenced puts text in a code fence longer than any backtick run inside it.
+func fenced(text string) string {
+	longest, run := 0, 0
+	for _, r := range text {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", max(3, longest+1))
+	return fence + "text\n" + text + "\n" + fence + "\n"
+}
+
+// inputHover previews an input file: its first lines and its token count.
+func inputHover(dc *docContext, a *analysis, in *contract.Input) string {
+	if in.NonFile {
+		return fmt.Sprintf("**%s**: not a file; shown in the contract, never loaded.", cell(in.Source))
+	}
+	if in.Templated {
+		return fmt.Sprintf("**%s**: holds a placeholder; it is loaded once the placeholder is filled in.", in.Path)
+	}
+	abs, err := dc.ws.Resolve(dc.stage.Dir, in.Path)
+	if err != nil {
+		return fmt.Sprintf("**%s**: %v", in.Path, err)
+	}
+	rel := dc.ws.Rel(abs)
+	layer := "working material (layer 4, user part)"
+	if in.Layer == contract.LayerReference {
+		layer = "reference (layer 3, system part)"
+	}
+	src, err := a.ws.Files.ReadFile(abs)
+	if err != nil {
+		if producer := a.report.ProducedBy[rel]; producer != "" {
+			return fmt.Sprintf("**%s** · %s\n\nNot produced yet: stage %s writes it.", rel, layer, producer)
+		}
+		return fmt.Sprintf("**%s** · %s\n\nThe file does not exist.", rel, layer)
+	}
+	text := string(src)
+	if in.Scope != nil && !in.Scope.FreeText {
+		if sel, err := assemble.Select(src, in.Scope); err == nil {
+			text = sel
+		}
+	}
+	n := tokens.Estimate(text)
+	lines := strings.Count(text, "\n") + 1
+	head := fmt.Sprintf("**%s** · %s · ~%d tokens, %d lines", rel, layer, n, lines)
+	if in.Scope != nil {
+		head += " · section: " + in.Scope.Raw
+	}
+	return head + "\n\n" + fenced(shorten(text, previewLines))
+}
+
+// outputHover says where an output goes and whether it exists.
+func outputHover(dc *docContext, o *contract.Output) string {
+	abs, err := dc.ws.Resolve(dc.stage.Dir, o.Path)
+	if err != nil {
+		return fmt.Sprintf("**%s**: %v", o.Path, err)
+	}
+	rel := dc.ws.Rel(abs)
+	src, err := dc.ws.Files.ReadFile(abs)
+	if err != nil {
+		return fmt.Sprintf("**%s**: written when %s runs; not there yet.", rel, dc.stage.Name)
+	}
+	return fmt.Sprintf("**%s** · ~%d tokens\n\n%s", rel, tokens.Estimate(string(src)), fenced(shorten(string(src), previewLines)))
+}
+
+// forEachHover lists the items the stage would run.
+func forEachHover(dc *docContext, a *analysis) string {
+	fe := dc.c.ForEach
+	abs, err := dc.ws.Resolve(dc.stage.Dir, fe.Path)
+	if err != nil {
+		return fmt.Sprintf("**For each %s**: %v", fe.Item, err)
+	}
+	rel := dc.ws.Rel(abs)
+	src, err := a.ws.Files.ReadFile(abs)
+	if err != nil {
+		if producer := a.report.ProducedBy[rel]; producer != "" {
+			return fmt.Sprintf("**For each %s in %s**: not produced yet; stage %s writes it. The items are its `##` sections.", fe.Item, rel, producer)
+		}
+		return fmt.Sprintf("**For each %s in %s**: the file does not exist.", fe.Item, rel)
+	}
+	items := check.Items(src)
+	var b strings.Builder
+	fmt.Fprintf(&b, "**For each %s in %s**: %d items, one model call each\n\n", fe.Item, rel, len(items))
+	for i, it := range items {
+		fmt.Fprintf(&b, "%d. %s\n", i+1, it.Title)
+	}
+	return b.String()
+}
+
+// toolHover shows a tool's description and parameters, as its server
+// lists them.
+func toolHover(ctx context.Context, dc *docContext, server, name string) string {
+	infos, err := dc.st.toolsOf(ctx, server)
+	if err != nil {
+		return fmt.Sprintf("**%s: %s**\n\nUnable to list the tools of %s: %v", server, name, server, err)
+	}
+	for _, t := range infos {
+		if t.Name == name {
+			return describeTool(t)
+		}
+	}
+	names := make([]string, 0, len(infos))
+	for _, t := range infos {
+		names = append(names, t.Name)
+	}
+	return fmt.Sprintf("**%s: %s**\n\n%s has no tool %q; it offers: %s", server, name, server, name, strings.Join(names, ", "))
+}
+
+// serverHover lists a server's tools.
+func serverHover(ctx context.Context, dc *docContext, server string) string {
+	reg := dc.st.registry()
+	cfg, ok := reg[server]
+	if !ok {
+		return fmt.Sprintf("**%s**: not configured. Add `[mcp.servers.%s]` to config.toml.", server, server)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s** · MCP server from %s\n\n", server, cfg.Location())
+	infos, err := dc.st.toolsOf(ctx, server)
+	if err != nil {
+		fmt.Fprintf(&b, "Unable to list its tools: %v", err)
+		return b.String()
+	}
+	for _, t := range infos {
+		fmt.Fprintf(&b, "- `%s`: %s\n", t.Name, firstLine(t.Description))
+	}
+	return b.String()
+}
+
+func describeTool(t tools.ToolInfo) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s: %s** · the model calls it `%s`\n\n", t.Server, t.Name, t.Exposed)
+	if t.Description != "" {
+		b.WriteString(t.Description)
+		b.WriteString("\n\n")
+	}
+	params := schemaParams(t.InputSchema)
+	if len(params) == 0 {
+		b.WriteString("No parameters.")
+		return b.String()
+	}
+	b.WriteString("| parameter | type | required | description |\n| --- | --- | --- | --- |\n")
+	for _, p := range params {
+		req := ""
+		if p.required {
+			req = "yes"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", p.name, cell(p.typ), req, cell(firstLine(p.desc)))
+	}
+	return b.String()
+}
+
+type param struct {
+	name, typ, desc string
+	required        bool
+}
+
+// schemaParams reads the top-level properties of a JSON Schema.
+func schemaParams(raw json.RawMessage) []param {
+	var s struct {
+		Properties map[string]struct {
+			Type        any    `json:"type"`
+			Description string `json:"description"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	if json.Unmarshal(raw, &s) != nil {
+		return nil
+	}
+	req := map[string]bool{}
+	for _, r := range s.Required {
+		req[r] = true
+	}
+	out := make([]param, 0, len(s.Properties))
+	for name, p := range s.Properties {
+		typ := ""
+		switch t := p.Type.(type) {
+		case string:
+			typ = t
+		case []any:
+			var parts []string
+			for _, x := range t {
+				parts = append(parts, fmt.Sprint(x))
+			}
+			typ = strings.Join(parts, " or ")
+		}
+		out = append(out, param{name: name, typ: typ, desc: p.Description, required: req[name]})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].required != out[j].required {
+			return out[i].required
+		}
+		return out[i].name < out[j].name
+	})
+	return out
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}
+
+var _ = path.Join

@@ -1,0 +1,119 @@
+package lsp
+
+import (
+	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/document"
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+// docContext is an open document placed in its workspace: the workspace,
+// the stage whose contract it is (if any) and the contract parsed from the
+// buffer as it is now, so positions match what the editor shows.
+type docContext struct {
+	doc   *document.Doc
+	st    *wsState
+	ws    *workspace.Workspace
+	stage *workspace.Stage
+	c     *contract.Contract
+}
+
+// contextOf places an open document. ok is false for a document outside
+// any workspace; stage and c are nil for a file that is not a stage
+// contract.
+func (s *Server) contextOf(uri string) (*docContext, bool, error) {
+	d, err := s.document(uri)
+	if err != nil {
+		return nil, false, err
+	}
+	st := s.wss.forPath(d.Path)
+	if st == nil {
+		return nil, false, nil
+	}
+	ws, err := st.workspace()
+	if err != nil {
+		return nil, false, err
+	}
+	dc := &docContext{doc: d, st: st, ws: ws}
+	if stg := ws.StageOf(d.Path); stg != nil && stg.Contract == d.Path {
+		dc.stage = stg
+		dc.c = contract.Parse(d.Path, d.Text)
+	}
+	return dc, true, nil
+}
+
+// targetKind says what a position in a contract is on.
+type targetKind int
+
+const (
+	onNothing targetKind = iota
+	onTitle
+	onInput
+	onOutput
+	onForEach
+	onServer
+	onTool
+)
+
+// target is the contract element under a position.
+type target struct {
+	kind   targetKind
+	rng    document.Range
+	input  *contract.Input
+	output *contract.Output
+	server *contract.ToolServer
+	tool   *contract.ToolName
+}
+
+// locate finds the element of c at byte offset off. Lines count whole: a
+// position anywhere on an input's line is on that input.
+func locate(c *contract.Contract, m *document.Mapper, off int) target {
+	line := func(r document.Range) document.Range {
+		p, err := m.Position(r.Start)
+		if err != nil {
+			return r
+		}
+		lr, err := m.LineRange(p.Line)
+		if err != nil {
+			return r
+		}
+		if r.End > lr.End {
+			lr.End = r.End
+		}
+		return lr
+	}
+	if c.TitleRange.Len() > 0 && line(c.TitleRange).Contains(off) {
+		return target{kind: onTitle, rng: c.TitleRange}
+	}
+	if c.Tools != nil {
+		for i := range c.Tools.Servers {
+			ts := &c.Tools.Servers[i]
+			for j := range ts.Tools {
+				if ts.Tools[j].Range.Contains(off) {
+					return target{kind: onTool, rng: ts.Tools[j].Range, server: ts, tool: &ts.Tools[j]}
+				}
+			}
+			if ts.Range.Contains(off) {
+				return target{kind: onServer, rng: ts.ServerRange, server: ts}
+			}
+		}
+	}
+	for i := range c.Inputs {
+		in := &c.Inputs[i]
+		if in.Range.Contains(off) || (in.PathRange.Len() > 0 && line(in.PathRange).Contains(off)) {
+			return target{kind: onInput, rng: in.PathRange, input: in}
+		}
+	}
+	for i := range c.Outputs {
+		o := &c.Outputs[i]
+		if o.Range.Contains(off) || (o.PathRange.Len() > 0 && line(o.PathRange).Contains(off)) {
+			return target{kind: onOutput, rng: o.PathRange, output: o}
+		}
+	}
+	if fe := c.ForEach; fe != nil && (fe.Range.Contains(off) || line(fe.PathRange).Contains(off)) {
+		return target{kind: onForEach, rng: fe.PathRange}
+	}
+	return target{}
+}
+
+// parseContract parses a contract's text (a seam so callers read plainly).
+func parseContract(file string, src []byte) *contract.Contract { return contract.Parse(file, src) }

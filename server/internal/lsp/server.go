@@ -1,0 +1,227 @@
+// Package lsp is icm's language server, a thin adapter between LSP 3.16 and
+// the domain packages: diagnostics are `icm check` (package check), hovers
+// and probes show what package assemble builds, states come from package
+// state, and runs and approvals go through package workflow. Nothing here
+// re-implements those; it converts positions, shapes replies and keeps the
+// editor's buffers.
+//
+// The wire is served by sourcegraph/jsonrpc2 (the library glsp is built
+// on) with glsp's protocol types and method dispatch. glsp's own server
+// loop is not used: it reads and handles one message at a time with no
+// panic recovery and no cancellation, and any malformed frame ends the
+// session. Here (dispatch.go) notifications and document changes are
+// handled in order on the read loop, requests run on goroutines with a
+// context that $/cancelRequest cancels, every handler recovers panics into
+// an error reply, and frames that cannot be read are answered and skipped
+// (stream.go).
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+	"github.com/tliron/glsp"
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/icm-tool/icm/server/internal/document"
+	"github.com/icm-tool/icm/server/internal/llm"
+)
+
+// Options configure a language server.
+type Options struct {
+	// Version is icm's version, reported in serverInfo.
+	Version string
+	// Log receives the server's log lines (stderr; never stdout, which
+	// carries the protocol).
+	Log io.Writer
+	// Getenv reads the environment (OLLAMA_HOST); os.Getenv when nil.
+	Getenv func(string) string
+	// Debounce is how long analysis waits after a change for more changes.
+	// Zero analyses at once; changes that arrive while an analysis runs are
+	// folded into one follow-up analysis either way.
+	Debounce time.Duration
+	// NewClient makes the model client for a server address and model; nil
+	// uses llm.NewOllama.
+	NewClient func(host, model string) (llm.Client, error)
+	// BeforeHandle, when set, runs before every handler with the method's
+	// name and the request's context (tests inject panics and slowness).
+	BeforeHandle func(ctx context.Context, method string)
+}
+
+// Settings are what a client may set in initializationOptions or
+// workspace/didChangeConfiguration ({"settings": {"icm": {...}}}).
+type Settings struct {
+	OllamaHost string `json:"ollamaHost,omitempty"`
+	Model      string `json:"model,omitempty"`
+	Gate       string `json:"gate,omitempty"`
+}
+
+// Server is one language server connection.
+type Server struct {
+	opts    Options
+	log     *slog.Logger
+	store   *document.Store
+	handler protocol.Handler
+
+	ctx    context.Context // the connection's lifetime
+	cancel context.CancelFunc
+	conn   atomic.Pointer[jsonrpc2.Conn]
+
+	mu          sync.Mutex
+	settings    Settings
+	caps        protocol.ClientCapabilities
+	folders     []string
+	initialized bool
+	shutdown    bool
+	exited      bool
+	inflight    map[jsonrpc2.ID]context.CancelFunc
+	reqCtx      map[*glsp.Context]context.Context
+
+	pub  *publisher
+	wss  *workspaces
+	runs *runs
+	// bg tracks goroutines the server started, so Serve returns only once
+	// they are done.
+	bg sync.WaitGroup
+}
+
+// New makes a server. Serve it on a stream.
+func New(opts Options) *Server {
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	s := &Server{
+		opts:     opts,
+		log:      slog.New(slog.NewTextHandler(opts.Log, &slog.HandlerOptions{Level: slog.LevelInfo})),
+		store:    document.NewStore(),
+		inflight: map[jsonrpc2.ID]context.CancelFunc{},
+		reqCtx:   map[*glsp.Context]context.Context{},
+	}
+	s.handler = s.protocolHandler()
+	return s
+}
+
+// Serve runs the server on rwc until the client sends exit or the stream
+// ends, and returns the exit code the LSP specification asks for: 0 after a
+// shutdown request, 1 otherwise.
+func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
+	s.ctx, s.cancel = context.WithCancel(ctx)
+	s.pub = newPublisher(s.notify)
+	s.wss = newWorkspaces(s)
+	s.runs = newRuns(s)
+	s.bg.Add(1)
+	go func() { defer s.bg.Done(); s.pub.run(s.ctx) }()
+
+	stream := newFrameStream(rwc, func(err error) { s.log.Warn("unreadable message answered with an error", "err", err) })
+	conn := jsonrpc2.NewConn(s.ctx, stream, s, jsonrpc2.SetLogger(slogPrintf{s.log}))
+	s.conn.CompareAndSwap(nil, conn)
+	select {
+	case <-conn.DisconnectNotify():
+	case <-ctx.Done():
+		conn.Close()
+	}
+	s.cancel()
+	s.runs.wait()
+	s.wss.close()
+	s.bg.Wait()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.shutdown {
+		return 0
+	}
+	return 1
+}
+
+// notify sends a notification to the client; it is safe from any goroutine.
+func (s *Server) notify(method string, params any) error {
+	c := s.conn.Load()
+	if c == nil {
+		return fmt.Errorf("no client connection")
+	}
+	return c.Notify(s.ctx, method, params)
+}
+
+// call sends a request to the client and waits for its answer. It must
+// never run on the read loop: the answer could not be read until the
+// handler returned.
+func (s *Server) call(ctx context.Context, method string, params, result any) error {
+	c := s.conn.Load()
+	if c == nil {
+		return fmt.Errorf("no client connection")
+	}
+	return c.Call(ctx, method, params, result)
+}
+
+// goBackground runs f on a goroutine that Serve waits for.
+func (s *Server) goBackground(f func()) {
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		defer s.recoverLog("background task")
+		f()
+	}()
+}
+
+// recoverLog logs a panic of a background goroutine instead of ending the
+// process.
+func (s *Server) recoverLog(what string) {
+	if r := recover(); r != nil {
+		s.log.Error("panic recovered", "in", what, "panic", r, "stack", stack())
+	}
+}
+
+// slogPrintf adapts slog to jsonrpc2's Printf logger.
+type slogPrintf struct{ l *slog.Logger }
+
+func (p slogPrintf) Printf(format string, v ...any) {
+	p.l.Info(fmt.Sprintf(format, v...))
+}
+
+// currentSettings returns the settings in force.
+func (s *Server) currentSettings() Settings {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.settings
+}
+
+// mergeSettings reads {"icm": {...}} or the bare object from a client value.
+func mergeSettings(old Settings, v any) Settings {
+	if v == nil {
+		return old
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return old
+	}
+	var nested struct {
+		ICM *Settings `json:"icm"`
+	}
+	if json.Unmarshal(raw, &nested) == nil && nested.ICM != nil {
+		return overlay(old, *nested.ICM)
+	}
+	var flat Settings
+	if json.Unmarshal(raw, &flat) == nil {
+		return overlay(old, flat)
+	}
+	return old
+}
+
+func overlay(old, n Settings) Settings {
+	if n.OllamaHost != "" {
+		old.OllamaHost = n.OllamaHost
+	}
+	if n.Model != "" {
+		old.Model = n.Model
+	}
+	if n.Gate != "" {
+		old.Gate = n.Gate
+	}
+	return old
+}

@@ -1,0 +1,160 @@
+package lsp
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// maxFrame bounds one message body. A larger frame cannot be skipped
+// safely, so it ends the connection.
+const maxFrame = 256 << 20
+
+// frameStream reads and writes LSP base-protocol frames (Content-Length
+// header, blank line, JSON body). Unlike jsonrpc2's VSCodeObjectCodec, a
+// frame that cannot be understood does not end the session: it is answered
+// with a JSON-RPC error and reading goes on with the next frame. Only the
+// end of input, a read error or an oversized frame stop it.
+type frameStream struct {
+	r     *bufio.Reader
+	w     io.Writer
+	c     io.Closer
+	wmu   sync.Mutex
+	onBad func(error) // told about every frame that was answered with an error
+}
+
+func newFrameStream(rwc io.ReadWriteCloser, onBad func(error)) *frameStream {
+	return &frameStream{r: bufio.NewReaderSize(rwc, 64<<10), w: rwc, c: rwc, onBad: onBad}
+}
+
+// errBadFrame marks a frame whose header could not be read; the reader has
+// moved past it.
+var errBadFrame = errors.New("bad frame")
+
+// ReadObject implements jsonrpc2.ObjectStream.
+func (s *frameStream) ReadObject(v any) error {
+	for {
+		body, err := s.readFrame()
+		if errors.Is(err, errBadFrame) {
+			s.reject(nil, jsonrpc2.CodeParseError, err.Error())
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		// Decode into a fresh value first so a half-decoded message never
+		// leaks into v.
+		fresh := reflect.New(reflect.TypeOf(v).Elem())
+		if err := json.Unmarshal(body, fresh.Interface()); err != nil {
+			code := int64(jsonrpc2.CodeInvalidRequest)
+			if !json.Valid(body) {
+				code = jsonrpc2.CodeParseError
+			}
+			s.reject(idOf(body), code, fmt.Sprintf("unable to read the message: %v", err))
+			continue
+		}
+		reflect.ValueOf(v).Elem().Set(fresh.Elem())
+		return nil
+	}
+}
+
+// readFrame reads one header block and its body. Header lines may end in
+// "\r\n" or "\n"; unknown headers are ignored; the Content-Length header
+// is found even when garbage before it sits on the same line, so the
+// stream resynchronises after a body that was longer than announced.
+func (s *frameStream) readFrame() ([]byte, error) {
+	length, seen := -1, false
+	for {
+		line, err := s.r.ReadString('\n')
+		if err != nil {
+			if err == io.EOF && strings.TrimSpace(line) != "" {
+				return nil, io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			if !seen {
+				continue // a stray blank line between frames
+			}
+			break
+		}
+		seen = true
+		i := strings.Index(strings.ToLower(line), "content-length:")
+		if i < 0 {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(line[i+len("content-length:"):]))
+		if err != nil || n < 0 {
+			length = -2
+			continue
+		}
+		length = n
+	}
+	switch {
+	case length == -2:
+		return nil, fmt.Errorf("%w: the Content-Length header is not a number", errBadFrame)
+	case length < 0:
+		return nil, fmt.Errorf("%w: no Content-Length header", errBadFrame)
+	case length > maxFrame:
+		return nil, fmt.Errorf("a %d-byte message is over the %d-byte limit", length, maxFrame)
+	}
+	body := make([]byte, length)
+	if _, err := io.ReadFull(s.r, body); err != nil {
+		return nil, fmt.Errorf("unable to read a %d-byte message: %w", length, err)
+	}
+	return body, nil
+}
+
+// idOf digs the id out of a message that failed to decode, so the error
+// reply can name the request it answers.
+func idOf(body []byte) *jsonrpc2.ID {
+	var probe struct {
+		ID *jsonrpc2.ID `json:"id"`
+	}
+	if json.Unmarshal(body, &probe) != nil {
+		return nil
+	}
+	return probe.ID
+}
+
+// reject answers a frame that could not be read.
+func (s *frameStream) reject(id *jsonrpc2.ID, code int64, msg string) {
+	if s.onBad != nil {
+		s.onBad(errors.New(msg))
+	}
+	resp := struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      *jsonrpc2.ID    `json:"id"`
+		Error   *jsonrpc2.Error `json:"error"`
+	}{"2.0", id, &jsonrpc2.Error{Code: code, Message: msg}}
+	_ = s.WriteObject(resp)
+}
+
+// WriteObject implements jsonrpc2.ObjectStream: one frame, one write.
+func (s *frameStream) WriteObject(obj any) error {
+	body, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(body) + 32)
+	fmt.Fprintf(&buf, "Content-Length: %d\r\n\r\n", len(body))
+	buf.Write(body)
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	_, err = s.w.Write(buf.Bytes())
+	return err
+}
+
+// Close implements jsonrpc2.ObjectStream.
+func (s *frameStream) Close() error { return s.c.Close() }

@@ -1,0 +1,90 @@
+package lsp
+
+import (
+	"fmt"
+
+	"github.com/tliron/glsp"
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/icm-tool/icm/server/internal/document"
+)
+
+// The handlers here run on the read loop: they update the document store
+// and ask the workspace concerned for a new analysis, nothing more.
+
+func (s *Server) didOpen(_ *glsp.Context, p *protocol.DidOpenTextDocumentParams) error {
+	path, err := pathOf(p.TextDocument.URI)
+	if err != nil {
+		return err
+	}
+	s.store.Open(path, p.TextDocument.URI, p.TextDocument.Version, []byte(p.TextDocument.Text))
+	if st := s.wss.forPath(path); st != nil {
+		st.touch(isContract(path) && !st.knowsContract(path))
+	}
+	return nil
+}
+
+func (s *Server) didChange(_ *glsp.Context, p *protocol.DidChangeTextDocumentParams) error {
+	path, err := pathOf(p.TextDocument.URI)
+	if err != nil {
+		return err
+	}
+	changes := make([]document.Change, 0, len(p.ContentChanges))
+	for _, c := range p.ContentChanges {
+		switch c := c.(type) {
+		case protocol.TextDocumentContentChangeEvent:
+			changes = append(changes, document.Change{
+				Range: &document.PosRange{Start: fromPosition(c.Range.Start), End: fromPosition(c.Range.End)},
+				Text:  c.Text,
+			})
+		case protocol.TextDocumentContentChangeEventWhole:
+			changes = append(changes, document.Change{Text: c.Text})
+		default:
+			return fmt.Errorf("unknown content change %T", c)
+		}
+	}
+	if _, err := s.store.Apply(path, p.TextDocument.Version, changes); err != nil {
+		return err
+	}
+	if st := s.wss.forPath(path); st != nil {
+		st.touch(false)
+	}
+	return nil
+}
+
+func (s *Server) didSave(_ *glsp.Context, p *protocol.DidSaveTextDocumentParams) error {
+	path, err := pathOf(p.TextDocument.URI)
+	if err != nil {
+		return err
+	}
+	if st := s.wss.forPath(path); st != nil {
+		st.touch(false)
+		s.statusMayHaveChanged(st)
+	}
+	return nil
+}
+
+func (s *Server) didClose(_ *glsp.Context, p *protocol.DidCloseTextDocumentParams) error {
+	path, err := pathOf(p.TextDocument.URI)
+	if err != nil {
+		return err
+	}
+	s.store.Close(path)
+	if st := s.wss.forPath(path); st != nil {
+		st.touch(false)
+	}
+	return nil
+}
+
+// document returns the open document for a URI.
+func (s *Server) document(uri string) (*document.Doc, error) {
+	path, err := pathOf(uri)
+	if err != nil {
+		return nil, err
+	}
+	d, ok := s.store.Get(path)
+	if !ok {
+		return nil, fmt.Errorf("%s is not open in the editor", path)
+	}
+	return d, nil
+}
