@@ -70,7 +70,7 @@ func runWorkspace(ctx context.Context, env *Env, ws *workspace.Workspace, f *run
 	if err != nil {
 		return err
 	}
-	reg, problems := toolbox.Load(ws, "")
+	reg, problems := toolbox.Load(ws, toolbox.Self{Env: toolbox.SelfEnv(env.Getenv)})
 	for _, p := range problems {
 		if p.Severity == tools.SeverityError {
 			fmt.Fprintf(env.Stderr, "warning: %s\n", p)

@@ -19,24 +19,56 @@ import (
 // workspace can name icm's own MCP servers without knowing where icm lives.
 const SelfCommand = "icm"
 
+// Self says how to run icm's own servers.
+type Self struct {
+	// Path is the icm executable; "" means os.Executable.
+	Path string
+	// Env is added to the environment of icm's own servers where their
+	// entry does not set the variable: the model host the run uses
+	// (OLLAMA_HOST, for summarize and extract) and the SearXNG URL. Stdio
+	// servers otherwise get a minimal environment.
+	Env map[string]string
+}
+
 // Load reads the workspace's MCP servers and points `icm` commands at
-// self (the running executable; "" means os.Executable).
-func Load(ws *workspace.Workspace, self string) (tools.Registry, []tools.Problem) {
+// this executable.
+func Load(ws *workspace.Workspace, self Self) (tools.Registry, []tools.Problem) {
 	reg, problems := tools.LoadServers(ws.Root, ws.Config)
-	if self == "" {
+	if self.Path == "" {
 		if exe, err := os.Executable(); err == nil {
-			self = exe
+			self.Path = exe
 		}
 	}
-	if self != "" {
-		for name, s := range reg {
-			if s.Command == SelfCommand {
-				s.Command = self
-				reg[name] = s
+	for name, s := range reg {
+		if s.Command != SelfCommand || self.Path == "" {
+			continue
+		}
+		s.Command = self.Path
+		env := map[string]string{}
+		for k, v := range self.Env {
+			if v != "" {
+				env[k] = v
 			}
 		}
+		for k, v := range s.Env {
+			env[k] = v
+		}
+		s.Env = env
+		reg[name] = s
 	}
 	return reg, problems
+}
+
+// SelfEnv is the environment icm passes on to its own servers, read
+// through getenv.
+func SelfEnv(getenv func(string) string) map[string]string {
+	out := map[string]string{}
+	for _, k := range []string{"OLLAMA_HOST", "SEARXNG_URL", "ICM_CACHE_DIR", "XDG_CACHE_HOME"} {
+		if v := getenv(k); v != "" {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // Names returns the server names of a registry.

@@ -1,0 +1,285 @@
+package workflow_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
+	"github.com/icm-tool/icm/server/internal/testutil/wstest"
+	"github.com/icm-tool/icm/server/internal/workflow"
+)
+
+// small is a three-stage workspace without tools: a plain stage, a For
+// each stage over the first one's output, and a script stage.
+const small = `
+-- CLAUDE.md --
+# Identity
+You help.
+-- config.toml --
+[model]
+name = "qwen3.5:9b"
+
+[workflow]
+parallel = 1
+-- pipeline/01-plan/CONTEXT.md --
+# Stage: 01-plan
+
+## Inputs
+- Layer 4 (working): idea.md
+
+## Process
+PLAN the parts.
+
+## Outputs
+- plan.md -> output/
+
+## Verify
+- headings 1..9
+-- pipeline/01-plan/idea.md --
+An idea.
+-- pipeline/02-write/CONTEXT.md --
+# Stage: 02-write
+
+## For each
+part in ../01-plan/output/plan.md
+
+## Process
+WRITE the part shown below.
+
+## Outputs
+- parts.md -> output/
+-- pipeline/03-count/CONTEXT.md --
+# Stage: 03-count
+
+## Inputs
+- Layer 4 (working): ../02-write/output/parts.md
+
+## Script
+wc -l < ../02-write/output/parts.md > "$ICM_OUTPUT/count.txt"
+
+## Outputs
+- count.txt -> output/
+
+## Gate
+auto
+`
+
+func newSmall(t *testing.T, cfg ollamatest.Config) *harness {
+	t.Helper()
+	if cfg.Models == nil {
+		cfg.Models = []ollamatest.Model{{Name: model, ContextLength: 32768, Family: "qwen3", Capabilities: []string{"completion", "tools"}}}
+	}
+	h := &harness{t: t, dir: wstest.Write(t, small), srv: ollamatest.New(t, cfg)}
+	c, err := llm.NewOllama(llm.WithBaseURL(h.srv.URL()), llm.WithRetry(0, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.client = c
+	return h
+}
+
+func plan(n int) string {
+	var b strings.Builder
+	b.WriteString("# Plan\n")
+	for i := 1; i <= n; i++ {
+		b.WriteString("\n## Part " + string(rune('A'+i-1)) + "\n- point\n")
+	}
+	return b.String()
+}
+
+func scriptSmall(srv *ollamatest.Server, parts int) {
+	srv.On(ollamatest.UserContains("PLAN the parts")).Reply(ollamatest.Text(plan(parts)))
+	srv.On(ollamatest.UserContains("WRITE the part")).ReplyFunc(func(r *ollamatest.Request) ollamatest.Turn {
+		u := r.LastUser()
+		i := strings.Index(u, "\n## Part ")
+		return ollamatest.Text("## Part " + u[i+9:i+10] + "\n\nText of the part.")
+	})
+}
+
+func TestStaleAfterUpstreamEditAndGateAuto(t *testing.T) {
+	h := newSmall(t, ollamatest.Config{})
+	scriptSmall(h.srv, 3)
+	h.mustRun(workflow.Options{})
+	h.approve("01-plan")
+	sum := h.mustRun(workflow.Options{})
+	if sum.Ran[0].Items != 3 {
+		t.Fatalf("02-write items = %d", sum.Ran[0].Items)
+	}
+	h.approve("02-write")
+	// The script stage is auto-approved because its (no) checks pass.
+	sum = h.mustRun(workflow.Options{})
+	if !sum.Ran[0].AutoApproved || sum.Next.Action != state.ActionDone {
+		t.Fatalf("03-count: %+v next %+v", sum.Ran[0], sum.Next)
+	}
+	if got := strings.TrimSpace(h.read("pipeline/03-count/output/count.txt")); got == "" {
+		t.Error("the script wrote nothing")
+	}
+
+	// A person trims the plan: it needs review, and the stage reading it is stale.
+	os.WriteFile(filepath.Join(h.dir, "pipeline/01-plan/output/plan.md"), []byte(plan(2)), 0o644)
+	st := h.status()
+	if st["01-plan"] != state.Awaiting || st["02-write"] != state.Stale || st["03-count"] != state.Approved {
+		t.Fatalf("after editing the plan: %v", st)
+	}
+	// Running now refuses to overwrite the unapproved edit... it stops at
+	// 01-plan's gate instead, running nothing.
+	if sum := h.mustRun(workflow.Options{}); len(sum.Ran) != 0 {
+		t.Fatalf("ran %v at the gate", sum.Ran)
+	}
+	h.approve("01-plan")
+	sum = h.mustRun(workflow.Options{})
+	if sum.Ran[0].Stage != "02-write" || sum.Ran[0].Items != 2 {
+		t.Fatalf("rerun after the edit: %+v", sum.Ran[0])
+	}
+	if st := h.status(); st["03-count"] != state.Stale {
+		t.Errorf("03-count after 02-write changed: %s", st["03-count"])
+	}
+}
+
+func TestEditedOutputIsNotOverwritten(t *testing.T) {
+	h := newSmall(t, ollamatest.Config{})
+	scriptSmall(h.srv, 2)
+	h.mustRun(workflow.Options{})
+	p := filepath.Join(h.dir, "pipeline/01-plan/output/plan.md")
+	os.WriteFile(p, []byte(plan(1)+"\nmy edit\n"), 0o644)
+	_, err := h.run(workflow.Options{Stage: "01-plan"})
+	var ee *workflow.EditedError
+	if !errors.As(err, &ee) {
+		t.Fatalf("rerunning over an unapproved edit: %v", err)
+	}
+	if got := h.read("pipeline/01-plan/output/plan.md"); !strings.Contains(got, "my edit") {
+		t.Fatal("the edit was overwritten")
+	}
+	h.mustRun(workflow.Options{Stage: "01-plan", Force: true})
+	kept, _ := filepath.Glob(filepath.Join(h.dir, "history/versions/01-plan/*-edited/plan.md"))
+	if len(kept) != 1 {
+		t.Fatalf("edited version not kept: %v", kept)
+	}
+	if data, _ := os.ReadFile(kept[0]); !strings.Contains(string(data), "my edit") {
+		t.Error("the kept version is not the edit")
+	}
+}
+
+func TestVerifyBlocksApproval(t *testing.T) {
+	h := newSmall(t, ollamatest.Config{})
+	h.srv.On(ollamatest.UserContains("PLAN the parts")).Reply(ollamatest.Text("no headings at all"))
+	sum := h.mustRun(workflow.Options{})
+	if v := sum.Ran[0].Verify; len(v) != 1 || v[0].OK {
+		t.Fatalf("verify = %+v", v)
+	}
+	_, err := workflow.Approve(h.ws(), "01-plan", workflow.ApproveOptions{})
+	if !errors.Is(err, workflow.ErrVerifyFailed) {
+		t.Fatalf("approve with failing checks: %v", err)
+	}
+	// Fixing the output by hand makes it approvable.
+	os.WriteFile(filepath.Join(h.dir, "pipeline/01-plan/output/plan.md"), []byte(plan(1)), 0o644)
+	if _, err := workflow.Approve(h.ws(), "01-plan", workflow.ApproveOptions{}); err != nil {
+		t.Fatalf("approve after the fix: %v", err)
+	}
+}
+
+func TestGateRerunApprovesByRunningAgain(t *testing.T) {
+	h := newSmall(t, ollamatest.Config{})
+	scriptSmall(h.srv, 2)
+	h.mustRun(workflow.Options{Gate: workflow.GateRerun})
+	sum := h.mustRun(workflow.Options{Gate: workflow.GateRerun})
+	if len(sum.Approved) != 1 || sum.Approved[0] != "01-plan" || sum.Ran[0].Stage != "02-write" {
+		t.Fatalf("rerun gate: approved %v ran %v", sum.Approved, sum.Ran)
+	}
+}
+
+func TestAllRunsThrough(t *testing.T) {
+	h := newSmall(t, ollamatest.Config{})
+	scriptSmall(h.srv, 2)
+	sum := h.mustRun(workflow.Options{All: true})
+	if len(sum.Ran) != 3 {
+		t.Fatalf("--all ran %d stages", len(sum.Ran))
+	}
+	st := h.status()
+	if st["01-plan"] != state.Awaiting || st["02-write"] != state.Awaiting || st["03-count"] != state.Approved {
+		t.Errorf("after --all: %v", st)
+	}
+}
+
+func TestSecondRunRefused(t *testing.T) {
+	h := newSmall(t, ollamatest.Config{})
+	lock, err := state.Acquire(h.dir, "another run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Release()
+	_, err = h.run(workflow.Options{})
+	var le *state.LockedError
+	if !errors.As(err, &le) || !strings.Contains(err.Error(), "another icm run") {
+		t.Fatalf("second run: %v", err)
+	}
+	if n := len(h.srv.ChatRequests()); n != 0 {
+		t.Errorf("a refused run made %d model calls", n)
+	}
+}
+
+func TestModelErrorsAreClear(t *testing.T) {
+	h := newSmall(t, ollamatest.Config{Models: []ollamatest.Model{{Name: "other", ContextLength: 4096}}})
+	_, err := h.run(workflow.Options{})
+	if llm.KindOf(err) != llm.KindModelMissing || !strings.Contains(llm.HintOf(err), "pull") {
+		t.Fatalf("model missing: kind %v, err %v, hint %q", llm.KindOf(err), err, llm.HintOf(err))
+	}
+	if st := h.status(); st["01-plan"] != state.Failed {
+		t.Errorf("after a failed run 01-plan is %s", st["01-plan"])
+	}
+}
+
+func TestIncompleteAnswerIsNotSaved(t *testing.T) {
+	h := newSmall(t, ollamatest.Config{})
+	h.srv.On(ollamatest.UserContains("PLAN the parts")).Reply(ollamatest.Length("## Part A\n- cut of"))
+	_, err := h.run(workflow.Options{})
+	var inc *workflow.IncompleteError
+	if !errors.As(err, &inc) {
+		t.Fatalf("length answer: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, "pipeline/01-plan/output/plan.md")); err == nil {
+		t.Error("a cut-off answer was saved as the output")
+	}
+	kept, _ := filepath.Glob(filepath.Join(h.dir, "history/versions/01-plan/*-incomplete/answer.md"))
+	if len(kept) != 1 {
+		t.Errorf("the partial answer was not kept for inspection: %v", kept)
+	}
+	if st := h.status(); st["01-plan"] != state.Failed {
+		t.Errorf("01-plan is %s after an incomplete answer", st["01-plan"])
+	}
+}
+
+func TestCancelledRunLeavesConsistentState(t *testing.T) {
+	h := newSmall(t, ollamatest.Config{})
+	h.srv.On(ollamatest.UserContains("PLAN the parts")).Reply(ollamatest.Hang())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		ws := h.ws()
+		eng, _ := workflow.New(ws, workflow.Options{Client: h.client})
+		_, err := eng.Run(ctx)
+		done <- err
+	}()
+	if err := h.srv.AwaitChats(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled run returned %v", err)
+	}
+	if st := h.status(); st["01-plan"] != state.Failed {
+		t.Errorf("after cancel: %s", st["01-plan"])
+	}
+	// The lock is free again.
+	l, err := state.Acquire(h.dir, "check")
+	if err != nil {
+		t.Fatalf("lock after cancel: %v", err)
+	}
+	l.Release()
+}
