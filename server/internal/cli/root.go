@@ -98,6 +98,7 @@ func commands(env *Env, g *globalFlags) []*cobra.Command {
 		newApproveCmd(env, g),
 		newPullCmd(env, g),
 		newMCPCmd(env),
+		newLSPCmd(env),
 	}
 }
 

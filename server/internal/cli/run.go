@@ -261,4 +261,3 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
-

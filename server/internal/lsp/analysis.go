@@ -12,6 +12,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/document"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/toolbox"
 	"github.com/icm-tool/icm/server/internal/tools"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -134,7 +135,7 @@ func (st *wsState) workspace() (*workspace.Workspace, error) {
 		st.openErr = err
 		return nil, err
 	}
-	reg, problems := tools.LoadServers(st.root, ws.Config)
+	reg, problems := toolbox.Load(ws, toolbox.Self{Path: st.s.opts.Self, Env: toolbox.SelfEnv(st.s.getenv)})
 	for _, p := range problems {
 		st.s.log.Info("MCP server configuration", "problem", p.String())
 	}

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/icm-tool/icm/server/internal/toolbox"
+	"github.com/icm-tool/icm/server/internal/tools"
 	"github.com/icm-tool/icm/server/internal/workflow"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -46,16 +48,12 @@ func (r *runs) start(st *wsState, req runRequest) (string, error) {
 	}
 	set := r.s.currentSettings()
 	reg := st.registry()
-	servers := map[string]bool{}
-	for name := range reg {
-		servers[name] = true
-	}
 	ctx, cancel := context.WithCancel(r.s.ctx)
 	a := &activeRun{cancel: cancel}
 	rp := &runProgress{s: r.s, st: st, run: a, tools: map[string]int{}}
 	eng, err := workflow.New(ws, workflow.Options{
 		Client: client, Model: set.Model, Gate: set.Gate, Stage: req.stage, All: req.all, Force: req.force,
-		Servers: servers, Tools: mcpOpener(ws, reg), Progress: rp.event,
+		Servers: toolbox.Names(reg), Tools: toolbox.Opener(reg, tools.DefaultOptions(ws.Root, ws.Config)), Progress: rp.event,
 	})
 	if err != nil {
 		cancel()

@@ -47,6 +47,9 @@ type Options struct {
 	// Zero analyses at once; changes that arrive while an analysis runs are
 	// folded into one follow-up analysis either way.
 	Debounce time.Duration
+	// Self is the icm executable that `command = "icm"` MCP servers run;
+	// empty means this process's executable.
+	Self string
 	// NewClient makes the model client for a server address and model; nil
 	// uses llm.NewOllama.
 	NewClient func(host, model string) (llm.Client, error)
