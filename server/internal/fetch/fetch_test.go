@@ -366,7 +366,7 @@ func TestFetchInflatesGzip(t *testing.T) {
 func TestFetchDripHitsTotalTimeout(t *testing.T) {
 	srv := newCounter(t, func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(200)
-		tick := time.NewTicker(time.Second / 4)
+		tick := time.NewTicker(time.Second) // one byte a second
 		defer tick.Stop()
 		for {
 			if _, err := w.Write([]byte("x")); err != nil {
@@ -380,7 +380,7 @@ func TestFetchDripHitsTotalTimeout(t *testing.T) {
 			}
 		}
 	})
-	f := newFetcher(t, Options{Allow: []string{srv.hostPort()}, Timeout: 1500 * time.Millisecond, IdleTimeout: time.Second})
+	f := newFetcher(t, Options{Allow: []string{srv.hostPort()}, Timeout: 2 * time.Second, IdleTimeout: 5 * time.Second})
 	_, err := f.Fetch(t.Context(), srv.URL)
 	var te *TimeoutError
 	if !errors.As(err, &te) || te.Phase != "total" {
