@@ -110,13 +110,16 @@ func isPreamble(line, next string) bool {
 	return announces
 }
 
-// leadsIntoBlock reports whether a line starts a heading or a fenced block,
-// the shapes an announced answer begins with.
+// leadsIntoBlock reports whether a line starts a heading, a fenced block, a
+// numbered list or a table: the shapes an announced answer begins with. A
+// bullet list is left out on purpose: "Here are the key findings:" over
+// bullets reads as the document's own lead-in.
 func leadsIntoBlock(line string) bool {
 	if _, ok := parseFence(line); ok {
 		return true
 	}
-	return strings.HasPrefix(strings.TrimSpace(line), "#")
+	t := strings.TrimSpace(line)
+	return strings.HasPrefix(t, "#") || strings.HasPrefix(t, "|") || orderedItem.MatchString(t)
 }
 
 func firstNonBlank(s string) string {

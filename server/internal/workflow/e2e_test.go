@@ -170,7 +170,7 @@ func TestCourseResearchEndToEnd(t *testing.T) {
 	if len(sum.Ran) != 1 || sum.Ran[0].Stage != "01-scope" || sum.Next.Action != state.ActionApprove {
 		t.Fatalf("first run: %+v", sum)
 	}
-	if got := h.read("pipeline/01-scope/output/objectives.md"); !strings.Contains(got, "1. Install Ollama") {
+	if got := h.read("pipeline/01-scope/output/objectives.md"); !strings.HasPrefix(got, "1. Install Ollama") {
 		t.Errorf("objectives (the chat preamble must be gone):\n%s", got)
 	}
 	want("after 01", map[string]state.Status{"01-scope": state.Awaiting, "02-research": state.Pending, "03-outline": state.Pending, "04-draft": state.Pending})
