@@ -44,9 +44,10 @@ type wsState struct {
 	listed  map[string][]tools.ToolInfo // tool listings that succeeded, by server
 	window  int                         // the model's context window, 0 when unknown
 	winKey  string                      // host+model the window was asked for
+	winDone chan struct{}               // closed when the last window query ended
 
-	want     uint64 // store generation the next analysis must reach
-	have     uint64 // store generation of the latest analysis
+	want     uint64 // counts the requests for analysis (touch)
+	have     uint64 // the value of want when the latest analysis began
 	analyzed bool
 	result   *analysis
 	ready    chan struct{} // closed and replaced after every analysis
@@ -89,7 +90,7 @@ func (st *wsState) stop() {
 // folders and config (a stage or config.toml changed on disk).
 func (st *wsState) touch(reopen bool) {
 	st.mu.Lock()
-	st.want = st.s.store.Generation()
+	st.want++
 	if reopen {
 		st.ws = nil
 	}
@@ -165,25 +166,30 @@ func sameRegistry(a, b tools.Registry) bool {
 // analyze runs the checks over the current buffers and publishes the
 // diagnostics of every file they concern.
 func (st *wsState) analyze() {
+	// Read the request count before the snapshot: every change that asked
+	// for analysis up to here is in the buffers the snapshot holds.
+	st.mu.Lock()
+	epoch := st.want
+	st.mu.Unlock()
 	snap := st.s.store.Snapshot()
 	ws, err := st.workspace()
 	if err != nil {
 		st.s.log.Warn("unable to open workspace", "root", st.root, "err", err)
-		st.finish(&analysis{snap: snap})
+		st.finish(epoch, &analysis{snap: snap})
 		return
 	}
+	st.ensureWindow(ws) // started first, so a hover right after the diagnostics can wait for it
 	view := *ws
 	view.Files = snap
 	rep := check.Run(&view, st.checkOptions(ws))
 	a := &analysis{ws: &view, snap: snap, report: rep, window: st.windowSize()}
 	st.s.pub.publish(st.ctx, batch{owner: st.root, files: st.diagnostics(a)})
-	st.finish(a)
-	st.ensureWindow(ws)
+	st.finish(epoch, a)
 }
 
-func (st *wsState) finish(a *analysis) {
+func (st *wsState) finish(epoch uint64, a *analysis) {
 	st.mu.Lock()
-	st.result, st.have, st.analyzed = a, a.snap.Gen, true
+	st.result, st.have, st.analyzed = a, epoch, true
 	close(st.ready)
 	st.ready = make(chan struct{})
 	st.mu.Unlock()
@@ -358,6 +364,21 @@ func (st *wsState) client(ws *workspace.Workspace, extra ...llm.OllamaOption) (l
 	return c, model, err
 }
 
+// awaitWindow waits for a context-window query in flight (a hover shows
+// the window, and the first hover usually comes right after opening).
+func (st *wsState) awaitWindow(ctx context.Context) {
+	st.mu.Lock()
+	done := st.winDone
+	st.mu.Unlock()
+	if done == nil {
+		return
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
 func (st *wsState) windowSize() int {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -382,8 +403,11 @@ func (st *wsState) ensureWindow(ws *workspace.Workspace) {
 		return
 	}
 	st.winKey = key
+	done := make(chan struct{})
+	st.winDone = done
 	st.mu.Unlock()
 	st.s.goBackground(func() {
+		defer close(done)
 		c, _, err := st.client(ws, llm.WithRetry(2*time.Second, 2))
 		if err != nil {
 			st.s.log.Info("no model server for the context window", "err", err)
@@ -396,6 +420,7 @@ func (st *wsState) ensureWindow(ws *workspace.Workspace) {
 			st.s.log.Info("unable to learn the model's context window", "model", model, "err", err)
 			return
 		}
+		st.s.log.Info("context window", "model", model, "tokens", info.ContextLength)
 		st.mu.Lock()
 		changed := st.window != info.ContextLength
 		st.window = info.ContextLength

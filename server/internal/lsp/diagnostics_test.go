@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/icm-tool/icm/server/internal/lsp/lsptest"
-	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 )
 
 const (
@@ -18,9 +17,8 @@ const (
 )
 
 func start(t *testing.T) (*lsptest.Editor, string) {
-	t.Helper()
-	dir := wstest.Copy(t, "course-research")
-	return lsptest.Start(t, lsptest.Config{Root: dir, InitOptions: map[string]any{"ollamaHost": "127.0.0.1:1"}}), dir
+	s := newSession(t)
+	return s.Editor, s.dir
 }
 
 func TestDiagnosticsFollowTyping(t *testing.T) {

@@ -36,6 +36,7 @@ func (s *Server) hover(gctx *glsp.Context, p *protocol.HoverParams) (*protocol.H
 	var text string
 	switch t.kind {
 	case onTitle:
+		dc.st.awaitWindow(ctx)
 		a, err := dc.st.current(ctx)
 		if err != nil {
 			return nil, err

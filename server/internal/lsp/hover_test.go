@@ -1,0 +1,100 @@
+package lsp_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/icm-tool/icm/server/internal/lsp/lsptest"
+)
+
+func TestHover(t *testing.T) {
+	s := newSession(t)
+	outline := "## Install Ollama\n- a\n\n## Pull a model\n- b\n\n## Ask it something\n- c\n"
+	writeFile(t, s.dir, "pipeline/03-outline/output/outline.md", outline)
+	s.Open(scope)
+	s.Open(draft)
+	s.Open(research)
+	s.AwaitDiagnostics(scope, "analysed", lsptest.None)
+
+	tests := []struct {
+		name string
+		file string
+		at   string
+		want []string
+		skip int // bytes after the start of at
+	}{
+		{"title: context, parts and window", scope, "# Stage: 01-scope", []string{
+			"**01-scope**", "tokens (system", "| part | layer | role | tokens |", "_config/audience.md", "pipeline/01-scope/input.md",
+			"**total**", "8192-token window of qwen3.5:9b", "**System**", "**User**", "Read the course idea"}, 0},
+		{"input line: first lines and tokens", scope, "input.md", []string{"pipeline/01-scope/input.md", "working material", "tokens,", "```text"}, 0},
+		{"reference input", scope, "../../_config/audience.md", []string{"_config/audience.md", "reference (layer 3"}, 0},
+		{"input not produced yet", research, "../01-scope/output/objectives.md", []string{"Not produced yet: stage 01-scope writes it"}, 0},
+		{"for each: the items", draft, "module in", []string{"3 items", "1. Install Ollama", "2. Pull a model", "3. Ask it something"}, 0},
+		{"tool: description and parameters", research, "server: search", []string{"**search-server: search**", "`search-server_search`", "| parameter | type | required |", "`query`"}, len("server: ")},
+		{"server: its tools", research, "browser-server", []string{"**browser-server**", "`summarize`", "`fetch_urls`"}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := s.Hover(tt.file, s.Pos(tt.file, tt.at, tt.skip))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("hover lacks %q:\n%s", w, got)
+				}
+			}
+		})
+	}
+
+	t.Run("totals add up", func(t *testing.T) {
+		got, _ := s.Hover(scope, s.Pos(scope, "# Stage", 0))
+		total := regexp.MustCompile(`~(\d+) tokens \(system (\d+), user (\d+)\)`).FindStringSubmatch(got)
+		if total == nil {
+			t.Fatalf("no totals in %s", got)
+		}
+		n, _ := strconv.Atoi(total[1])
+		sys, _ := strconv.Atoi(total[2])
+		user, _ := strconv.Atoi(total[3])
+		if n != sys+user || n == 0 {
+			t.Errorf("total %d != system %d + user %d", n, sys, user)
+		}
+	})
+
+	t.Run("nothing on the Process text", func(t *testing.T) {
+		got, err := s.Hover(scope, s.Pos(scope, "Fewer, sharper", 0))
+		if err != nil || got != "" {
+			t.Errorf("hover = %q, %v; want none", got, err)
+		}
+	})
+}
+
+func TestHoverWarnsWhenOverWindow(t *testing.T) {
+	s := newSession(t)
+	// A reference far larger than the scripted model's 8192-token window.
+	writeFile(t, s.dir, "_config/audience.md", "# Audience\n\n"+strings.Repeat("Readers want clear, exact steps that work on the first try. ", 2500))
+	s.Open(scope)
+	s.AwaitDiagnostics(scope, "over the window", lsptest.HasCode("context-over-window"))
+	got, err := s.Hover(scope, s.Pos(scope, "# Stage", 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got, "**Does not fit**") {
+		t.Errorf("hover does not warn:\n%s", got)
+	}
+}
+
+func writeFile(t *testing.T, root, rel, text string) {
+	t.Helper()
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

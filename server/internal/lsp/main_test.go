@@ -1,0 +1,56 @@
+package lsp_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/icm-tool/icm/server/internal/lsp/lsptest"
+	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
+	"github.com/icm-tool/icm/server/internal/testutil/wstest"
+)
+
+// icmBin is the icm executable, built once: the stdio tests and Neovim run
+// it, and the workspaces' `command = "icm"` MCP servers run it.
+var icmBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "icm-lsp-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	icmBin = filepath.Join(dir, "icm")
+	build := exec.Command("go", "build", "-o", icmBin, "github.com/icm-tool/icm/server/cmd/icm")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "unable to build icm: %v\n", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// session opens a copy of course-research in a fresh server whose model
+// server is a scripted one on loopback.
+type session struct {
+	*lsptest.Editor
+	dir    string
+	ollama *ollamatest.Server
+}
+
+func newSession(t *testing.T, opts ...func(*lsptest.Config)) *session {
+	t.Helper()
+	srv := ollamatest.New(t, ollamatest.Config{Models: []ollamatest.Model{{Name: "qwen3.5:9b", ContextLength: 8192}}, AllowUnscripted: true})
+	dir := wstest.Copy(t, "course-research")
+	cfg := lsptest.Config{Root: dir, InitOptions: map[string]any{"ollamaHost": srv.URL()}}
+	cfg.Options.Self = icmBin
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return &session{Editor: lsptest.Start(t, cfg), dir: dir, ollama: srv}
+}
