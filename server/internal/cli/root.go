@@ -10,6 +10,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/icm-tool/icm/server/internal/llm"
 )
 
 // Version is the icm version, set at build time with -ldflags.
@@ -96,6 +98,7 @@ func commands(env *Env, g *globalFlags) []*cobra.Command {
 		newStatusCmd(env, g),
 		newRunCmd(env, g),
 		newApproveCmd(env, g),
+		newHistoryCmd(env, g),
 		newPullCmd(env, g),
 		newMCPCmd(env),
 		newLSPCmd(env),
@@ -122,5 +125,5 @@ func hintOf(err error) string {
 	if errors.As(err, &h) {
 		return h.Hint()
 	}
-	return ""
+	return llm.HintOf(err)
 }

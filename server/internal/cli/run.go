@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -59,6 +60,73 @@ history/versions/ either way).`,
 	return cmd
 }
 
+// unreachableError says no model server answers; its hint lists the ways
+// to start one.
+type unreachableError struct {
+	url string
+	err error
+}
+
+func (e *unreachableError) Error() string {
+	return fmt.Sprintf("no model server answers at %s: %v", e.url, e.err)
+}
+
+func (e *unreachableError) Hint() string {
+	return "start Ollama with `ollama serve` (then `ollama pull` the model), or the whole stack with " +
+		"`docker compose -f docker/compose.yml up -d` (see docker/README.md), or point OLLAMA_HOST at a running server"
+}
+
+// probeModelServer fails fast, with advice, when the next stage to run
+// needs a model and no server answers, instead of retrying for a while.
+func probeModelServer(ctx context.Context, ws *workspace.Workspace, client llm.Client, f *runFlags) error {
+	o, ok := client.(interface{ BaseURL() string })
+	if !ok {
+		return nil
+	}
+	p, err := pipelineState(ws)
+	if err != nil || p.Next.Action != state.ActionRun && f.stage == "" && !f.all {
+		return nil
+	}
+	name := p.Next.Stage
+	if f.stage != "" {
+		name = f.stage
+	}
+	if st, err := ws.Stage(name); err == nil {
+		if src, err := ws.Files.ReadFile(st.Contract); err == nil && strings.Contains(string(src), "\n## Script") && !f.all {
+			return nil // a script stage needs no model
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(o.BaseURL(), "/")+"/api/version", nil)
+	if err != nil {
+		return nil
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return &unreachableError{url: o.BaseURL(), err: err}
+	}
+	resp.Body.Close()
+	return nil
+}
+
+// selfFor says how icm's own MCP servers run under this command: with the
+// model server and model the run itself uses, so summarize and extract
+// talk to the same place.
+func selfFor(env *Env, ws *workspace.Workspace, client llm.Client, model string) toolbox.Self {
+	e := toolbox.SelfEnv(env.Getenv)
+	if o, ok := client.(interface{ BaseURL() string }); ok {
+		e["OLLAMA_HOST"] = o.BaseURL()
+	}
+	if model == "" {
+		model = ws.Config.Model.Name
+	}
+	if model != "" && e["ICM_MODEL"] == "" {
+		e["ICM_MODEL"] = model
+	}
+	return toolbox.Self{Env: e}
+}
+
 // newModelClient builds the model client a workspace's config asks for.
 func newModelClient(env *Env, ws *workspace.Workspace) (llm.Client, error) {
 	opts := append(llm.ConfigOptions(ws.Config.Model), llm.WithGetenv(env.Getenv))
@@ -70,11 +138,14 @@ func runWorkspace(ctx context.Context, env *Env, ws *workspace.Workspace, f *run
 	if err != nil {
 		return err
 	}
-	reg, problems := toolbox.Load(ws, toolbox.Self{Env: toolbox.SelfEnv(env.Getenv)})
+	reg, problems := toolbox.Load(ws, selfFor(env, ws, client, f.model))
 	for _, p := range problems {
 		if p.Severity == tools.SeverityError {
 			fmt.Fprintf(env.Stderr, "warning: %s\n", p)
 		}
+	}
+	if err := probeModelServer(ctx, ws, client, f); err != nil {
+		return err
 	}
 	pr := newPrinter(env, f)
 	eng, err := workflow.New(ws, workflow.Options{

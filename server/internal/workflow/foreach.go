@@ -154,7 +154,7 @@ func writeItem(file string, rec itemRecord) error {
 	if err != nil {
 		return err
 	}
-	if err := state.WriteFile(file, data, 0o644); err != nil {
+	if err := state.WriteCheckpoint(file, data, 0o644); err != nil {
 		return errors.Join(errors.New("unable to save a finished item"), err)
 	}
 	return nil

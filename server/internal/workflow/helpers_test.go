@@ -9,7 +9,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
-func stageState(t *testing.T, ws *workspace.Workspace, name string) *state.StageState {
+func stageState(t testing.TB, ws *workspace.Workspace, name string) *state.StageState {
 	t.Helper()
 	st, err := ws.Stage(name)
 	if err != nil {
@@ -25,4 +25,13 @@ func stageState(t *testing.T, ws *workspace.Workspace, name string) *state.Stage
 		t.Fatal(err)
 	}
 	return s
+}
+
+func openWS(tb testing.TB, dir string) *workspace.Workspace {
+	tb.Helper()
+	ws, err := workspace.Open(dir, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ws
 }

@@ -1,0 +1,172 @@
+package workflow
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+// RunSummary is one run as its trace tells it.
+type RunSummary struct {
+	ID       string        `json:"id"`
+	Start    time.Time     `json:"start"`
+	End      time.Time     `json:"end"`
+	Duration time.Duration `json:"duration"`
+	Stages   []*StageTrace `json:"stages"`
+	Prompt   int           `json:"prompt_tokens"`
+	Output   int           `json:"output_tokens"`
+	// Finished is false when the trace has no run-end (the run was killed).
+	Finished bool `json:"finished"`
+	// Events are every event of the trace, in order.
+	Events []Event `json:"-"`
+}
+
+// StageTrace is one stage of a run.
+type StageTrace struct {
+	Stage      string        `json:"stage"`
+	Status     string        `json:"status"`
+	Error      string        `json:"error,omitempty"`
+	Duration   time.Duration `json:"duration"`
+	Prompt     int           `json:"prompt_tokens"`
+	Output     int           `json:"output_tokens"`
+	ModelCalls int           `json:"model_calls"`
+	ToolCalls  int           `json:"tool_calls"`
+	Items      int           `json:"items,omitempty"`
+}
+
+// History reads every run trace of a workspace, oldest first. A trace cut
+// by a killed run is read up to its last whole line.
+func History(ws *workspace.Workspace) ([]*RunSummary, error) {
+	paths, err := filepath.Glob(filepath.Join(ws.Root, workspace.HistoryDir, "*.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(paths)
+	var out []*RunSummary
+	for _, p := range paths {
+		r, err := readTrace(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// Run reads one run's trace by id (a unique prefix is enough).
+func Run(ws *workspace.Workspace, id string) (*RunSummary, error) {
+	paths, _ := filepath.Glob(filepath.Join(ws.Root, workspace.HistoryDir, id+"*.jsonl"))
+	switch len(paths) {
+	case 0:
+		return nil, fmt.Errorf("no run %q in %s; `icm history` lists the runs", id, filepath.Join(ws.Root, workspace.HistoryDir))
+	case 1:
+		return readTrace(paths[0])
+	default:
+		return nil, fmt.Errorf("run id %q matches %d runs; give more of it", id, len(paths))
+	}
+}
+
+func readTrace(path string) (*RunSummary, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("unable to read trace %s: %w", path, err)
+	}
+	defer f.Close()
+	r := &RunSummary{ID: strings.TrimSuffix(filepath.Base(path), ".jsonl")}
+	stages := map[string]*StageTrace{}
+	stage := func(name string) *StageTrace {
+		s, ok := stages[name]
+		if !ok {
+			s = &StageTrace{Stage: name, Status: "running"}
+			stages[name] = s
+			r.Stages = append(r.Stages, s)
+		}
+		return s
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 16<<20)
+	for sc.Scan() {
+		var ev Event
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			continue // a line cut by a kill
+		}
+		r.Events = append(r.Events, ev)
+		if r.Start.IsZero() {
+			r.Start = ev.Time
+		}
+		r.End = ev.Time
+		switch ev.Kind {
+		case EventModel:
+			s := stage(ev.Stage)
+			s.ModelCalls++
+			s.Prompt += ev.Model.PromptTokens
+			s.Output += ev.Model.OutputTokens
+			r.Prompt += ev.Model.PromptTokens
+			r.Output += ev.Model.OutputTokens
+		case EventTool:
+			stage(ev.Stage).ToolCalls++
+		case EventItemEnd:
+			stage(ev.Stage).Items = max(stage(ev.Stage).Items, ev.Count)
+		case EventStageStart:
+			stage(ev.Stage)
+		case EventStageEnd:
+			s := stage(ev.Stage)
+			s.Status, s.Error, s.Duration = ev.Status, ev.Err, ev.Duration
+		case EventRunEnd:
+			r.Finished = true
+		}
+	}
+	if err := sc.Err(); err != nil && !errors.Is(err, fs.ErrClosed) {
+		return nil, fmt.Errorf("unable to read trace %s: %w", path, err)
+	}
+	r.Duration = r.End.Sub(r.Start)
+	return r, nil
+}
+
+// Version is an output version kept in history.
+type Version struct {
+	// Label is the folder name: time, then the run that wrote it (or
+	// "edited", or "incomplete").
+	Label string    `json:"label"`
+	Time  time.Time `json:"time"`
+	// Files maps output file names to their kept copies.
+	Files map[string]string `json:"files"`
+}
+
+// Versions lists the kept versions of a stage's outputs, newest first.
+func Versions(ws *workspace.Workspace, stage string) ([]Version, error) {
+	dir := VersionsDir(ws, stage)
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Version
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		if !e.IsDir() {
+			continue
+		}
+		v := Version{Label: e.Name(), Files: map[string]string{}}
+		if len(e.Name()) >= 19 {
+			v.Time, _ = time.Parse("20060102-150405.000", e.Name()[:19])
+		}
+		files, _ := os.ReadDir(filepath.Join(dir, e.Name()))
+		for _, f := range files {
+			v.Files[f.Name()] = filepath.Join(dir, e.Name(), f.Name())
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
