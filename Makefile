@@ -6,7 +6,8 @@ BIN := bin/icm
 CACHE_DIR ?= $(HOME)/.cache/icm-dev
 export CACHE_DIR
 
-.PHONY: help build test run vet bench fuzz clean ollama-test-server ollama-server-build mcp-inspector scripted-ollama
+.PHONY: help build test run vet bench fuzz clean ollama-test-server ollama-server-build mcp-inspector scripted-ollama \
+	extension test-extension vsix e2e-deps e2e
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-20s %s\n", $$1, $$2}'
@@ -18,12 +19,21 @@ vet: ## go vet and gofmt check
 	$(GO) vet ./...
 	@out=$$(gofmt -l server contracts-schema 2>/dev/null); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
-test: vet ## vet, then every test
+test: vet test-extension ## vet, then every test
 	$(GO) test ./...
 
-run: build ## run the sample workspace's next stage
-	./$(BIN) check -w workspaces/course-research
-	./$(BIN) probe -w workspaces/course-research 01-scope
+WORKSPACE ?= workspaces/course-research
+run: build ## run WORKSPACE's next stage against the local Ollama (OLLAMA_HOST), then stop at its review gate
+	./$(BIN) check -w $(WORKSPACE)
+	./$(BIN) run -w $(WORKSPACE)
+
+FUZZTIME ?= 30s
+fuzz: ## run each fuzz target for FUZZTIME (seed corpora live in testdata/fuzz)
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
 
 bench: ## benchmarks (figures, not gates)
 	$(GO) test -run '^$$' -bench . -benchmem ./...
@@ -49,3 +59,30 @@ INSPECTOR_VERSION := 2.12.0
 mcp-inspector: ## install the MCP Inspector (for the MCP interop test) into CACHE_DIR
 	@grep -qs '"version": "$(INSPECTOR_VERSION)"' $(CACHE_DIR)/inspector/node_modules/@modelcontextprotocol/inspector/package.json || \
 	  npm install --prefix $(CACHE_DIR)/inspector --no-audit --no-fund @modelcontextprotocol/inspector@$(INSPECTOR_VERSION)
+
+# The VS Code extension: package.json at the root is its manifest, the
+# sources are in extension/. npm ci runs again whenever the lock file changes.
+VSIX := bin/icm.vsix
+CODE_SERVER_VERSION := 4.139.1
+
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund
+
+extension: node_modules/.package-lock.json ## type-check the extension and bundle it into extension/dist
+	npm run --silent typecheck
+	npm run --silent build
+
+test-extension: node_modules/.package-lock.json ## the extension's unit tests (node:test)
+	npm test --silent
+
+vsix: extension ## build icm for this platform into the extension and package bin/icm.vsix
+	$(GO) build -trimpath -ldflags '-s -w' -o extension/bin/icm ./server/cmd/icm
+	npx vsce package --no-dependencies --skip-license --out $(VSIX)
+
+e2e-deps: ## install code-server, Node 24 and Chromium for the e2e test (cached in CACHE_DIR)
+	CODE_SERVER_VERSION=$(CODE_SERVER_VERSION) bash extension/test/e2e/install-deps.sh
+
+e2e: vsix e2e-deps ## the extension in code-server and headless Chromium; screenshots in test-artifacts/e2e
+	$(GO) build -o bin/scripted-ollama ./server/internal/testutil/ollamatest/cmd/scripted-ollama
+	ICM_VSIX=$(VSIX) SCRIPTED_OLLAMA=bin/scripted-ollama CODE_SERVER_VERSION=$(CODE_SERVER_VERSION) \
+	  node extension/test/e2e/run.mjs
