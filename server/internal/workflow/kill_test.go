@@ -154,7 +154,9 @@ func TestKillAtRandomMoments(t *testing.T) {
 		if err != nil {
 			t.Fatalf("kill %d: icm status failed: %v", i, err)
 		}
-		var s struct{ Stages []struct{ Stage, Status string } }
+		var s struct {
+			Stages []struct{ Stage, Status string }
+		}
 		if err := json.Unmarshal(data, &s); err != nil || len(s.Stages) != 3 {
 			t.Fatalf("kill %d: status output %s (%v)", i, data, err)
 		}
