@@ -1,0 +1,226 @@
+package lsp_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/icm-tool/icm/server/internal/lsp/lsptest"
+	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
+)
+
+type finished struct {
+	Workspace, Stage, RunID, Message string
+	OK, Cancelled, VerifyFailed      bool
+	Outputs                          []string
+}
+
+func runFinished(t *testing.T, raw json.RawMessage) finished {
+	t.Helper()
+	var f finished
+	if err := json.Unmarshal(raw, &f); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// progressValues returns the $/progress values sent under a token.
+func progressValues(s *session, token string) []map[string]any {
+	var out []map[string]any
+	for _, raw := range s.Notifications("$/progress") {
+		var p struct {
+			Token any            `json:"token"`
+			Value map[string]any `json:"value"`
+		}
+		if json.Unmarshal(raw, &p) == nil && p.Token == token {
+			out = append(out, p.Value)
+		}
+	}
+	return out
+}
+
+func TestRunStageFromTheEditor(t *testing.T) {
+	s := newSession(t)
+	s.ollama.Default(ollamatest.Text("1. Install Ollama on a laptop.\n2. Pull a small model.\n3. Ask it a question from the terminal.\n"))
+	s.Open(scope)
+	s.AwaitDiagnostics(scope, "analysed", lsptest.None)
+
+	raw, err := s.ExecuteCommand("icm.runStage", map[string]any{"workspace": s.dir, "stage": "01-scope"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var started struct {
+		Started bool
+		RunID   string
+	}
+	if err := json.Unmarshal(raw, &started); err != nil || !started.Started || started.RunID == "" {
+		t.Fatalf("runStage = %s, %v", raw, err)
+	}
+	f := runFinished(t, s.AwaitNotification("icm/runFinished", "the stage ends", nil))
+	out := filepath.Join(s.dir, "pipeline/01-scope/output/objectives.md")
+	if !f.OK || f.Cancelled || f.Stage != "01-scope" || f.RunID != started.RunID || len(f.Outputs) != 1 || f.Outputs[0] != out {
+		t.Errorf("runFinished = %+v", f)
+	}
+	text, err := os.ReadFile(out)
+	if err != nil || !strings.Contains(string(text), "Pull a small model") {
+		t.Errorf("output %s: %q, %v", out, text, err)
+	}
+
+	token := "icm-run-" + started.RunID
+	s.Await("the progress ends", func() bool {
+		v := progressValues(s, token)
+		return len(v) > 0 && v[len(v)-1]["kind"] == "end"
+	})
+	vals := progressValues(s, token)
+	if vals[0]["kind"] != "begin" || vals[0]["cancellable"] != true {
+		t.Errorf("first progress = %v", vals[0])
+	}
+	var reports []string
+	for _, v := range vals {
+		if v["kind"] == "report" {
+			reports = append(reports, v["message"].(string))
+		}
+	}
+	if len(reports) == 0 || !strings.HasPrefix(reports[0], "01-scope") {
+		t.Errorf("reports = %q", reports)
+	}
+	created := false
+	for _, raw := range s.Notifications("window/workDoneProgress/create") {
+		created = created || strings.Contains(string(raw), token)
+	}
+	if !created {
+		t.Error("no window/workDoneProgress/create for the run's token")
+	}
+
+	// The state follows: awaiting review, then approved through the command.
+	s.AwaitNotification("icm/statusChanged", "awaiting review", stageIs("01-scope", "awaiting-review"))
+	if _, err := s.ExecuteCommand("icm.approveStage", map[string]any{"workspace": s.dir, "stage": "01-scope"}); err != nil {
+		t.Fatal(err)
+	}
+	s.AwaitNotification("icm/statusChanged", "approved", stageIs("01-scope", "approved"))
+	// The next stage's input exists now: its "not produced yet" note goes.
+	s.Open(research)
+	s.AwaitDiagnostics(research, "objectives exist", func(ds []lsptest.Diagnostic) bool {
+		return !lsptest.HasCode("input-not-yet-produced")(ds)
+	})
+}
+
+func TestRunForEachReportsItems(t *testing.T) {
+	s := newSession(t)
+	s.ollama.Default(ollamatest.Text("## A module\n\nSome prose.\n"))
+	writeFile(t, s.dir, "pipeline/02-research/output/notes.md", "## Notes\n- fact\nSources: https://example.org\n")
+	writeFile(t, s.dir, "pipeline/03-outline/output/outline.md", "## One\n- a\n\n## Two\n- b\n")
+	raw, err := s.ExecuteCommand("icm.runStage", map[string]any{"workspace": s.dir, "stage": "04-draft", "force": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var started struct{ RunID string }
+	_ = json.Unmarshal(raw, &started)
+	f := runFinished(t, s.AwaitNotification("icm/runFinished", "drafting ends", nil))
+	if !f.OK {
+		t.Fatalf("runFinished = %+v", f)
+	}
+	s.Await("the progress ends", func() bool {
+		v := progressValues(s, "icm-run-"+started.RunID)
+		return len(v) > 0 && v[len(v)-1]["kind"] == "end"
+	})
+	var items []string
+	for _, v := range progressValues(s, "icm-run-"+started.RunID) {
+		if m, _ := v["message"].(string); strings.Contains(m, "[") && strings.Contains(m, "/2]") && v["percentage"] != nil {
+			items = append(items, m)
+		}
+	}
+	if len(items) < 2 || !strings.Contains(strings.Join(items, "\n"), "04-draft [2/2] Two") {
+		t.Errorf("item reports = %q", items)
+	}
+}
+
+func TestCancelRun(t *testing.T) {
+	s := newSession(t)
+	s.ollama.Default(ollamatest.Hang())
+	raw, err := s.ExecuteCommand("icm.runStage", map[string]any{"workspace": s.dir, "stage": "01-scope"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var started struct{ RunID string }
+	_ = json.Unmarshal(raw, &started)
+	s.AwaitNotification("$/progress", "the run reports", func(raw json.RawMessage) bool {
+		return strings.Contains(string(raw), "01-scope")
+	})
+	// A second run in the same workspace is refused while the first goes on.
+	if _, err := s.ExecuteCommand("icm.runAll", map[string]any{"workspace": s.dir}); err == nil || !strings.Contains(err.Error(), "already going") {
+		t.Errorf("second run: err = %v", err)
+	}
+	raw, err = s.ExecuteCommand("icm.cancel", map[string]any{"workspace": s.dir})
+	if err != nil || !strings.Contains(string(raw), `"cancelled":true`) {
+		t.Fatalf("cancel = %s, %v", raw, err)
+	}
+	f := runFinished(t, s.AwaitNotification("icm/runFinished", "the cancelled run ends", nil))
+	if f.OK || !f.Cancelled {
+		t.Errorf("runFinished = %+v", f)
+	}
+	if _, err := os.Stat(filepath.Join(s.dir, "pipeline/01-scope/output/objectives.md")); err == nil {
+		t.Error("a cancelled run wrote its output")
+	}
+}
+
+func TestProgressCancelButtonStopsTheRun(t *testing.T) {
+	s := newSession(t)
+	s.ollama.Default(ollamatest.Hang())
+	raw, err := s.ExecuteCommand("icm.runNext", map[string]any{"workspace": s.dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var started struct{ RunID string }
+	_ = json.Unmarshal(raw, &started)
+	token := "icm-run-" + started.RunID
+	s.Await("progress begins", func() bool { return len(progressValues(s, token)) > 0 })
+	s.Notify("window/workDoneProgress/cancel", map[string]any{"token": token})
+	f := runFinished(t, s.AwaitNotification("icm/runFinished", "the run ends", nil))
+	if !f.Cancelled {
+		t.Errorf("runFinished = %+v", f)
+	}
+}
+
+func TestApproveRefusesFailedVerify(t *testing.T) {
+	s := newSession(t)
+	s.ollama.Default(ollamatest.Text("TODO write the objectives\n"))
+	if _, err := s.ExecuteCommand("icm.runStage", map[string]any{"workspace": s.dir, "stage": "01-scope"}); err != nil {
+		t.Fatal(err)
+	}
+	f := runFinished(t, s.AwaitNotification("icm/runFinished", "the stage ends", nil))
+	if !f.VerifyFailed {
+		t.Errorf("runFinished = %+v, want verifyFailed", f)
+	}
+	_, err := s.ExecuteCommand("icm.approveStage", map[string]any{"workspace": s.dir, "stage": "01-scope"})
+	if err == nil || !strings.HasPrefix(strings.TrimPrefix(err.Error(), "jsonrpc2: code -32803 message: "), "verify-failed:") {
+		t.Errorf("approve = %v, want a verify-failed error", err)
+	}
+	if _, err := s.ExecuteCommand("icm.approveStage", map[string]any{"workspace": s.dir, "stage": "01-scope", "force": true}); err != nil {
+		t.Errorf("forced approve: %v", err)
+	}
+	raw, err := s.ExecuteCommand("icm.outputs", map[string]any{"workspace": s.dir, "stage": "01-scope"})
+	if err != nil || !strings.Contains(string(raw), `"exists":true`) {
+		t.Errorf("outputs = %s, %v", raw, err)
+	}
+}
+
+// stageIs matches an icm/statusChanged whose stage has the status.
+func stageIs(stage, status string) func(json.RawMessage) bool {
+	return func(raw json.RawMessage) bool {
+		var ws struct {
+			Stages []struct{ Name, Status string }
+		}
+		if json.Unmarshal(raw, &ws) != nil {
+			return false
+		}
+		for _, s := range ws.Stages {
+			if s.Name == stage {
+				return s.Status == status
+			}
+		}
+		return false
+	}
+}
