@@ -80,6 +80,9 @@ func TestWriteModel(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
+			if info, err := f.Stat(); err == nil {
+				t.Logf("model file: %d bytes", info.Size())
+			}
 			m, err := ggml.Decode(f, -1)
 			if err != nil {
 				t.Fatalf("the ollama module cannot read the model back: %v", err)

@@ -179,6 +179,9 @@ func startServeOnce(ctx context.Context, bin Binary, dir string, reg *registry, 
 	cmd.Env = serverEnv(host, dir, home, reg.certFile, opts)
 	cmd.Stdout, cmd.Stderr = watch, watch
 	cmd.SysProcAttr = newProcessGroup()
+	// A runner that outlives the server would keep the output pipe open
+	// and so hold up Wait; after the server's exit, stop copying soon.
+	cmd.WaitDelay = time.Second
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
 		return nil, fmt.Errorf("unable to start %s serve: %w", bin.Path, err)
