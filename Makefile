@@ -39,10 +39,12 @@ bench: ## benchmarks (figures, not gates)
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 ollama-test-server: ## run the real Ollama server with the tiny test model until Ctrl-C (builds it once into CACHE_DIR)
-	$(GO) run ./server/internal/testutil/realollama/cmd/ollama-test-server
+	$(GO) build -o bin/ollama-test-server ./server/internal/testutil/realollama/cmd/ollama-test-server
+	./bin/ollama-test-server
 
 ollama-server-build: ## build the real Ollama server into CACHE_DIR, or find it there
-	$(GO) run ./server/internal/testutil/realollama/cmd/ollama-test-server -build-only
+	$(GO) build -o bin/ollama-test-server ./server/internal/testutil/realollama/cmd/ollama-test-server
+	./bin/ollama-test-server -build-only
 
 # A scripted Ollama-compatible server (the ollamatest package) for demos
 # and the VS Code e2e test; it prints its URL and stops on Ctrl-C.
