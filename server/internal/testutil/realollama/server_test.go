@@ -181,6 +181,32 @@ func TestRealServer(t *testing.T) {
 		}
 	})
 
+	t.Run("tool calls in the history rendered", func(t *testing.T) {
+		call := map[string]any{"function": map[string]any{"name": "read_file", "arguments": map[string]any{"path": "notes/a-long-file-name.md"}}}
+		history := func(withCall bool) map[string]any {
+			assistant := map[string]any{"role": "assistant", "content": ""}
+			if withCall {
+				assistant["tool_calls"] = []any{call}
+			}
+			return map[string]any{
+				"model": srv.Model,
+				"messages": []map[string]any{
+					{"role": "user", "content": "read it"},
+					assistant,
+					{"role": "tool", "tool_name": "read_file", "content": "the file's text"},
+				},
+				"options": map[string]any{"num_predict": 1},
+			}
+		}
+		without, with := chat(t, srv, history(false)), chat(t, srv, history(true))
+		// <tool_call>{"name": "read_file", "arguments": {...}}</tool_call> is about 90 bytes.
+		grew := with.PromptEvalCount - without.PromptEvalCount
+		t.Logf("a tool call in the history adds %d prompt tokens", grew)
+		if grew < 60 {
+			t.Errorf("the prompt grew by %d tokens with a tool call in the history, want the rendered call", grew)
+		}
+	})
+
 	t.Run("missing model", func(t *testing.T) {
 		for _, path := range []string{"/api/chat", "/api/show"} {
 			status, reply := post(t, srv.URL+path, chatRequest("no-such-model", "hi", false, nil))
