@@ -103,6 +103,9 @@ func (o *Ollama) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, erro
 		f := r.run(ctx, func() *failure {
 			var f *failure
 			res, f = o.chatAttempt(ctx, body, req.OnDelta, &delivered)
+			if f == nil && len(apiTools) > 0 {
+				f = res.lostToolCall()
+			}
 			if f != nil && delivered {
 				// Part of the answer reached the caller: a retry would repeat it.
 				f.retry = retryNever
@@ -204,6 +207,20 @@ func (o *Ollama) chatAttempt(ctx context.Context, body []byte, onDelta func(Delt
 			hint: "the server may have stopped the model (see its log); the partial answer is discarded"}
 	}
 	return res, nil
+}
+
+// lostToolCall reports an answer whose tokens all vanished: no content,
+// no thinking, no tool call, yet the model generated several tokens.
+// Ollama drops a tool call it cannot parse this way (ollama#17274), and
+// an empty answer would otherwise pass for a finished one. Sampling may
+// go differently on a second attempt, so it gets one.
+func (r *chatResult) lostToolCall() *failure {
+	if r.content.Len() > 0 || r.thinking.Len() > 0 || len(r.toolCalls) > 0 || r.final.EvalCount <= 2 || r.final.DoneReason == "length" {
+		return nil
+	}
+	return &failure{kind: KindStream, retry: retryOnce,
+		msg:  fmt.Sprintf("the model generated %d tokens but the server returned no text and no tool call (likely a tool call it could not parse)", r.final.EvalCount),
+		hint: "try again; if it persists, the model's tool-call format may not match its template (see the Ollama server log)"}
 }
 
 // response builds the caller's answer.

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -324,6 +325,46 @@ func TestLowPromptCount(t *testing.T) {
 			}
 			if !c.ok && KindOf(err) != KindTruncated {
 				t.Errorf("kind %v, want KindTruncated", KindOf(err))
+			}
+		})
+	}
+}
+
+func TestEmptyAnswerWithToolsIsALostToolCall(t *testing.T) {
+	cases := []struct {
+		name  string
+		empty int // how many calls answer empty
+		ok    bool
+	}{
+		{"once, then a real answer", 1, true},
+		{"twice", 2, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFake(t)
+			f.chat = func(w http.ResponseWriter, _ *http.Request, req *api.ChatRequest, n int) {
+				content := "a real answer"
+				if n < c.empty {
+					content = ""
+				}
+				d := doneChunk(content, "stop", promptCount(req, nil))
+				d["eval_count"] = 40
+				writeJSON(w, 200, d)
+			}
+			o := newTestClient(t, f.srv.URL, newFakeTime())
+			resp, err := o.Chat(context.Background(), ChatRequest{Messages: userMsg("hi"),
+				Tools: []Tool{{Name: "read", Parameters: json.RawMessage(`{"type":"object"}`)}}})
+			if (err == nil) != c.ok {
+				t.Fatalf("err = %v, want success %v", err, c.ok)
+			}
+			if c.ok && resp.Message.Content != "a real answer" {
+				t.Errorf("content %q", resp.Message.Content)
+			}
+			if !c.ok && (KindOf(err) != KindStream || !strings.Contains(err.Error(), "no tool call")) {
+				t.Errorf("err = %v, want KindStream about a lost tool call", err)
+			}
+			if len(f.chatCalls()) != 2 {
+				t.Errorf("%d calls, want 2", len(f.chatCalls()))
 			}
 		})
 	}
