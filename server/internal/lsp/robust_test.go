@@ -90,22 +90,33 @@ func (r *raw) send(body string) {
 // notifications and requests from the server.
 func (r *raw) reply(id any) map[string]any {
 	r.t.Helper()
+	m, open := r.tryReply(id)
+	if !open {
+		r.t.Fatalf("the server closed the connection while a reply to %v was due", id)
+	}
+	return m
+}
+
+// tryReply is reply that reports a closed connection instead of failing.
+func (r *raw) tryReply(id any) (map[string]any, bool) {
+	r.t.Helper()
 	deadline := time.After(lsptest.Timeout)
 	for {
 		select {
 		case m, ok := <-r.msgs:
 			if !ok {
-				r.t.Fatalf("the server closed the connection while a reply to %v was due", id)
+				return nil, false
 			}
 			if _, isReq := m["method"]; isReq {
 				continue
 			}
 			if fmt.Sprint(m["id"]) == fmt.Sprint(id) {
-				return m
+				return m, true
 			}
 			r.t.Logf("other reply: %v", m)
 		case <-deadline:
 			r.t.Fatalf("no reply to %v", id)
+			return nil, false
 		}
 	}
 }
@@ -259,5 +270,36 @@ func TestExitCodes(t *testing.T) {
 			t.Errorf("code %d, want 1", code)
 		}
 		r.exit <- 1
+	})
+}
+
+// FuzzSession sends one arbitrary message body to an initialized server and
+// checks that it still answers a request afterwards. Its seeds run in every
+// `go test`; for long fuzzing of the wire format use FuzzFrameStream, which
+// is cheap per input (this target starts a whole server per input).
+func FuzzSession(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":2,"method":"textDocument/hover","params":{"textDocument":{"uri":"file:///x"},"position":{"line":0,"character":0}}}`,
+		`{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"file:///x","version":2},"contentChanges":[{"range":{"start":{"line":9,"character":0},"end":{"line":0,"character":0}},"text":"x"}]}}`,
+		`{"jsonrpc":"2.0","id":"s","method":"workspace/executeCommand","params":{"command":"icm.probe","arguments":[{"stage":"01-scope"}]}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"codeLens/resolve","params":null}`,
+		`{"jsonrpc":"2.0","id":{},"method":"x"}`,
+		`{"id":1,"result":null}`,
+	} {
+		f.Add(seed)
+	}
+	dir := wstest.Copy(f, "course-research")
+	f.Fuzz(func(t *testing.T, body string) {
+		r := startRaw(t, lsp.Options{})
+		r.initialize(dir)
+		r.send(body)
+		r.send(`{"jsonrpc":"2.0","id":"probe","method":"workspace/symbol","params":{"query":""}}`)
+		m, open := r.tryReply("probe")
+		switch {
+		case !open && !strings.Contains(body, `"exit"`):
+			t.Fatalf("the server closed the connection after %q", body)
+		case open && m["error"] != nil && !strings.Contains(body, `"shutdown"`):
+			t.Fatalf("the server stopped answering after %q: %v", body, m)
+		}
 	})
 }

@@ -89,7 +89,7 @@ func (s *frameStream) readFrame() ([]byte, error) {
 			break
 		}
 		seen = true
-		i := strings.Index(strings.ToLower(line), "content-length:")
+		i := strings.Index(asciiLower(line), "content-length:")
 		if i < 0 {
 			continue
 		}
@@ -158,3 +158,15 @@ func (s *frameStream) WriteObject(obj any) error {
 
 // Close implements jsonrpc2.ObjectStream.
 func (s *frameStream) Close() error { return s.c.Close() }
+
+// asciiLower lower-cases ASCII letters only, so byte offsets stay valid
+// (strings.ToLower rewrites invalid UTF-8 and changes the length).
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
