@@ -77,8 +77,10 @@ extension: node_modules/.package-lock.json ## type-check the extension and bundl
 test-extension: node_modules/.package-lock.json ## the extension's unit tests (node:test)
 	npm test --silent
 
-vsix: extension ## build icm for this platform into the extension and package bin/icm.vsix
-	$(GO) build -trimpath -ldflags '-s -w' -o extension/bin/icm ./server/cmd/icm
+# vsce runs the package.json vscode:prepublish script, which type-checks and bundles.
+vsix: node_modules/.package-lock.json ## build icm for this platform into the extension and package bin/icm.vsix
+	$(GO) build -ldflags '-s -w' -o extension/bin/icm ./server/cmd/icm
+	@mkdir -p $(dir $(VSIX))
 	npx vsce package --no-dependencies --skip-license --out $(VSIX)
 
 e2e-deps: ## install code-server, Node 24 and Chromium for the e2e test (cached in CACHE_DIR)

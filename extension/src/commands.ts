@@ -1,0 +1,198 @@
+// The palette and view commands. Each one finds the workspace and stage it
+// acts on (from the view node it was run on, the active editor, or a
+// picker) and asks the server; the server does the work.
+import * as vscode from 'vscode';
+import type { PipelineModel } from './model';
+import type { PipelineNode } from './pipelineView';
+import { pickOrder, stateLabel, workspaceOf } from './present';
+import {
+  ServerCommand,
+  type OutputsResult,
+  type ProbeResult,
+  type StageStatus,
+  type WorkspaceStatus,
+} from './protocol';
+import { comparisons, messageOf } from './review';
+import type { ReviewFlow } from './reviewFlow';
+import type { IcmServer } from './server';
+
+interface Deps {
+  server: IcmServer;
+  model: PipelineModel;
+  review: ReviewFlow;
+  log: vscode.LogOutputChannel;
+}
+
+interface StageRef {
+  ws: WorkspaceStatus;
+  stage: StageStatus;
+}
+
+export function registerCommands({ server, model, review, log }: Deps): vscode.Disposable {
+  const activeFile = () => vscode.window.activeTextEditor?.document.uri.fsPath;
+
+  const pickWorkspace = async (prefer?: (ws: WorkspaceStatus) => boolean): Promise<WorkspaceStatus | undefined> => {
+    const list = model.workspaces();
+    if (list.length === 0) {
+      throw new Error('no ICM workspace is open (a folder with pipeline/NN-name/CONTEXT.md stages)');
+    }
+    const preferred = prefer ? list.filter(prefer) : [];
+    const chosen = workspaceOf(list, activeFile()) ?? (preferred.length === 1 ? preferred[0] : undefined);
+    if (chosen !== undefined || list.length === 1) {
+      return chosen ?? list[0];
+    }
+    const picked = await vscode.window.showQuickPick(
+      list.map((ws) => ({ label: ws.name, description: ws.workspace, ws })),
+      { title: 'ICM workspace' },
+    );
+    return picked?.ws;
+  };
+
+  const pickStage = async (
+    arg: unknown,
+    title: string,
+    filter: (st: StageStatus) => boolean = () => true,
+    none = 'no stage fits',
+  ): Promise<StageRef | undefined> => {
+    const node = arg as PipelineNode | undefined;
+    if (node?.kind === 'stage') {
+      const ws = model.get(node.workspace);
+      const stage = ws?.stages.find((s) => s.name === node.stage);
+      if (ws !== undefined && stage !== undefined) {
+        return { ws, stage };
+      }
+    }
+    const ws = await pickWorkspace();
+    if (ws === undefined) {
+      return undefined;
+    }
+    const candidates = pickOrder(ws, ws.stages.filter(filter), activeFile());
+    if (candidates.length === 0) {
+      void vscode.window.showInformationMessage(`ICM: ${none} in ${ws.name}.`);
+      return undefined;
+    }
+    const picked = await vscode.window.showQuickPick(
+      candidates.map((st) => ({ label: st.name, description: stateLabel(st.status), detail: st.reason, st })),
+      { title },
+    );
+    return picked && { ws, stage: picked.st };
+  };
+
+  const commands: Record<string, (arg?: unknown) => Promise<unknown>> = {
+    'icm.pipeline.runNext': async () => {
+      const ws = await pickWorkspace();
+      if (ws) {
+        await server.execute(ServerCommand.runNext, { workspace: ws.workspace });
+      }
+    },
+    'icm.pipeline.runStage': async (arg) => {
+      const ref = await pickStage(arg, 'Run stage');
+      if (ref) {
+        await server.execute(ServerCommand.runStage, { workspace: ref.ws.workspace, stage: ref.stage.name });
+      }
+    },
+    'icm.pipeline.runAll': async () => {
+      const ws = await pickWorkspace();
+      if (ws === undefined) {
+        return;
+      }
+      const choice = await vscode.window.showWarningMessage(
+        `Run every remaining stage of ${ws.name}?`,
+        { modal: true, detail: 'Stages run one after another with the model; each still waits at its review gate as the workspace says.' },
+        'Run All',
+      );
+      if (choice === 'Run All') {
+        await server.execute(ServerCommand.runAll, { workspace: ws.workspace });
+      }
+    },
+    'icm.pipeline.approve': async (arg) => {
+      const ref = await pickStage(arg, 'Approve stage', (st) => st.status === 'awaiting-review', 'no stage is awaiting review');
+      if (ref) {
+        await review.approve(ref.ws.workspace, ref.stage.name);
+      }
+    },
+    'icm.pipeline.showContext': async (arg) => {
+      const ref = await pickStage(arg, 'Show the assembled context of');
+      if (ref) {
+        const r = await server.execute<ProbeResult>(ServerCommand.probe, { workspace: ref.ws.workspace, stage: ref.stage.name });
+        await vscode.window.showTextDocument(vscode.Uri.parse(r.uri), { preview: true });
+      }
+    },
+    'icm.pipeline.showStatus': async () => {
+      const ws = await pickWorkspace();
+      if (ws === undefined) {
+        return;
+      }
+      const picked = await vscode.window.showQuickPick(
+        ws.stages.map((st) => ({ label: st.name, description: stateLabel(st.status), detail: st.reason, st })),
+        { title: `ICM ${ws.name}`, placeHolder: `Next: ${ws.next?.message ?? 'nothing'}` },
+      );
+      if (picked) {
+        await vscode.window.showTextDocument(vscode.Uri.file(picked.st.contract));
+      }
+    },
+    'icm.pipeline.openOutput': async (arg) => {
+      const ref = await pickStage(arg, 'Open the output of', (st) => (st.lastRun ?? '') !== '', 'no stage has run yet');
+      if (ref) {
+        await review.openOutput(ref.ws.workspace, ref.stage.name);
+      }
+    },
+    'icm.pipeline.compareOutput': async (arg) => {
+      const ref = await pickStage(arg, 'Compare the output of', (st) => (st.lastRun ?? '') !== '', 'no stage has run yet');
+      if (ref === undefined) {
+        return;
+      }
+      const r = await server.execute<OutputsResult>(ServerCommand.outputs, { workspace: ref.ws.workspace, stage: ref.stage.name });
+      const pairs = comparisons(r);
+      if (pairs.length === 0) {
+        void vscode.window.showInformationMessage(`ICM: no earlier output of ${ref.stage.name} is kept in history yet.`);
+        return;
+      }
+      const pair =
+        pairs.length === 1
+          ? pairs[0]
+          : (await vscode.window.showQuickPick(pairs.map((p) => ({ label: p.label, p })), { title: 'Compare which output?' }))?.p;
+      if (pair) {
+        const when = new Date(pair.time).toLocaleString();
+        await vscode.commands.executeCommand(
+          'vscode.diff',
+          vscode.Uri.file(pair.previous),
+          vscode.Uri.file(pair.current),
+          `${pair.label} (run of ${when}) ↔ current`,
+        );
+      }
+    },
+    'icm.pipeline.cancel': async () => {
+      const ws = await pickWorkspace((w) => w.running !== null && w.running !== undefined);
+      if (ws) {
+        const r = await server.execute<{ cancelled: boolean }>(ServerCommand.cancel, { workspace: ws.workspace });
+        if (!r.cancelled) {
+          void vscode.window.showInformationMessage(`ICM: no run is going in ${ws.name}.`);
+        }
+      }
+    },
+    'icm.pipeline.openContract': async (arg) => {
+      const ref = await pickStage(arg, 'Open the contract of');
+      if (ref) {
+        await vscode.window.showTextDocument(vscode.Uri.file(ref.stage.contract));
+      }
+    },
+    'icm.pipeline.refresh': () => server.refresh(),
+    'icm.restartServer': () => server.restart(),
+    'icm.showLogs': async () => log.show(),
+  };
+
+  return vscode.Disposable.from(
+    ...Object.entries(commands).map(([id, run]) =>
+      vscode.commands.registerCommand(id, async (arg?: unknown) => {
+        try {
+          return await run(arg);
+        } catch (err) {
+          log.error(`${id}: ${messageOf(err)}`);
+          void vscode.window.showErrorMessage(`ICM: ${messageOf(err)}`);
+          return undefined;
+        }
+      }),
+    ),
+  );
+}

@@ -1,0 +1,34 @@
+// The extension's composition root: it starts `icm lsp` and wires the
+// Pipeline view, status bar, commands and review flow to it.
+import * as vscode from 'vscode';
+import { registerCommands } from './commands';
+import { PipelineModel } from './model';
+import { registerPipelineView } from './pipelineView';
+import { ReviewFlow } from './reviewFlow';
+import { IcmServer } from './server';
+import { registerStatusBar } from './statusBar';
+
+export function activate(context: vscode.ExtensionContext): void {
+  const log = vscode.window.createOutputChannel('ICM', { log: true });
+  const model = new PipelineModel();
+  const server = new IcmServer(context, log, model);
+  const review = new ReviewFlow(server, log);
+  server.setHooks({
+    runFinished: (ev) => void review.runFinished(ev),
+    command: review.interceptCommand,
+  });
+  const running = model.onDidChange(() => {
+    void vscode.commands.executeCommand('setContext', 'icm.running', model.running());
+  });
+  context.subscriptions.push(
+    log,
+    server,
+    running,
+    registerPipelineView(model),
+    registerStatusBar(model),
+    registerCommands({ server, model, review, log }),
+  );
+  // Activation does not wait for the server: commands work (and say what is
+  // wrong) even when it fails to start. Disposing the subscriptions stops it.
+  void server.start();
+}

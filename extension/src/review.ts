@@ -1,0 +1,80 @@
+// What the review flow says when a run ends, and how it reads the server's
+// answers about Verify failures and earlier outputs.
+import * as path from 'node:path';
+import { verifyFailedPrefix, type OutputsResult, type RunFinished } from './protocol';
+
+export const Action = {
+  openOutput: 'Open Output',
+  approve: 'Approve',
+  showLogs: 'Show Logs',
+  openContract: 'Open Contract',
+  approveAnyway: 'Approve Anyway',
+} as const;
+
+export interface Notice {
+  severity: 'info' | 'warning' | 'error';
+  text: string;
+  actions: string[];
+}
+
+/** The message shown when a stage run ends, with the buttons it offers. */
+export function runFinishedNotice(ev: RunFinished): Notice {
+  const detail = ev.message !== undefined && ev.message !== '' ? `: ${ev.message}` : '';
+  if (ev.cancelled) {
+    return { severity: 'info', text: `${ev.stage} run cancelled.`, actions: [] };
+  }
+  if (!ev.ok) {
+    return { severity: 'error', text: `${ev.stage} failed${detail}`, actions: [Action.showLogs, Action.openContract] };
+  }
+  if (ev.verifyFailed === true) {
+    return {
+      severity: 'warning',
+      text: `${ev.stage} finished, but its output failed Verify checks${detail}`,
+      actions: [Action.openOutput, Action.approve],
+    };
+  }
+  return { severity: 'info', text: `${ev.stage} finished and awaits review.`, actions: [Action.openOutput, Action.approve] };
+}
+
+/** The message of anything thrown. */
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The Verify failures an approveStage error reports, or undefined for any other error. */
+export function verifyFailure(err: unknown): string | undefined {
+  const message = typeof err === 'object' && err !== null && 'message' in err ? String(err.message) : undefined;
+  if (message === undefined || !message.startsWith(verifyFailedPrefix)) {
+    return undefined;
+  }
+  return message.slice(verifyFailedPrefix.length).trim();
+}
+
+export interface Comparison {
+  /** The output's file name. */
+  label: string;
+  current: string;
+  previous: string;
+  time: string;
+}
+
+/**
+ * Pairs each current output with its newest kept version: the history entry
+ * with the same file name (entries come newest first), or the newest entry
+ * when the stage has a single output.
+ */
+export function comparisons(r: OutputsResult): Comparison[] {
+  const current = r.outputs.filter((o) => o.exists);
+  const out: Comparison[] = [];
+  for (const o of current) {
+    const name = path.basename(o.path);
+    let prev = r.previous.find((p) => path.basename(p.path) === name);
+    if (prev === undefined && r.outputs.length === 1) {
+      prev = r.previous[0];
+    }
+    if (prev !== undefined) {
+      out.push({ label: name, current: o.path, previous: prev.path, time: prev.time });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,196 @@
+// Starts, restarts and talks to `icm lsp`. Everything the extension asks of
+// icm goes through execute(); state comes back as notifications.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as vscode from 'vscode';
+import {
+  DidChangeConfigurationNotification,
+  ExecuteCommandRequest,
+  LanguageClient,
+  type LanguageClientOptions,
+  type ServerOptions,
+} from 'vscode-languageclient/node';
+import { PipelineModel } from './model';
+import { RunProgressFeature } from './progressFeature';
+import { ServerCommand, ServerNotification, type RunFinished, type StatusResult, type WorkspaceStatus } from './protocol';
+import { messageOf } from './review';
+import { resolveServerPath } from './serverPath';
+import { serverSettingKeys, serverSettings } from './settings';
+import { checkServerVersion } from './version';
+
+/** Handles a server command that a code lens or code action runs; next sends it as it is. */
+export type CommandInterceptor = (
+  command: string,
+  args: unknown[],
+  next: (command: string, args: unknown[]) => Promise<unknown>,
+) => Promise<unknown>;
+
+export interface ServerHooks {
+  runFinished(ev: RunFinished): void;
+  command: CommandInterceptor;
+}
+
+export class IcmServer implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private hooks: ServerHooks | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly model: PipelineModel,
+  ) {
+    this.disposables.push(vscode.workspace.onDidChangeConfiguration((e) => this.configurationChanged(e)));
+  }
+
+  /** Connects the review flow; called once before start. */
+  setHooks(hooks: ServerHooks): void {
+    this.hooks = hooks;
+  }
+
+  /** Starts the server; failures are shown and logged, not thrown. */
+  async start(): Promise<void> {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    let command: string;
+    try {
+      const resolved = resolveServerPath({
+        setting: vscode.workspace.getConfiguration('icm').get<string>('server.path', ''),
+        extensionPath: this.context.extensionPath,
+        platform: process.platform,
+        homeDir: os.homedir(),
+        workspaceFolder: folder,
+        exists: (p) => fs.existsSync(p),
+      });
+      command = resolved.command;
+      this.log.info(`starting ${command} lsp (${resolved.source === 'setting' ? 'from icm.server.path' : 'packaged'})`);
+    } catch (err) {
+      this.fail(`ICM: cannot start the language server: ${messageOf(err)}`);
+      return;
+    }
+    // No transport: the client would add a --stdio flag that icm lsp does not take.
+    const run = { command, args: ['lsp'], options: { cwd: folder } };
+    const serverOptions: ServerOptions = { run, debug: run };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [{ scheme: 'file', language: 'markdown' }],
+      outputChannel: this.log,
+      initializationOptions: this.settings(),
+      synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher('**/*.{md,toml}') },
+      middleware: {
+        executeCommand: (cmd, args, next) => {
+          const forward = async (c: string, a: unknown[]) => next(c, a);
+          return this.hooks ? this.hooks.command(cmd, args, forward) : forward(cmd, args);
+        },
+      },
+    };
+    const client = new LanguageClient('icm', 'ICM Language Server', serverOptions, clientOptions);
+    client.registerFeature(new RunProgressFeature(client));
+    client.onNotification(ServerNotification.statusChanged, (ws: WorkspaceStatus) => this.model.update(ws));
+    client.onNotification(ServerNotification.runFinished, (ev: RunFinished) => this.hooks?.runFinished(ev));
+    this.client = client;
+    try {
+      await client.start();
+    } catch (err) {
+      this.fail(`ICM: the language server (${command} lsp) did not start: ${messageOf(err)}`);
+      return;
+    }
+    this.checkVersion(client, command);
+    await this.refresh();
+  }
+
+  /** Stops the server and starts it again, reading icm.server.path anew. */
+  async restart(): Promise<void> {
+    await this.stop();
+    this.model.replaceAll([]);
+    await this.start();
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client === undefined) {
+      return;
+    }
+    try {
+      await client.stop();
+    } catch (err) {
+      this.log.warn(`stopping the language server: ${messageOf(err)}`);
+    }
+  }
+
+  /** Runs one of the server's icm.* commands with one argument object. */
+  async execute<T>(command: string, args: object = {}): Promise<T> {
+    const client = this.client;
+    if (client === undefined || !client.isRunning()) {
+      throw new Error('the icm language server is not running; see ICM: Show Logs, or run ICM: Restart Server');
+    }
+    return (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [args] })) as T;
+  }
+
+  /** Asks the server for every workspace's status. */
+  async refresh(): Promise<void> {
+    try {
+      const result = await this.execute<StatusResult>(ServerCommand.status, {});
+      this.model.replaceAll(result.workspaces ?? []);
+    } catch (err) {
+      this.log.error(`icm.status: ${messageOf(err)}`);
+    }
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) {
+      d.dispose();
+    }
+    void this.stop();
+  }
+
+  private settings() {
+    const cfg = vscode.workspace.getConfiguration('icm');
+    return serverSettings((key) => cfg.get(key));
+  }
+
+  private checkVersion(client: LanguageClient, command: string): void {
+    const expected = String(this.context.extension.packageJSON?.icm?.serverVersion ?? '');
+    const actual = client.initializeResult?.serverInfo?.version;
+    const check = checkServerVersion(expected, actual);
+    if (check.ok) {
+      this.log.info(`server ${command} version ${actual}`);
+      return;
+    }
+    const text = `ICM: ${check.reason}. Set icm.server.path to a matching icm, or clear it to use the packaged one.`;
+    this.log.warn(text);
+    void vscode.window.showWarningMessage(text, 'Open Settings', 'Show Logs').then((choice) => {
+      if (choice === 'Open Settings') {
+        void vscode.commands.executeCommand('workbench.action.openSettings', 'icm.server.path');
+      } else if (choice === 'Show Logs') {
+        this.log.show();
+      }
+    });
+  }
+
+  private configurationChanged(e: vscode.ConfigurationChangeEvent): void {
+    if (e.affectsConfiguration('icm.server.path')) {
+      void vscode.window
+        .showInformationMessage('ICM: the server path changed. Restart the language server now?', 'Restart')
+        .then((choice) => (choice === 'Restart' ? this.restart() : undefined));
+      return;
+    }
+    if (!serverSettingKeys.some((k) => e.affectsConfiguration(`icm.${k}`))) {
+      return;
+    }
+    const client = this.client;
+    if (client !== undefined && client.isRunning()) {
+      void client.sendNotification(DidChangeConfigurationNotification.type, { settings: { icm: this.settings() } });
+    }
+  }
+
+  private fail(text: string): void {
+    this.log.error(text);
+    void vscode.window.showErrorMessage(text, 'Show Logs', 'Open Settings').then((choice) => {
+      if (choice === 'Show Logs') {
+        this.log.show();
+      } else if (choice === 'Open Settings') {
+        void vscode.commands.executeCommand('workbench.action.openSettings', 'icm.server');
+      }
+    });
+  }
+}

@@ -1,0 +1,266 @@
+import * as assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  formatRunTime,
+  formatTokens,
+  pickOrder,
+  stageOf,
+  stageView,
+  stateLabel,
+  statusBarView,
+  workspaceOf,
+} from '../../src/present';
+import type { StageStatus, WorkspaceStatus } from '../../src/protocol';
+
+function stage(name: string, over: Partial<StageStatus> = {}): StageStatus {
+  return {
+    name,
+    status: 'pending',
+    reason: 'not run yet',
+    contract: `/w/pipeline/${name}/CONTEXT.md`,
+    outputs: [`/w/pipeline/${name}/output/out.md`],
+    tokens: 819,
+    items: -1,
+    ...over,
+  };
+}
+
+function workspace(over: Partial<WorkspaceStatus> = {}): WorkspaceStatus {
+  return {
+    workspace: '/w',
+    name: 'course-research',
+    running: null,
+    next: { stage: '01-scope', action: 'run', message: '01-scope ready to run: `icm run`' },
+    stages: [stage('01-scope'), stage('02-research'), stage('03-outline')],
+    ...over,
+  };
+}
+
+// A local time on a fixed day, so the expectations hold in any time zone.
+const now = new Date(2026, 10, 30, 15, 0);
+
+test('stateLabel', async (t) => {
+  const cases: [string, string][] = [
+    ['awaiting-review', 'awaiting review'],
+    ['invalid', 'has errors'],
+    ['approved', 'approved'],
+    ['something-new', 'something-new'],
+  ];
+  for (const [state, want] of cases) {
+    await t.test(state, () => assert.equal(stateLabel(state), want));
+  }
+});
+
+test('formatTokens', async (t) => {
+  const cases: [number | undefined, string | undefined][] = [
+    [undefined, undefined],
+    [-1, undefined],
+    [0, '~0 tokens'],
+    [819, '~819 tokens'],
+    [999.6, '~1000 tokens'],
+    [1000, '~1k tokens'],
+    [12345, '~12.3k tokens'],
+    [250000, '~250k tokens'],
+  ];
+  for (const [n, want] of cases) {
+    await t.test(String(n), () => assert.equal(formatTokens(n), want));
+  }
+});
+
+test('formatRunTime', async (t) => {
+  const cases: [string | undefined, string | undefined][] = [
+    [undefined, undefined],
+    ['', undefined],
+    ['not a time', undefined],
+    [new Date(2026, 10, 30, 9, 5).toISOString(), 'ran 09:05'],
+    [new Date(2026, 10, 28, 17, 45).toISOString(), 'ran Nov 28 17:45'],
+    [new Date(2025, 0, 2, 8, 0).toISOString(), 'ran Jan 2 2025 08:00'],
+  ];
+  for (const [iso, want] of cases) {
+    await t.test(String(iso), () => assert.equal(formatRunTime(iso, now), want));
+  }
+});
+
+test('stageView', async (t) => {
+  const ran = new Date(2026, 10, 30, 10, 0).toISOString();
+  const cases: {
+    name: string;
+    ws: WorkspaceStatus;
+    stage: string;
+    description: string;
+    contextValue: string;
+    icon: string;
+  }[] = [
+    {
+      name: 'pending, never ran',
+      ws: workspace(),
+      stage: '01-scope',
+      description: 'pending · ~819 tokens',
+      contextValue: 'stage:pending',
+      icon: 'circle-large-outline',
+    },
+    {
+      name: 'awaiting review with output',
+      ws: workspace({ stages: [stage('01-scope', { status: 'awaiting-review', lastRun: ran })] }),
+      stage: '01-scope',
+      description: 'awaiting review · ~819 tokens · ran 10:00',
+      contextValue: 'stage:awaiting-review:output',
+      icon: 'eye',
+    },
+    {
+      name: 'Verify failures are named',
+      ws: workspace({ stages: [stage('01-scope', { status: 'awaiting-review', lastRun: ran, verifyFailed: true })] }),
+      stage: '01-scope',
+      description: 'awaiting review, Verify failed · ~819 tokens · ran 10:00',
+      contextValue: 'stage:awaiting-review:output',
+      icon: 'eye',
+    },
+    {
+      name: 'running For each item from the workspace',
+      ws: workspace({
+        running: { stage: '02-research', runId: 'r', item: 2, items: 5 },
+        stages: [stage('02-research', { status: 'pending', tokens: 12345 })],
+      }),
+      stage: '02-research',
+      description: 'running [2/5] · ~12.3k tokens',
+      contextValue: 'stage:running',
+      icon: 'sync~spin',
+    },
+    {
+      name: 'a stage with no outputs has nothing to open',
+      ws: workspace({ stages: [stage('01-scope', { status: 'approved', lastRun: ran, outputs: [], tokens: undefined })] }),
+      stage: '01-scope',
+      description: 'approved · ran 10:00',
+      contextValue: 'stage:approved',
+      icon: 'pass-filled',
+    },
+  ];
+  for (const c of cases) {
+    await t.test(c.name, () => {
+      const st = c.ws.stages.find((s) => s.name === c.stage) as StageStatus;
+      const v = stageView(c.ws, st, now);
+      assert.equal(v.label, c.stage);
+      assert.equal(v.description, c.description);
+      assert.equal(v.contextValue, c.contextValue);
+      assert.equal(v.icon.id, c.icon);
+      assert.equal(v.id, `/w#${c.stage}`);
+      assert.match(v.tooltip, new RegExp(`^\\*\\*${c.stage}\\*\\*`));
+    });
+  }
+  await t.test('a reason that only repeats the state is left out', () => {
+    const v = stageView(workspace(), stage('01-scope', { status: 'approved', reason: 'approved' }), now);
+    assert.equal(v.tooltip.split('approved').length - 1, 1);
+  });
+  await t.test('reason is escaped in the tooltip', () => {
+    const v = stageView(workspace(), stage('01-scope', { reason: 'input *x* changed' }), now);
+    assert.match(v.tooltip, /input \\\*x\\\* changed/);
+  });
+});
+
+test('statusBarView', async (t) => {
+  const cases: { name: string; ws: WorkspaceStatus; icon: string; label: string }[] = [
+    { name: 'ready to run', ws: workspace(), icon: 'play', label: '01-scope ready to run' },
+    {
+      name: 'awaiting review',
+      ws: workspace({
+        next: { stage: '01-scope', action: 'approve', message: '01-scope awaiting review: read it' },
+        stages: [stage('01-scope', { status: 'awaiting-review' })],
+      }),
+      icon: 'eye',
+      label: '01-scope awaiting review',
+    },
+    {
+      name: 'stale',
+      ws: workspace({ stages: [stage('01-scope', { status: 'stale' })] }),
+      icon: 'play',
+      label: '01-scope stale, runs again',
+    },
+    {
+      name: 'fix',
+      ws: workspace({
+        next: { stage: '02-research', action: 'fix', message: 'fix it' },
+        stages: [stage('02-research', { status: 'invalid' })],
+      }),
+      icon: 'warning',
+      label: '02-research has errors',
+    },
+    {
+      name: 'done',
+      ws: workspace({ next: { action: 'done', message: 'every stage is approved' } }),
+      icon: 'pass',
+      label: 'all stages approved',
+    },
+    {
+      name: 'running a For each',
+      ws: workspace({ running: { stage: '04-draft', runId: 'r', item: 3, items: 5 } }),
+      icon: 'sync~spin',
+      label: '04-draft running [3/5]',
+    },
+    {
+      name: 'running a plain stage',
+      ws: workspace({ running: { stage: '01-scope', runId: 'r', item: 0, items: -1 } }),
+      icon: 'sync~spin',
+      label: '01-scope running',
+    },
+  ];
+  for (const c of cases) {
+    await t.test(c.name, () => {
+      const v = statusBarView(c.ws);
+      assert.equal(v.icon, c.icon);
+      assert.equal(v.label, c.label);
+      assert.match(v.tooltip, /^ICM course-research: /);
+    });
+  }
+});
+
+test('workspaceOf and stageOf', async (t) => {
+  const a = workspace({ workspace: '/x/a', name: 'a' });
+  const nested = workspace({ workspace: '/x/a/inner', name: 'inner' });
+  const ab = workspace({ workspace: '/x/ab', name: 'ab' });
+  const list = [a, nested, ab];
+  const cases: [string | undefined, string | undefined][] = [
+    [undefined, undefined],
+    ['/x/a/pipeline/01/CONTEXT.md', 'a'],
+    ['/x/a/inner/CONTEXT.md', 'inner'],
+    ['/x/ab/CONTEXT.md', 'ab'],
+    ['/x/a', 'a'],
+    ['/elsewhere/file.md', undefined],
+  ];
+  for (const [file, want] of cases) {
+    await t.test(`workspace of ${file}`, () => assert.equal(workspaceOf(list, file)?.name, want));
+  }
+  const ws = workspace();
+  const stageCases: [string | undefined, string | undefined][] = [
+    ['/w/pipeline/02-research/CONTEXT.md', '02-research'],
+    ['/w/pipeline/01-scope/output/out.md', '01-scope'],
+    ['/w/pipeline/01-scope-old/CONTEXT.md', undefined],
+    ['/w/CONTEXT.md', undefined],
+    [undefined, undefined],
+  ];
+  for (const [file, want] of stageCases) {
+    await t.test(`stage of ${file}`, () => assert.equal(stageOf(ws, file)?.name, want));
+  }
+});
+
+test('pickOrder', async (t) => {
+  const ws = workspace({ next: { stage: '02-research', action: 'run', message: '' } });
+  const cases: [string | undefined, string[]][] = [
+    [undefined, ['02-research', '01-scope', '03-outline']],
+    ['/w/pipeline/03-outline/CONTEXT.md', ['03-outline', '02-research', '01-scope']],
+    ['/w/pipeline/02-research/CONTEXT.md', ['02-research', '01-scope', '03-outline']],
+  ];
+  for (const [file, want] of cases) {
+    await t.test(String(file), () =>
+      assert.deepEqual(
+        pickOrder(ws, ws.stages, file).map((s) => s.name),
+        want,
+      ),
+    );
+  }
+  await t.test('only candidates', () =>
+    assert.deepEqual(
+      pickOrder(ws, [ws.stages[2]], undefined).map((s) => s.name),
+      ['03-outline'],
+    ),
+  );
+});

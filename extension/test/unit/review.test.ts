@@ -1,0 +1,107 @@
+import * as assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { OutputsResult, RunFinished } from '../../src/protocol';
+import { Action, comparisons, messageOf, runFinishedNotice, verifyFailure } from '../../src/review';
+
+test('runFinishedNotice', async (t) => {
+  const base: RunFinished = { workspace: '/w', stage: '01-scope', runId: 'r', ok: true, cancelled: false };
+  const cases: { name: string; ev: Partial<RunFinished>; severity: string; text: RegExp; actions: string[] }[] = [
+    { name: 'ok', ev: {}, severity: 'info', text: /^01-scope finished and awaits review\.$/, actions: [Action.openOutput, Action.approve] },
+    {
+      name: 'Verify failed',
+      ev: { verifyFailed: true, message: 'objectives.md: placeholder "TODO" on line 3' },
+      severity: 'warning',
+      text: /failed Verify checks: objectives\.md: placeholder/,
+      actions: [Action.openOutput, Action.approve],
+    },
+    {
+      name: 'failed',
+      ev: { ok: false, message: 'model qwen3 not found' },
+      severity: 'error',
+      text: /^01-scope failed: model qwen3 not found$/,
+      actions: [Action.showLogs, Action.openContract],
+    },
+    { name: 'failed without a message', ev: { ok: false }, severity: 'error', text: /^01-scope failed$/, actions: [Action.showLogs, Action.openContract] },
+    { name: 'cancelled wins over failure', ev: { ok: false, cancelled: true }, severity: 'info', text: /cancelled/, actions: [] },
+  ];
+  for (const c of cases) {
+    await t.test(c.name, () => {
+      const n = runFinishedNotice({ ...base, ...c.ev });
+      assert.equal(n.severity, c.severity);
+      assert.match(n.text, c.text);
+      assert.deepEqual(n.actions, c.actions);
+    });
+  }
+});
+
+test('verifyFailure', async (t) => {
+  const cases: [unknown, string | undefined][] = [
+    [new Error('verify-failed: objectives.md is empty'), 'objectives.md is empty'],
+    [{ message: 'verify-failed:no-placeholders' }, 'no-placeholders'],
+    [new Error('a run is going'), undefined],
+    [new Error('stage 01-scope: verify-failed: x'), undefined],
+    ['verify-failed: a string is not an error', undefined],
+    [undefined, undefined],
+  ];
+  for (const [err, want] of cases) {
+    await t.test(messageOf(err), () => assert.equal(verifyFailure(err), want));
+  }
+});
+
+test('comparisons', async (t) => {
+  const cases: { name: string; r: OutputsResult; want: [string, string, string][] }[] = [
+    {
+      name: 'one output, newest kept version',
+      r: {
+        outputs: [{ path: '/w/p/01/output/objectives.md', exists: true }],
+        previous: [
+          { path: '/w/history/r2/objectives.md', runId: 'r2', time: '2026-11-30T10:00:00Z' },
+          { path: '/w/history/r1/objectives.md', runId: 'r1', time: '2026-11-29T10:00:00Z' },
+        ],
+      },
+      want: [['objectives.md', '/w/p/01/output/objectives.md', '/w/history/r2/objectives.md']],
+    },
+    {
+      name: 'one output kept under another name',
+      r: {
+        outputs: [{ path: '/w/p/01/output/objectives.md', exists: true }],
+        previous: [{ path: '/w/history/r2/01-scope.md', runId: 'r2', time: 't' }],
+      },
+      want: [['objectives.md', '/w/p/01/output/objectives.md', '/w/history/r2/01-scope.md']],
+    },
+    {
+      name: 'several outputs pair by name',
+      r: {
+        outputs: [
+          { path: '/w/o/a.md', exists: true },
+          { path: '/w/o/b.md', exists: true },
+          { path: '/w/o/c.md', exists: false },
+        ],
+        previous: [
+          { path: '/h/2/b.md', runId: '2', time: 't2' },
+          { path: '/h/2/c.md', runId: '2', time: 't2' },
+          { path: '/h/1/a.md', runId: '1', time: 't1' },
+          { path: '/h/1/b.md', runId: '1', time: 't1' },
+        ],
+      },
+      want: [
+        ['a.md', '/w/o/a.md', '/h/1/a.md'],
+        ['b.md', '/w/o/b.md', '/h/2/b.md'],
+      ],
+    },
+    { name: 'no history', r: { outputs: [{ path: '/w/o/a.md', exists: true }], previous: [] }, want: [] },
+    {
+      name: 'output deleted',
+      r: { outputs: [{ path: '/w/o/a.md', exists: false }], previous: [{ path: '/h/a.md', runId: '1', time: 't' }] },
+      want: [],
+    },
+  ];
+  for (const c of cases) {
+    await t.test(c.name, () =>
+      assert.deepEqual(
+        comparisons(c.r).map((p) => [p.label, p.current, p.previous]),
+        c.want,
+      ),
+    );
+  }
+});
