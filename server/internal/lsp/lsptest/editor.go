@@ -404,6 +404,13 @@ func (e *Editor) Diagnostics(p string) ([]Diagnostic, bool) {
 	return d, ok
 }
 
+// DiagnosedFiles counts the files the server has published diagnostics for.
+func (e *Editor) DiagnosedFiles() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.diags)
+}
+
 // AwaitDiagnostics waits until the diagnostics published for a file
 // satisfy cond, and returns them.
 func (e *Editor) AwaitDiagnostics(p string, what string, cond func([]Diagnostic) bool) []Diagnostic {
