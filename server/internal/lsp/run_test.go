@@ -96,6 +96,15 @@ func TestRunStageFromTheEditor(t *testing.T) {
 
 	// The state follows: awaiting review, then approved through the command.
 	s.AwaitNotification("icm/statusChanged", "awaiting review", stageIs("01-scope", "awaiting-review"))
+	// ...and the client is told to fetch lenses again, which now offer Approve.
+	s.AwaitNotification("workspace/codeLens/refresh", "a lens refresh", nil)
+	var ls []lens
+	if err := s.TextDocumentCall("textDocument/codeLens", scope, nil, &ls); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(titles(ls), " | "); !strings.Contains(got, "✓ Approve") || !strings.Contains(got, "awaiting-review") {
+		t.Errorf("lenses after the run = %q", got)
+	}
 	if _, err := s.ExecuteCommand("icm.approveStage", map[string]any{"workspace": s.dir, "stage": "01-scope"}); err != nil {
 		t.Fatal(err)
 	}

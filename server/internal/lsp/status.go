@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"time"
 
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -114,10 +116,27 @@ func (s *Server) statusMayHaveChanged(st *wsState) {
 		same := st.statusHash == h
 		st.statusHash = h
 		st.mu.Unlock()
-		if !same {
-			if err := s.notify(notifyStatusChanged, ws); err != nil {
-				s.log.Info("unable to send the status", "err", err)
-			}
+		if same {
+			return
 		}
+		if err := s.notify(notifyStatusChanged, ws); err != nil {
+			s.log.Info("unable to send the status", "err", err)
+			return
+		}
+		s.refreshLenses(st.ctx)
 	})
+}
+
+// refreshLenses asks the client to fetch code lenses again (their state
+// and Approve lenses change with the status), when it supports that.
+func (s *Server) refreshLenses(ctx context.Context) {
+	if !s.clientSupports(func(c protocol.ClientCapabilities) bool {
+		w := c.Workspace
+		return w != nil && w.CodeLens != nil && w.CodeLens.RefreshSupport != nil && *w.CodeLens.RefreshSupport
+	}) {
+		return
+	}
+	if err := s.call(ctx, string(protocol.ServerWorkspaceCodeLensRefresh), nil, nil); err != nil {
+		s.log.Info("the client did not refresh code lenses", "err", err)
+	}
 }

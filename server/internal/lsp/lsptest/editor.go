@@ -152,6 +152,7 @@ func DefaultCapabilities() map[string]any {
 			"didChangeWatchedFiles": map[string]any{"dynamicRegistration": true},
 			"workspaceEdit":         map[string]any{"documentChanges": true, "resourceOperations": []string{"create"}},
 			"workspaceFolders":      true,
+			"codeLens":              map[string]any{"refreshSupport": true},
 		},
 	}
 }
