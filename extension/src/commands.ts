@@ -12,7 +12,7 @@ import {
   type StageStatus,
   type WorkspaceStatus,
 } from './protocol';
-import { comparisons, messageOf } from './review';
+import { comparisons, messageOf, parseHistoryTime } from './review';
 import type { ReviewFlow } from './reviewFlow';
 import type { IcmServer } from './server';
 
@@ -153,12 +153,12 @@ export function registerCommands({ server, model, review, log }: Deps): vscode.D
           ? pairs[0]
           : (await vscode.window.showQuickPick(pairs.map((p) => ({ label: p.label, p })), { title: 'Compare which output?' }))?.p;
       if (pair) {
-        const when = new Date(pair.time).toLocaleString();
+        const when = parseHistoryTime(pair.time)?.toLocaleString() ?? pair.time;
         await vscode.commands.executeCommand(
           'vscode.diff',
           vscode.Uri.file(pair.previous),
           vscode.Uri.file(pair.current),
-          `${pair.label} (run of ${when}) ↔ current`,
+          `${pair.label} (version replaced ${when}) ↔ current`,
         );
       }
     },

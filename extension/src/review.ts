@@ -59,22 +59,34 @@ export interface Comparison {
 }
 
 /**
- * Pairs each current output with its newest kept version: the history entry
- * with the same file name (entries come newest first), or the newest entry
- * when the stage has a single output.
+ * Pairs each current output with its newest kept version, the history entry
+ * with the same file name (entries come newest first; history keeps names).
  */
 export function comparisons(r: OutputsResult): Comparison[] {
-  const current = r.outputs.filter((o) => o.exists);
   const out: Comparison[] = [];
-  for (const o of current) {
+  for (const o of r.outputs.filter((x) => x.exists)) {
     const name = path.basename(o.path);
-    let prev = r.previous.find((p) => path.basename(p.path) === name);
-    if (prev === undefined && r.outputs.length === 1) {
-      prev = r.previous[0];
-    }
+    const prev = r.previous.find((p) => path.basename(p.path) === name);
     if (prev !== undefined) {
       out.push({ label: name, current: o.path, previous: prev.path, time: prev.time });
     }
   }
   return out;
+}
+
+/**
+ * Reads the time of a kept version: RFC 3339, or the UTC label history
+ * folders are named with ("20261130-101502.000").
+ */
+export function parseHistoryTime(s: string): Date | undefined {
+  const label = /^(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})(?:\.(\d{3}))?$/.exec(s);
+  if (label !== null) {
+    const [y, mo, d, h, mi, se, ms] = label.slice(1).map((x) => Number(x ?? 0));
+    return new Date(Date.UTC(y, mo - 1, d, h, mi, se, ms));
+  }
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(s)) {
+    return undefined;
+  }
+  const t = new Date(s);
+  return Number.isNaN(t.getTime()) ? undefined : t;
 }

@@ -326,4 +326,26 @@ test('the extension in VS Code', async (t) => {
     await page.mouse.move(700, 300);
     await screenshot('approved');
   });
+
+  await step(t, 'Show Assembled Context opens what 02-research would send', async () => {
+    await runCommand('ICM: Show Assembled Context');
+    // The picker offers the stage being edited (01-scope) first, then the next one.
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: '02-research' }).first().click();
+    await page.locator('.tab.active', { hasText: '02-research' }).waitFor();
+    await page.locator('.monaco-editor .view-line', { hasText: 'references/tool-use.md' }).first().waitFor();
+    await screenshot('assembled-context');
+  });
+
+  await step(t, 'a second run of 01-scope can be compared with the first', async () => {
+    const row = stageRow('01-scope');
+    await row.hover();
+    await row.locator('.action-label[aria-label="Run Stage..."]').click();
+    await page.locator('[role="treeitem"][aria-label^="01-scope, awaiting review"]').waitFor();
+    await runCommand('ICM: Compare Output with Previous Run');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: '01-scope' }).first().waitFor();
+    await page.keyboard.press('Enter');
+    await page.locator('.monaco-diff-editor').first().waitFor();
+    await page.locator('.monaco-diff-editor .view-line', { hasText: 'Stop and restart the model server' }).first().waitFor();
+    await screenshot('compare-output');
+  });
 });

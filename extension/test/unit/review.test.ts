@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { OutputsResult, RunFinished } from '../../src/protocol';
-import { Action, comparisons, messageOf, runFinishedNotice, verifyFailure } from '../../src/review';
+import { Action, comparisons, messageOf, parseHistoryTime, runFinishedNotice, verifyFailure } from '../../src/review';
 
 test('runFinishedNotice', async (t) => {
   const base: RunFinished = { workspace: '/w', stage: '01-scope', runId: 'r', ok: true, cancelled: false };
@@ -62,12 +62,12 @@ test('comparisons', async (t) => {
       want: [['objectives.md', '/w/p/01/output/objectives.md', '/w/history/r2/objectives.md']],
     },
     {
-      name: 'one output kept under another name',
+      name: 'an incomplete answer is not an earlier output',
       r: {
         outputs: [{ path: '/w/p/01/output/objectives.md', exists: true }],
-        previous: [{ path: '/w/history/r2/01-scope.md', runId: 'r2', time: 't' }],
+        previous: [{ path: '/w/history/versions/01/20261130-101502.000-incomplete/answer.md', runId: 'incomplete', time: 't' }],
       },
-      want: [['objectives.md', '/w/p/01/output/objectives.md', '/w/history/r2/01-scope.md']],
+      want: [],
     },
     {
       name: 'several outputs pair by name',
@@ -103,5 +103,20 @@ test('comparisons', async (t) => {
         c.want,
       ),
     );
+  }
+});
+
+test('parseHistoryTime', async (t) => {
+  const cases: [string, string | undefined][] = [
+    ['20261130-101502.250', '2026-11-30T10:15:02.250Z'],
+    ['20261130-101502', '2026-11-30T10:15:02.000Z'],
+    ['2026-11-30T10:00:00Z', '2026-11-30T10:00:00.000Z'],
+    ['2026-11-30T11:00:00+01:00', '2026-11-30T10:00:00.000Z'],
+    ['yesterday', undefined],
+    ['', undefined],
+    ['2026-11-30Tnonsense', undefined],
+  ];
+  for (const [input, want] of cases) {
+    await t.test(JSON.stringify(input), () => assert.equal(parseHistoryTime(input)?.toISOString(), want));
   }
 });
