@@ -56,7 +56,7 @@ type failure struct {
 //     permanent ones (template errors, not enough memory), so it gets one
 //     more attempt and no more.
 //   - other 5xx (501, 505, ...): not something a retry fixes; no retry.
-func statusFailure(resp *http.Response, data []byte, now time.Time) *failure {
+func statusFailure(resp *http.Response, data []byte, now time.Time, d dialect) *failure {
 	code := resp.StatusCode
 	answer, isJSON := serverAnswer(data)
 	f := &failure{status: code, msg: fmt.Sprintf("the server answered %s", resp.Status)}
@@ -69,7 +69,7 @@ func statusFailure(resp *http.Response, data []byte, now time.Time) *failure {
 		f.kind = KindModelMissing
 	case code == http.StatusNotFound:
 		f.kind = KindBadRequest
-		f.hint = "the address does not look like an Ollama server (no /api route): check OLLAMA_HOST or [model] base_url"
+		f.hint = d.notServerHint
 	case code == http.StatusTooManyRequests || code == http.StatusRequestTimeout ||
 		code == http.StatusBadGateway || code == http.StatusServiceUnavailable || code == http.StatusGatewayTimeout:
 		f.kind = KindUnavailable
@@ -79,13 +79,13 @@ func statusFailure(resp *http.Response, data []byte, now time.Time) *failure {
 	case code == http.StatusInternalServerError:
 		f.kind = KindOther
 		f.retry = retryOnce
-		f.hint = "see the Ollama server log (journalctl -u ollama, or ~/.ollama/logs/server.log) for the cause"
+		f.hint = d.logHint
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		f.kind = KindBadRequest
 		f.hint = "the server (or a proxy in front of it) refused access: check the address and any API key settings"
 	case code >= 500:
 		f.kind = KindOther
-		f.hint = "see the Ollama server log for the cause"
+		f.hint = d.logHint
 	default:
 		f.kind = KindBadRequest
 		switch {
@@ -108,7 +108,10 @@ func isContextOverflow(lower string) bool {
 	return strings.Contains(lower, "exceeds the context length") ||
 		strings.Contains(lower, "exceed_context_size") ||
 		strings.Contains(lower, "exceeds maximum context length") ||
-		strings.Contains(lower, "context length exceeded")
+		strings.Contains(lower, "context length exceeded") ||
+		// vLLM and llama.cpp's server, on the OpenAI-compatible path.
+		strings.Contains(lower, "maximum context length is") ||
+		strings.Contains(lower, "exceeds the available context size")
 }
 
 // parseRetryAfter reads Retry-After as seconds or an HTTP date.
@@ -133,7 +136,7 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 
 // transportFailure sorts an error from sending the request or reading the
 // answer. parent is the caller's context, attempt the request's own.
-func (o *Ollama) transportFailure(parent, attempt context.Context, err error) *failure {
+func (o *conn) transportFailure(parent, attempt context.Context, err error) *failure {
 	if perr := parent.Err(); perr != nil {
 		f := &failure{kind: KindOther, msg: "the call was cancelled", err: context.Cause(parent)}
 		if errors.Is(perr, context.DeadlineExceeded) {
@@ -149,12 +152,12 @@ func (o *Ollama) transportFailure(parent, attempt context.Context, err error) *f
 		if stall.first {
 			f.hint = "the model may be loading or the prompt evaluating slowly; check `ollama ps`, or raise the first-byte timeout"
 		} else {
-			f.hint = "the server stopped sending mid-answer; check the Ollama server log"
+			f.hint = "the server stopped sending mid-answer; check " + o.dialect.server + "'s log"
 		}
 		return f
 	}
-	f := &failure{kind: KindUnavailable, err: err, msg: fmt.Sprintf("unable to reach the Ollama server at %s", o.base)}
-	hintStart := fmt.Sprintf("start it with `ollama serve`, or point OLLAMA_HOST / [model] base_url at it (now %s)", o.base)
+	f := &failure{kind: KindUnavailable, err: err, msg: fmt.Sprintf("unable to reach %s at %s", o.dialect.server, o.base)}
+	hintStart := o.dialect.startHint(o.base)
 	var dnsErr *net.DNSError
 	var netErr net.Error
 	switch {
@@ -165,7 +168,7 @@ func (o *Ollama) transportFailure(parent, attempt context.Context, err error) *f
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF),
 		errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNABORTED):
 		f.retry = retryTransient
-		f.msg = "the connection to the Ollama server closed unexpectedly"
+		f.msg = "the connection to " + o.dialect.server + " closed unexpectedly"
 		f.hint = "the server may have restarted or run out of memory; check its log"
 	case errors.As(err, &netErr) && netErr.Timeout():
 		f.retry, f.hint = retryTransient, hintStart

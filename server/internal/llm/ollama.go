@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -40,10 +39,10 @@ const (
 	DefaultLowCountRatio = 0.5
 )
 
-// Ollama is a Client for an Ollama server's native API (/api/chat,
-// /api/show, /api/pull). It is safe for concurrent use.
-type Ollama struct {
-	base   *url.URL
+// settings are what the options set. Both HTTP clients (Ollama's native
+// API and the OpenAI-compatible one) share them, so every option works for
+// either; an option that means nothing to a backend is ignored by it.
+type settings struct {
 	hc     *http.Client
 	model  string
 	getenv func(string) string
@@ -64,120 +63,17 @@ type Ollama struct {
 	estimator     tokens.Estimator
 	lowCountRatio float64
 
-	models *modelCache
+	baseURL string // the option's value, resolved by the constructor
 
-	baseURL string // the option's value, resolved in NewOllama
+	// apiKey is sent as a bearer token (OpenAI-compatible servers).
+	apiKey string
+	// contextLength is the model's window when the server cannot say.
+	contextLength int
 }
 
-// OllamaOption configures NewOllama.
-type OllamaOption func(*Ollama)
-
-// WithBaseURL sets the server address (same forms as OLLAMA_HOST);
-// empty keeps OLLAMA_HOST or the default.
-func WithBaseURL(u string) OllamaOption { return func(o *Ollama) { o.baseURL = u } }
-
-// WithGetenv sets how OLLAMA_HOST is read (os.Getenv by default).
-func WithGetenv(getenv func(string) string) OllamaOption {
-	return func(o *Ollama) { o.getenv = getenv }
-}
-
-// WithHTTPClient sets the HTTP client. Its Timeout should be zero: the
-// client applies its own first-byte, idle and call limits.
-func WithHTTPClient(hc *http.Client) OllamaOption { return func(o *Ollama) { o.hc = hc } }
-
-// WithModel sets the model used when a request names none.
-func WithModel(name string) OllamaOption { return func(o *Ollama) { o.model = name } }
-
-// WithMaxOutput sets the default room kept for answers (num_predict).
-func WithMaxOutput(n int) OllamaOption {
-	return func(o *Ollama) {
-		if n > 0 {
-			o.maxOutput = n
-		}
-	}
-}
-
-// WithCallTimeout bounds one Chat call, retries included (0: no bound
-// beyond the caller's context).
-func WithCallTimeout(d time.Duration) OllamaOption { return func(o *Ollama) { o.callTimeout = d } }
-
-// WithStreamTimeouts sets the wait for the first chunk of an answer
-// (model load and prompt evaluation included) and the longest silence
-// between chunks. Zero keeps a default.
-func WithStreamTimeouts(firstByte, idle time.Duration) OllamaOption {
-	return func(o *Ollama) {
-		if firstByte > 0 {
-			o.firstByte = firstByte
-		}
-		if idle > 0 {
-			o.idle = idle
-		}
-	}
-}
-
-// WithRetry sets the retry budget (time since the first attempt after
-// which no new attempt starts) and the most attempts per call.
-func WithRetry(budget time.Duration, maxAttempts int) OllamaOption {
-	return func(o *Ollama) {
-		o.retryBudget = budget
-		if maxAttempts > 0 {
-			o.maxAttempts = maxAttempts
-		}
-	}
-}
-
-// WithBackoff sets the first retry delay and the cap on later ones.
-func WithBackoff(base, max time.Duration) OllamaOption {
-	return func(o *Ollama) {
-		if base > 0 {
-			o.baseDelay = base
-		}
-		if max > 0 {
-			o.maxDelay = max
-		}
-	}
-}
-
-// WithSleep replaces the wait between retries (tests pass a fake that
-// advances a fake clock). It must return ctx.Err() when ctx ends first.
-func WithSleep(sleep func(context.Context, time.Duration) error) OllamaOption {
-	return func(o *Ollama) { o.sleep = sleep }
-}
-
-// WithJitter replaces the random part of retry delays: given d it returns
-// a duration in [0, d).
-func WithJitter(jitter func(time.Duration) time.Duration) OllamaOption {
-	return func(o *Ollama) { o.jitter = jitter }
-}
-
-// WithClock replaces time.Now for retry-budget accounting.
-func WithClock(now func() time.Time) OllamaOption { return func(o *Ollama) { o.now = now } }
-
-// WithEstimator forces one token estimator for every model instead of
-// choosing by the family /api/show reports.
-func WithEstimator(e tokens.Estimator) OllamaOption { return func(o *Ollama) { o.estimator = e } }
-
-// WithLowCountRatio sets the share of the estimate under which a
-// prompt_eval_count counts as a cut prompt; 0 turns that check off (for
-// servers that report only the tokens evaluated beyond a cached prefix).
-func WithLowCountRatio(r float64) OllamaOption { return func(o *Ollama) { o.lowCountRatio = r } }
-
-// ConfigOptions returns the options a workspace's [model] section sets.
-func ConfigOptions(m config.Model) []OllamaOption {
-	opts := []OllamaOption{WithModel(m.Name), WithMaxOutput(m.MaxOutput)}
-	if m.BaseURL != "" {
-		opts = append(opts, WithBaseURL(m.BaseURL))
-	}
-	if m.Timeout.Duration > 0 {
-		opts = append(opts, WithCallTimeout(m.Timeout.Duration))
-	}
-	return opts
-}
-
-// NewOllama returns a client for the server at the base URL option, else
-// OLLAMA_HOST, else DefaultOllamaHost.
-func NewOllama(opts ...OllamaOption) (*Ollama, error) {
-	o := &Ollama{
+// defaultSettings are the settings before any option.
+func defaultSettings() settings {
+	return settings{
 		getenv:        os.Getenv,
 		maxOutput:     DefaultMaxOutput,
 		firstByte:     DefaultFirstByteTimeout,
@@ -190,24 +86,143 @@ func NewOllama(opts ...OllamaOption) (*Ollama, error) {
 		jitter:        randomJitter,
 		now:           time.Now,
 		lowCountRatio: DefaultLowCountRatio,
-		models:        newModelCache(),
 	}
+}
+
+// Ollama is a Client for an Ollama server's native API (/api/chat,
+// /api/show, /api/pull). It is safe for concurrent use.
+type Ollama struct {
+	conn
+	models *modelCache
+}
+
+// Option configures a client (NewOllama, NewOpenAI, FromConfig).
+type Option func(*settings)
+
+// OllamaOption is the name options had before there was a second backend.
+type OllamaOption = Option
+
+// WithBaseURL sets the server address (same forms as OLLAMA_HOST);
+// empty keeps OLLAMA_HOST or the default.
+func WithBaseURL(u string) Option { return func(o *settings) { o.baseURL = u } }
+
+// WithGetenv sets how OLLAMA_HOST is read (os.Getenv by default).
+func WithGetenv(getenv func(string) string) Option {
+	return func(o *settings) { o.getenv = getenv }
+}
+
+// WithHTTPClient sets the HTTP client. Its Timeout should be zero: the
+// client applies its own first-byte, idle and call limits.
+func WithHTTPClient(hc *http.Client) Option { return func(o *settings) { o.hc = hc } }
+
+// WithModel sets the model used when a request names none.
+func WithModel(name string) Option { return func(o *settings) { o.model = name } }
+
+// WithMaxOutput sets the default room kept for answers (num_predict).
+func WithMaxOutput(n int) Option {
+	return func(o *settings) {
+		if n > 0 {
+			o.maxOutput = n
+		}
+	}
+}
+
+// WithCallTimeout bounds one Chat call, retries included (0: no bound
+// beyond the caller's context).
+func WithCallTimeout(d time.Duration) Option { return func(o *settings) { o.callTimeout = d } }
+
+// WithStreamTimeouts sets the wait for the first chunk of an answer
+// (model load and prompt evaluation included) and the longest silence
+// between chunks. Zero keeps a default.
+func WithStreamTimeouts(firstByte, idle time.Duration) Option {
+	return func(o *settings) {
+		if firstByte > 0 {
+			o.firstByte = firstByte
+		}
+		if idle > 0 {
+			o.idle = idle
+		}
+	}
+}
+
+// WithRetry sets the retry budget (time since the first attempt after
+// which no new attempt starts) and the most attempts per call.
+func WithRetry(budget time.Duration, maxAttempts int) Option {
+	return func(o *settings) {
+		o.retryBudget = budget
+		if maxAttempts > 0 {
+			o.maxAttempts = maxAttempts
+		}
+	}
+}
+
+// WithBackoff sets the first retry delay and the cap on later ones.
+func WithBackoff(base, max time.Duration) Option {
+	return func(o *settings) {
+		if base > 0 {
+			o.baseDelay = base
+		}
+		if max > 0 {
+			o.maxDelay = max
+		}
+	}
+}
+
+// WithSleep replaces the wait between retries (tests pass a fake that
+// advances a fake clock). It must return ctx.Err() when ctx ends first.
+func WithSleep(sleep func(context.Context, time.Duration) error) Option {
+	return func(o *settings) { o.sleep = sleep }
+}
+
+// WithJitter replaces the random part of retry delays: given d it returns
+// a duration in [0, d).
+func WithJitter(jitter func(time.Duration) time.Duration) Option {
+	return func(o *settings) { o.jitter = jitter }
+}
+
+// WithClock replaces time.Now for retry-budget accounting.
+func WithClock(now func() time.Time) Option { return func(o *settings) { o.now = now } }
+
+// WithEstimator forces one token estimator for every model instead of
+// choosing by the family /api/show reports.
+func WithEstimator(e tokens.Estimator) Option { return func(o *settings) { o.estimator = e } }
+
+// WithLowCountRatio sets the share of the estimate under which a
+// prompt_eval_count counts as a cut prompt; 0 turns that check off (for
+// servers that report only the tokens evaluated beyond a cached prefix).
+func WithLowCountRatio(r float64) Option { return func(o *settings) { o.lowCountRatio = r } }
+
+// ConfigOptions returns the options a workspace's [model] section sets.
+func ConfigOptions(m config.Model) []Option {
+	opts := []Option{WithModel(m.Name), WithMaxOutput(m.MaxOutput)}
+	if m.BaseURL != "" {
+		opts = append(opts, WithBaseURL(m.BaseURL))
+	}
+	if m.Timeout.Duration > 0 {
+		opts = append(opts, WithCallTimeout(m.Timeout.Duration))
+	}
+	return opts
+}
+
+// NewOllama returns a client for the server at the base URL option, else
+// OLLAMA_HOST, else DefaultOllamaHost.
+func NewOllama(opts ...Option) (*Ollama, error) {
+	st := defaultSettings()
 	for _, opt := range opts {
-		opt(o)
+		opt(&st)
 	}
-	addr, source := o.baseURL, "base_url"
+	addr, source := st.baseURL, "base_url"
 	if strings.TrimSpace(addr) == "" {
-		addr, source = o.getenv("OLLAMA_HOST"), "OLLAMA_HOST"
+		addr, source = st.getenv("OLLAMA_HOST"), "OLLAMA_HOST"
 	}
 	base, err := OllamaHostURL(addr)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
-	o.base = base
-	if o.hc == nil {
-		o.hc = defaultHTTPClient()
+	if st.hc == nil {
+		st.hc = defaultHTTPClient()
 	}
-	return o, nil
+	return &Ollama{conn: conn{settings: st, base: base, dialect: ollamaDialect}, models: newModelCache()}, nil
 }
 
 // BaseURL returns the server address the client talks to.

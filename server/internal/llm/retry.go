@@ -12,13 +12,13 @@ import (
 // attempt once the budget since the first attempt or the attempt count
 // is spent, or when the caller's deadline would pass during the wait.
 type retrier struct {
-	o        *Ollama
+	o        *conn
 	start    time.Time
 	attempts int
 	onceUsed bool
 }
 
-func (o *Ollama) newRetrier() *retrier { return &retrier{o: o, start: o.now()} }
+func (o *conn) newRetrier() *retrier { return &retrier{o: o, start: o.now()} }
 
 // run calls attempt until it succeeds or its failure is final; it returns
 // the last failure (nil on success).

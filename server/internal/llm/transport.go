@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -58,15 +59,49 @@ func (w *watchdog) stop() {
 	}
 }
 
+// conn is one server connection: where it is, the shared settings, and
+// the dialect that says how its answers are framed and how to talk about
+// it in errors. Both backends make their requests through it.
+type conn struct {
+	settings
+	base    *url.URL
+	dialect dialect
+}
+
+// dialect is what differs between the backends at the transport level.
+type dialect struct {
+	// server names the server in messages ("the Ollama server").
+	server string
+	// sse: streamed answers are server-sent events ("data: {...}" lines,
+	// ended by "data: [DONE]") rather than one JSON object per line.
+	sse bool
+	// startHint says how to get a server running at an address.
+	startHint func(base *url.URL) string
+	// logHint says where the server explains its failures.
+	logHint string
+	// notServerHint is the advice for a 404 that is not about a model:
+	// the address serves something else.
+	notServerHint string
+}
+
+var ollamaDialect = dialect{
+	server: "the Ollama server",
+	startHint: func(base *url.URL) string {
+		return fmt.Sprintf("start it with `ollama serve`, or point OLLAMA_HOST / [model] base_url at it (now %s)", base)
+	},
+	logHint:       "see the Ollama server log (journalctl -u ollama, or ~/.ollama/logs/server.log) for the cause",
+	notServerHint: "the address does not look like an Ollama server (no /api route): check OLLAMA_HOST or [model] base_url",
+}
+
 // maxErrorBody bounds how much of an error answer is read.
 const maxErrorBody = 64 << 10
 
-// exchange POSTs body to path and hands each JSON value of the answer to
+// exchange POSTs body to path (GETs it when body is nil) and hands each JSON value of the answer to
 // each (one value for a plain answer, one per line for a stream). When
 // stream is set, the first value must arrive within the first-byte limit
 // and each later one within the idle limit; a plain answer arrives whole
 // after generation, so only the caller's context bounds it.
-func (o *Ollama) exchange(ctx context.Context, path string, body []byte, stream bool, each func(raw []byte) *failure) *failure {
+func (o *conn) exchange(ctx context.Context, path string, body []byte, stream bool, each func(raw []byte) *failure) *failure {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	wd := &watchdog{cancel: cancel}
@@ -74,17 +109,29 @@ func (o *Ollama) exchange(ctx context.Context, path string, body []byte, stream 
 	if stream {
 		wd.arm(o.firstByte, &stallError{first: true, wait: o.firstByte})
 	}
-	req, err := http.NewRequestWithContext(actx, http.MethodPost, o.base.JoinPath(path).String(), bytes.NewReader(body))
+	method, reader := http.MethodGet, io.Reader(nil)
+	if body != nil {
+		method, reader = http.MethodPost, bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(actx, method, o.base.JoinPath(path).String(), reader)
 	if err != nil {
 		return &failure{kind: KindOther, msg: "unable to build the request", err: err}
 	}
-	req.Header.Set("Content-Type", "application/json")
-	if stream {
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	switch {
+	case stream && o.dialect.sse:
+		req.Header.Set("Accept", "text/event-stream")
+	case stream:
 		req.Header.Set("Accept", "application/x-ndjson")
-	} else {
+	default:
 		req.Header.Set("Accept", "application/json")
 	}
 	req.Header.Set("User-Agent", "icm")
+	if o.apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+o.apiKey)
+	}
 	resp, err := o.hc.Do(req)
 	if err != nil {
 		return o.transportFailure(ctx, actx, err)
@@ -92,7 +139,10 @@ func (o *Ollama) exchange(ctx context.Context, path string, body []byte, stream 
 	defer resp.Body.Close()
 	if resp.StatusCode >= 400 {
 		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		return statusFailure(resp, data, o.now())
+		return statusFailure(resp, data, o.now(), o.dialect)
+	}
+	if stream && o.dialect.sse {
+		return o.readEvents(ctx, actx, resp.Body, wd, each)
 	}
 	dec := json.NewDecoder(resp.Body)
 	idle := &stallError{wait: o.idle}

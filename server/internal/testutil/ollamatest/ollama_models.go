@@ -28,6 +28,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /api/show", s.handleShow)
 	mux.HandleFunc("POST /api/pull", s.handlePull)
 	mux.HandleFunc("POST /api/chat", s.handleChat)
+	mux.HandleFunc("POST /v1/chat/completions", s.handleOpenAIChat)
+	mux.HandleFunc("GET /v1/models", s.handleOpenAIModels)
 	return mux
 }
 

@@ -17,6 +17,10 @@ type Request struct {
 	Path string
 	// Seq numbers chat calls from 1 in the order they arrived.
 	Seq int
+	// Window is the context window a front imposes when the call names
+	// none (the OpenAI front: the model's whole context length, as vLLM
+	// fixes it at start-up). Zero means Config.DefaultNumCtx.
+	Window int
 }
 
 // LastUser returns the content of the last user message, or "" when there is none.

@@ -107,6 +107,9 @@ func (e *Engine) shape(req *Request, m Model, rep *Reply) {
 	rep.NumCtx = req.NumCtx()
 	if rep.NumCtx <= 0 {
 		rep.NumCtx = e.cfg.DefaultNumCtx
+		if req.Window > 0 {
+			rep.NumCtx = req.Window
+		}
 	}
 	rep.NumCtx = min(rep.NumCtx, m.ContextLength)
 	rep.PromptTokens = e.PromptTokens(req)

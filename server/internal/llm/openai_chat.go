@@ -1,0 +1,297 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/icm-tool/icm/server/internal/tokens"
+)
+
+// Chat runs one call: it checks the counted prompt against the model's
+// window before sending anything, retries transient failures with the
+// shared policy, and rejects an answer whose prompt the server reports as
+// cut. The window cannot be changed per call on this API, so a prompt that
+// does not fit is an error, never a larger window.
+func (o *OpenAI) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, error) {
+	model := req.Model
+	if model == "" {
+		model = o.model
+	}
+	if model == "" {
+		return nil, &Error{Kind: KindBadRequest, Stage: req.Stage, Msg: "no model named", Hint: "set [model] name in config.toml"}
+	}
+	if len(req.Messages) == 0 {
+		return nil, &Error{Kind: KindBadRequest, Stage: req.Stage, Model: model, Msg: "no messages to send"}
+	}
+	if o.callTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.callTimeout)
+		defer cancel()
+	}
+	info, err := o.Show(ctx, model)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) && e.Stage == "" {
+			e.Stage = req.Stage
+		}
+		return nil, err
+	}
+	tools, err := toOATools(req.Tools)
+	if err != nil {
+		return nil, &Error{Kind: KindBadRequest, Stage: req.Stage, Model: model, Msg: err.Error(),
+			Hint: "fix the tool's input schema: its top level must be a JSON Schema object"}
+	}
+	var toolsJSON []byte
+	if len(tools) > 0 {
+		toolsJSON, _ = json.Marshal(tools) // plain structs and valid raw JSON always encode
+	}
+	format, err := toOAFormat(req.Format)
+	if err != nil {
+		return nil, &Error{Kind: KindBadRequest, Stage: req.Stage, Model: model, Msg: err.Error(),
+			Hint: `format must be "json" or a JSON Schema object`}
+	}
+	msgs, err := toOAMessages(req.Messages)
+	if err != nil {
+		return nil, &Error{Kind: KindBadRequest, Stage: req.Stage, Model: model, Msg: err.Error()}
+	}
+	est := o.estimator
+	if est == nil {
+		est = tokens.ForFamily(info.Family, info.ByteLevel)
+	}
+	maxOut := req.Options.MaxOutput
+	if maxOut <= 0 {
+		maxOut = o.maxOutput
+	}
+	window := req.Options.NumCtx
+	if window <= 0 {
+		window = info.ContextLength
+	}
+	plan, ok := fixedWindow(est, estimatePrompt(est, req.Messages, toolsJSON), maxOut, window, info)
+	if !ok {
+		e := plan.tooLongError(req.Stage, info)
+		e.Hint = strings.Replace(e.Hint, "raise [model] num_ctx", "raise [model] context_length to the server's window", 1)
+		return nil, e
+	}
+
+	wire := oaRequest{
+		Model:          model,
+		Messages:       msgs,
+		Tools:          tools,
+		Stream:         req.OnDelta != nil,
+		MaxTokens:      plan.answerTokens(),
+		Temperature:    req.Options.Temperature,
+		TopP:           req.Options.TopP,
+		TopK:           req.Options.TopK,
+		Seed:           req.Options.Seed,
+		Stop:           req.Options.Stop,
+		ResponseFormat: format,
+	}
+	if wire.Stream {
+		wire.StreamOptions = &oaStreamOptions{IncludeUsage: true}
+	}
+	if req.Think != nil {
+		wire.ChatTemplateKwargs = map[string]any{"enable_thinking": *req.Think}
+	}
+	body, err := json.Marshal(&wire)
+	if err != nil {
+		return nil, &Error{Kind: KindBadRequest, Stage: req.Stage, Model: model, Msg: "unable to encode the request", Err: err}
+	}
+
+	start := o.now()
+	delivered := false
+	r := o.newRetrier()
+	var res *oaResult
+	f := r.run(ctx, func() *failure {
+		var f *failure
+		res, f = o.chatAttempt(ctx, body, req.OnDelta, &delivered)
+		if f != nil && delivered {
+			// Part of the answer reached the caller: a retry would repeat it.
+			f.retry = retryNever
+		}
+		return f
+	})
+	if f != nil {
+		var e *Error
+		if f.tooLong {
+			e = plan.cutError(req.Stage, info, 0, true)
+			e.Status = f.status
+			e.Msg += ": " + f.msg
+			e.Hint = "the server's window is smaller than icm was told: set [model] context_length to the window the server runs with, and shorten the stage's inputs"
+		} else {
+			e = f.toError(req.Stage, model, r.attempts, r.elapsed())
+		}
+		e.Attempts = r.attempts
+		if e.Kind == KindModelMissing {
+			e.Hint = fmt.Sprintf("the server has no model %q: check [model] name (or the contract's model:) against the server's GET %s/models", model, o.base)
+		}
+		return nil, e
+	}
+	if plan.wasCutOpenAI(res.usage.PromptTokens, o.lowCountRatio) {
+		e := plan.cutError(req.Stage, info, res.usage.PromptTokens, false)
+		e.Attempts = r.attempts
+		return nil, e
+	}
+	return res.response(model, o.base.String(), plan, r.attempts, o.now().Sub(start)), nil
+}
+
+// fixedWindow plans a call against a window the server fixed. window 0
+// means unknown: nothing can be checked before the call, and the server's
+// own refusal of an over-long prompt is what catches it.
+func fixedWindow(est tokens.Estimator, pe promptEstimate, maxOut, window int, info *ModelInfo) (windowPlan, bool) {
+	if window <= 0 {
+		return windowPlan{estimate: pe.total, textEstimate: pe.text, estimator: est.Name(), maxOutput: maxOut, fixed: true}, true
+	}
+	limited := *info
+	limited.ContextLength = window
+	return planWindow(est, pe, maxOut, window, 0, &limited)
+}
+
+// answerTokens is max_tokens for the call: the room for the answer, no
+// more than the window leaves after the prompt (with the estimator's
+// margin), since these servers refuse a prompt plus max_tokens that
+// overflows the window rather than stopping early.
+func (p *windowPlan) answerTokens() int {
+	if p.window <= 0 {
+		return p.maxOutput
+	}
+	margin := 0
+	if p.estimator != tokens.Bytes.Name() {
+		margin = int(math.Ceil(float64(p.estimate) * heuristicMargin))
+	}
+	room := p.window - p.estimate - margin
+	return max(min(p.maxOutput, room), p.answerRoom())
+}
+
+// wasCutOpenAI is wasCut for a server whose window is fixed and maybe
+// unknown: with no window only the low-count rule applies.
+func (p *windowPlan) wasCutOpenAI(evaluated int, ratio float64) bool {
+	if p.window > 0 {
+		return p.wasCut(evaluated, ratio)
+	}
+	return evaluated > 0 && ratio > 0 && float64(evaluated) < ratio*float64(p.textEstimate) && p.textEstimate-evaluated > lowCountSlack
+}
+
+// oaResult gathers one answer, streamed or not.
+type oaResult struct {
+	content, reasoning strings.Builder
+	calls              toolCallParts
+	toolCalls          []ToolCall
+	finish             string
+	usage              oaUsage
+	timings            *oaTimings
+	model              string
+}
+
+// chatAttempt makes one request. delivered becomes true once a delta has
+// been passed to onDelta.
+func (o *OpenAI) chatAttempt(ctx context.Context, body []byte, onDelta func(Delta), delivered *bool) (*oaResult, *failure) {
+	res := &oaResult{}
+	stream := onDelta != nil
+	f := o.exchange(ctx, "/chat/completions", body, stream, func(raw []byte) *failure {
+		var a oaAnswer
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return &failure{kind: KindStream, retry: retryOnce, msg: "unable to read the server's answer", err: err}
+		}
+		if msg := a.streamError(); msg != "" {
+			f := &failure{kind: KindStream, retry: retryOnce, msg: "the server reported an error mid-answer: " + msg,
+				hint: "see the model server's log; the answer so far is discarded"}
+			if isContextOverflow(strings.ToLower(msg)) {
+				f.tooLong, f.retry = true, retryNever
+			}
+			return f
+		}
+		if a.Model != "" {
+			res.model = a.Model
+		}
+		if a.Usage != nil {
+			res.usage = *a.Usage
+		}
+		if a.Timings != nil {
+			res.timings = a.Timings
+		}
+		for _, c := range a.Choices {
+			m := c.Message
+			if m == nil {
+				m = c.Delta
+			}
+			if m != nil {
+				res.add(m, stream, onDelta, delivered)
+			}
+			if c.FinishReason != nil && *c.FinishReason != "" {
+				res.finish = *c.FinishReason
+			}
+			break // icm asks for one choice
+		}
+		return nil
+	})
+	if f != nil {
+		return nil, f
+	}
+	if res.finish == "" {
+		return nil, &failure{kind: KindStream, retry: retryOnce, msg: "the answer ended before the server gave a finish reason",
+			hint: "the server may have stopped the model (see its log); the partial answer is discarded"}
+	}
+	calls, err := fromOAToolCalls(res.calls.list(), o.nextCallID)
+	if err != nil {
+		// Sampling may go differently on a second attempt.
+		return nil, &failure{kind: KindStream, retry: retryOnce, msg: err.Error(),
+			hint: "try again; if it persists, the model or the server's tool-call parser does not produce valid JSON arguments"}
+	}
+	res.toolCalls = calls
+	return res, nil
+}
+
+// add takes one message or delta into the answer.
+func (r *oaResult) add(m *oaAnswerMessage, stream bool, onDelta func(Delta), delivered *bool) {
+	content := ""
+	if m.Content != nil {
+		content = *m.Content
+	}
+	reasoning := m.ReasoningContent + m.Reasoning
+	r.content.WriteString(content)
+	r.reasoning.WriteString(reasoning)
+	for _, tc := range m.ToolCalls {
+		r.calls.add(tc)
+	}
+	if stream && (content != "" || reasoning != "") {
+		*delivered = true
+		onDelta(Delta{Content: content, Thinking: reasoning})
+	}
+}
+
+// response builds the caller's answer. took is the call's wall time, the
+// only duration such servers report in general (llama-server adds its
+// prompt and generation times, which are used when present).
+func (r *oaResult) response(model, server string, plan windowPlan, attempts int, took time.Duration) *ChatResponse {
+	if r.model != "" {
+		model = r.model
+	}
+	resp := &ChatResponse{
+		Model: model,
+		Message: Message{
+			Role:      RoleAssistant,
+			Content:   r.content.String(),
+			Thinking:  r.reasoning.String(),
+			ToolCalls: r.toolCalls,
+		},
+		DoneReason:     r.finish,
+		Incomplete:     r.finish == "length",
+		PromptTokens:   r.usage.PromptTokens,
+		OutputTokens:   r.usage.CompletionTokens,
+		PromptEstimate: plan.estimate,
+		NumCtx:         plan.window,
+		Server:         server,
+		TotalDuration:  took,
+		Attempts:       attempts,
+	}
+	if t := r.timings; t != nil {
+		resp.PromptEval = time.Duration(t.PromptMS * float64(time.Millisecond))
+		resp.Eval = time.Duration(t.PredictedMS * float64(time.Millisecond))
+	}
+	return resp
+}
