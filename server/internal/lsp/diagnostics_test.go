@@ -84,3 +84,13 @@ func TestDiagnosticsOfDependentContractsOnDiskChange(t *testing.T) {
 	ed.AwaitDiagnostics(scope, "restored", lsptest.None)
 	ed.AwaitDiagnostics(draft, "restored", func(ds []lsptest.Diagnostic) bool { return !lsptest.HasCode("input-missing")(ds) })
 }
+
+func TestDiagnosticsFollowAnUpstreamOutput(t *testing.T) {
+	ed, dir := start(t)
+	ed.Open(research)
+	ed.AwaitDiagnostics(research, "objectives not produced yet", lsptest.HasCode("input-not-yet-produced"))
+	// The scope stage's output appears on disk (a run in a terminal, say).
+	writeFile(t, dir, "pipeline/01-scope/output/objectives.md", "1. Install Ollama.\n")
+	ed.FilesChanged(lsptest.Created, "pipeline/01-scope/output/objectives.md")
+	ed.AwaitDiagnostics(research, "the note goes", func(ds []lsptest.Diagnostic) bool { return !lsptest.HasCode("input-not-yet-produced")(ds) })
+}

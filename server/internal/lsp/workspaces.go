@@ -68,7 +68,7 @@ func (w *workspaces) ensure(root string) *wsState {
 }
 
 // forPath returns the known workspace holding path (the innermost one),
-// or tries to find one around it when the path is a contract.
+// or finds and opens the one around it.
 func (w *workspaces) forPath(path string) *wsState {
 	w.mu.Lock()
 	var best *wsState
@@ -81,9 +81,8 @@ func (w *workspaces) forPath(path string) *wsState {
 	if best != nil {
 		return best
 	}
-	if !isContract(path) {
-		return nil
-	}
+	// Not below a known workspace (yet: discovery runs in the background):
+	// look for the workspace around it.
 	root, err := workspace.Find(filepath.Dir(path))
 	if err != nil {
 		return nil
