@@ -1,0 +1,14 @@
+package sandbox_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/icm-tool/icm/server/internal/sandbox"
+)
+
+// The test binary serves as the sandbox's init and launcher.
+func TestMain(m *testing.M) {
+	sandbox.Main()
+	os.Exit(m.Run())
+}
