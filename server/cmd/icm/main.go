@@ -9,9 +9,12 @@ import (
 	"syscall"
 
 	"github.com/icm-tool/icm/server/internal/cli"
+	"github.com/icm-tool/icm/server/internal/sandbox"
 )
 
 func main() {
+	// When started as the code sandbox's init or launcher, do only that.
+	sandbox.Main()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
