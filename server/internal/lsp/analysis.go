@@ -354,13 +354,12 @@ func (st *wsState) client(ws *workspace.Workspace, extra ...llm.OllamaOption) (l
 		c, err := f(host, model)
 		return c, model, err
 	}
-	opts := llm.ConfigOptions(ws.Config.Model)
-	opts = append(opts, llm.WithModel(model), llm.WithGetenv(st.s.getenv))
+	opts := []llm.Option{llm.WithModel(model)}
 	if host != "" {
 		opts = append(opts, llm.WithBaseURL(host))
 	}
 	opts = append(opts, extra...)
-	c, err := llm.NewOllama(opts...)
+	c, err := llm.FromConfig(ws.Config.Model, st.s.getenv, opts...)
 	return c, model, err
 }
 
