@@ -61,6 +61,9 @@ type Options struct {
 	Servers map[string]bool
 	// CodeBlocks runs `code-blocks` Verify checks; nil makes them fail as unavailable.
 	CodeBlocks verify.CodeChecker
+	// Self is the icm binary Script stages can call as $ICM_BIN; "" means
+	// this executable.
+	Self string
 	// Progress receives every event as it happens.
 	Progress func(Event)
 	// Now is the clock; nil means time.Now.

@@ -37,6 +37,7 @@ func (r *run) script(ctx context.Context) error {
 	cmd := exec.CommandContext(ctx, "sh", "-c", r.c.Script.Command)
 	cmd.Dir = st.Dir
 	cmd.Env = append(os.Environ(), "ICM_WORKSPACE="+e.ws.Root, "ICM_STAGE="+st.Name, "ICM_OUTPUT="+outDir, "ICM_RUN_ID="+e.runID)
+	cmd.Env = append(cmd.Env, r.selfEnv()...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 2 * time.Second
