@@ -348,4 +348,19 @@ test('the extension in VS Code', async (t) => {
     await page.locator('.monaco-diff-editor .view-line', { hasText: 'Stop and restart the model server' }).first().waitFor();
     await screenshot('compare-output');
   });
+
+  await step(t, 'Cancel in the progress notification stops a run', async () => {
+    const row = stageRow('01-scope');
+    await row.hover();
+    await row.locator('.action-label[aria-label="Run Stage..."]').click();
+    const toast = page.locator('.notification-toast', { hasText: 'running' }).filter({ has: page.locator('.monaco-button', { hasText: 'Cancel' }) });
+    await toast.first().waitFor();
+    await screenshot('cancel-offered');
+    await toast.first().locator('.monaco-button', { hasText: 'Cancel' }).click();
+    await page.locator('.notification-toast', { hasText: '01-scope run cancelled' }).first().waitFor();
+    await page.locator('[role="treeitem"][aria-label^="01-scope, "]:not([aria-label^="01-scope, running"])').waitFor();
+    const output = await readFile(path.join(workspace, 'pipeline/01-scope/output/objectives.md'), 'utf8');
+    assert.match(output, /Stop and restart the model server/, 'the cancelled run left the last output alone');
+    await screenshot('cancelled');
+  });
 });
