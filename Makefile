@@ -10,7 +10,7 @@ export CACHE_DIR
 	extension test-extension vsix e2e-deps e2e
 
 help: ## list the targets
-	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-20s %s\n", $$1, $$2}'
+	@grep -E '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-20s %s\n", $$1, $$2}'
 
 build: ## build bin/icm
 	$(GO) build -o $(BIN) ./server/cmd/icm
