@@ -25,7 +25,7 @@ is stale, or after a failed run, unless --force.`,
 			if err != nil {
 				return err
 			}
-			a, err := workflow.Approve(ws, args[0], workflow.ApproveOptions{Force: force})
+			a, err := workflow.Approve(ws, args[0], workflow.ApproveOptions{Force: force, CodeBlocks: codeBlocks()})
 			if err != nil {
 				return err
 			}

@@ -102,6 +102,7 @@ func commands(env *Env, g *globalFlags) []*cobra.Command {
 		newPullCmd(env, g),
 		newMCPCmd(env),
 		newLSPCmd(env),
+		newCodeCheckCmd(env, g),
 	}
 }
 

@@ -158,6 +158,8 @@ func runWorkspace(ctx context.Context, env *Env, ws *workspace.Workspace, f *run
 		Tools:    toolbox.Opener(reg, tools.DefaultOptions(ws.Root, ws.Config)),
 		Servers:  toolbox.Names(reg),
 		Progress: pr.event,
+		// code-blocks Verify checks run in this binary's sandbox.
+		CodeBlocks: codeBlocks(),
 	})
 	if err != nil {
 		return err
