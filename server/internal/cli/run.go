@@ -115,7 +115,9 @@ func probeModelServer(ctx context.Context, ws *workspace.Workspace, client llm.C
 // talk to the same place.
 func selfFor(env *Env, ws *workspace.Workspace, client llm.Client, model string) toolbox.Self {
 	e := toolbox.SelfEnv(env.Getenv)
-	if o, ok := client.(interface{ BaseURL() string }); ok {
+	// icm's reader tools speak Ollama's API; point them at the run's
+	// server only when that is an Ollama server.
+	if o, ok := client.(*llm.Ollama); ok {
 		e["OLLAMA_HOST"] = o.BaseURL()
 	}
 	if model == "" {
@@ -129,8 +131,7 @@ func selfFor(env *Env, ws *workspace.Workspace, client llm.Client, model string)
 
 // newModelClient builds the model client a workspace's config asks for.
 func newModelClient(env *Env, ws *workspace.Workspace) (llm.Client, error) {
-	opts := append(llm.ConfigOptions(ws.Config.Model), llm.WithGetenv(env.Getenv))
-	return llm.NewOllama(opts...)
+	return llm.FromConfig(ws.Config.Model, env.Getenv)
 }
 
 func runWorkspace(ctx context.Context, env *Env, ws *workspace.Workspace, f *runFlags) error {

@@ -1,7 +1,13 @@
 // Package llm talks to model servers. The rest of icm sees one interface,
-// Client; the Ollama implementation (the default) sizes num_ctx from the
-// counted prompt, sorts errors into kinds, retries what is transient and
-// refuses what would be silently truncated.
+// Client, with three implementations: Ollama (the native API, the
+// default), OpenAI (any OpenAI-compatible chat completions server: vLLM,
+// llama-server, LM Studio, a gateway) and Pool (several servers of one
+// model, calls spread by free slots, a failing server left out for a
+// cooldown). FromConfig builds the one a workspace's [model] section asks
+// for, and Fallback lays a contract's fallback models over any of them.
+// Every backend sizes or checks the context window against the counted
+// prompt before the call, sorts errors into kinds, retries what is
+// transient and refuses what would be silently truncated.
 package llm
 
 import (

@@ -48,9 +48,17 @@ func newHarness(t *testing.T, name string, cfg ollamatest.Config) *harness {
 	return h
 }
 
-// wireServers points the workspace's MCP servers at the fakes.
-func (h *harness) wireServers(searx, model string) {
+// wireServers points the workspace's MCP servers at the fakes, and the
+// model client at the scripted server through the API of provider
+// ("ollama" or "openai"), built from config.toml as icm run builds it.
+func (h *harness) wireServers(searx, model, provider string) {
+	base := h.srv.URL()
+	if provider == llm.ProviderOpenAI {
+		base += "/v1"
+	}
 	cfg := `[model]
+provider = "` + provider + `"
+base_url = "` + base + `"
 name = "` + model + `"
 temperature = 0.1
 
@@ -70,6 +78,11 @@ args = ["mcp", "browser", "--allow-host", "127.0.0.1", "--no-cache", "--model", 
 	if err := os.WriteFile(filepath.Join(h.dir, "config.toml"), []byte(cfg), 0o644); err != nil {
 		h.t.Fatal(err)
 	}
+	c, err := llm.FromConfig(h.ws().Config.Model, func(string) string { return "" }, llm.WithRetry(0, 1))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.client = c
 }
 
 func (h *harness) ws() *workspace.Workspace {
@@ -150,14 +163,23 @@ func scriptCourse(srv *ollamatest.Server, pageURL string) {
 	srv.Default(ollamatest.Text("The page explains how to install the server and where it listens."))
 }
 
+// TestCourseResearchEndToEnd runs the sample pipeline through its gates
+// over each model API: Ollama's native one and the OpenAI-compatible one
+// (the same scripted model behind both).
 func TestCourseResearchEndToEnd(t *testing.T) {
+	for _, provider := range []string{llm.ProviderOllama, llm.ProviderOpenAI} {
+		t.Run(provider, func(t *testing.T) { courseResearchEndToEnd(t, provider) })
+	}
+}
+
+func courseResearchEndToEnd(t *testing.T, provider string) {
 	site := sites.New(t)
 	pageURL := site.URL + sites.PathLong
 	searx := fakesearx.New(t, func(q string) []fakesearx.Result {
 		return []fakesearx.Result{{Title: "Install guide", URL: pageURL, Content: "How to install."}}
 	})
 	h := newHarness(t, "course-research", ollamatest.Config{})
-	h.wireServers(searx.URL, model)
+	h.wireServers(searx.URL, model, provider)
 	scriptCourse(h.srv, pageURL)
 
 	want := func(what string, st map[string]state.Status) {
@@ -227,11 +249,33 @@ func TestCourseResearchEndToEnd(t *testing.T) {
 		t.Errorf("unchanged pipeline: ran %v, %d model calls, next %+v", sum.Ran, len(h.srv.ChatRequests())-before, sum.Next)
 	}
 
-	// Every model call sent num_ctx.
-	for _, r := range h.srv.ChatRequests() {
-		if r.NumCtx() <= 0 {
-			t.Errorf("call %d sent no num_ctx", r.Seq)
+	// Every model call bounded its window: Ollama's API takes num_ctx; the
+	// OpenAI-compatible one cannot, so the prompt was checked against the
+	// server's window before the call and max_tokens bounds the answer. The
+	// reader tools (icm mcp browser) always speak Ollama's API.
+	engineCalls := 0
+	for _, rec := range h.srv.Requests() {
+		r := rec.Chat
+		if r == nil {
+			continue
 		}
+		switch r.Path {
+		case "/api/chat":
+			if r.NumCtx() <= 0 {
+				t.Errorf("call %d sent no num_ctx", r.Seq)
+			}
+		case "/v1/chat/completions":
+			engineCalls++
+			if n, _ := r.IntOption("num_predict"); n <= 0 {
+				t.Errorf("call %d sent no max_tokens", r.Seq)
+			}
+		}
+		if rec.Reply != nil && rec.Reply.Truncated {
+			t.Errorf("call %d: the server cut the prompt", r.Seq)
+		}
+	}
+	if wantOpenAI := provider == llm.ProviderOpenAI; (engineCalls >= 6) != wantOpenAI {
+		t.Errorf("%d engine calls went over the OpenAI-compatible API (provider %s)", engineCalls, provider)
 	}
 	// The trace holds model and tool calls.
 	traces, _ := filepath.Glob(filepath.Join(h.dir, "history", "*.jsonl"))

@@ -42,6 +42,9 @@ type run struct {
 	c        *contract.Contract
 	settings state.Settings
 	inputs   map[string]string
+	// client is the run's model client with the contract's fallback
+	// models (model: a, b) laid over it.
+	client llm.Client
 	// mu guards res while For each items run concurrently.
 	mu  sync.Mutex
 	res *StageResult
@@ -136,6 +139,11 @@ func (r *run) produce(ctx context.Context, rep *check.Report) (map[string][]byte
 	if err != nil {
 		return nil, err
 	}
+	if len(r.settings.Models) > 1 {
+		r.client = llm.Fallback(r.e.opts.Client, r.settings.Models[1:]...)
+	} else {
+		r.client = r.e.opts.Client
+	}
 	var text string
 	if r.c.ForEach != nil {
 		text, err = r.forEach(ctx, rep, sess, cfg)
@@ -216,7 +224,7 @@ func (r *run) loop(ctx context.Context, sess ToolSession, cfg agent.Config, actx
 	if sess != nil {
 		tools = sess
 	}
-	res, err := agent.Run(ctx, r.e.opts.Client, tools, msgs, cfg, func(ev agent.Event) {
+	res, err := agent.Run(ctx, r.client, tools, msgs, cfg, func(ev agent.Event) {
 		out := Event{Stage: r.st.Name, Item: item, Index: index, Count: count}
 		switch ev.Kind {
 		case "model":
