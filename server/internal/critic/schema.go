@@ -1,0 +1,69 @@
+// Package critic judges a whole article with the model and decides in code
+// whether it passes. The model fills a fixed JSON schema (structured output)
+// with a score from 0 to 10 and a reason for each category, specific
+// critiques and required revisions; an answer that is not valid against the
+// schema is asked for once more, then reported. An article too long for one
+// call is judged in chunks of whole sections, each with the outline of the
+// whole. The overall score and the pass decision come from the category
+// scores and the thresholds of the stage's contract, never from the model.
+package critic
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/icm-tool/icm/server/internal/verify"
+)
+
+// Schema is the JSON Schema the model's answer must match.
+//
+//go:embed schema.json
+var Schema []byte
+
+// Categories are the judged categories, in report order.
+var Categories = []string{"technical_depth", "code_quality", "structure_clarity", "citation_fidelity"}
+
+// Score is one category's score and the model's reason for it.
+type Score struct {
+	Score  int    `json:"score"`
+	Reason string `json:"reason"`
+}
+
+// Judgment is one valid answer of the model.
+type Judgment struct {
+	Scores            map[string]Score `json:"scores"`
+	SpecificCritiques []string         `json:"specific_critiques"`
+	RequiredRevisions []string         `json:"required_revisions"`
+}
+
+var compiled = mustCompile()
+
+func mustCompile() *jsonschema.Schema {
+	s, err := verify.CompileSchema("critique.schema.json", Schema)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// Parse validates a model answer against Schema and decodes it.
+func Parse(answer string) (*Judgment, error) {
+	answer = strings.TrimSpace(answer)
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader([]byte(answer)))
+	if err != nil {
+		return nil, fmt.Errorf("the answer is not JSON: %v", err)
+	}
+	if err := compiled.Validate(v); err != nil {
+		return nil, fmt.Errorf("the answer does not match the critique schema: %s", strings.Join(strings.Fields(err.Error()), " "))
+	}
+	var j Judgment
+	if err := json.Unmarshal([]byte(answer), &j); err != nil {
+		return nil, fmt.Errorf("the answer does not decode: %v", err)
+	}
+	return &j, nil
+}
