@@ -103,6 +103,7 @@ func commands(env *Env, g *globalFlags) []*cobra.Command {
 		newMCPCmd(env),
 		newLSPCmd(env),
 		newCodeCheckCmd(env, g),
+		newCritiqueCmd(env, g),
 	}
 }
 

@@ -34,9 +34,9 @@ var thresholdLine = regexp.MustCompile(`^\s*(?:[-*]\s*)?(weight\s+)?([a-z_ ]+?)\
 
 // ParseThresholds reads a Thresholds section's lines:
 //
-//	- technical_depth: 6
-//	- overall: 70
-//	- weight code_quality: 2
+//   - technical_depth: 6
+//   - overall: 70
+//   - weight code_quality: 2
 func ParseThresholds(text string) (Thresholds, error) {
 	t := DefaultThresholds()
 	known := map[string]bool{"overall": true}
