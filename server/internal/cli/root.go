@@ -104,6 +104,7 @@ func commands(env *Env, g *globalFlags) []*cobra.Command {
 		newLSPCmd(env),
 		newCodeCheckCmd(env, g),
 		newCritiqueCmd(env, g),
+		newExportCmd(env, g),
 	}
 }
 

@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/export"
+	"github.com/icm-tool/icm/server/internal/state"
+)
+
+func newExportCmd(env *Env, g *globalFlags) *cobra.Command {
+	var out, sources, title, style string
+	cmd := &cobra.Command{
+		Use:   "export FILE|STAGE",
+		Short: "Write a Markdown file or a stage's output as one self-contained HTML page",
+		Long: `export renders Markdown as one HTML file that needs nothing else: code
+highlighted with inline CSS, a table of contents, and every web link turned
+into a numbered citation pointing at a reference list at the end. Raw HTML in
+the Markdown is not passed through and the page carries a policy that
+forbids scripts and outside resources.
+
+The argument is a Markdown file, or the name of a stage, whose first
+Markdown output is exported. --sources names a file (such as a sources stage's
+output) whose link texts and section headings title the references. The
+page goes next to the input with an .html extension unless -o says otherwise
+(-o - prints it).`,
+		Example: "  icm export pipeline/07-code-check/output/article.md --sources pipeline/01-sources/output/sources.md -o article.html\n  icm export 03-outline -o -",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cwd, err := env.Getwd()
+			if err != nil {
+				return err
+			}
+			in, err := exportInput(env, g, cwd, args[0])
+			if err != nil {
+				return err
+			}
+			src, err := os.ReadFile(in)
+			if err != nil {
+				return fmt.Errorf("unable to read %s: %w", in, err)
+			}
+			opts := export.Options{Title: title, Style: style}
+			if sources != "" {
+				data, err := os.ReadFile(resolve(cwd, sources))
+				if err != nil {
+					return fmt.Errorf("unable to read the sources file: %w", err)
+				}
+				opts.Sources = export.SourcesFrom(data)
+			}
+			page, err := export.HTML(src, opts)
+			if err != nil {
+				return fmt.Errorf("%s: %w", in, err)
+			}
+			if out == "-" {
+				_, err := env.Stdout.Write(page.HTML)
+				return err
+			}
+			dst := out
+			if dst == "" {
+				dst = strings.TrimSuffix(in, filepath.Ext(in)) + ".html"
+			}
+			dst = resolve(cwd, dst)
+			if err := state.WriteFile(dst, page.HTML, 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintf(env.Stdout, "wrote %s (%d bytes, %d references)\n", displayPath(env, dst), len(page.HTML), len(page.References))
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&out, "out", "o", "", "the HTML file to write (- for standard output)")
+	fl.StringVar(&sources, "sources", "", "a Markdown file that titles the cited URLs")
+	fl.StringVar(&title, "title", "", "the page title (default: the first # heading)")
+	fl.StringVar(&style, "style", "github", "the code highlighting style (a chroma style name)")
+	return cmd
+}
+
+// exportInput finds the Markdown file to export: a path, or a stage's
+// first Markdown output.
+func exportInput(env *Env, g *globalFlags, cwd, arg string) (string, error) {
+	p := resolve(cwd, arg)
+	if _, err := os.Stat(p); err == nil {
+		return p, nil
+	}
+	ws, werr := openWorkspace(env, g)
+	if werr != nil {
+		return "", fmt.Errorf("no file %s, and no workspace to find a stage of that name in: %v", arg, werr)
+	}
+	st, err := ws.Stage(arg)
+	if err != nil {
+		return "", fmt.Errorf("%s is neither a file nor a stage: %v", arg, err)
+	}
+	src, err := os.ReadFile(st.Contract)
+	if err != nil {
+		return "", err
+	}
+	for _, rel := range state.OutputPaths(ws, st, contract.Parse(st.Contract, src)) {
+		if strings.EqualFold(filepath.Ext(rel), ".md") {
+			abs := ws.Abs(rel)
+			if _, err := os.Stat(abs); err == nil {
+				return abs, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("stage %s has no Markdown output on disk yet; run it first", st.Name)
+}
