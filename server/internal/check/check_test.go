@@ -314,3 +314,35 @@ func TestTemplateFixturesOpen(t *testing.T) {
 		t.Errorf("opened %d fixture workspaces, want 4", n)
 	}
 }
+
+func TestPipelineMarksStagesThatCannotRun(t *testing.T) {
+	dir := wstest.Write(t, `
+-- CLAUDE.md --
+# Id
+-- pipeline/01-a/CONTEXT.md --
+# Stage: 01-a
+## Inputs
+- Layer 4 (working): missing.md
+## Process
+Go.
+## Outputs
+- a.md -> output/
+-- pipeline/02-b/CONTEXT.md --
+# Stage: 02-b
+## Process
+Go.
+## Outputs
+- b.md -> output/
+`)
+	p, err := Run(open(t, dir), Options{}).Pipeline("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := p.Stages[0], p.Stages[1]
+	if a.Status != "invalid" || !strings.Contains(a.Reason, "missing.md does not exist") {
+		t.Errorf("01-a = %s (%s)", a.Status, a.Reason)
+	}
+	if b.Status != "pending" || p.Next.Stage != "01-a" || p.Next.Action != "fix" {
+		t.Errorf("02-b = %s, next = %+v", b.Status, p.Next)
+	}
+}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/check"
-	"github.com/icm-tool/icm/server/internal/markdown"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -66,38 +65,15 @@ func probeStage(ws *workspace.Workspace, st *workspace.Stage, item int) (*assemb
 	}
 	opts := assemble.Options{AllowMissing: true, ProducedBy: rep.ProducedBy}
 	if item > 0 {
-		if sr.Contract.ForEach == nil {
-			return nil, -1, fmt.Errorf("stage %s has no For each section; --item applies to For each stages", st.Name)
-		}
-		abs, err := ws.Resolve(st.Dir, sr.Contract.ForEach.Path)
-		if err != nil {
+		if err := assemble.SelectItem(ws, st, sr.Contract, item, &opts); err != nil {
 			return nil, -1, err
 		}
-		src, err := ws.Files.ReadFile(abs)
-		if err != nil {
-			return nil, -1, fmt.Errorf("unable to read the For each source %s: %w", ws.Rel(abs), err)
-		}
-		items := check.Items(src)
-		if item > len(items) {
-			return nil, -1, fmt.Errorf("%s has %d items; --item must be 1..%d", ws.Rel(abs), len(items), len(items))
-		}
-		opts.Item, opts.ItemIndex, opts.ItemCount, opts.Siblings = &items[item-1], item, len(items), siblingTitles(items, item-1)
 	}
 	ctx, err := assemble.Stage(ws, st, sr.Contract, opts)
 	if err != nil {
 		return nil, -1, err
 	}
 	return ctx, sr.Items, nil
-}
-
-func siblingTitles(items []markdown.Item, skip int) []string {
-	var out []string
-	for i, it := range items {
-		if i != skip {
-			out = append(out, it.Title)
-		}
-	}
-	return out
 }
 
 func printParts(env *Env, st *workspace.Stage, ctx *assemble.Context, items int) {

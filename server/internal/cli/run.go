@@ -203,7 +203,7 @@ func (p *printer) event(ev workflow.Event) {
 	w := p.env.Stderr
 	switch ev.Kind {
 	case workflow.EventStageStart:
-		fmt.Fprintf(w, "▶ %s\n", ev.Message)
+		fmt.Fprintf(w, "▶ %s: %s\n", ev.Stage, ev.Message)
 	case workflow.EventItemStart:
 		fmt.Fprintf(w, "  %s\n", ev.Message)
 	case workflow.EventItemEnd:
@@ -246,10 +246,10 @@ func (p *printer) event(ev workflow.Event) {
 		}
 	case workflow.EventStageEnd:
 		if ev.Err != "" {
-			fmt.Fprintf(w, "✗ %s\n", ev.Message)
+			fmt.Fprintf(w, "✗ %s %s\n", ev.Stage, ev.Message)
 			return
 		}
-		fmt.Fprintf(w, "✓ %s (%s, %d tokens in, %d out)\n", ev.Message, ev.Duration.Round(100*time.Millisecond), ev.PromptTokens, ev.OutputTokens)
+		fmt.Fprintf(w, "✓ %s %s (%s, %d tokens in, %d out)\n", ev.Stage, ev.Message, ev.Duration.Round(100*time.Millisecond), ev.PromptTokens, ev.OutputTokens)
 	case workflow.EventGate:
 		if ev.Status == string(state.Approved) {
 			fmt.Fprintf(w, "  %s\n", ev.Message)

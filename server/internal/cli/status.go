@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -53,15 +53,8 @@ contract has errors). The last line says what to do next.`,
 	return cmd
 }
 
-// pipelineState parses every contract and derives the stages' states.
+// pipelineState checks the workspace and derives the stages' states as a
+// run would see them.
 func pipelineState(ws *workspace.Workspace) (*state.PipelineState, error) {
-	contracts := map[string]*contract.Contract{}
-	for _, st := range ws.Stages {
-		src, err := ws.Files.ReadFile(st.Contract)
-		if err != nil {
-			continue
-		}
-		contracts[st.Name] = contract.Parse(st.Contract, src)
-	}
-	return state.Pipeline(ws, contracts)
+	return check.Run(ws, check.Options{Servers: serverNames(ws)}).Pipeline("")
 }

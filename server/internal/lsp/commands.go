@@ -216,30 +216,7 @@ func (s *Server) probe(ctx context.Context, st *wsState, stageName string, item 
 
 // selectItem sets the For each item of a probe, as `icm probe --item` does.
 func selectItem(ws *workspace.Workspace, stg *workspace.Stage, sr *check.StageReport, item int, opts *assemble.Options) error {
-	fe := sr.Contract.ForEach
-	if fe == nil {
-		return fmt.Errorf("stage %s has no For each section; item applies to For each stages", stg.Name)
-	}
-	abs, err := ws.Resolve(stg.Dir, fe.Path)
-	if err != nil {
-		return err
-	}
-	src, err := ws.Files.ReadFile(abs)
-	if err != nil {
-		return fmt.Errorf("unable to read the For each source %s: %w", ws.Rel(abs), err)
-	}
-	items := check.Items(src)
-	if item > len(items) {
-		return fmt.Errorf("%s has %d items; item must be 1..%d", ws.Rel(abs), len(items), len(items))
-	}
-	var siblings []string
-	for i, it := range items {
-		if i != item-1 {
-			siblings = append(siblings, it.Title)
-		}
-	}
-	opts.Item, opts.ItemIndex, opts.ItemCount, opts.Siblings = &items[item-1], item, len(items), siblings
-	return nil
+	return assemble.SelectItem(ws, stg, sr.Contract, item, opts)
 }
 
 // createFile makes an empty input file the contract names (the quick fix

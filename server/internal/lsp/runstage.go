@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/icm-tool/icm/server/internal/toolbox"
 	"github.com/icm-tool/icm/server/internal/tools"
@@ -198,7 +199,7 @@ func (s *Server) approve(_ context.Context, st *wsState, stage string, force boo
 	if err != nil {
 		return err
 	}
-	_, err = workflow.Approve(ws, stage, workflow.ApproveOptions{Force: force})
+	_, err = workflow.Approve(ws, stage, workflow.ApproveOptions{Force: force, Model: s.currentSettings().Model})
 	if err != nil {
 		if errors.Is(err, workflow.ErrVerifyFailed) && !strings.HasPrefix(err.Error(), workflow.ErrVerifyFailed.Error()+":") {
 			return fmt.Errorf("%s: %w", workflow.ErrVerifyFailed.Error(), err)
@@ -252,32 +253,19 @@ func (s *Server) outputs(st *wsState, stage string) (any, error) {
 		cur = append(cur, outputInfo{Path: abs, Exists: statErr == nil})
 	}
 	prev := []previousOutput{}
-	dir := workflow.VersionsDir(ws, stg.Name)
-	labels, _ := os.ReadDir(dir)
-	sort.Slice(labels, func(i, j int) bool { return labels[i].Name() > labels[j].Name() })
-	for _, l := range labels {
-		if !l.IsDir() {
-			continue
+	versions, err := workflow.Versions(ws, stg.Name)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range versions {
+		names := make([]string, 0, len(v.Files))
+		for n := range v.Files {
+			names = append(names, n)
 		}
-		when, runID := splitLabel(l.Name())
-		files, _ := os.ReadDir(filepath.Join(dir, l.Name()))
-		for _, f := range files {
-			prev = append(prev, previousOutput{Path: filepath.Join(dir, l.Name(), f.Name()), RunID: runID, Time: when})
+		sort.Strings(names)
+		for _, n := range names {
+			prev = append(prev, previousOutput{Path: v.Files[n], RunID: v.RunID, Time: v.Time.UTC().Format(time.RFC3339)})
 		}
 	}
 	return map[string]any{"outputs": cur, "previous": prev}, nil
-}
-
-// splitLabel reads a history label "20261130-101502.000-<run id>" (or
-// "...-edited") into its time and run id.
-func splitLabel(label string) (when, runID string) {
-	const stamp = len("20060102-150405.000")
-	if len(label) <= stamp+1 {
-		return label, ""
-	}
-	runID = label[stamp+1:]
-	if runID == "edited" {
-		runID = ""
-	}
-	return label[:stamp], runID
 }

@@ -9,8 +9,9 @@ import (
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
-	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/toolbox"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -59,13 +60,9 @@ func (s *Server) status(ctx context.Context, st *wsState) WorkspaceStatus {
 		out.Error = err.Error()
 		return out
 	}
-	contracts := map[string]*contract.Contract{}
-	for _, stg := range disk.Stages {
-		if src, err := disk.Files.ReadFile(stg.Contract); err == nil {
-			contracts[stg.Name] = contract.Parse(stg.Contract, src)
-		}
-	}
-	p, err := state.Pipeline(disk, contracts)
+	reg, _ := toolbox.Load(disk, toolbox.Self{})
+	rep := check.Run(disk, check.Options{Servers: toolbox.Names(reg)})
+	p, err := rep.Pipeline(s.currentSettings().Model)
 	if err != nil {
 		out.Error = err.Error()
 		return out
@@ -78,7 +75,8 @@ func (s *Server) status(ctx context.Context, st *wsState) WorkspaceStatus {
 		stg := disk.Stages[i]
 		row := StageStatus{Name: ss.Stage, Status: string(ss.Status), Reason: ss.Reason, Contract: stg.Contract,
 			Outputs: []string{}, Items: -1, LastRun: ss.LastRun, VerifyFailed: ss.VerifyFailed}
-		if c := contracts[stg.Name]; c != nil {
+		if sr := rep.Stage(stg.Name); sr != nil && sr.Contract != nil {
+			c := sr.Contract
 			for _, rel := range state.OutputPaths(disk, stg, c) {
 				row.Outputs = append(row.Outputs, disk.Abs(rel))
 			}

@@ -30,9 +30,20 @@ type Next struct {
 	Message string `json:"message"`
 }
 
+// PipelineOptions say what a run would see besides the files.
+type PipelineOptions struct {
+	// Model is the model override a run would use (--model, the editor's
+	// setting); "" means the configured one. Settings are compared with it.
+	Model string
+	// Errors lists, per stage, the error findings `icm check` has for it
+	// beyond the contract's own (a missing input, an escaping path); a
+	// stage with any cannot run and is invalid.
+	Errors map[string][]string
+}
+
 // Pipeline derives every stage's state. contracts maps stage names to
 // parsed contracts; a stage without one is reported invalid.
-func Pipeline(ws *workspace.Workspace, contracts map[string]*contract.Contract) (*PipelineState, error) {
+func Pipeline(ws *workspace.Workspace, contracts map[string]*contract.Contract, opts PipelineOptions) (*PipelineState, error) {
 	p := &PipelineState{}
 	for _, st := range ws.Stages {
 		c := contracts[st.Name]
@@ -40,12 +51,19 @@ func Pipeline(ws *workspace.Workspace, contracts map[string]*contract.Contract) 
 			p.Stages = append(p.Stages, &StageState{Stage: st.Name, Status: Invalid, Reason: "no CONTEXT.md"})
 			continue
 		}
-		s, err := Derive(ws, st, c, ResolveSettings(ws.Config.Model, c.Model, ""))
+		s, err := Derive(ws, st, c, ResolveSettings(ws.Config.Model, c.Model, opts.Model))
 		if err != nil {
 			return nil, fmt.Errorf("unable to read the state of stage %s: %w", st.Name, err)
 		}
-		if hasErrors(c) && s.Status != Approved {
-			s.Status, s.Reason = Invalid, "the contract has errors (icm check)"
+		if s.Status != Approved {
+			if errs := opts.Errors[st.Name]; len(errs) > 0 {
+				s.Status, s.Reason = Invalid, "cannot run: "+errs[0]
+				if len(errs) > 1 {
+					s.Reason += fmt.Sprintf(" (and %d more; icm check lists them)", len(errs)-1)
+				}
+			} else if hasErrors(c) {
+				s.Status, s.Reason = Invalid, "the contract has errors (icm check)"
+			}
 		}
 		p.Stages = append(p.Stages, s)
 	}

@@ -119,7 +119,7 @@ func approve(t *testing.T, ws *workspace.Workspace, name string) {
 }
 
 func statuses(t *testing.T, ws *workspace.Workspace) (string, string, Next) {
-	p, err := Pipeline(ws, contracts(t, ws))
+	p, err := Pipeline(ws, contracts(t, ws), PipelineOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

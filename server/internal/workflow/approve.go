@@ -26,6 +26,9 @@ type ApproveOptions struct {
 	Now func() time.Time
 	// CodeBlocks runs `code-blocks` checks when re-verifying.
 	CodeBlocks verify.CodeChecker
+	// Model is the model override runs use ("" for the configured one), so
+	// the stage's state is judged as they see it.
+	Model string
 }
 
 // Approve records that a person accepts a stage's outputs as they are now:
@@ -40,7 +43,7 @@ func Approve(ws *workspace.Workspace, name string, opts ApproveOptions) (*state.
 		return nil, fmt.Errorf("unable to read %s: %w", st.ContractRel(), err)
 	}
 	c := contract.Parse(st.Contract, src)
-	s, err := state.Derive(ws, st, c, state.ResolveSettings(ws.Config.Model, c.Model, ""))
+	s, err := state.Derive(ws, st, c, state.ResolveSettings(ws.Config.Model, c.Model, opts.Model))
 	if err != nil {
 		return nil, err
 	}

@@ -82,7 +82,7 @@ func (r *run) commit(ctx context.Context, outputs map[string][]byte, cur *state.
 	_ = os.RemoveAll(filepath.Join(st.Dir, state.StateDir, state.ItemsDir))
 	e.emit(Event{Kind: EventStageEnd, Stage: st.Name, Status: state.RunDone, Outputs: r.res.Outputs, Verify: r.res.Verify,
 		Duration: r.res.Duration, PromptTokens: r.res.Prompt, OutputTokens: r.res.Output,
-		Message: fmt.Sprintf("%s wrote %d output(s)", st.Name, len(r.res.Outputs))})
+		Message: fmt.Sprintf("wrote %d output(s)", len(r.res.Outputs))})
 	return nil
 }
 
@@ -108,6 +108,10 @@ func verifySummary(rs []state.VerifyResult) string {
 	return fmt.Sprintf("verify: %d of %d check(s) failed", failed, len(rs))
 }
 
+// versionTime is the time format that starts a kept version's folder name,
+// so the folders sort by time.
+const versionTime = "20060102-150405.000"
+
 // VersionsDir is where previous outputs are kept, per stage.
 func VersionsDir(ws *workspace.Workspace, stage string) string {
 	return filepath.Join(ws.Root, workspace.HistoryDir, "versions", stage)
@@ -120,7 +124,7 @@ func (e *Engine) keepVersions(st *workspace.Stage, cur *state.StageState) error 
 	if cur == nil {
 		return nil
 	}
-	label := e.opts.Now().UTC().Format("20060102-150405.000")
+	label := e.opts.Now().UTC().Format(versionTime)
 	if cur.Record != nil && cur.Record.RunID != "" && !cur.HumanEdited() {
 		label += "-" + cur.Record.RunID
 	} else {
@@ -144,6 +148,6 @@ func (e *Engine) keepVersions(st *workspace.Stage, cur *state.StageState) error 
 
 // keepIncomplete saves a cut-off answer for a person to look at.
 func (e *Engine) keepIncomplete(st *workspace.Stage, inc *IncompleteError) error {
-	dst := filepath.Join(VersionsDir(e.ws, st.Name), e.opts.Now().UTC().Format("20060102-150405.000")+"-incomplete", "answer.md")
+	dst := filepath.Join(VersionsDir(e.ws, st.Name), e.opts.Now().UTC().Format(versionTime)+"-incomplete", "answer.md")
 	return state.WriteFile(dst, []byte(inc.Partial), 0o644)
 }

@@ -18,7 +18,6 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/agent"
 	"github.com/icm-tool/icm/server/internal/check"
-	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/verify"
@@ -175,7 +174,7 @@ func (e *Engine) Run(ctx context.Context) (*Summary, error) {
 			return sum, err
 		}
 		rep := check.Run(e.ws, check.Options{Servers: e.opts.Servers})
-		p, err := state.Pipeline(e.ws, contractsOf(rep))
+		p, err := rep.Pipeline(e.opts.Model)
 		if err != nil {
 			return sum, err
 		}
@@ -184,7 +183,7 @@ func (e *Engine) Run(ctx context.Context) (*Summary, error) {
 		if err != nil || stop {
 			if err == nil && len(sum.Ran) > 0 {
 				// The state after the last stage ran.
-				if p2, err2 := state.Pipeline(e.ws, contractsOf(check.Run(e.ws, check.Options{Servers: e.opts.Servers}))); err2 == nil {
+				if p2, err2 := e.pipeline(); err2 == nil {
 					sum.Next = p2.Next
 				}
 			}
@@ -208,14 +207,14 @@ func (e *Engine) Run(ctx context.Context) (*Summary, error) {
 			return sum, err
 		}
 		if e.opts.Stage != "" {
-			p2, err := state.Pipeline(e.ws, contractsOf(check.Run(e.ws, check.Options{Servers: e.opts.Servers})))
+			p2, err := e.pipeline()
 			if err == nil {
 				sum.Next = p2.Next
 			}
 			return sum, nil
 		}
 		if !e.opts.All && !res.AutoApproved {
-			p2, err := state.Pipeline(e.ws, contractsOf(check.Run(e.ws, check.Options{Servers: e.opts.Servers})))
+			p2, err := e.pipeline()
 			if err == nil {
 				sum.Next = p2.Next
 			}
@@ -278,26 +277,12 @@ func (e *Engine) invalid(rep *check.Report, name string) error {
 	if sr == nil || sr.Contract == nil {
 		return fmt.Errorf("stage %s has no readable %s", name, workspace.ContractFile)
 	}
-	var msgs []string
-	for _, f := range sr.Contract.Findings {
-		if f.Severity == contract.Error {
-			msgs = append(msgs, f.Message)
-		}
-	}
-	if len(msgs) > 3 {
-		msgs = append(msgs[:3], fmt.Sprintf("and %d more", len(msgs)-3))
-	}
-	return fmt.Errorf("stage %s cannot run; its contract has errors (icm check shows where): %s", name, strings.Join(msgs, "; "))
+	return fmt.Errorf("stage %s cannot run: %s (icm check shows where)", name, strings.Join(stageErrors(rep, sr.Stage), "; "))
 }
 
-func contractsOf(rep *check.Report) map[string]*contract.Contract {
-	out := map[string]*contract.Contract{}
-	for _, s := range rep.Stages {
-		if s.Contract != nil {
-			out[s.Stage.Name] = s.Contract
-		}
-	}
-	return out
+// pipeline checks the workspace afresh and derives the stages' states.
+func (e *Engine) pipeline() (*state.PipelineState, error) {
+	return check.Run(e.ws, check.Options{Servers: e.opts.Servers}).Pipeline(e.opts.Model)
 }
 
 func stateOf(p *state.PipelineState, name string) *state.StageState {

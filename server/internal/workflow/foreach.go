@@ -33,23 +33,14 @@ type itemRecord struct {
 // up to [workflow] parallel at once, and joins the answers in order.
 func (r *run) forEach(ctx context.Context, rep *check.Report, sess ToolSession, cfg agent.Config) (string, error) {
 	e, st := r.e, r.st
-	abs, err := e.ws.Resolve(st.Dir, r.c.ForEach.Path)
+	items, rel, err := assemble.Items(e.ws, st, r.c)
 	if err != nil {
 		return "", err
 	}
-	src, err := e.ws.Files.ReadFile(abs)
-	if err != nil {
-		return "", fmt.Errorf("stage %s: unable to read the For each source %s: %w", st.Name, e.ws.Rel(abs), err)
-	}
-	items := markdown.Parse(src).Items()
 	if len(items) == 0 {
-		return "", fmt.Errorf("stage %s: %s has no `##` sections, so there is no %s to run", st.Name, e.ws.Rel(abs), r.c.ForEach.Item)
+		return "", fmt.Errorf("stage %s: %s has no `##` sections, so there is no %s to run", st.Name, rel, r.c.ForEach.Item)
 	}
 	r.res.Items = len(items)
-	titles := make([]string, len(items))
-	for i, it := range items {
-		titles[i] = it.Title
-	}
 	base := r.settings.Hash()
 	for _, k := range sortedKeys(r.inputs) {
 		base += k + r.inputs[k]
@@ -86,7 +77,7 @@ func (r *run) forEach(ctx context.Context, rep *check.Report, sess ToolSession, 
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			out, err := r.item(ctx, rep, sess, cfg, it, i, titles)
+			out, err := r.item(ctx, rep, sess, cfg, items, i)
 			if err == nil {
 				err = writeItem(file, itemRecord{Key: key, Title: it.Title, Output: out})
 			}
@@ -119,12 +110,14 @@ func (r *run) forEach(ctx context.Context, rep *check.Report, sess ToolSession, 
 	return b.String(), nil
 }
 
-func (r *run) item(ctx context.Context, rep *check.Report, sess ToolSession, cfg agent.Config, it markdown.Item, i int, titles []string) (string, error) {
+func (r *run) item(ctx context.Context, rep *check.Report, sess ToolSession, cfg agent.Config, items []markdown.Item, i int) (string, error) {
+	it := items[i]
 	e, st := r.e, r.st
-	n := len(titles)
-	siblings := append(append([]string(nil), titles[:i]...), titles[i+1:]...)
+	n := len(items)
 	e.emit(Event{Kind: EventItemStart, Stage: st.Name, Item: it.Title, Index: i + 1, Count: n, Message: fmt.Sprintf("[%d/%d] %s", i+1, n, it.Title)})
-	actx, err := assemble.Stage(e.ws, st, r.c, assemble.Options{ProducedBy: rep.ProducedBy, Item: &it, ItemIndex: i + 1, ItemCount: n, Siblings: siblings})
+	opts := assemble.Options{ProducedBy: rep.ProducedBy}
+	assemble.WithItem(&opts, items, i+1)
+	actx, err := assemble.Stage(e.ws, st, r.c, opts)
 	if err != nil {
 		return "", err
 	}

@@ -138,6 +138,11 @@ type Version struct {
 	// "edited", or "incomplete").
 	Label string    `json:"label"`
 	Time  time.Time `json:"time"`
+	// RunID is the run that wrote the version ("" when a person edited it
+	// or the answer was cut off: see Kind).
+	RunID string `json:"run_id,omitempty"`
+	// Kind is "run", "edited" or "incomplete".
+	Kind string `json:"kind"`
 	// Files maps output file names to their kept copies.
 	Files map[string]string `json:"files"`
 }
@@ -158,9 +163,18 @@ func Versions(ws *workspace.Workspace, stage string) ([]Version, error) {
 		if !e.IsDir() {
 			continue
 		}
-		v := Version{Label: e.Name(), Files: map[string]string{}}
-		if len(e.Name()) >= 19 {
-			v.Time, _ = time.Parse("20060102-150405.000", e.Name()[:19])
+		v := Version{Label: e.Name(), Files: map[string]string{}, Kind: "run"}
+		const stamp = len(versionTime)
+		if len(e.Name()) >= stamp {
+			v.Time, _ = time.Parse(versionTime, e.Name()[:stamp])
+		}
+		if len(e.Name()) > stamp+1 {
+			switch rest := e.Name()[stamp+1:]; rest {
+			case "edited", "incomplete":
+				v.Kind = rest
+			default:
+				v.RunID = rest
+			}
 		}
 		files, _ := os.ReadDir(filepath.Join(dir, e.Name()))
 		for _, f := range files {

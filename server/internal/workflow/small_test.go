@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
@@ -273,7 +274,8 @@ func TestCancelledRunLeavesConsistentState(t *testing.T) {
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled run returned %v", err)
 	}
-	if st := h.status(); st["01-plan"] != state.Failed {
+	// A cancel is not a failure: the stage is as it was before the run.
+	if st := h.status(); st["01-plan"] != state.Pending {
 		t.Errorf("after cancel: %s", st["01-plan"])
 	}
 	// The lock is free again.
@@ -282,4 +284,47 @@ func TestCancelledRunLeavesConsistentState(t *testing.T) {
 		t.Fatalf("lock after cancel: %v", err)
 	}
 	l.Release()
+}
+
+func TestModelOverrideIsNotStaleAndCancelKeepsApproval(t *testing.T) {
+	h := newSmall(t, ollamatest.Config{Models: []ollamatest.Model{
+		{Name: model, ContextLength: 32768}, {Name: "other:7b", ContextLength: 32768},
+	}})
+	// The first plan call answers; the second (the rerun) hangs until cancelled.
+	h.srv.On(ollamatest.UserContains("PLAN the parts")).Times(1).Reply(ollamatest.Text(plan(2)))
+	h.srv.On(ollamatest.UserContains("PLAN the parts")).Reply(ollamatest.Hang())
+	h.mustRun(workflow.Options{Model: "other:7b"})
+	rep := check.Run(h.ws(), check.Options{})
+	p, err := rep.Pipeline("other:7b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Stages[0].Status != state.Awaiting {
+		t.Fatalf("with the run's override 01-plan is %s (%s)", p.Stages[0].Status, p.Stages[0].Reason)
+	}
+	if _, err := workflow.Approve(h.ws(), "01-plan", workflow.ApproveOptions{Model: "other:7b"}); err != nil {
+		t.Fatal(err)
+	}
+	// Without the override the configured model differs: stale.
+	if p, _ := check.Run(h.ws(), check.Options{}).Pipeline(""); p.Stages[0].Status != state.Stale {
+		t.Errorf("without the override 01-plan is %s", p.Stages[0].Status)
+	}
+	// A cancelled rerun of the approved stage leaves it approved.
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		eng, _ := workflow.New(h.ws(), workflow.Options{Client: h.client, Model: "other:7b", Stage: "01-plan"})
+		_, err := eng.Run(ctx)
+		done <- err
+	}()
+	if err := h.srv.Await(context.Background(), func(s ollamatest.Stats) bool { return s.Active == 1 }); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the rerun was not cancelled: %v", err)
+	}
+	if p, _ := check.Run(h.ws(), check.Options{}).Pipeline("other:7b"); p.Stages[0].Status != state.Approved {
+		t.Errorf("after a cancelled rerun 01-plan is %s (%s)", p.Stages[0].Status, p.Stages[0].Reason)
+	}
 }
