@@ -101,15 +101,16 @@ func (e *Engine) runStage(ctx context.Context, rep *check.Report, sr *check.Stag
 	return r.res, nil
 }
 
+// describe says what the stage is about to do, for the stage-start event.
 func (r *run) describe() string {
 	if r.c.Script != nil {
-		return fmt.Sprintf("%s: script", r.st.Name)
+		return "script"
 	}
 	tok := ""
 	if r.sr.Context != nil {
 		tok = fmt.Sprintf("~%d tokens -> ", r.sr.Context.Total)
 	}
-	return fmt.Sprintf("%s: %s%s", r.st.Name, tok, r.settings.Model())
+	return tok + r.settings.Model()
 }
 
 // produce does the stage's work and returns the new output texts by
@@ -300,8 +301,22 @@ func stageErrors(rep *check.Report, st *workspace.Stage) []string {
 	return out
 }
 
-// fail records a failed run so status shows it.
+// fail records a failed run so status shows it. A cancelled run is not a
+// failure: it leaves the stage's record as it was (finished For each items
+// stay saved for the next run), so a cancelled rerun of an approved stage
+// leaves it approved.
 func (r *run) fail(err error) {
+	if errors.Is(err, context.Canceled) {
+		r.res.Status = "cancelled"
+		if r.c.Script != nil {
+			// The "writing" record said a script was about to change the
+			// outputs; with it interrupted, say so.
+			r.writeFailure(state.RunFailed, fmt.Errorf("cancelled while the script ran"))
+		}
+		r.e.emit(Event{Kind: EventStageEnd, Stage: r.st.Name, Status: "cancelled", Err: "cancelled", Message: "cancelled",
+			Duration: r.res.Duration, PromptTokens: r.res.Prompt, OutputTokens: r.res.Output})
+		return
+	}
 	status := state.RunFailed
 	var inc *IncompleteError
 	if errors.As(err, &inc) {
@@ -310,19 +325,21 @@ func (r *run) fail(err error) {
 			_ = r.e.keepIncomplete(r.st, inc)
 		}
 	}
-	if errors.Is(err, context.Canceled) {
-		err = fmt.Errorf("cancelled")
-	}
+	r.writeFailure(status, err)
+	r.e.emit(Event{Kind: EventStageEnd, Stage: r.st.Name, Status: status, Err: err.Error(), Message: status + ": " + err.Error(),
+		Duration: r.res.Duration, PromptTokens: r.res.Prompt, OutputTokens: r.res.Output})
+}
+
+// writeFailure records a run that did not finish; the outputs on disk are
+// still the previous run's, so the record keeps their hashes.
+func (r *run) writeFailure(status string, err error) {
 	r.res.Status = status
 	prev, _ := state.ReadRecord(r.st.Dir)
 	rec := &state.Record{Stage: r.st.Name, RunID: r.e.runID, Started: r.e.opts.Now().Add(-r.res.Duration), Finished: r.e.opts.Now(),
 		Status: status, Error: err.Error(), Inputs: r.inputs, Settings: r.settings.Hash(), Model: r.settings.Model(),
 		PromptTokens: r.res.Prompt, OutputTokens: r.res.Output, ModelCalls: r.res.ModelCalls, ToolCalls: r.res.ToolCalls, StopReason: r.res.StopReason}
 	if prev != nil {
-		// The outputs on disk are still the previous run's.
 		rec.Outputs, rec.PrevOutputs = prev.Outputs, prev.PrevOutputs
 	}
 	_ = state.WriteRecord(r.st.Dir, rec)
-	r.e.emit(Event{Kind: EventStageEnd, Stage: r.st.Name, Status: status, Err: err.Error(), Message: r.st.Name + " " + status + ": " + err.Error(),
-		Duration: r.res.Duration, PromptTokens: r.res.Prompt, OutputTokens: r.res.Output})
 }
