@@ -149,6 +149,8 @@ func runWorkspace(ctx context.Context, env *Env, ws *workspace.Workspace, f *run
 		return err
 	}
 	pr := newPrinter(env, f)
+	progress, flushTraces := withTracing(ctx, env, ws, pr.event)
+	defer flushTraces()
 	eng, err := workflow.New(ws, workflow.Options{
 		Client:   client,
 		Model:    f.model,
@@ -158,7 +160,7 @@ func runWorkspace(ctx context.Context, env *Env, ws *workspace.Workspace, f *run
 		Gate:     f.gate,
 		Tools:    toolbox.Opener(reg, tools.DefaultOptions(ws.Root, ws.Config)),
 		Servers:  toolbox.Names(reg),
-		Progress: pr.event,
+		Progress: progress,
 		// code-blocks Verify checks run in this binary's sandbox.
 		CodeBlocks: codeBlocks(),
 	})
