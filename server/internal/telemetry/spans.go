@@ -124,7 +124,7 @@ func (t *tracker) stageSpan(ev workflow.Event) *open {
 func (t *tracker) stageStart(ev workflow.Event) {
 	parent := t.runSpan(ev)
 	name, attrs := "stage "+ev.Stage, []attribute.KeyValue{attrStage.String(ev.Stage)}
-	if !strings.HasSuffix(ev.Message, ": script") {
+	if ev.Message != "script" && !strings.HasSuffix(ev.Message, ": script") {
 		// A model stage is an agent invocation: the model with its tools.
 		name = "invoke_agent " + ev.Stage
 		attrs = append(attrs, semconv.GenAIOperationNameInvokeAgent, semconv.GenAIAgentName(ev.Stage), semconv.GenAIConversationID(ev.RunID))
