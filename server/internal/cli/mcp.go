@@ -27,12 +27,12 @@ import (
 func newMCPCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",
-		Short: "Run one of icm's MCP tool servers (search, browser)",
+		Short: "Run one of icm's MCP tool servers (search, browser, ingest)",
 		Long: `Run one of icm's MCP tool servers. They speak MCP over stdin/stdout, so an
 MCP client (icm itself, VS Code, the MCP Inspector) starts them as a command;
 --http ADDR serves streamable HTTP at http://ADDR/mcp instead.`,
 	}
-	cmd.AddCommand(newMCPSearchCmd(env), newMCPBrowserCmd(env))
+	cmd.AddCommand(newMCPSearchCmd(env), newMCPBrowserCmd(env), newMCPIngestCmd(env))
 	return cmd
 }
 
