@@ -105,6 +105,7 @@ func commands(env *Env, g *globalFlags) []*cobra.Command {
 		newCodeCheckCmd(env, g),
 		newCritiqueCmd(env, g),
 		newExportCmd(env, g),
+		newResearchCmd(env, g),
 	}
 }
 
