@@ -204,7 +204,7 @@ func (o *Ollama) chatAttempt(ctx context.Context, body []byte, onDelta func(Delt
 	}
 	if !res.done {
 		return nil, &failure{kind: KindStream, retry: retryOnce, msg: "the answer ended before the server marked it done",
-			hint: "the server may have stopped the model (see its log); the partial answer is discarded"}
+			hint: "Ollama ends an answer this way when the model repeats one token more than 30 times (a loop, common at low temperature with small models) or when the model stopped; the partial answer is discarded: raise the temperature, or check the server's log"}
 	}
 	return res, nil
 }
