@@ -163,7 +163,7 @@ func codeReport(file string, reports []codecheck.BlockReport) string {
 			if !a.OK {
 				status = "failed: " + a.After
 			}
-			fmt.Fprintf(&b, "\n### Fix %d: %s\n\n```%s\n%s```\n", i+1, status, r.Result.Lang, a.Code)
+			fmt.Fprintf(&b, "\n### Fix %d (%s): %s\n\n```text\n%s```\n", i+1, r.Result.Lang, status, a.Code)
 		}
 	}
 	return b.String()
