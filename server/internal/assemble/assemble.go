@@ -342,3 +342,35 @@ func Select(src []byte, scope *contract.Scope) (string, error) {
 	}
 	return strings.Join(parts, "\n\n"), nil
 }
+
+// Note says why a part has no text ("not produced yet: 02-research",
+// "missing", "not loaded: not a file"), or "" for a loaded part.
+func (p Part) Note() string {
+	switch {
+	case p.Missing && p.ProducedBy != "":
+		return "not produced yet: " + p.ProducedBy
+	case p.Missing:
+		return "missing"
+	case p.Skipped != "":
+		return "not loaded: " + p.Skipped
+	}
+	return ""
+}
+
+// LayerName is the part's layer as tables show it: a number, or "item".
+func (p Part) LayerName() string {
+	if p.Layer == LayerItem {
+		return "item"
+	}
+	return fmt.Sprint(p.Layer)
+}
+
+// Framing is the token count of the headings and separators the loader
+// adds around the parts: the total less the parts' own counts.
+func (c *Context) Framing() int {
+	sum := 0
+	for _, p := range c.Parts {
+		sum += p.Tokens
+	}
+	return c.Total - sum
+}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -79,27 +78,14 @@ func probeStage(ws *workspace.Workspace, st *workspace.Stage, item int) (*assemb
 func printParts(env *Env, st *workspace.Stage, ctx *assemble.Context, items int) {
 	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "part\tlayer\trole\ttokens\t\n")
-	sum := 0
 	for _, p := range ctx.Parts {
 		label := p.Label
-		switch {
-		case p.Missing && p.ProducedBy != "":
-			label += " (not produced yet: " + p.ProducedBy + ")"
-		case p.Missing:
-			label += " (missing)"
-		case p.Skipped != "":
-			label += " (not loaded: " + p.Skipped + ")"
+		if n := p.Note(); n != "" {
+			label += " (" + n + ")"
 		}
-		layer := strconv.Itoa(p.Layer)
-		if p.Layer == assemble.LayerProcess {
-			layer = "2"
-		} else if p.Layer == assemble.LayerItem {
-			layer = "item"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t\n", label, layer, p.Role, p.Tokens)
-		sum += p.Tokens
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t\n", label, p.LayerName(), p.Role, p.Tokens)
 	}
-	fmt.Fprintf(tw, "headings and framing\t\t\t%d\t\n", ctx.Total-sum)
+	fmt.Fprintf(tw, "headings and framing\t\t\t%d\t\n", ctx.Framing())
 	fmt.Fprintf(tw, "total\t\t\t%d\t\n", ctx.Total)
 	tw.Flush()
 	note := fmt.Sprintf("stage %s: ~%d tokens (system %d, user %d), estimated with %s", st.Name, ctx.Total, ctx.SystemTokens, ctx.UserTokens, ctx.Estimator)

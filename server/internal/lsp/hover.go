@@ -113,25 +113,14 @@ func windowLine(total, window int, model string) string {
 func partsTable(cx *assemble.Context) string {
 	var b strings.Builder
 	b.WriteString("| part | layer | role | tokens |\n| --- | --- | --- | ---: |\n")
-	sum := 0
 	for _, p := range cx.Parts {
 		label := cell(p.Label)
-		switch {
-		case p.Missing && p.ProducedBy != "":
-			label += " *(not produced yet: " + p.ProducedBy + ")*"
-		case p.Missing:
-			label += " *(missing)*"
-		case p.Skipped != "":
-			label += " *(not loaded: " + p.Skipped + ")*"
+		if n := p.Note(); n != "" {
+			label += " *(" + n + ")*"
 		}
-		layer := fmt.Sprint(p.Layer)
-		if p.Layer == assemble.LayerItem {
-			layer = "item"
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %d |\n", label, layer, p.Role, p.Tokens)
-		sum += p.Tokens
+		fmt.Fprintf(&b, "| %s | %s | %s | %d |\n", label, p.LayerName(), p.Role, p.Tokens)
 	}
-	fmt.Fprintf(&b, "| headings and framing | | | %d |\n| **total** | | | **%d** |\n", cx.Total-sum, cx.Total)
+	fmt.Fprintf(&b, "| headings and framing | | | %d |\n| **total** | | | **%d** |\n", cx.Framing(), cx.Total)
 	return b.String()
 }
 
