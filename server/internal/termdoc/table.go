@@ -96,4 +96,3 @@ func sum(xs []int) int {
 	}
 	return n
 }
-
