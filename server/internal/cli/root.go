@@ -102,6 +102,8 @@ func commands(env *Env, g *globalFlags) []*cobra.Command {
 		newPullCmd(env, g),
 		newMCPCmd(env),
 		newLSPCmd(env),
+		newInitCmd(env),
+		newNewStageCmd(env, g),
 		newCodeCheckCmd(env, g),
 		newCritiqueCmd(env, g),
 		newExportCmd(env, g),

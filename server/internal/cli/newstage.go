@@ -1,0 +1,38 @@
+package cli
+
+import (
+	"fmt"
+	"path"
+
+	"github.com/spf13/cobra"
+
+	"github.com/icm-tool/icm/server/internal/scaffold"
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+func newNewStageCmd(env *Env, g *globalFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "new-stage NAME",
+		Short: "Add a numbered stage with a contract skeleton after the last one",
+		Long: `New-stage adds a stage after the workspace's last one: a folder numbered
+after it (NAME "review" becomes 03-review; a NAME that has a number keeps
+it) holding a contract skeleton whose input is the previous stage's output,
+and a line for it in the routing file's list of stages (CONTEXT.md).`,
+		Example: "  icm new-stage review\n  icm new-stage 05-publish -w my-course",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ws, err := openWorkspace(env, g)
+			if err != nil {
+				return err
+			}
+			res, err := scaffold.NewStage(ws, args[0])
+			if err != nil {
+				return err
+			}
+			printCreated(env, res)
+			fmt.Fprintf(env.Stdout, "  %s (the stage list)\n", workspace.RoutingFile)
+			fmt.Fprintf(env.Stdout, "\nnext: write the contract's Process, then `icm probe %s`\n", path.Base(res.Stage))
+			return nil
+		},
+	}
+}
