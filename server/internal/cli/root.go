@@ -86,6 +86,8 @@ and stops at a review gate.`,
 	for _, c := range commands(env, g) {
 		root.AddCommand(c)
 	}
+	addHelpTopics(root, env)
+	addCompletions(root, env, g)
 	return root
 }
 
