@@ -134,8 +134,25 @@
 // The script, load model and records live in Engine, which knows nothing of
 // HTTP: a front decodes its wire format into a Request, calls
 // Engine.Respond and writes the Reply its own way. The Ollama front is
-// ollama_*.go; an OpenAI-compatible /v1/chat/completions front can sit
-// beside it on the same Server and Engine.
+// ollama_*.go; the OpenAI-compatible front (openai_*.go) sits beside it on
+// the same Server and Engine, so one script answers both:
+//
+//   - POST /v1/chat/completions, as vLLM answers it: server-sent events
+//     when "stream" is true (a role chunk, content a word at a time,
+//     reasoning_content for thinking, each tool call as its name then its
+//     arguments in two pieces, the finish reason, a usage chunk when
+//     stream_options.include_usage asks, then [DONE]), else one
+//     chat.completion object. The call is translated into the same
+//     Request: tool results get the name of the call they answer (so
+//     HasToolResult works), max_tokens becomes num_predict,
+//     response_format becomes format, chat_template_kwargs.enable_thinking
+//     becomes think. The window is the model's whole ContextLength
+//     (Request.Window); a prompt plus max_tokens beyond it is refused with
+//     400 "maximum context length is ...", never cut. Errors use OpenAI's
+//     {"error": {"message", "type", "code"}} shape; an unknown model is 404
+//     "The model `x` does not exist."; a StreamFailure turn sends an error
+//     event mid-stream.
+//   - GET /v1/models: the installed models with max_model_len.
 //
 // # Script files
 //
