@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/sandbox"
@@ -107,7 +108,14 @@ func (c *Checker) python(ctx context.Context, b Block, run bool, r *Result) {
 	if runIt {
 		steps = append(steps, sandbox.Step{Name: "run", Args: []string{py, "-I", "-B", "snippet.py"}, Env: env, Limits: c.Limits})
 	}
-	res, err := c.runner().Run(ctx, sandbox.Spec{Files: map[string][]byte{"snippet.py": []byte(b.Code)}, Steps: steps})
+	var res *sandbox.Result
+	if !runIt && sandbox.Available() != nil {
+		// Parsing executes nothing, so without the sandbox (not root)
+		// `code-blocks parse` still works, as a plain bounded process.
+		res, err = parseOutside(ctx, py, b.Code, env)
+	} else {
+		res, err = c.runner().Run(ctx, sandbox.Spec{Files: map[string][]byte{"snippet.py": []byte(b.Code)}, Steps: steps})
+	}
 	if err != nil {
 		r.Error = err.Error()
 		return
@@ -131,6 +139,38 @@ func (c *Checker) python(ctx context.Context, b Block, run bool, r *Result) {
 		return
 	}
 	c.judgeRun(b, res.Step("run"), r, pyFrame)
+}
+
+// parseOutside runs the parse step as an ordinary child process in a
+// temporary folder, with a time limit that kills its process group.
+func parseOutside(ctx context.Context, py, code string, env []string) (*sandbox.Result, error) {
+	dir, err := os.MkdirTemp("", "icm-parse-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	if err := os.WriteFile(filepath.Join(dir, "snippet.py"), []byte(code), 0o644); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, py, "-I", "-c", parseScript)
+	cmd.Dir, cmd.Env = dir, env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
+	out, err := cmd.Output()
+	st := sandbox.StepResult{Name: "parse", Ran: true, Stdout: tail(string(out), 4000)}
+	var exit *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		st.TimedOut = true
+	case errors.As(err, &exit):
+		st.ExitCode, st.Stderr = exit.ExitCode(), tail(string(exit.Stderr), 4000)
+	case err != nil:
+		return nil, err
+	}
+	return &sandbox.Result{Steps: []sandbox.StepResult{st}}, nil
 }
 
 // judgeRun turns a run step into the block's verdict and first error.

@@ -111,3 +111,21 @@ func TestVerifyFindings(t *testing.T) {
 		t.Errorf("parse-only findings %+v", fs)
 	}
 }
+
+func TestParseOutsideTheSandbox(t *testing.T) {
+	if _, err := systemTool("", "python3"); err != nil {
+		t.Skip(err)
+	}
+	for _, tc := range []struct {
+		code string
+		ok   bool
+	}{{"print('x')\n", true}, {"def f(:\n", false}} {
+		res, err := parseOutside(context.Background(), "/usr/bin/python3", tc.code, []string{"PATH=/usr/bin:/bin"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st := res.Step("parse"); st.OK() != tc.ok || (!tc.ok && !strings.Contains(st.Stdout, "ICM-PARSE line 1: SyntaxError")) {
+			t.Errorf("%q: %+v", tc.code, st)
+		}
+	}
+}

@@ -35,6 +35,10 @@ func (c *Checker) golang(ctx context.Context, b Block, run bool, r *Result) {
 		r.OK, r.Skipped = true, "a fragment without a package clause is parsed, not built"
 		return
 	}
+	if err := sandbox.Available(); err != nil {
+		r.Error = err.Error()
+		return
+	}
 	goBin, err := systemTool(c.GoTool, "go")
 	if err != nil {
 		r.Error = err.Error()
