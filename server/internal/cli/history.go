@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -101,47 +102,109 @@ func printRunTree(env *Env, r *workflow.RunSummary) {
 			branch, pad = "└─", "   "
 		}
 		fmt.Fprintf(w, "%s %s  %s  %s  %d in / %d out\n", branch, s.Stage, s.Status, s.Duration.Round(10*time.Millisecond), s.Prompt, s.Output)
-		var lines []string
-		for _, ev := range r.Events {
-			if ev.Stage != s.Stage {
-				continue
-			}
-			prefix := ""
-			if ev.Count > 0 {
-				prefix = fmt.Sprintf("[%d/%d] ", ev.Index, ev.Count)
-			}
-			switch ev.Kind {
-			case workflow.EventModel:
-				m := ev.Model
-				line := fmt.Sprintf("%smodel %s  %d in / %d out  %s", prefix, m.Model, m.PromptTokens, m.OutputTokens, m.Duration.Round(10*time.Millisecond))
-				if m.DoneReason != "" && m.DoneReason != "stop" {
-					line += "  (" + m.DoneReason + ")"
-				}
-				if m.Err != "" {
-					line += "  error: " + firstLine(m.Err)
-				}
-				lines = append(lines, line)
-			case workflow.EventTool:
-				t := ev.Tool
-				line := fmt.Sprintf("%stool %s  %s  %s", prefix, t.Name, size(t.ResultSize), t.Duration.Round(10*time.Millisecond))
-				if t.IsError || t.Err != "" {
-					line += "  error"
-				}
-				lines = append(lines, line)
-			case workflow.EventVerify:
-				lines = append(lines, ev.Message)
-			}
-		}
-		for j, l := range lines {
-			b := "├─"
-			if j == len(lines)-1 {
-				b = "└─"
-			}
-			fmt.Fprintf(w, "%s%s %s\n", pad, b, l)
-		}
+		printNodes(w, pad, stageNodes(r.Events, s.Stage))
 	}
 	if !r.Finished {
 		fmt.Fprintln(w, "(the run stopped before it finished)")
+	}
+}
+
+// treeNode is one line of a run tree and the lines under it.
+type treeNode struct {
+	line     string
+	children []*treeNode
+	// For each items add up their calls as they are read.
+	start, end    time.Time
+	prompt, out   int
+	title, prefix string
+}
+
+// stageNodes turns a stage's events into tree nodes: model calls, tool
+// calls and Verify results, with a For each item's calls under the item
+// (its wall time and tokens on its own line).
+func stageNodes(events []workflow.Event, stage string) []*treeNode {
+	var nodes []*treeNode
+	items := map[int]*treeNode{}
+	itemOf := func(ev workflow.Event) *treeNode {
+		it, ok := items[ev.Index]
+		if !ok {
+			it = &treeNode{title: ev.Item, prefix: fmt.Sprintf("[%d/%d]", ev.Index, ev.Count), start: ev.Time}
+			items[ev.Index] = it
+			nodes = append(nodes, it)
+		}
+		return it
+	}
+	for _, ev := range events {
+		if ev.Stage != stage {
+			continue
+		}
+		var leaf *treeNode
+		switch ev.Kind {
+		case workflow.EventItemStart:
+			itemOf(ev).start = ev.Time
+		case workflow.EventItemEnd:
+			it := itemOf(ev)
+			it.end = ev.Time
+			if strings.Contains(ev.Message, "kept from") {
+				it.title += "  (kept from an interrupted run)"
+			}
+		case workflow.EventModel:
+			m := ev.Model
+			line := fmt.Sprintf("model %s  %d in / %d out  %s", m.Model, m.PromptTokens, m.OutputTokens, m.Duration.Round(10*time.Millisecond))
+			if m.DoneReason != "" && m.DoneReason != "stop" {
+				line += "  (" + m.DoneReason + ")"
+			}
+			if m.Err != "" {
+				line += "  error: " + firstLine(m.Err)
+			}
+			leaf = &treeNode{line: line}
+			if ev.Count > 0 {
+				it := itemOf(ev)
+				it.prompt += m.PromptTokens
+				it.out += m.OutputTokens
+			}
+		case workflow.EventTool:
+			t := ev.Tool
+			line := fmt.Sprintf("tool %s  %s  %s", t.Name, size(t.ResultSize), t.Duration.Round(10*time.Millisecond))
+			if t.IsError || t.Err != "" {
+				line += "  error"
+			}
+			leaf = &treeNode{line: line}
+		case workflow.EventVerify:
+			leaf = &treeNode{line: ev.Message}
+		}
+		if leaf == nil {
+			continue
+		}
+		if ev.Count > 0 {
+			it := itemOf(ev)
+			it.children = append(it.children, leaf)
+		} else {
+			nodes = append(nodes, leaf)
+		}
+	}
+	for _, n := range nodes {
+		if n.prefix == "" {
+			continue
+		}
+		took := "unfinished"
+		if !n.end.IsZero() {
+			took = n.end.Sub(n.start).Round(10 * time.Millisecond).String()
+		}
+		n.line = fmt.Sprintf("%s %s  %s  %d in / %d out", n.prefix, n.title, took, n.prompt, n.out)
+	}
+	return nodes
+}
+
+// printNodes draws nodes below a line whose children start with pad.
+func printNodes(w io.Writer, pad string, nodes []*treeNode) {
+	for j, n := range nodes {
+		b, next := "├─", "│  "
+		if j == len(nodes)-1 {
+			b, next = "└─", "   "
+		}
+		fmt.Fprintf(w, "%s%s %s\n", pad, b, n.line)
+		printNodes(w, pad+next, n.children)
 	}
 }
 

@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
+	"github.com/icm-tool/icm/server/internal/testutil/wstest"
+)
+
+// TestHistoryRunTree runs a For each stage through the command line and
+// reads the run back as a tree: the stage, each item with its time and
+// tokens, and each item's model call under it.
+func TestHistoryRunTree(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Config{Models: []ollamatest.Model{{Name: "tiny", ContextLength: 32768}}})
+	srv.On(ollamatest.LastUserContains("## Part A")).Reply(ollamatest.Text("## Part A\n\nAbout A."))
+	srv.On(ollamatest.LastUserContains("## Part B")).Reply(ollamatest.Text("## Part B\n\nAbout B."))
+	dir := wstest.Write(t, `
+-- CLAUDE.md --
+# Identity
+-- config.toml --
+[model]
+name = "tiny"
+-- plan.md --
+# Plan
+
+## Part A
+- a
+
+## Part B
+- b
+-- pipeline/01-write/CONTEXT.md --
+# Stage: 01-write
+## For each
+part in ../../plan.md
+## Process
+WRITE the part shown below.
+## Outputs
+- parts.md -> output/
+`)
+	vars := map[string]string{"OLLAMA_HOST": srv.URL()}
+	if out, errOut, err := runIn(t, dir, vars, "run"); err != nil {
+		t.Fatalf("run: %v\n%s%s", err, out, errOut)
+	}
+	list, _, err := runIn(t, dir, vars, "history")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := regexp.MustCompile(`run (\d{8}-\d{6}-[0-9a-f]{6})`).FindStringSubmatch(list)
+	if id == nil {
+		t.Fatalf("no run listed:\n%s", list)
+	}
+	out, _, err := runIn(t, dir, vars, "history", "--run", id[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []*regexp.Regexp{
+		regexp.MustCompile(`^run ` + id[1] + `  .*  \d+ in / \d+ out$`),
+		regexp.MustCompile(`^└─ 01-write  done  \S+  \d+ in / \d+ out$`),
+		regexp.MustCompile(`^   ├─ \[1/2\] Part A  \S+  [1-9]\d* in / [1-9]\d* out$`),
+		regexp.MustCompile(`^   │  └─ model tiny  [1-9]\d* in / [1-9]\d* out  \S+$`),
+		regexp.MustCompile(`^   └─ \[2/2\] Part B  \S+  [1-9]\d* in / [1-9]\d* out$`),
+		regexp.MustCompile(`^      └─ model tiny  [1-9]\d* in / [1-9]\d* out  \S+$`),
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("tree has %d lines, want %d:\n%s", len(lines), len(want), out)
+	}
+	for i, re := range want {
+		if !re.MatchString(lines[i]) {
+			t.Errorf("line %d %q does not match %s", i+1, lines[i], re)
+		}
+	}
+}
