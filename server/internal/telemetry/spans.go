@@ -295,4 +295,3 @@ func (t *tracker) runEnd(ev workflow.Event) {
 	r.span.End(trace.WithTimestamp(ev.Time))
 	t.run = nil
 }
-
