@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/codecheck"
 	"github.com/icm-tool/icm/server/internal/toolbox"
 	"github.com/icm-tool/icm/server/internal/tools"
 	"github.com/icm-tool/icm/server/internal/workflow"
@@ -55,6 +56,8 @@ func (r *runs) start(st *wsState, req runRequest) (string, error) {
 	eng, err := workflow.New(ws, workflow.Options{
 		Client: client, Model: set.Model, Gate: set.Gate, Stage: req.stage, All: req.all, Force: req.force,
 		Servers: toolbox.Names(reg), Tools: toolbox.Opener(reg, tools.DefaultOptions(ws.Root, ws.Config)), Progress: rp.event,
+		// code-blocks Verify checks run in this binary's sandbox, as with `icm run`.
+		CodeBlocks: &codecheck.Checker{},
 	})
 	if err != nil {
 		cancel()
@@ -199,7 +202,7 @@ func (s *Server) approve(_ context.Context, st *wsState, stage string, force boo
 	if err != nil {
 		return err
 	}
-	_, err = workflow.Approve(ws, stage, workflow.ApproveOptions{Force: force, Model: s.currentSettings().Model})
+	_, err = workflow.Approve(ws, stage, workflow.ApproveOptions{Force: force, Model: s.currentSettings().Model, CodeBlocks: &codecheck.Checker{}})
 	if err != nil {
 		if errors.Is(err, workflow.ErrVerifyFailed) && !strings.HasPrefix(err.Error(), workflow.ErrVerifyFailed.Error()+":") {
 			return fmt.Errorf("%s: %w", workflow.ErrVerifyFailed.Error(), err)
