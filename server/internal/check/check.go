@@ -195,6 +195,7 @@ func (c *checker) stage(sr *StageReport) {
 	}
 	c.servers(st, k)
 	c.fileSettings(st, k)
+	c.thresholds(st, k)
 	if escaped {
 		return
 	}

@@ -346,3 +346,29 @@ Go.
 		t.Errorf("02-b = %s, next = %+v", b.Status, p.Next)
 	}
 }
+
+func TestThresholdsChecked(t *testing.T) {
+	dir := wstest.Write(t, `
+-- CLAUDE.md --
+# Id
+-- pipeline/01-a/CONTEXT.md --
+# Stage: 01-a
+## Process
+Judge.
+## Thresholds
+- technical_depth: 6
+- elegance: 3
+## Outputs
+- a.md -> output/
+`)
+	rep := Run(open(t, dir), Options{})
+	var got []string
+	for _, f := range rep.Findings {
+		if f.Code == contract.CodeBadThresholds || f.Code == contract.CodeUnknownSection {
+			got = append(got, f.Code+": "+f.Message)
+		}
+	}
+	if len(got) != 1 || !strings.Contains(got[0], "bad-thresholds") || !strings.Contains(got[0], "elegance") {
+		t.Errorf("findings = %v", got)
+	}
+}

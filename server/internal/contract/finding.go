@@ -93,6 +93,7 @@ const (
 	CodeNoContract        = "no-contract"
 	CodeConfig            = "config"
 	CodeFormatFileMissing = "format-file-missing"
+	CodeBadThresholds     = "bad-thresholds"
 )
 
 // String renders the finding without its position.

@@ -28,6 +28,9 @@ const (
 	KindGate        = "gate"
 	KindCheckpoints = "checkpoints"
 	KindAudit       = "audit"
+	// KindThresholds holds a critic stage's pass thresholds; the critic
+	// reads the section's text, check validates it.
+	KindThresholds = "thresholds"
 )
 
 var sectionKinds = map[string]string{
@@ -41,7 +44,8 @@ var sectionKinds = map[string]string{
 	"script":      KindScript,
 	"gate":        KindGate,
 	"checkpoints": KindCheckpoints, "checkpoint": KindCheckpoints,
-	"audit": KindAudit,
+	"audit":      KindAudit,
+	"thresholds": KindThresholds,
 }
 
 func sectionKind(name string) string {
