@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/spf13/cobra"
 
+	"github.com/icm-tool/icm/server/internal/config"
 	"github.com/icm-tool/icm/server/internal/fetch"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/mcpserver/browser"
@@ -170,9 +171,9 @@ func runBrowser(ctx context.Context, env *Env, f *browserFlags) error {
 		model = env.Getenv("ICM_MODEL")
 	}
 	if model != "" {
-		client, err := llm.NewOllama(llm.WithBaseURL(f.ollama), llm.WithGetenv(env.Getenv), llm.WithModel(model))
+		client, err := readerClient(env, f, model)
 		if err != nil {
-			return fmt.Errorf("--ollama: %w", err)
+			return err
 		}
 		reader.Model, reader.ModelName = client, model
 	} else {
@@ -187,6 +188,33 @@ func runBrowser(ctx context.Context, env *Env, f *browserFlags) error {
 		Version:      Version,
 	})
 	return serveMCP(ctx, env, logger, srv, f.http)
+}
+
+// readerClient is the model summarize and extract use: the Ollama at
+// --ollama when given; else what the workspace's config.toml asks for
+// (Ollama, an OpenAI-compatible server, or a pool over [[model.servers]]),
+// so chunked reading spreads over the same servers as the run; else the
+// Ollama at OLLAMA_HOST. The server runs in the workspace folder, so its
+// config.toml is the one beside it.
+func readerClient(env *Env, f *browserFlags, model string) (llm.Client, error) {
+	if f.ollama == "" {
+		if cwd, err := env.Getwd(); err == nil {
+			if cfg, err := config.Load(cwd); err == nil && cfg.Path != "" {
+				m := cfg.Model
+				m.Name = model
+				client, err := llm.FromConfig(m, env.Getenv)
+				if err != nil {
+					return nil, fmt.Errorf("%s [model]: %w", cfg.Path, err)
+				}
+				return client, nil
+			}
+		}
+	}
+	client, err := llm.NewOllama(llm.WithBaseURL(f.ollama), llm.WithGetenv(env.Getenv), llm.WithModel(model))
+	if err != nil {
+		return nil, fmt.Errorf("--ollama: %w", err)
+	}
+	return client, nil
 }
 
 func pickBackend(f *browserFlags, fetcher *fetch.Fetcher, stderr io.Writer) (browser.Backend, func(), error) {

@@ -114,7 +114,7 @@ func probeModelServer(ctx context.Context, ws *workspace.Workspace, client llm.C
 // model server and model the run itself uses, so summarize and extract
 // talk to the same place.
 func selfFor(env *Env, ws *workspace.Workspace, client llm.Client, model string) toolbox.Self {
-	e := toolbox.SelfEnv(env.Getenv)
+	e := toolbox.SelfEnv(env.Getenv, toolbox.KeyVars(ws.Config.Model)...)
 	// icm's reader tools speak Ollama's API; point them at the run's
 	// server only when that is an Ollama server.
 	if o, ok := client.(*llm.Ollama); ok {

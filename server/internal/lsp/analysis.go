@@ -136,7 +136,17 @@ func (st *wsState) workspace() (*workspace.Workspace, error) {
 		st.openErr = err
 		return nil, err
 	}
-	reg, problems := toolbox.Load(ws, toolbox.Self{Path: st.s.opts.Self, Env: toolbox.SelfEnv(st.s.getenv)})
+	// icm's own servers read the model the way runs from the editor do.
+	selfEnv := toolbox.SelfEnv(st.s.getenv, toolbox.KeyVars(ws.Config.Model)...)
+	if host, model := st.modelSettings(ws); host != "" || model != "" {
+		if host != "" {
+			selfEnv["OLLAMA_HOST"] = host
+		}
+		if model != "" {
+			selfEnv["ICM_MODEL"] = model
+		}
+	}
+	reg, problems := toolbox.Load(ws, toolbox.Self{Path: st.s.opts.Self, Env: selfEnv})
 	for _, p := range problems {
 		st.s.log.Info("MCP server configuration", "problem", p.String())
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/icm-tool/icm/server/internal/agent"
+	"github.com/icm-tool/icm/server/internal/config"
 	"github.com/icm-tool/icm/server/internal/tools"
 	"github.com/icm-tool/icm/server/internal/workflow"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -60,12 +61,29 @@ func Load(ws *workspace.Workspace, self Self) (tools.Registry, []tools.Problem) 
 }
 
 // SelfEnv is the environment icm passes on to its own servers, read
-// through getenv.
-func SelfEnv(getenv func(string) string) map[string]string {
+// through getenv: the model host and model, the SearXNG URL, the cache
+// folder, and the API key variables the workspace's [model] section names
+// (summarize and extract read the model through the same config).
+func SelfEnv(getenv func(string) string, keyVars ...string) map[string]string {
 	out := map[string]string{}
-	for _, k := range []string{"OLLAMA_HOST", "SEARXNG_URL", "ICM_CACHE_DIR", "XDG_CACHE_HOME"} {
+	for _, k := range append([]string{"OLLAMA_HOST", "ICM_MODEL", "SEARXNG_URL", "XDG_CACHE_HOME"}, keyVars...) {
 		if v := getenv(k); v != "" {
 			out[k] = v
+		}
+	}
+	return out
+}
+
+// KeyVars lists the environment variables a [model] section reads API
+// keys from.
+func KeyVars(m config.Model) []string {
+	var out []string
+	if m.APIKeyEnv != "" {
+		out = append(out, m.APIKeyEnv)
+	}
+	for _, s := range m.Servers {
+		if s.APIKeyEnv != "" {
+			out = append(out, s.APIKeyEnv)
 		}
 	}
 	return out

@@ -1,0 +1,45 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/icm-tool/icm/server/internal/llm"
+)
+
+// The reader's summarize and extract use the workspace's model servers
+// (a pool, an OpenAI-compatible server), not only OLLAMA_HOST.
+func TestReaderClientFollowsWorkspaceConfig(t *testing.T) {
+	dir := t.TempDir()
+	env := &Env{Getenv: func(k string) string { return map[string]string{"KEY": "secret"}[k] }, Getwd: func() (string, error) { return dir, nil }}
+	check := func(cfg string, f *browserFlags, want string) {
+		t.Helper()
+		if cfg != "" {
+			os.WriteFile(filepath.Join(dir, "config.toml"), []byte(cfg), 0o644)
+		} else {
+			os.Remove(filepath.Join(dir, "config.toml"))
+		}
+		c, err := readerClient(env, f, "m")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		switch c.(type) {
+		case *llm.Pool:
+			got = "pool"
+		case *llm.OpenAI:
+			got = "openai"
+		case *llm.Ollama:
+			got = "ollama"
+		}
+		if got != want {
+			t.Errorf("config %q, flags %+v: client %T, want %s", cfg, f, c, want)
+		}
+	}
+	pool := "[model]\nname = \"m\"\n[[model.servers]]\nurl = \"http://127.0.0.1:1\"\nslots = 2\n[[model.servers]]\nurl = \"http://127.0.0.1:2\"\nslots = 2\n"
+	check(pool, &browserFlags{}, "pool")
+	check("[model]\nprovider = \"openai\"\nbase_url = \"http://127.0.0.1:3/v1\"\napi_key_env = \"KEY\"\ncontext_length = 8192\n", &browserFlags{}, "openai")
+	check(pool, &browserFlags{ollama: "http://127.0.0.1:4"}, "ollama")
+	check("", &browserFlags{}, "ollama")
+}
