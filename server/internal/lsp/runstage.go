@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/codecheck"
+	"github.com/icm-tool/icm/server/internal/telemetry"
 	"github.com/icm-tool/icm/server/internal/toolbox"
 	"github.com/icm-tool/icm/server/internal/tools"
 	"github.com/icm-tool/icm/server/internal/workflow"
@@ -36,6 +37,27 @@ type runFinished struct {
 	VerifyFailed bool     `json:"verifyFailed"`
 }
 
+// tracing adds the OTLP exporter to a run's progress when the server's
+// environment names an endpoint (OTEL_EXPORTER_OTLP_ENDPOINT), as `icm run`
+// does; flush sends what is left when the run is over. A bad setting is
+// logged: tracing never stops a run.
+func (r *runs) tracing(ctx context.Context, ws *workspace.Workspace, progress func(workflow.Event)) (func(workflow.Event), func()) {
+	x, err := telemetry.FromEnv(ctx, r.s.getenv, telemetry.Options{ServiceVersion: r.s.opts.Version})
+	if err != nil {
+		r.s.log.Warn("traces are not exported", "err", err)
+	}
+	if x == nil {
+		return progress, func() {}
+	}
+	return telemetry.Tee(progress, x.Observe(telemetry.RunInfo{Workspace: ws.Root, Provider: ws.Config.Model.Provider})), func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := x.Shutdown(sctx); err != nil {
+			r.s.log.Warn("traces were not all sent", "err", err)
+		}
+	}
+}
+
 // start begins a run of the workflow engine (the code behind `icm run`) on
 // a goroutine and returns its id at once. Progress goes to the client as
 // $/progress; every stage's end as icm/runFinished.
@@ -53,14 +75,16 @@ func (r *runs) start(st *wsState, req runRequest) (string, error) {
 	ctx, cancel := context.WithCancel(r.s.ctx)
 	a := &activeRun{cancel: cancel}
 	rp := &runProgress{s: r.s, st: st, run: a, tools: map[string]int{}}
+	progress, flush := r.tracing(ctx, ws, rp.event)
 	eng, err := workflow.New(ws, workflow.Options{
 		Client: client, Model: set.Model, Gate: set.Gate, Stage: req.stage, All: req.all, Force: req.force,
-		Servers: toolbox.Names(reg), Tools: toolbox.Opener(reg, tools.DefaultOptions(ws.Root, ws.Config)), Progress: rp.event,
+		Servers: toolbox.Names(reg), Tools: toolbox.Opener(reg, tools.DefaultOptions(ws.Root, ws.Config)), Progress: progress,
 		// code-blocks Verify checks run in this binary's sandbox, as with `icm run`.
 		CodeBlocks: &codecheck.Checker{},
 	})
 	if err != nil {
 		cancel()
+		flush()
 		return "", err
 	}
 	a.id = eng.RunID()
@@ -78,6 +102,7 @@ func (r *runs) start(st *wsState, req runRequest) (string, error) {
 	go func() {
 		defer r.wg.Done()
 		defer cancel()
+		defer flush()
 		defer r.s.recoverLog("run " + a.id)
 		title := "icm: running " + filepath.Base(st.root)
 		if req.stage != "" {
