@@ -105,7 +105,7 @@ func median(ds []time.Duration) time.Duration {
 // replayClient answers from memory, so BenchmarkLoopOnly measures the loop
 // alone: building requests, running tools, cutting results, keys for the
 // stuck guard, events and Clean.
-type replayClient struct{ tools []llm.Tool }
+type replayClient struct{}
 
 func (c replayClient) Chat(_ context.Context, req llm.ChatRequest) (*llm.ChatResponse, error) {
 	n := 0

@@ -183,7 +183,6 @@ func (a *assembler) inputs(c *contract.Contract, layer int, role string) ([]stri
 		if in.Layer != layer {
 			continue
 		}
-		label := in.Path
 		if in.NonFile {
 			a.add(Part{Role: role, Layer: layer, Label: in.Source, Skipped: "not a file"})
 			continue
@@ -197,7 +196,7 @@ func (a *assembler) inputs(c *contract.Contract, layer int, role string) ([]stri
 			return nil, fmt.Errorf("stage %s: input %s: %w", a.st.Name, in.Path, err)
 		}
 		rel := a.ws.Rel(abs)
-		label = rel
+		label := rel
 		if in.Scope != nil && !in.Scope.FreeText {
 			label += "#" + strings.Join(in.Scope.Headings, "|")
 		}

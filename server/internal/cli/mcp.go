@@ -230,7 +230,7 @@ func pickBackend(f *browserFlags, fetcher *fetch.Fetcher, stderr io.Writer) (bro
 			return nil, nil, fmt.Errorf("--backend chromium: %w", err)
 		}
 		b := &browser.ChromiumBackend{Fetcher: fetcher, Path: f.chromium, Timeout: f.timeout, MaxBytes: int(f.maxBytes), Stderr: io.Discard}
-		return b, func() { b.Close() }, nil
+		return b, func() { _ = b.Close() }, nil
 	case "camofox":
 		if f.camofox == "" {
 			return nil, nil, errors.New("--backend camofox needs --camofox URL (e.g. http://localhost:9500)")
@@ -273,7 +273,7 @@ func serveMCP(ctx context.Context, env *Env, logger *slog.Logger, srv *server.MC
 	case <-ctx.Done():
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		h.Shutdown(sctx)
+		_ = h.Shutdown(sctx) // the MCP side; the HTTP server's error is the one to report
 		return hs.Shutdown(sctx)
 	}
 }

@@ -180,11 +180,9 @@ func runWorkspace(ctx context.Context, env *Env, ws *workspace.Workspace, f *run
 
 // printer turns run events into progress lines on stderr, or JSON lines.
 type printer struct {
-	env   *Env
-	f     *runFlags
-	mu    sync.Mutex
-	delta int
-	start time.Time
+	env *Env
+	f   *runFlags
+	mu  sync.Mutex
 }
 
 func newPrinter(env *Env, f *runFlags) *printer { return &printer{env: env, f: f} }

@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -81,8 +82,7 @@ func (c *Checker) golang(ctx context.Context, b Block, run bool, r *Result) {
 	if !st.OK() {
 		r.Error = firstError(st)
 		if m := goPosition.FindStringSubmatch(st.Stderr); m != nil {
-			n := 0
-			fmt.Sscanf(m[1], "%d", &n)
+			n, _ := strconv.Atoi(m[1]) // the pattern matched digits
 			r.Error, r.ErrorLine = m[2], docLine(b, n)
 		}
 		return

@@ -162,10 +162,6 @@ func (p *parser) add(r Range, sev Severity, code, msg string) {
 	p.c.Findings = append(p.c.Findings, Finding{File: p.c.File, Range: r, Severity: sev, Code: code, Message: msg})
 }
 
-func (p *parser) addData(r Range, sev Severity, code, msg string, data map[string]string) {
-	p.c.Findings = append(p.c.Findings, Finding{File: p.c.File, Range: r, Severity: sev, Code: code, Message: msg, Data: data})
-}
-
 // entries returns the lines of a section's list items and paragraphs, in
 // order: the unit most sections are written in.
 func entries(s markdown.Section) []markdown.Line {

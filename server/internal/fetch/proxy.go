@@ -158,7 +158,10 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 		// Bytes the client sent after CONNECT may already be buffered.
 		if n := buf.Reader.Buffered(); n > 0 {
 			b, _ := buf.Reader.Peek(n)
-			up.Write(b)
+			if _, err := up.Write(b); err != nil {
+				closeWrite(up)
+				return
+			}
 		}
 		io.Copy(up, down)
 		closeWrite(up)

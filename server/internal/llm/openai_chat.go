@@ -214,7 +214,9 @@ func (o *OpenAI) chatAttempt(ctx context.Context, body []byte, onDelta func(Delt
 		if a.Timings != nil {
 			res.timings = a.Timings
 		}
-		for _, c := range a.Choices {
+		if len(a.Choices) > 0 {
+			// icm asks for one choice.
+			c := a.Choices[0]
 			m := c.Message
 			if m == nil {
 				m = c.Delta
@@ -225,7 +227,6 @@ func (o *OpenAI) chatAttempt(ctx context.Context, body []byte, onDelta func(Delt
 			if c.FinishReason != nil && *c.FinishReason != "" {
 				res.finish = *c.FinishReason
 			}
-			break // icm asks for one choice
 		}
 		return nil
 	})

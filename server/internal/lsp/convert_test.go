@@ -55,7 +55,7 @@ func TestToRangeNeverFails(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got := toRange(m, tt.r)
-		if uint32(got.Start.Line) != tt.line || uint32(got.Start.Character) != tt.col || uint32(got.End.Line) != tt.eline || uint32(got.End.Character) != tt.ecol {
+		if got.Start.Line != tt.line || got.Start.Character != tt.col || got.End.Line != tt.eline || got.End.Character != tt.ecol {
 			t.Errorf("toRange(%+v) = %+v", tt.r, got)
 		}
 	}

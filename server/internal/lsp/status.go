@@ -134,7 +134,7 @@ func (s *Server) refreshLenses(ctx context.Context) {
 	}) {
 		return
 	}
-	if err := s.call(ctx, string(protocol.ServerWorkspaceCodeLensRefresh), nil, nil); err != nil {
+	if err := s.call(ctx, protocol.ServerWorkspaceCodeLensRefresh, nil, nil); err != nil {
 		s.log.Info("the client did not refresh code lenses", "err", err)
 	}
 }

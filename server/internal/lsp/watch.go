@@ -27,7 +27,7 @@ func (s *Server) registerWatchers(ctx context.Context) {
 	}
 	params := protocol.RegistrationParams{Registrations: []protocol.Registration{{
 		ID:              "icm-watch",
-		Method:          string(protocol.MethodWorkspaceDidChangeWatchedFiles),
+		Method:          protocol.MethodWorkspaceDidChangeWatchedFiles,
 		RegisterOptions: protocol.DidChangeWatchedFilesRegistrationOptions{Watchers: []protocol.FileSystemWatcher{{GlobPattern: "**/*"}}},
 	}}}
 	if err := s.call(ctx, "client/registerCapability", params, nil); err != nil {

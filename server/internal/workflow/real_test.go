@@ -78,7 +78,7 @@ func TestRealOllamaStages(t *testing.T) {
 		t.Logf("01-scope against the real server: %d prompt tokens, %d output tokens, %s", s.Prompt, s.Output, s.Duration)
 	})
 
-	run := func(t *testing.T, input string, opts ...llm.OllamaOption) (error, int64) {
+	run := func(t *testing.T, input string, opts ...llm.OllamaOption) (int64, error) {
 		dir := wstest.Copy(t, "course-research")
 		if err := os.WriteFile(filepath.Join(dir, "pipeline/01-scope/input.md"), []byte(input), 0o644); err != nil {
 			t.Fatal(err)
@@ -96,12 +96,12 @@ func TestRealOllamaStages(t *testing.T) {
 		if _, serr := os.Stat(filepath.Join(dir, "pipeline/01-scope/output/objectives.md")); serr == nil {
 			t.Error("an output was saved from a prompt that did not fit")
 		}
-		return err, counter.n.Load()
+		return counter.n.Load(), err
 	}
 	prose := strings.Repeat("The learner installs the server, pulls a small model and calls it from a short script. ", 100)
 
 	t.Run("a context larger than the window is refused before the call", func(t *testing.T) {
-		err, chats := run(t, prose)
+		chats, err := run(t, prose)
 		if llm.KindOf(err) != llm.KindPromptTooLong || chats != 0 {
 			t.Fatalf("kind %v after %d chat requests: %v", llm.KindOf(err), chats, err)
 		}
@@ -113,7 +113,7 @@ func TestRealOllamaStages(t *testing.T) {
 	t.Run("an estimate that fits but a real count that does not fails as truncated", func(t *testing.T) {
 		// The word-based estimator thinks the prompt is a quarter of what a
 		// byte-level vocabulary makes of it.
-		err, chats := run(t, prose[:len(prose)/2], llm.WithEstimator(tokens.Default))
+		chats, err := run(t, prose[:len(prose)/2], llm.WithEstimator(tokens.Default))
 		if llm.KindOf(err) != llm.KindTruncated || chats == 0 {
 			t.Fatalf("kind %v after %d chat requests: %v", llm.KindOf(err), chats, err)
 		}

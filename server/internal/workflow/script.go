@@ -11,6 +11,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 // maxScriptOutput caps what a script may print into the trace.
@@ -19,7 +22,69 @@ const maxScriptOutput = 64 << 10
 // script runs a ## Script stage: `sh -c` in the stage folder with
 // ICM_WORKSPACE, ICM_STAGE and ICM_OUTPUT set, killed with its whole
 // process group when the timeout passes or the run is cancelled.
+//
+// ICM_OUTPUT is a staging folder, not output/: what the script writes is
+// moved into output/ file by file with atomic renames only once it has
+// succeeded, so a script killed halfway (or one that fails) never leaves a
+// half-written output behind.
 func (r *run) script(ctx context.Context) error {
+	staging := filepath.Join(r.st.Dir, state.StateDir, "staging")
+	if err := os.RemoveAll(staging); err != nil {
+		return fmt.Errorf("unable to clear %s: %w", staging, err)
+	}
+	if err := os.MkdirAll(staging, 0o755); err != nil {
+		return fmt.Errorf("unable to create %s: %w", staging, err)
+	}
+	defer os.RemoveAll(staging)
+	if err := r.runScript(ctx, staging); err != nil {
+		return err
+	}
+	return promote(staging, filepath.Join(r.st.Dir, workspace.OutputDir))
+}
+
+// promote moves every file under staging to the same place under out,
+// each with a synced atomic rename, then syncs the folders it touched.
+func promote(staging, out string) error {
+	dirs := map[string]bool{}
+	err := filepath.WalkDir(staging, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(staging, p)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(out, rel)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		if f, err := os.Open(p); err == nil {
+			serr := f.Sync()
+			f.Close()
+			if serr != nil {
+				return serr
+			}
+		}
+		if err := os.Rename(p, dst); err != nil {
+			return err
+		}
+		dirs[filepath.Dir(dst)] = true
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("unable to move the script's outputs into %s: %w", out, err)
+	}
+	for d := range dirs {
+		if f, err := os.Open(d); err == nil {
+			_ = f.Sync()
+			f.Close()
+		}
+	}
+	return nil
+}
+
+// runScript runs the command with ICM_OUTPUT set to outDir.
+func (r *run) runScript(ctx context.Context, outDir string) error {
 	e, st := r.e, r.st
 	timeout := e.ws.Config.Workflow.ScriptTimeout.Duration
 	if s := r.c.Script.TimeoutSeconds; s > 0 {
@@ -28,9 +93,8 @@ func (r *run) script(ctx context.Context) error {
 	if timeout <= 0 {
 		timeout = time.Minute
 	}
-	outDir := filepath.Join(st.Dir, "output")
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return fmt.Errorf("unable to create %s: %w", outDir, err)
+	if err := os.MkdirAll(filepath.Join(st.Dir, workspace.OutputDir), 0o755); err != nil {
+		return fmt.Errorf("unable to create %s: %w", filepath.Join(st.Dir, workspace.OutputDir), err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

@@ -37,7 +37,7 @@ func (r *Reader) Extract(ctx context.Context, p *Page, schema map[string]any) (m
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	first, failed := firstErr(errs)
+	failed, first := firstErr(errs)
 	if failed == len(chunks) {
 		return nil, first
 	}

@@ -121,8 +121,8 @@ func (r *Reader) each(ctx context.Context, n int, fn func(ctx context.Context, i
 	return errs
 }
 
-// firstErr returns the first non-nil error and how many there were.
-func firstErr(errs []error) (error, int) {
+// firstErr returns how many errors there were and the first of them.
+func firstErr(errs []error) (int, error) {
 	var first error
 	n := 0
 	for _, e := range errs {
@@ -133,7 +133,7 @@ func firstErr(errs []error) (error, int) {
 			}
 		}
 	}
-	return first, n
+	return n, first
 }
 
 // Fingerprint names the settings that shape an answer (model, chunking),

@@ -25,7 +25,7 @@ func (r *Reader) Summarize(ctx context.Context, p *Page, question string) (strin
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	first, failed := firstErr(errs)
+	failed, first := firstErr(errs)
 	if failed == len(chunks) {
 		return "", first
 	}
@@ -74,7 +74,7 @@ func (r *Reader) reduce(ctx context.Context, url, question string, notes []strin
 			merged[i] = out
 			return err
 		})
-		if err, _ := firstErr(errs); err != nil {
+		if _, err := firstErr(errs); err != nil {
 			return "", err
 		}
 		if len(merged) >= len(notes) {

@@ -53,7 +53,7 @@ func (s *Server) handleShow(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, &req) {
 		return
 	}
-	name := cmp.Or(req.Model, req.Name)
+	name := cmp.Or(req.Model, req.Name) //nolint:staticcheck // clients still send the deprecated name, and Ollama accepts it
 	if name == "" {
 		writeError(w, http.StatusBadRequest, "model is required")
 		return
@@ -141,7 +141,7 @@ func (s *Server) handlePull(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, &req) {
 		return
 	}
-	name := cmp.Or(req.Model, req.Name)
+	name := cmp.Or(req.Model, req.Name) //nolint:staticcheck // clients still send the deprecated name, and Ollama accepts it
 	if strings.TrimSpace(name) == "" {
 		writeError(w, http.StatusBadRequest, "invalid model name")
 		return
