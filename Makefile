@@ -6,7 +6,7 @@ BIN := bin/icm
 CACHE_DIR ?= $(HOME)/.cache/icm-dev
 export CACHE_DIR
 
-.PHONY: help build test run vet bench fuzz clean ollama-test-server ollama-server-build mcp-inspector scripted-ollama \
+.PHONY: help build test run vet lint bench fuzz clean ollama-test-server ollama-server-build mcp-inspector scripted-ollama \
 	extension test-extension vsix e2e-deps e2e
 
 help: ## list the targets
@@ -34,6 +34,16 @@ fuzz: ## run each fuzz target for FUZZTIME (seed corpora live in testdata/fuzz)
 	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
 	  done; \
 	done
+
+GOLANGCI_VERSION := v2.15.0
+GOLANGCI := $(CACHE_DIR)/bin/golangci-lint-$(GOLANGCI_VERSION)
+$(GOLANGCI):
+	mkdir -p $(CACHE_DIR)/bin
+	GOBIN=$(CACHE_DIR)/bin $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION)
+	mv $(CACHE_DIR)/bin/golangci-lint $@
+
+lint: $(GOLANGCI) ## golangci-lint with .golangci.yml (installed into CACHE_DIR once)
+	$(GOLANGCI) run ./...
 
 bench: ## benchmarks (figures, not gates)
 	$(GO) test -run '^$$' -bench . -benchmem ./...
