@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -18,29 +17,11 @@ import (
 // rejects an answer to a prompt the server cut (after one try with a
 // larger window when the model allows it).
 func (o *Ollama) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, error) {
-	model := req.Model
-	if model == "" {
-		model = o.model
-	}
-	if model == "" {
-		return nil, &Error{Kind: KindBadRequest, Stage: req.Stage, Msg: "no model named", Hint: "set [model] name in config.toml"}
-	}
-	if len(req.Messages) == 0 {
-		return nil, &Error{Kind: KindBadRequest, Stage: req.Stage, Model: model, Msg: "no messages to send"}
-	}
-	if o.callTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.callTimeout)
-		defer cancel()
-	}
-	info, err := o.Show(ctx, model)
+	ctx, cancel, model, info, err := begin(ctx, req, o.model, o.callTimeout, o.Show)
 	if err != nil {
-		var e *Error
-		if errors.As(err, &e) && e.Stage == "" {
-			e.Stage = req.Stage
-		}
 		return nil, err
 	}
+	defer cancel()
 	apiTools, err := toAPITools(req.Tools)
 	if err != nil {
 		return nil, &Error{Kind: KindBadRequest, Stage: req.Stage, Model: model, Msg: err.Error(),

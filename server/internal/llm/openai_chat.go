@@ -3,7 +3,6 @@ package llm
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -18,29 +17,11 @@ import (
 // cut. The window cannot be changed per call on this API, so a prompt that
 // does not fit is an error, never a larger window.
 func (o *OpenAI) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, error) {
-	model := req.Model
-	if model == "" {
-		model = o.model
-	}
-	if model == "" {
-		return nil, &Error{Kind: KindBadRequest, Stage: req.Stage, Msg: "no model named", Hint: "set [model] name in config.toml"}
-	}
-	if len(req.Messages) == 0 {
-		return nil, &Error{Kind: KindBadRequest, Stage: req.Stage, Model: model, Msg: "no messages to send"}
-	}
-	if o.callTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.callTimeout)
-		defer cancel()
-	}
-	info, err := o.Show(ctx, model)
+	ctx, cancel, model, info, err := begin(ctx, req, o.model, o.callTimeout, o.Show)
 	if err != nil {
-		var e *Error
-		if errors.As(err, &e) && e.Stage == "" {
-			e.Stage = req.Stage
-		}
 		return nil, err
 	}
+	defer cancel()
 	tools, err := toOATools(req.Tools)
 	if err != nil {
 		return nil, &Error{Kind: KindBadRequest, Stage: req.Stage, Model: model, Msg: err.Error(),
