@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -19,27 +18,15 @@ func FetchSnippet(pages PageLoader, chars int) (mcp.Tool, server.ToolHandlerFunc
 	if chars <= 0 {
 		chars = DefaultSnippetChars
 	}
-	tool := mcp.NewTool("fetch_snippet",
-		mcp.WithDescription(fmt.Sprintf(`Read the beginning of a web page (about %d characters of its main text, as Markdown). Use it first, to check what a page is about, or when the answer is likely near the top. It does NOT show the whole page: to learn what a long page says use summarize, and to pull specific facts out of it use extract.`, chars)),
-		mcp.WithString("url", mcp.Required(), mcp.Description("Full address of the page, starting with http:// or https:// (for example a URL from a search result).")),
-		mcp.WithReadOnlyHintAnnotation(true),
-		mcp.WithDestructiveHintAnnotation(false),
-		mcp.WithOpenWorldHintAnnotation(true),
-	)
-	return tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		url, bad := urlArg(req)
-		if bad != nil {
-			return bad, nil
-		}
-		p, err := pages.Load(ctx, url)
-		if err != nil {
-			return toolError(url, err), nil
-		}
-		if strings.TrimSpace(p.Markdown) == "" {
-			return mcp.NewToolResultText(header(p) + "The page has no readable text (it may need a browser to run its scripts)."), nil
-		}
-		return mcp.NewToolResultText(header(p) + snippet(p.Markdown, chars)), nil
-	}
+	return pageTool(pages, "fetch_snippet",
+		fmt.Sprintf(`Read the beginning of a web page (about %d characters of its main text, as Markdown). Use it first, to check what a page is about, or when the answer is likely near the top. It does NOT show the whole page: to learn what a long page says use summarize, and to pull specific facts out of it use extract.`, chars),
+		"Full address of the page, starting with http:// or https:// (for example a URL from a search result).",
+		func(p *Page) string {
+			if strings.TrimSpace(p.Markdown) == "" {
+				return "The page has no readable text (it may need a browser to run its scripts)."
+			}
+			return snippet(p.Markdown, chars)
+		})
 }
 
 // snippet cuts md to about n characters at a paragraph, line or word

@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -11,24 +10,10 @@ import (
 
 // FetchStructure returns the fetch_structure tool: a page's outline.
 func FetchStructure(pages PageLoader) (mcp.Tool, server.ToolHandlerFunc) {
-	tool := mcp.NewTool("fetch_structure",
-		mcp.WithDescription(`Show the outline of a web page: its headings (h1 to h6), indented by level. Use it to see what a long page covers and whether the section you need is there, before reading it with summarize (give the section as the question) or extract.`),
-		mcp.WithString("url", mcp.Required(), mcp.Description("Full address of the page, starting with http:// or https://.")),
-		mcp.WithReadOnlyHintAnnotation(true),
-		mcp.WithDestructiveHintAnnotation(false),
-		mcp.WithOpenWorldHintAnnotation(true),
-	)
-	return tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		url, bad := urlArg(req)
-		if bad != nil {
-			return bad, nil
-		}
-		p, err := pages.Load(ctx, url)
-		if err != nil {
-			return toolError(url, err), nil
-		}
-		return mcp.NewToolResultText(header(p) + formatOutline(p.Headings)), nil
-	}
+	return pageTool(pages, "fetch_structure",
+		`Show the outline of a web page: its headings (h1 to h6), indented by level. Use it to see what a long page covers and whether the section you need is there, before reading it with summarize (give the section as the question) or extract.`,
+		"Full address of the page, starting with http:// or https://.",
+		func(p *Page) string { return formatOutline(p.Headings) })
 }
 
 func formatOutline(hs []Heading) string {

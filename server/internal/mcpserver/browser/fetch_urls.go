@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -14,24 +13,10 @@ const maxLinks = 300
 
 // FetchURLs returns the fetch_urls tool: the links of a page.
 func FetchURLs(pages PageLoader) (mcp.Tool, server.ToolHandlerFunc) {
-	tool := mcp.NewTool("fetch_urls",
-		mcp.WithDescription(`List the links on a web page (label and full URL), once each, in page order. Use it to find the next page to read: a chapter of a manual, a related article, the next page of results. It does not show the page's text; read a chosen link with fetch_snippet or summarize.`),
-		mcp.WithString("url", mcp.Required(), mcp.Description("Full address of the page whose links to list, starting with http:// or https://.")),
-		mcp.WithReadOnlyHintAnnotation(true),
-		mcp.WithDestructiveHintAnnotation(false),
-		mcp.WithOpenWorldHintAnnotation(true),
-	)
-	return tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		url, bad := urlArg(req)
-		if bad != nil {
-			return bad, nil
-		}
-		p, err := pages.Load(ctx, url)
-		if err != nil {
-			return toolError(url, err), nil
-		}
-		return mcp.NewToolResultText(header(p) + formatLinks(p.Links)), nil
-	}
+	return pageTool(pages, "fetch_urls",
+		`List the links on a web page (label and full URL), once each, in page order. Use it to find the next page to read: a chapter of a manual, a related article, the next page of results. It does not show the page's text; read a chosen link with fetch_snippet or summarize.`,
+		"Full address of the page whose links to list, starting with http:// or https://.",
+		func(p *Page) string { return formatLinks(p.Links) })
 }
 
 func formatLinks(links []Link) string {
