@@ -12,16 +12,10 @@ import (
 // definition jumps from an input, output or For each path to the file
 // (to the named heading when the input is section-scoped).
 func (s *Server) definition(gctx *glsp.Context, p *protocol.DefinitionParams) (any, error) {
-	dc, ok, err := s.contextOf(p.TextDocument.URI)
-	if err != nil || !ok || dc.c == nil {
+	dc, t, ok, err := s.targetAt(p.TextDocument.URI, p.Position)
+	if err != nil || !ok {
 		return nil, err
 	}
-	m := dc.doc.Mapper()
-	off, err := m.Offset(fromPosition(p.Position))
-	if err != nil {
-		return nil, err
-	}
-	t := locate(dc.c, m, off)
 	var rel string
 	var scope *contract.Scope
 	switch t.kind {

@@ -23,16 +23,10 @@ const previewLines = 12
 
 func (s *Server) hover(gctx *glsp.Context, p *protocol.HoverParams) (*protocol.Hover, error) {
 	ctx := s.ctxOf(gctx)
-	dc, ok, err := s.contextOf(p.TextDocument.URI)
-	if err != nil || !ok || dc.c == nil {
+	dc, t, ok, err := s.targetAt(p.TextDocument.URI, p.Position)
+	if err != nil || !ok {
 		return nil, err
 	}
-	m := dc.doc.Mapper()
-	off, err := m.Offset(fromPosition(p.Position))
-	if err != nil {
-		return nil, err
-	}
-	t := locate(dc.c, m, off)
 	var text string
 	switch t.kind {
 	case onTitle:
@@ -64,7 +58,7 @@ func (s *Server) hover(gctx *glsp.Context, p *protocol.HoverParams) (*protocol.H
 	if text == "" {
 		return nil, nil
 	}
-	r := toRange(m, t.rng)
+	r := toRange(dc.doc.Mapper(), t.rng)
 	return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: text}, Range: &r}, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/document"
 	"github.com/icm-tool/icm/server/internal/workspace"
+	protocol "github.com/tliron/glsp/protocol_3_16"
 )
 
 // docContext is an open document placed in its workspace: the workspace,
@@ -66,6 +67,21 @@ type target struct {
 
 // locate finds the element of c at byte offset off. Lines count whole: a
 // position anywhere on an input's line is on that input.
+// targetAt finds the open contract behind uri and what pos points at in
+// it; ok is false when uri is not a contract icm knows.
+func (s *Server) targetAt(uri string, pos protocol.Position) (*docContext, target, bool, error) {
+	dc, ok, err := s.contextOf(uri)
+	if err != nil || !ok || dc.c == nil {
+		return nil, target{}, false, err
+	}
+	m := dc.doc.Mapper()
+	off, err := m.Offset(fromPosition(pos))
+	if err != nil {
+		return nil, target{}, false, err
+	}
+	return dc, locate(dc.c, m, off), true, nil
+}
+
 func locate(c *contract.Contract, m *document.Mapper, off int) target {
 	line := func(r document.Range) document.Range {
 		p, err := m.Position(r.Start)
