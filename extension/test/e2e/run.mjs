@@ -322,7 +322,9 @@ test('the extension in VS Code', async (t) => {
     await row.hover();
     await row.locator('.action-label[aria-label="Approve Stage"]').click();
     await page.locator('[role="treeitem"][aria-label^="01-scope, approved"]').waitFor();
-    await page.locator('.statusbar-item', { hasText: '02-research ready to run' }).waitFor();
+    // 02-research is next, and the error seeded into its contract (an input
+    // that does not exist) means it cannot run: the status bar says so.
+    await page.locator('.statusbar-item', { hasText: '02-research has errors' }).waitFor();
     await page.mouse.move(700, 300);
     await screenshot('approved');
   });
