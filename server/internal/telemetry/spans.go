@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -45,6 +46,20 @@ const (
 type open struct {
 	ctx  context.Context
 	span trace.Span
+	// start is when the span began; a call inside it cannot start earlier.
+	start time.Time
+}
+
+// startIn is when a call that ended at end after d began, kept inside its
+// parent: a call's duration is measured by another clock than the event
+// times (the model server's, the tool session's), and a few microseconds
+// of difference must not put a child before its parent.
+func startIn(parent *open, end time.Time, d time.Duration) time.Time {
+	start := end.Add(-d)
+	if start.Before(parent.start) {
+		return parent.start
+	}
+	return start
 }
 
 type itemKey struct {
@@ -108,7 +123,7 @@ func (t *tracker) runSpan(ev workflow.Event) *open {
 	}
 	ctx, span := t.tracer.Start(context.Background(), "icm run", trace.WithTimestamp(ev.Time), trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(attrRunID.String(ev.RunID), attrWorkspace.String(t.info.Workspace)))
-	t.run = &open{ctx: ctx, span: span}
+	t.run = &open{ctx: ctx, span: span, start: ev.Time}
 	return t.run
 }
 
@@ -131,14 +146,14 @@ func (t *tracker) stageStart(ev workflow.Event) {
 		attrs = append(attrs, t.provider()...)
 	}
 	ctx, span := t.tracer.Start(parent.ctx, name, trace.WithTimestamp(ev.Time), trace.WithAttributes(attrs...))
-	t.stages[ev.Stage] = &open{ctx: ctx, span: span}
+	t.stages[ev.Stage] = &open{ctx: ctx, span: span, start: ev.Time}
 }
 
 func (t *tracker) itemStart(ev workflow.Event) {
 	parent := t.stageSpan(ev)
 	ctx, span := t.tracer.Start(parent.ctx, fmt.Sprintf("item %d/%d %s", ev.Index, ev.Count, ev.Item), trace.WithTimestamp(ev.Time),
 		trace.WithAttributes(attrStage.String(ev.Stage), attrItemTitle.String(ev.Item), attrItemIndex.Int(ev.Index), attrItemCount.Int(ev.Count)))
-	t.items[itemKey{ev.Stage, ev.Index}] = &open{ctx: ctx, span: span}
+	t.items[itemKey{ev.Stage, ev.Index}] = &open{ctx: ctx, span: span, start: ev.Time}
 }
 
 // parentOf is where a model or tool call belongs: its item, else its stage.
@@ -182,8 +197,9 @@ func (t *tracker) modelCall(ev workflow.Event) {
 		}
 	}
 	attrs = append(attrs, serverAttrs(m.Server)...)
-	start := ev.Time.Add(-m.Duration)
-	_, span := t.tracer.Start(t.parentOf(ev).ctx, "chat "+m.Model, trace.WithTimestamp(start), trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+	parent := t.parentOf(ev)
+	start := startIn(parent, ev.Time, m.Duration)
+	_, span := t.tracer.Start(parent.ctx, "chat "+m.Model, trace.WithTimestamp(start), trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
 	if m.Err != "" {
 		span.SetAttributes(semconv.ErrorTypeOther)
 		span.SetStatus(codes.Error, m.Err)
@@ -219,8 +235,9 @@ func (t *tracker) toolCall(ev workflow.Event) {
 	if tc.Server != "" {
 		attrs = append(attrs, attrToolServer.String(tc.Server), attrToolTool.String(tc.Tool))
 	}
-	start := ev.Time.Add(-tc.Duration)
-	_, span := t.tracer.Start(t.parentOf(ev).ctx, "execute_tool "+tc.Name, trace.WithTimestamp(start), trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
+	parent := t.parentOf(ev)
+	start := startIn(parent, ev.Time, tc.Duration)
+	_, span := t.tracer.Start(parent.ctx, "execute_tool "+tc.Name, trace.WithTimestamp(start), trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
 	switch {
 	case tc.Err != "":
 		span.SetAttributes(semconv.ErrorTypeOther)

@@ -89,7 +89,7 @@ func (lookupTools) Tools() []llm.Tool {
 }
 
 func (lookupTools) Call(ctx context.Context, name string, args map[string]any) (agent.ToolResult, error) {
-	return agent.ToolResult{Text: "The sky is blue.", Server: "lookup", Tool: "find", Duration: 3 * time.Millisecond}, nil
+	return agent.ToolResult{Text: "The sky is blue.", Server: "lookup", Tool: "find"}, nil // the loop measures the duration
 }
 
 func (lookupTools) Close() error { return nil }

@@ -3,6 +3,7 @@ package ollamatest
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 )
@@ -113,7 +114,10 @@ func (e *Engine) RequestsTo(path string) []Record {
 	return out
 }
 
-// ChatRequests returns the decoded chat calls in arrival order.
+// ChatRequests returns the decoded chat calls in the order they were
+// numbered (Seq). Records are kept in the order connections arrived, and
+// two calls arriving together may be decoded the other way round, so the
+// list is sorted by Seq.
 func (e *Engine) ChatRequests() []*Request {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -123,6 +127,7 @@ func (e *Engine) ChatRequests() []*Request {
 			out = append(out, r.Chat)
 		}
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
 	return out
 }
 
