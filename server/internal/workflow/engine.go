@@ -14,6 +14,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/agent"
@@ -63,7 +64,8 @@ type Options struct {
 	// Self is the icm binary Script stages can call as $ICM_BIN; "" means
 	// this executable.
 	Self string
-	// Progress receives every event as it happens.
+	// Progress receives every event as it happens, one at a time (never
+	// concurrently, even while For each items run in parallel).
 	Progress func(Event)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
@@ -75,6 +77,10 @@ type Engine struct {
 	opts  Options
 	runID string
 	trace *trace
+	// emitMu serialises events: For each items run concurrently, and
+	// observers (the printer, the editor's progress, telemetry) then see
+	// one event at a time, in the order they were stamped.
+	emitMu sync.Mutex
 }
 
 // StageResult is what one stage run did.
@@ -136,6 +142,8 @@ func NewRunID(t time.Time) string {
 }
 
 func (e *Engine) emit(ev Event) {
+	e.emitMu.Lock()
+	defer e.emitMu.Unlock()
 	ev.RunID = e.runID
 	if ev.Time.IsZero() {
 		ev.Time = e.opts.Now()
