@@ -325,6 +325,9 @@ test('the extension in VS Code', async (t) => {
     // 02-research is next, and the error seeded into its contract (an input
     // that does not exist) means it cannot run: the status bar says so.
     await page.locator('.statusbar-item', { hasText: '02-research has errors' }).waitFor();
+    // The contract's code lens follows: the server asks the editor to
+    // refresh lenses after every status change.
+    await page.locator('.codelens-decoration', { hasText: 'approved' }).first().waitFor();
     await page.mouse.move(700, 300);
     await screenshot('approved');
   });

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
@@ -48,12 +49,19 @@ func (s *Server) codeLenses(gctx *glsp.Context, p *protocol.CodeLensParams) ([]p
 	if sr := a.stageOfContract(dc.doc.Path); sr != nil && sr.Context != nil {
 		out = append(out, lens(fmt.Sprintf("~%d tokens", sr.Context.Total), cmdProbe))
 	}
-	title := status
-	if reason != "" {
-		title += ": " + reason
-	}
-	out = append(out, lens(title, cmdStatus))
+	out = append(out, lens(stateTitle(status, reason), cmdStatus))
 	return out, nil
+}
+
+// stateTitle is the state lens: the state in words, and the reason when it
+// says more than the state does ("stale: changed since the last run: ...").
+func stateTitle(status, reason string) string {
+	title := strings.ReplaceAll(status, "-", " ")
+	switch reason {
+	case "", "approved", "output approved", "output awaiting review", status:
+		return title
+	}
+	return title + ": " + reason
 }
 
 // stageState derives one stage's state from disk, as `icm status` does.

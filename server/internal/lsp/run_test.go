@@ -102,7 +102,7 @@ func TestRunStageFromTheEditor(t *testing.T) {
 	if err := s.TextDocumentCall("textDocument/codeLens", scope, nil, &ls); err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(titles(ls), " | "); !strings.Contains(got, "✓ Approve") || !strings.Contains(got, "awaiting-review") {
+	if got := strings.Join(titles(ls), " | "); !strings.Contains(got, "✓ Approve") || !strings.HasSuffix(got, "| awaiting review") {
 		t.Errorf("lenses after the run = %q", got)
 	}
 	if _, err := s.ExecuteCommand("icm.approveStage", map[string]any{"workspace": s.dir, "stage": "01-scope"}); err != nil {
