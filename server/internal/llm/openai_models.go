@@ -29,24 +29,11 @@ type oaModelList struct {
 // model (llama-server answers to any name), is not an error: the window
 // is then unknown unless configured. Asked once per model.
 func (o *OpenAI) Show(ctx context.Context, model string) (*ModelInfo, error) {
-	if model == "" {
-		model = o.model
-	}
-	if model == "" {
-		return nil, &Error{Kind: KindBadRequest, Msg: "no model named", Hint: "set [model] name in config.toml"}
-	}
-	e := o.models.entry(model)
-	select {
-	case e.fetch <- struct{}{}:
-	case <-ctx.Done():
-		return nil, &Error{Kind: KindOther, Model: model, Msg: "the call was cancelled", Err: ctx.Err()}
-	}
-	defer func() { <-e.fetch }()
-	if info := o.models.info(e); info != nil {
-		return info.clone(), nil
-	}
-	info := &ModelInfo{Name: model, ContextLength: o.contextLength}
-	if info.ContextLength == 0 {
+	return o.models.show(ctx, model, o.model, func(model string) (*ModelInfo, error) {
+		info := &ModelInfo{Name: model, ContextLength: o.contextLength}
+		if info.ContextLength != 0 {
+			return info, nil
+		}
 		var list oaModelList
 		r := o.newRetrier()
 		f := r.run(ctx, func() *failure {
@@ -63,12 +50,10 @@ func (o *OpenAI) Show(ctx context.Context, model string) (*ModelInfo, error) {
 		case f.status == http.StatusNotFound || f.status == http.StatusMethodNotAllowed:
 			// No model list on this server; the window stays unknown.
 		default:
-			e := f.toError("", model, r.attempts, r.elapsed())
-			return nil, e
+			return nil, f.toError("", model, r.attempts, r.elapsed())
 		}
-	}
-	o.models.setInfo(e, info)
-	return info.clone(), nil
+		return info, nil
+	})
 }
 
 // windowFromList finds the model's window in a model list; when the list

@@ -52,6 +52,35 @@ func (c *modelCache) setInfo(e *modelEntry, info *ModelInfo) {
 	e.info = info
 }
 
+// show is what every backend's Show does around asking its server: it
+// picks the model (the given one, else def), lets one caller per model ask
+// at a time (waiting honours ctx), answers from the cache when a call has
+// already succeeded, and caches fetch's answer. A failure is not cached.
+func (c *modelCache) show(ctx context.Context, model, def string, fetch func(model string) (*ModelInfo, error)) (*ModelInfo, error) {
+	if model == "" {
+		model = def
+	}
+	if model == "" {
+		return nil, &Error{Kind: KindBadRequest, Msg: "no model named", Hint: "set [model] name in config.toml"}
+	}
+	e := c.entry(model)
+	select {
+	case e.fetch <- struct{}{}:
+	case <-ctx.Done():
+		return nil, &Error{Kind: KindOther, Model: model, Msg: "the call was cancelled", Err: ctx.Err()}
+	}
+	defer func() { <-e.fetch }()
+	if info := c.info(e); info != nil {
+		return info.clone(), nil
+	}
+	info, err := fetch(model)
+	if err != nil {
+		return nil, err
+	}
+	c.setInfo(e, info)
+	return info.clone(), nil
+}
+
 // window returns the largest window used so far for the model.
 func (c *modelCache) window(model string) int {
 	e := c.entry(model)
@@ -78,42 +107,26 @@ func (c *modelCache) forget(model string) {
 // Show returns what the server says about model, asking once per model
 // for the life of the client.
 func (o *Ollama) Show(ctx context.Context, model string) (*ModelInfo, error) {
-	if model == "" {
-		model = o.model
-	}
-	if model == "" {
-		return nil, &Error{Kind: KindBadRequest, Msg: "no model named", Hint: "set [model] name in config.toml"}
-	}
-	e := o.models.entry(model)
-	select {
-	case e.fetch <- struct{}{}:
-	case <-ctx.Done():
-		return nil, &Error{Kind: KindOther, Model: model, Msg: "the call was cancelled", Err: ctx.Err()}
-	}
-	defer func() { <-e.fetch }()
-	if info := o.models.info(e); info != nil {
-		return info.clone(), nil
-	}
-	body, err := json.Marshal(api.ShowRequest{Model: model})
-	if err != nil {
-		return nil, &Error{Kind: KindOther, Model: model, Msg: "unable to encode the show request", Err: err}
-	}
-	var sr api.ShowResponse
-	r := o.newRetrier()
-	f := r.run(ctx, func() *failure {
-		return o.exchange(ctx, "/api/show", body, false, func(raw []byte) *failure {
-			if err := json.Unmarshal(raw, &sr); err != nil {
-				return &failure{kind: KindOther, msg: "unable to read the server's model details", err: err}
-			}
-			return nil
+	return o.models.show(ctx, model, o.model, func(model string) (*ModelInfo, error) {
+		body, err := json.Marshal(api.ShowRequest{Model: model})
+		if err != nil {
+			return nil, &Error{Kind: KindOther, Model: model, Msg: "unable to encode the show request", Err: err}
+		}
+		var sr api.ShowResponse
+		r := o.newRetrier()
+		f := r.run(ctx, func() *failure {
+			return o.exchange(ctx, "/api/show", body, false, func(raw []byte) *failure {
+				if err := json.Unmarshal(raw, &sr); err != nil {
+					return &failure{kind: KindOther, msg: "unable to read the server's model details", err: err}
+				}
+				return nil
+			})
 		})
+		if f != nil {
+			return nil, f.toError("", model, r.attempts, r.elapsed())
+		}
+		return modelInfoFrom(model, &sr), nil
 	})
-	if f != nil {
-		return nil, f.toError("", model, r.attempts, r.elapsed())
-	}
-	info := modelInfoFrom(model, &sr)
-	o.models.setInfo(e, info)
-	return info.clone(), nil
 }
 
 func (m *ModelInfo) clone() *ModelInfo {
