@@ -1,11 +1,9 @@
 package lsp_test
 
 import (
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
+
+	"github.com/icm-tool/icm/server/internal/testutil/gobin"
 
 	"github.com/icm-tool/icm/server/internal/lsp/lsptest"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
@@ -17,22 +15,7 @@ import (
 var icmBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "icm-lsp-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	icmBin = filepath.Join(dir, "icm")
-	build := exec.Command("go", "build", "-o", icmBin, "github.com/icm-tool/icm/server/cmd/icm")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintf(os.Stderr, "unable to build icm: %v\n", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	gobin.Main(m, map[*string]string{&icmBin: "github.com/icm-tool/icm/server/cmd/icm"})
 }
 
 // session opens a copy of course-research in a fresh server whose model

@@ -3,36 +3,21 @@
 package tools
 
 import (
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/icm-tool/icm/server/internal/testutil/gobin"
 )
 
 // fixtureBin is the test MCP server, built once for the test binary.
 var fixtureBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "icm-tools-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	fixtureBin = filepath.Join(dir, "mcpfixture")
-	build := exec.Command("go", "build", "-o", fixtureBin, "github.com/icm-tool/icm/server/internal/tools/mcpfixture/cmd/mcpfixture")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintf(os.Stderr, "unable to build the MCP test fixture: %v\n", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	gobin.Main(m, map[*string]string{&fixtureBin: "github.com/icm-tool/icm/server/internal/tools/mcpfixture/cmd/mcpfixture"})
 }
 
 // fixture gives a test its own pid directory, in which every fixture

@@ -1,11 +1,9 @@
 package workflow_test
 
 import (
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
+
+	"github.com/icm-tool/icm/server/internal/testutil/gobin"
 )
 
 // icmBin is the icm binary built once for the tests that run it as a
@@ -14,22 +12,8 @@ import (
 var icmBin, fixtureBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "icm-workflow-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	icmBin = filepath.Join(dir, "icm")
-	fixtureBin = filepath.Join(dir, "mcpfixture")
-	for bin, pkg := range map[string]string{icmBin: "github.com/icm-tool/icm/server/cmd/icm", fixtureBin: "github.com/icm-tool/icm/server/internal/tools/mcpfixture/cmd/mcpfixture"} {
-		cmd := exec.Command("go", "build", "-o", bin, pkg)
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-		if err := cmd.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "unable to build", pkg, "for the tests:", err)
-			os.Exit(2)
-		}
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	gobin.Main(m, map[*string]string{
+		&icmBin:     "github.com/icm-tool/icm/server/cmd/icm",
+		&fixtureBin: "github.com/icm-tool/icm/server/internal/tools/mcpfixture/cmd/mcpfixture",
+	})
 }
