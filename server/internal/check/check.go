@@ -33,6 +33,10 @@ type Options struct {
 	// Tools, when set, returns the tools a server offers (ok false when
 	// unknown), so tool names can be checked too.
 	Tools func(server string) (names []string, ok bool)
+	// Files, when set, lists the workspace's files (as ListFiles does) for
+	// suggesting a path in place of a missing one; nil walks the disk, once
+	// per Run. The language server keeps the list between keystrokes.
+	Files func() []string
 }
 
 // Report is the result of checking a workspace.
@@ -380,7 +384,11 @@ func (c *checker) budget(st *workspace.Stage, k *contract.Contract, ctx *assembl
 // suggest returns the workspace file whose path is closest to rel.
 func (c *checker) suggest(rel string) string {
 	if c.files == nil {
-		c.files = listFiles(c.ws.Root)
+		if c.opts.Files != nil {
+			c.files = c.opts.Files()
+		} else {
+			c.files = ListFiles(c.ws.Root)
+		}
 	}
 	best, bestD := "", len(rel)/2+2
 	base := path.Base(rel)
@@ -396,7 +404,9 @@ func (c *checker) suggest(rel string) string {
 	return best
 }
 
-func listFiles(root string) []string {
+// ListFiles lists a workspace's files, relative to root with forward
+// slashes, leaving out dot folders, history/ and node_modules/ (at most 5000).
+func ListFiles(root string) []string {
 	var out []string
 	_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil {

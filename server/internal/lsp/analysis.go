@@ -46,6 +46,8 @@ type wsState struct {
 	winKey  string                      // host+model the window was asked for
 	winDone chan struct{}               // closed when the last window query ended
 
+	files []string // the workspace's files for path suggestions; nil until needed, reset when files come or go
+
 	want     uint64 // counts the requests for analysis (touch)
 	have     uint64 // the value of want when the latest analysis began
 	analyzed bool
@@ -93,6 +95,7 @@ func (st *wsState) touch(reopen bool) {
 	st.want++
 	if reopen {
 		st.ws = nil
+		st.files = nil
 	}
 	st.mu.Unlock()
 	select {
@@ -232,6 +235,16 @@ func (st *wsState) current(ctx context.Context) (*analysis, error) {
 	}
 }
 
+// workspaceFiles returns the cached file list of the workspace.
+func (st *wsState) workspaceFiles() []string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.files == nil {
+		st.files = check.ListFiles(st.root)
+	}
+	return st.files
+}
+
 func (st *wsState) checkOptions(ws *workspace.Workspace) check.Options {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -253,6 +266,10 @@ func (st *wsState) checkOptions(ws *workspace.Workspace) check.Options {
 			names, ok := listed[server]
 			return names, ok
 		},
+		// Walking the workspace for a path suggestion on every keystroke
+		// would put disk reads on the typing path: list once, until a file
+		// is created or deleted.
+		Files: st.workspaceFiles,
 	}
 }
 

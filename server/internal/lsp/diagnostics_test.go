@@ -94,3 +94,29 @@ func TestDiagnosticsFollowAnUpstreamOutput(t *testing.T) {
 	ed.FilesChanged(lsptest.Created, "pipeline/01-scope/output/objectives.md")
 	ed.AwaitDiagnostics(research, "the note goes", func(ds []lsptest.Diagnostic) bool { return !lsptest.HasCode("input-not-yet-produced")(ds) })
 }
+
+// The file list behind "did you mean" is kept between keystrokes and read
+// again when a file is created: the suggestion follows the disk.
+func TestPathSuggestionFollowsNewFiles(t *testing.T) {
+	ed, dir := start(t)
+	ed.Open(scope)
+	ed.AwaitDiagnostics(scope, "clean at first", lsptest.None)
+	ed.Edit(scope, "- Layer 4 (working): input.md", "- Layer 4 (working): glossary-v2.md")
+	suggestion := func(ds []lsptest.Diagnostic) string {
+		for _, d := range ds {
+			if d.Code == "input-missing" {
+				return d.Data["suggest_relative"]
+			}
+		}
+		return "(no finding)"
+	}
+	ds := ed.AwaitDiagnostics(scope, "a missing input", lsptest.HasCode("input-missing"))
+	if got := suggestion(ds); got == "glossary-v1.md" {
+		t.Fatalf("suggested %q before the file existed", got)
+	}
+	writeFile(t, dir, "pipeline/01-scope/glossary-v1.md", "# Terms\n")
+	ed.FilesChanged(lsptest.Created, "pipeline/01-scope/glossary-v1.md")
+	ed.AwaitDiagnostics(scope, "the new file is suggested", func(ds []lsptest.Diagnostic) bool {
+		return suggestion(ds) == "glossary-v1.md"
+	})
+}
