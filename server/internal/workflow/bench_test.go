@@ -19,13 +19,20 @@ import (
 
 // forEachWorkspace is one For each stage over an n-item plan.
 func forEachWorkspace(tb testing.TB, n, parallel int) string {
+	return forEachWorkspaceWith(tb, n, parallel, "")
+}
+
+// forEachWorkspaceWith is forEachWorkspace with more [model] lines
+// (a provider, [[model.servers]] tables).
+func forEachWorkspaceWith(tb testing.TB, n, parallel int, model string) string {
 	tb.Helper()
-	dir := wstest.Write(tb, fmt.Sprintf(`
+	return wstest.Write(tb, fmt.Sprintf(`
 -- CLAUDE.md --
 # Identity
 -- config.toml --
 [model]
 name = "qwen3.5:9b"
+%s
 [workflow]
 parallel = %d
 -- plan.md --
@@ -38,8 +45,7 @@ part in ../../plan.md
 WRITE the part shown below.
 ## Outputs
 - parts.md -> output/
-`, parallel, plan(n)))
-	return dir
+`, model, parallel, plan(n)))
 }
 
 func runOnce(tb testing.TB, dir string, client llm.Client) *workflow.Summary {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
-	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 )
 
 // poolWorkspace is one For each stage over an n-item plan, with its model
@@ -22,28 +21,7 @@ func poolWorkspace(tb testing.TB, n, parallel, slots int, provider string, urls 
 	for _, u := range urls {
 		fmt.Fprintf(&servers, "[[model.servers]]\nurl = %q\nslots = %d\n", u, slots)
 	}
-	return wstest.Write(tb, fmt.Sprintf(`
--- CLAUDE.md --
-# Identity
--- config.toml --
-[model]
-provider = %q
-name = "qwen3.5:9b"
-context_length = 32768
-%s
-[workflow]
-parallel = %d
--- plan.md --
-%s
--- pipeline/01-write/CONTEXT.md --
-# Stage: 01-write
-## For each
-part in ../../plan.md
-## Process
-WRITE the part shown below.
-## Outputs
-- parts.md -> output/
-`, provider, servers.String(), parallel, plan(n)))
+	return forEachWorkspaceWith(tb, n, parallel, fmt.Sprintf("provider = %q\ncontext_length = 32768\n%s", provider, servers.String()))
 }
 
 func poolClient(tb testing.TB, dir string) llm.Client {
