@@ -79,21 +79,6 @@ func (p *parser) model(s markdown.Section) {
 	}
 }
 
-// Verify check names.
-const (
-	CheckNonEmpty       = "non-empty"
-	CheckHeadings       = "headings"
-	CheckMaxWords       = "max-words"
-	CheckMinWords       = "min-words"
-	CheckSources        = "sources"
-	CheckNoPlaceholders = "no-placeholders"
-	CheckJSONSchema     = "json-schema"
-	CheckCodeBlocks     = "code-blocks"
-	CheckRun            = "run"
-)
-
-var countRange = regexp.MustCompile(`^(\d+)?\s*(?:\.\.|-|–)?\s*(\d+)?$`)
-
 func (p *parser) verify(s markdown.Section) {
 	lines := entries(s)
 	if len(lines) == 0 {
@@ -101,56 +86,12 @@ func (p *parser) verify(s markdown.Section) {
 		return
 	}
 	for _, l := range lines {
-		text := strings.Trim(strings.TrimSpace(l.Text), "`")
-		name, arg, _ := strings.Cut(text, " ")
-		arg = strings.TrimSpace(arg)
-		if strings.HasPrefix(strings.ToLower(text), "run:") {
-			name, arg = CheckRun, strings.TrimSpace(text[len("run:"):])
-		}
-		c := Check{Kind: strings.ToLower(name), Arg: arg, Min: -1, Max: -1, Range: l.Range}
-		bad := func(msg string) { p.add(l.Range, Error, CodeBadVerify, msg) }
-		switch c.Kind {
-		case CheckNonEmpty, CheckSources, CheckNoPlaceholders:
-		case CheckHeadings:
-			m := countRange.FindStringSubmatch(arg)
-			if arg == "" || m == nil {
-				bad(fmt.Sprintf("headings needs a count or a range, e.g. `headings 3..8`; got %q", arg))
-				continue
-			}
-			c.Min, c.Max = atoiOr(m[1], -1), atoiOr(m[2], -1)
-			if !strings.ContainsAny(arg, ".-–") {
-				c.Max = c.Min
-			}
-		case CheckMaxWords, CheckMinWords:
-			n, err := strconv.Atoi(arg)
-			if err != nil || n < 1 {
-				bad(fmt.Sprintf("%s needs a positive number, e.g. `%s 1500`", c.Kind, c.Kind))
-				continue
-			}
-			if c.Kind == CheckMaxWords {
-				c.Max = n
-			} else {
-				c.Min = n
-			}
-		case CheckJSONSchema:
-			if arg == "" {
-				bad("json-schema needs a schema file, e.g. `json-schema references/schema.json`")
-				continue
-			}
-		case CheckCodeBlocks:
-			if arg != "parse" && arg != "run" {
-				bad(fmt.Sprintf("code-blocks takes `parse` or `run`; got %q", arg))
-				continue
-			}
-		case CheckRun:
-			if arg == "" {
-				bad("run: needs a command, e.g. `run: ./check.sh`")
-				continue
-			}
-		default:
-			bad(fmt.Sprintf("unknown check %q; known: non-empty, headings N..M, max-words N, min-words N, sources, no-placeholders, json-schema FILE, code-blocks parse|run, run: COMMAND", name))
+		c, err := ParseCheck(l.Text)
+		if err != nil {
+			p.add(l.Range, Error, CodeBadVerify, err.Error())
 			continue
 		}
+		c.Range = l.Range
 		p.c.Verify = append(p.c.Verify, c)
 	}
 }
