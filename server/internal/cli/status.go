@@ -17,9 +17,12 @@ func newStatusCmd(env *Env, g *globalFlags) *cobra.Command {
 		Use:   "status",
 		Short: "Show each stage's state and what to do next",
 		Long: `Status derives every stage's state from the files in the workspace: pending
-(not run), awaiting-review (output written, not approved), approved, stale (a
-file it read changed since it ran or was approved), failed, or invalid (its
-contract has errors). The last line says what to do next.`,
+(not run), awaiting review (output written, not approved), approved, stale (a
+file it read changed since it ran or was approved), failed, or has errors (its
+contract has errors, so it cannot run). A re-run that failed never changes
+what was approved: the stage stays approved and says "last re-run failed"
+with the reason. The last line says what to do next. The words are the ones
+the editor shows.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ws, err := openWorkspace(env, g)
@@ -42,7 +45,9 @@ contract has errors). The last line says what to do next.`,
 				if s.LastRun != nil {
 					last = "ran " + s.LastRun.Local().Format("2006-01-02 15:04")
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Stage, s.Status, s.Reason, last)
+				// The same words the editor's lens, view and status bar show.
+				f := state.FaceOf(s, false, "")
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Stage, f.Label, f.Detail, last)
 			}
 			tw.Flush()
 			fmt.Fprintf(env.Stdout, "next: %s\n", p.Next.Message)

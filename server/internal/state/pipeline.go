@@ -67,6 +67,10 @@ func Pipeline(ws *workspace.Workspace, contracts map[string]*contract.Contract, 
 		}
 		p.Stages = append(p.Stages, s)
 	}
+	for _, s := range p.Stages {
+		f := FaceOf(s, false, "")
+		s.Face = &f
+	}
 	p.Next = next(ws, p.Stages)
 	return p, nil
 }

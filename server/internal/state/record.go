@@ -67,6 +67,43 @@ type Record struct {
 	OutputTokens int    `json:"output_tokens,omitempty"`
 	ModelCalls   int    `json:"model_calls,omitempty"`
 	ToolCalls    int    `json:"tool_calls,omitempty"`
+	// ToolErrors counts the tool calls that failed; ToolFailures say how
+	// (the first MaxToolFailures of them), so a run that could not search
+	// or read is never taken for one that did.
+	ToolErrors   int           `json:"tool_errors,omitempty"`
+	ToolFailures []ToolFailure `json:"tool_failures,omitempty"`
+	// LastFailure is set on the record of the last good run when a later
+	// re-run failed: the outputs, hashes and approval of the good run stay
+	// valid, and the failure is shown beside them.
+	LastFailure *Attempt `json:"last_failure,omitempty"`
+}
+
+// MaxToolFailures bounds the tool failures a record keeps (the trace has
+// every one).
+const MaxToolFailures = 20
+
+// ToolFailure is one tool call that failed.
+type ToolFailure struct {
+	// Tool is the name the model called.
+	Tool string `json:"tool"`
+	// Item is the For each item's title ("" for a stage without one).
+	Item string `json:"item,omitempty"`
+	// Error is what went wrong; never empty.
+	Error string `json:"error"`
+}
+
+// Attempt is a run of a stage that did not finish (failed, cut off for
+// length): it leaves the stage's outputs and approval as they were.
+type Attempt struct {
+	RunID    string    `json:"run_id"`
+	Status   string    `json:"status"`
+	Error    string    `json:"error"`
+	Finished time.Time `json:"finished"`
+}
+
+// ToolsAllFailed reports whether the run called tools and every call failed.
+func (r *Record) ToolsAllFailed() bool {
+	return r != nil && r.ToolCalls > 0 && r.ToolErrors >= r.ToolCalls
 }
 
 // VerifyResult is the outcome of one Verify check.

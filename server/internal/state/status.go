@@ -33,12 +33,20 @@ type StageState struct {
 	// Changed lists the files read by the last run that differ now.
 	Changed []string `json:"changed,omitempty"`
 	// Edited is set when an output differs from what the last run wrote.
-	Edited       bool              `json:"edited,omitempty"`
-	VerifyFailed bool              `json:"verify_failed,omitempty"`
-	Outputs      map[string]string `json:"outputs"`
-	LastRun      *time.Time        `json:"last_run,omitempty"`
-	Record       *Record           `json:"record,omitempty"`
-	Approval     *Approval         `json:"approval,omitempty"`
+	Edited       bool `json:"edited,omitempty"`
+	VerifyFailed bool `json:"verify_failed,omitempty"`
+	// ToolsFailed is set when the last run called tools and every call
+	// failed: the output was written from nothing the tools returned.
+	ToolsFailed bool `json:"tools_failed,omitempty"`
+	// LastFailure is the re-run that failed after the last good run; the
+	// status and outputs are still the good run's.
+	LastFailure *Attempt `json:"last_failure,omitempty"`
+	// Face is how the state reads (FaceOf, filled in by Pipeline).
+	Face     *Face             `json:"face,omitempty"`
+	Outputs  map[string]string `json:"outputs"`
+	LastRun  *time.Time        `json:"last_run,omitempty"`
+	Record   *Record           `json:"record,omitempty"`
+	Approval *Approval         `json:"approval,omitempty"`
 }
 
 // Derive works out a stage's state from its run record, its approval and
@@ -70,6 +78,10 @@ func Derive(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract, 
 		t := rec.Finished
 		s.LastRun = &t
 		s.VerifyFailed = rec.VerifyFailed()
+		s.ToolsFailed = rec.Status == RunDone && rec.ToolsAllFailed()
+		if rec.Status == RunDone {
+			s.LastFailure = rec.LastFailure
+		}
 	}
 	switch {
 	case rec == nil && !present:

@@ -45,6 +45,12 @@ type run struct {
 	// client is the run's model client with the contract's fallback
 	// models (model: a, b) laid over it.
 	client llm.Client
+	// prev is the stage's record from before this run: a run that fails
+	// puts it back, so the last good run's outputs and approval stay valid.
+	prev *state.Record
+	// promoting is set once a script's outputs start moving into output/:
+	// from then on a failure may have changed them.
+	promoting bool
 	// mu guards res while For each items run concurrently.
 	mu  sync.Mutex
 	res *StageResult
@@ -68,6 +74,9 @@ func (e *Engine) runStage(ctx context.Context, rep *check.Report, sr *check.Stag
 		return nil, &EditedError{Stage: st.Name, Outputs: outs}
 	}
 	r := &run{e: e, sr: sr, st: st, c: c, res: &StageResult{Stage: st.Name}}
+	if cur != nil {
+		r.prev = cur.Record
+	}
 	r.settings = state.ResolveSettings(e.ws.Config.Model, c.Model, e.opts.Model)
 	var err error
 	if r.inputs, err = state.Fingerprint(e.ws, st, c); err != nil {
@@ -301,17 +310,18 @@ func stageErrors(rep *check.Report, st *workspace.Stage) []string {
 	return out
 }
 
-// fail records a failed run so status shows it. A cancelled run is not a
-// failure: it leaves the stage's record as it was (finished For each items
-// stay saved for the next run), so a cancelled rerun of an approved stage
-// leaves it approved.
+// fail records a failed run so status shows it. A failed or cancelled
+// re-run never changes what was approved: the outputs on disk are still the
+// last good run's, so its record is put back (with the failure beside it)
+// and its approval keeps matching. A cancelled run leaves no trace in the
+// record at all (finished For each items stay saved for the next run).
 func (r *run) fail(err error) {
 	if errors.Is(err, context.Canceled) {
 		r.res.Status = "cancelled"
 		if r.c.Script != nil {
 			// The "writing" record said a script was about to change the
-			// outputs; with it interrupted, say so.
-			r.writeFailure(state.RunFailed, fmt.Errorf("cancelled while the script ran"))
+			// outputs; with it interrupted, put back what was there.
+			r.restore(state.RunFailed, fmt.Errorf("cancelled while the script ran"), false)
 		}
 		r.e.emit(Event{Kind: EventStageEnd, Stage: r.st.Name, Status: "cancelled", Err: "cancelled", Message: "cancelled",
 			Duration: r.res.Duration, PromptTokens: r.res.Prompt, OutputTokens: r.res.Output})
@@ -325,21 +335,39 @@ func (r *run) fail(err error) {
 			_ = r.e.keepIncomplete(r.st, inc)
 		}
 	}
-	r.writeFailure(status, err)
-	r.e.emit(Event{Kind: EventStageEnd, Stage: r.st.Name, Status: status, Err: err.Error(), Message: status + ": " + err.Error(),
+	kept := r.restore(status, err, true)
+	msg := status + ": " + err.Error()
+	if kept {
+		msg = fmt.Sprintf("%s: %s (the last good output and its approval are kept)", status, err.Error())
+	}
+	r.e.emit(Event{Kind: EventStageEnd, Stage: r.st.Name, Status: status, Err: err.Error(), Message: msg,
 		Duration: r.res.Duration, PromptTokens: r.res.Prompt, OutputTokens: r.res.Output})
 }
 
-// writeFailure records a run that did not finish; the outputs on disk are
-// still the previous run's, so the record keeps their hashes.
-func (r *run) writeFailure(status string, err error) {
+// restore records a run that did not finish. When the stage had a good
+// run before and this one left its outputs alone, that run's record is
+// written back, with this attempt as its LastFailure when note is set;
+// kept reports so. Otherwise (a first run, or a script that failed while
+// moving its outputs) the record says the run failed.
+func (r *run) restore(status string, err error, note bool) (kept bool) {
 	r.res.Status = status
-	prev, _ := state.ReadRecord(r.st.Dir)
-	rec := &state.Record{Stage: r.st.Name, RunID: r.e.runID, Started: r.e.opts.Now().Add(-r.res.Duration), Finished: r.e.opts.Now(),
+	now := r.e.opts.Now()
+	if prev := r.prev; prev != nil && prev.Status == state.RunDone && !r.promoting {
+		good := *prev
+		good.LastFailure = nil
+		if note {
+			good.LastFailure = &state.Attempt{RunID: r.e.runID, Status: status, Error: err.Error(), Finished: now}
+		}
+		_ = state.WriteRecord(r.st.Dir, &good)
+		return true
+	}
+	rec := &state.Record{Stage: r.st.Name, RunID: r.e.runID, Started: now.Add(-r.res.Duration), Finished: now,
 		Status: status, Error: err.Error(), Inputs: r.inputs, Settings: r.settings.Hash(), Model: r.settings.Model(),
 		PromptTokens: r.res.Prompt, OutputTokens: r.res.Output, ModelCalls: r.res.ModelCalls, ToolCalls: r.res.ToolCalls, StopReason: r.res.StopReason}
-	if prev != nil {
+	if prev := r.prev; prev != nil {
+		// The outputs on disk are still the ones the previous record knew.
 		rec.Outputs, rec.PrevOutputs = prev.Outputs, prev.PrevOutputs
 	}
 	_ = state.WriteRecord(r.st.Dir, rec)
+	return false
 }

@@ -1,0 +1,140 @@
+package state
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Running is the state shown for a stage a run is working on. It is never
+// derived from disk (Derive knows nothing of runs in progress); the faces
+// that know a run is going pass it to FaceOf.
+const Running Status = "running"
+
+// Tones say how a state should strike a reader; faces map them to colours
+// and message severities.
+const (
+	ToneOK      = "ok"
+	ToneInfo    = "info"
+	ToneWarning = "warning"
+	ToneError   = "error"
+)
+
+// Face is how a stage's state reads, the same in every face of icm: `icm
+// status`, the code lenses, the Pipeline view, the status bar and the
+// notices all render the one Face that FaceOf derives, so they cannot
+// disagree in words or icons.
+type Face struct {
+	// Status is the derived state (or Running).
+	Status Status `json:"status"`
+	// Label is the state in words: "awaiting review", "has errors".
+	Label string `json:"label"`
+	// Detail says more when there is more to say: the reason, a re-run
+	// that failed, tools that all failed, Verify problems.
+	Detail string `json:"detail,omitempty"`
+	// Icon is a codicon id; Color a theme colour id ("" for the default).
+	Icon  string `json:"icon"`
+	Color string `json:"color,omitempty"`
+	// Tone is ToneOK, ToneInfo, ToneWarning or ToneError.
+	Tone string `json:"tone"`
+}
+
+// Text is the label and the detail on one line: "approved · last re-run
+// failed: no model server at http://127.0.0.1:11434".
+func (f Face) Text() string {
+	if f.Detail == "" {
+		return f.Label
+	}
+	return f.Label + " · " + f.Detail
+}
+
+type look struct {
+	label, icon, color, tone string
+}
+
+// looks is the one vocabulary of states. Errors are red; a state that
+// wants a person (review, stale) is yellow or orange.
+var looks = map[Status]look{
+	Pending:  {"pending", "circle-large-outline", "", ToneInfo},
+	Running:  {"running", "sync~spin", "", ToneInfo},
+	Awaiting: {"awaiting review", "eye", "charts.yellow", ToneInfo},
+	Approved: {"approved", "pass-filled", "testing.iconPassed", ToneOK},
+	Stale:    {"stale", "history", "charts.orange", ToneWarning},
+	Failed:   {"failed", "error", "testing.iconFailed", ToneError},
+	Invalid:  {"has errors", "error", "errorForeground", ToneError},
+}
+
+// Label is the words for a status; an unknown one reads as itself.
+func Label(s Status) string {
+	if l, ok := looks[s]; ok {
+		return l.label
+	}
+	return strings.ReplaceAll(string(s), "-", " ")
+}
+
+// FaceOf derives how a stage's state reads. running marks the stage a run
+// is working on now; reason, when not empty, replaces the state's own
+// reason (the running stage's "[2/4] items done").
+func FaceOf(s *StageState, running bool, reason string) Face {
+	st := s.Status
+	if running {
+		st = Running
+	}
+	l, ok := looks[st]
+	if !ok {
+		l = look{Label(st), "question", "", ToneInfo}
+	}
+	f := Face{Status: st, Label: l.label, Icon: l.icon, Color: l.color, Tone: l.tone}
+	if reason == "" && !running {
+		reason = s.Reason
+	}
+	var parts []string
+	if r := strings.TrimSpace(reason); r != "" && !redundant(r, l.label) {
+		parts = append(parts, r)
+	}
+	if !running {
+		if s.VerifyFailed && (st == Awaiting || st == Approved) && !strings.Contains(reason, "Verify") {
+			parts = append(parts, "Verify found problems")
+		}
+		if s.ToolsFailed {
+			n := 0
+			if s.Record != nil {
+				n = s.Record.ToolCalls
+			}
+			parts = append(parts, fmt.Sprintf("every tool call failed (%d of %d)", n, n))
+			if f.Tone == ToneOK || f.Tone == ToneInfo {
+				f.Tone = ToneWarning
+			}
+		}
+		if lf := s.LastFailure; lf != nil {
+			parts = append(parts, "last re-run "+lf.Status+": "+oneLine(lf.Error))
+			if f.Tone == ToneOK || f.Tone == ToneInfo {
+				f.Tone = ToneWarning
+			}
+		}
+	}
+	f.Detail = strings.Join(parts, " · ")
+	return f
+}
+
+// redundant reports whether a reason only repeats the state's label.
+func redundant(reason, label string) bool {
+	switch strings.ToLower(reason) {
+	case label, "approved", "output approved", "output awaiting review":
+		return true
+	}
+	return false
+}
+
+// oneLine keeps the first line of an error, cut to a length that fits a
+// lens or a tree row's tooltip title.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	const max = 200
+	if r := []rune(s); len(r) > max {
+		s = string(r[:max]) + "…"
+	}
+	return s
+}

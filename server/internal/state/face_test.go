@@ -1,0 +1,41 @@
+package state
+
+import (
+	"testing"
+)
+
+func TestFaceOf(t *testing.T) {
+	failed := &Attempt{Status: RunFailed, Error: "stage 01-a: no model server at http://127.0.0.1:11434\nmore"}
+	tests := []struct {
+		name    string
+		s       StageState
+		running bool
+		want    string
+		icon    string
+		tone    string
+	}{
+		{"pending", StageState{Status: Pending, Reason: "not run yet"}, false, "pending · not run yet", "circle-large-outline", ToneInfo},
+		{"approved says nothing more", StageState{Status: Approved, Reason: "approved"}, false, "approved", "pass-filled", ToneOK},
+		{"approved after a failed re-run", StageState{Status: Approved, Reason: "approved", LastFailure: failed}, false,
+			"approved · last re-run failed: stage 01-a: no model server at http://127.0.0.1:11434", "pass-filled", ToneWarning},
+		{"invalid is an error", StageState{Status: Invalid, Reason: "the contract has errors (icm check)"}, false,
+			"has errors · the contract has errors (icm check)", "error", ToneError},
+		{"failed", StageState{Status: Failed, Reason: "last run failed: boom"}, false, "failed · last run failed: boom", "error", ToneError},
+		{"tools all failed", StageState{Status: Awaiting, Reason: "output awaiting review", ToolsFailed: true, Record: &Record{ToolCalls: 3, ToolErrors: 3}}, false,
+			"awaiting review · every tool call failed (3 of 3)", "eye", ToneWarning},
+		{"verify", StageState{Status: Awaiting, Reason: "output awaiting review", VerifyFailed: true}, false,
+			"awaiting review · Verify found problems", "eye", ToneInfo},
+		{"running hides the disk state", StageState{Status: Approved, Reason: "approved", LastFailure: failed}, true, "running", "sync~spin", ToneInfo},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := FaceOf(&tt.s, tt.running, "")
+			if f.Text() != tt.want || f.Icon != tt.icon || f.Tone != tt.tone {
+				t.Errorf("FaceOf = %q icon %s tone %s, want %q icon %s tone %s", f.Text(), f.Icon, f.Tone, tt.want, tt.icon, tt.tone)
+			}
+		})
+	}
+	if f := FaceOf(&StageState{Status: Running}, true, "[2/4] items done"); f.Text() != "running · [2/4] items done" {
+		t.Errorf("running with a reason: %q", f.Text())
+	}
+}
