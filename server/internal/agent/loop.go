@@ -179,9 +179,32 @@ func (r *run) runCall(ctx context.Context, call llm.ToolCall) error {
 	ev.Truncated = res.Truncated || cut
 	ev.IsError = res.IsError
 	ev.Duration = res.Duration
+	ev.Result = text
+	if ev.IsError {
+		r.res.ToolErrors++
+		if ev.Err == "" {
+			// What the tool said is the error: the trace, the run record
+			// and the progress show it, never an empty "error:".
+			ev.Err = errorText(res.Text)
+		}
+	}
 	r.msgs = append(r.msgs, toolMessage(call, text))
 	r.emit(Event{Kind: EventTool, Tool: ev})
 	return nil
+}
+
+// errorText is the error a failed tool call reports: its text, cut to a
+// line-sized message, or a sentence saying it gave none.
+func errorText(text string) string {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return "the tool reported an error and gave no text"
+	}
+	const max = 500
+	if r := []rune(text); len(r) > max {
+		text = string(r[:max]) + "…"
+	}
+	return text
 }
 
 // stopEarly ends a loop that stopped before a final answer, synthesizing

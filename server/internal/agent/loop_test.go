@@ -199,6 +199,13 @@ func TestRun(t *testing.T) {
 				if tools[1].Tool.Server != "search" || tools[1].Tool.Tool != "search" || tools[1].Tool.Args["q"] != "go" {
 					t.Errorf("tool event: %+v", tools[1].Tool)
 				}
+				// A failed call's error text is what the tool said, never empty.
+				if !strings.Contains(tools[0].Tool.Err, `unknown tool "shell_exec"`) || !strings.Contains(tools[1].Tool.Err, `argument "query" is required`) || tools[2].Tool.Err != "" {
+					t.Errorf("tool errors: %q / %q / %q", tools[0].Tool.Err, tools[1].Tool.Err, tools[2].Tool.Err)
+				}
+				if res.ToolErrors != 2 {
+					t.Errorf("ToolErrors = %d, want 2", res.ToolErrors)
+				}
 			},
 		},
 		{
@@ -617,7 +624,7 @@ func TestRunToolCallWithoutTools(t *testing.T) {
 	if got := srv.LastChat().ToolResults(); len(got) != 1 || !strings.Contains(got[0].Content, "offers no tools") {
 		t.Errorf("the model saw %+v", got)
 	}
-	if ev := rec.nth(t, EventTool, 0).Tool; !ev.IsError {
-		t.Errorf("tool event not an error: %+v", ev)
+	if ev := rec.nth(t, EventTool, 0).Tool; !ev.IsError || !strings.Contains(ev.Err, "offers no tools") {
+		t.Errorf("tool event not an error with its text: %+v", ev)
 	}
 }

@@ -166,8 +166,13 @@ type ToolEvent struct {
 	Truncated bool
 	IsError   bool
 	Duration  time.Duration
-	// Err is the server failure, when Call returned an error.
+	// Err says why the call failed: the server failure when Call returned
+	// an error, else the error text the tool returned. Never empty when
+	// IsError is set.
 	Err string
+	// Result is the text fed back to the model (after any cut). It is kept
+	// out of the trace, where the next model call's request holds it.
+	Result string `json:"-"`
 }
 
 // Result is the outcome of a Run.
@@ -188,4 +193,6 @@ type Result struct {
 	// ModelCalls and ToolCalls count the calls made; the token figures sum
 	// the server's counts over every model call.
 	ModelCalls, ToolCalls, PromptTokens, OutputTokens int
+	// ToolErrors counts the tool calls that failed.
+	ToolErrors int
 }

@@ -15,6 +15,7 @@ const (
 	CheckMaxWords       = "max-words"
 	CheckMinWords       = "min-words"
 	CheckSources        = "sources"
+	CheckSourcesTools   = "sources-from-tools"
 	CheckNoPlaceholders = "no-placeholders"
 	CheckJSONSchema     = "json-schema"
 	CheckCodeBlocks     = "code-blocks"
@@ -23,7 +24,7 @@ const (
 
 // CheckNames lists the Verify checks as a person writes them, for
 // messages and completion.
-var CheckNames = []string{"non-empty", "headings N..M", "max-words N", "min-words N", "sources", "no-placeholders", "json-schema FILE", "code-blocks parse|run", "run: COMMAND"}
+var CheckNames = []string{"non-empty", "headings N..M", "max-words N", "min-words N", "sources", "sources-from-tools", "no-placeholders", "json-schema FILE", "code-blocks parse|run", "run: COMMAND"}
 
 var countRange = regexp.MustCompile(`^(\d+)?\s*(?:\.\.|-|–)?\s*(\d+)?$`)
 
@@ -44,7 +45,7 @@ func ParseCheck(line string) (Check, error) {
 	}
 	c := Check{Kind: strings.ToLower(name), Arg: arg, Min: -1, Max: -1}
 	switch c.Kind {
-	case CheckNonEmpty, CheckSources, CheckNoPlaceholders:
+	case CheckNonEmpty, CheckSources, CheckSourcesTools, CheckNoPlaceholders:
 	case CheckHeadings:
 		min, max, err := ParseCount(arg)
 		if err != nil {

@@ -238,3 +238,21 @@ func TestTemplateFixturesParse(t *testing.T) {
 		}
 	}
 }
+
+func TestSourcesFromToolsNeedsTools(t *testing.T) {
+	base := "# Stage: x\n## Process\ngo\n## Outputs\n- a.md -> output/\n## Verify\n- sources-from-tools\n"
+	warned := func(src string) bool {
+		for _, f := range Parse("/x", []byte(src)).Findings {
+			if f.Code == CodeBadVerify && strings.Contains(f.Message, "needs tools") {
+				return true
+			}
+		}
+		return false
+	}
+	if !warned(base) {
+		t.Error("no warning for sources-from-tools in a stage without tools")
+	}
+	if warned(base + "## Tools\nsearch-server: search\n") {
+		t.Error("a warning for sources-from-tools in a stage with tools")
+	}
+}

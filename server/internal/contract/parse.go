@@ -106,6 +106,7 @@ func (p *parser) parse() {
 		p.section(kind, s)
 	}
 	p.requireSections(seen)
+	p.checksNeedTools()
 	if c.Lines > MaxContractLines {
 		p.add(lineRange(p.src, MaxContractLines), Warning, CodeContractTooLong,
 			fmt.Sprintf("the contract has %d lines; the method keeps a contract under %d lines: move detail into a reference file", c.Lines, MaxContractLines))
@@ -118,6 +119,19 @@ func (p *parser) parse() {
 	}
 	if c.Findings == nil {
 		c.Findings = []Finding{}
+	}
+}
+
+// checksNeedTools flags a `sources-from-tools` check in a stage that
+// offers no tools: every URL it writes would fail the check.
+func (p *parser) checksNeedTools() {
+	if len(p.c.Tools.Allowed()) > 0 {
+		return
+	}
+	for _, v := range p.c.Verify {
+		if v.Kind == CheckSourcesTools {
+			p.add(v.Range, Warning, CodeBadVerify, "sources-from-tools needs tools: this stage offers none, so every URL in its output would fail the check (use `sources`, or add a ## Tools section)")
+		}
 	}
 }
 

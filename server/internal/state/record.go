@@ -72,10 +72,22 @@ type Record struct {
 	// or read is never taken for one that did.
 	ToolErrors   int           `json:"tool_errors,omitempty"`
 	ToolFailures []ToolFailure `json:"tool_failures,omitempty"`
+	// Sources are the URLs the run's tool calls returned or read and the
+	// ones its inputs gave, for the `sources` checks when a person
+	// approves later; nil in records from before icm kept them.
+	Sources *SourceURLs `json:"sources,omitempty"`
 	// LastFailure is set on the record of the last good run when a later
 	// re-run failed: the outputs, hashes and approval of the good run stay
 	// valid, and the failure is shown beside them.
 	LastFailure *Attempt `json:"last_failure,omitempty"`
+}
+
+// SourceURLs say where the URLs a run may cite came from.
+type SourceURLs struct {
+	// Tools is set when the stage offered tools.
+	Tools     bool     `json:"tools"`
+	FromTools []string `json:"from_tools,omitempty"`
+	Given     []string `json:"given,omitempty"`
 }
 
 // MaxToolFailures bounds the tool failures a record keeps (the trace has

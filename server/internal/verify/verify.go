@@ -38,6 +38,10 @@ type Env struct {
 	// CodeBlocks runs `code-blocks parse|run`; nil means the check is
 	// reported as unavailable.
 	CodeBlocks CodeChecker
+	// Provenance is where the run's URLs came from; nil when unknown (a
+	// record written before icm kept it), which leaves `sources` checking
+	// the form only and makes `sources-from-tools` say it cannot tell.
+	Provenance *Provenance
 }
 
 // CodeChecker checks the fenced code blocks of a Markdown output.
@@ -94,6 +98,14 @@ func runOne(ctx context.Context, c contract.Check, outs []Output, env Env) ([]st
 			fs = words(o, data, c.Min, c.Max)
 		case contract.CheckSources:
 			fs = sources(o, data)
+			if p := env.Provenance; p != nil && p.Tools {
+				fs = append(fs, unsourced(o, data, p, true)...)
+			}
+		case contract.CheckSourcesTools:
+			if env.Provenance == nil {
+				return nil, fmt.Errorf("unable to tell which URLs this run's tool calls returned (the run record predates the check): run the stage again")
+			}
+			fs = unsourced(o, data, env.Provenance, false)
 		case contract.CheckNoPlaceholders:
 			fs = placeholders(o, data)
 		case contract.CheckJSONSchema:

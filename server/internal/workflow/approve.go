@@ -70,10 +70,16 @@ func Approve(ws *workspace.Workspace, name string, opts ApproveOptions) (*state.
 			}
 		}
 		sort.Slice(outs, func(i, j int) bool { return outs[i].Rel < outs[j].Rel })
-		results := verify.Run(context.Background(), c.Verify, outs, verify.Env{
+		env := verify.Env{
 			StageDir: st.Dir, Workspace: ws.Root, Stage: st.Name, CodeBlocks: opts.CodeBlocks,
 			Resolve: func(p string) (string, error) { return ws.Resolve(st.Dir, p) },
-		})
+		}
+		if s.Record != nil {
+			// The URLs the last run's tools returned still decide what
+			// the output may cite.
+			env.Provenance = verify.ProvenanceOf(s.Record.Sources)
+		}
+		results := verify.Run(context.Background(), c.Verify, outs, env)
 		var msgs []string
 		for _, v := range results {
 			for _, f := range v.Findings {

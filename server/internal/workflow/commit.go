@@ -63,12 +63,15 @@ func (r *run) commit(ctx context.Context, outputs map[string][]byte, cur *state.
 		r.res.Verify = verify.Run(ctx, r.c.Verify, outs, verify.Env{
 			StageDir: st.Dir, Workspace: e.ws.Root, Stage: st.Name,
 			Resolve:    func(p string) (string, error) { return e.ws.Resolve(st.Dir, p) },
-			CodeBlocks: e.opts.CodeBlocks,
+			CodeBlocks: e.opts.CodeBlocks, Provenance: r.prov,
 		})
 		e.emit(Event{Kind: EventVerify, Stage: st.Name, Verify: r.res.Verify, Message: verifySummary(r.res.Verify)})
 	}
 	rec := r.record(state.RunDone, now, before)
 	rec.Verify = r.res.Verify
+	if r.prov != nil {
+		rec.Sources = r.prov.Record()
+	}
 	if err := state.WriteRecord(st.Dir, rec); err != nil {
 		return err
 	}
@@ -82,7 +85,7 @@ func (r *run) commit(ctx context.Context, outputs map[string][]byte, cur *state.
 	_ = os.RemoveAll(filepath.Join(st.Dir, state.StateDir, state.ItemsDir))
 	e.emit(Event{Kind: EventStageEnd, Stage: st.Name, Status: state.RunDone, Outputs: r.res.Outputs, Verify: r.res.Verify,
 		Duration: r.res.Duration, PromptTokens: r.res.Prompt, OutputTokens: r.res.Output,
-		Message: fmt.Sprintf("wrote %d output(s)", len(r.res.Outputs))})
+		Message: r.endMessage()})
 	return nil
 }
 
@@ -92,7 +95,21 @@ func (r *run) record(status string, outputs, before map[string]string) *state.Re
 		Status: status, Inputs: r.inputs, Settings: r.settings.Hash(), Model: r.settings.Model(),
 		Outputs: outputs, PrevOutputs: before, Items: r.res.Items, StopReason: r.res.StopReason,
 		PromptTokens: r.res.Prompt, OutputTokens: r.res.Output, ModelCalls: r.res.ModelCalls, ToolCalls: r.res.ToolCalls,
+		ToolErrors: r.res.ToolErrors, ToolFailures: r.res.ToolFailures,
 	}
+}
+
+// endMessage sums up a finished stage in one line: what it wrote, and
+// the tool calls that failed ("2 of 5 tool calls failed").
+func (r *run) endMessage() string {
+	msg := fmt.Sprintf("wrote %d output(s)", len(r.res.Outputs))
+	switch n, of := r.res.ToolErrors, r.res.ToolCalls; {
+	case n > 0 && n == of:
+		msg += fmt.Sprintf("; every tool call failed (%d of %d): the output rests on nothing the tools returned", n, of)
+	case n > 0:
+		msg += fmt.Sprintf("; %d of %d tool calls failed", n, of)
+	}
+	return msg
 }
 
 func verifySummary(rs []state.VerifyResult) string {

@@ -96,7 +96,10 @@ type StageResult struct {
 	Output     int                  `json:"output_tokens"`
 	ModelCalls int                  `json:"model_calls"`
 	ToolCalls  int                  `json:"tool_calls"`
-	Duration   time.Duration        `json:"duration"`
+	// ToolErrors counts the tool calls that failed; ToolFailures say how.
+	ToolErrors   int                 `json:"tool_errors,omitempty"`
+	ToolFailures []state.ToolFailure `json:"tool_failures,omitempty"`
+	Duration     time.Duration       `json:"duration"`
 	// AutoApproved is set when the Gate is auto and every check passed.
 	AutoApproved bool `json:"auto_approved,omitempty"`
 }

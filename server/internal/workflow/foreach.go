@@ -16,6 +16,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/markdown"
 	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/verify"
 )
 
 // itemRecord is one finished For each item, kept in
@@ -27,6 +28,9 @@ type itemRecord struct {
 	Key    string `json:"key"`
 	Title  string `json:"title"`
 	Output string `json:"output"`
+	// Sources is the item's provenance, so a resumed run can still tell
+	// which URLs its tool calls returned.
+	Sources *state.SourceURLs `json:"sources,omitempty"`
 }
 
 // forEach runs one agent loop per ## section of the For each source, with
@@ -61,7 +65,10 @@ func (r *run) forEach(ctx context.Context, rep *check.Report, sess ToolSession, 
 		key := state.Hash([]byte(fmt.Sprintf("%s\x00%d\x00%s\x00%s", base, i, it.Title, it.Body)))
 		file := filepath.Join(dir, fmt.Sprintf("%03d.json", i+1))
 		if done, ok := readItem(file, key); ok {
-			outs[i] = done
+			outs[i] = done.Output
+			if p := verify.ProvenanceOf(done.Sources); p != nil {
+				r.prov.Merge(p)
+			}
 			r.res.Reused++
 			e.emit(Event{Kind: EventItemEnd, Stage: st.Name, Item: it.Title, Index: i + 1, Count: len(items), Message: fmt.Sprintf("[%d/%d] %s (kept from an interrupted run)", i+1, len(items), it.Title)})
 			continue
@@ -77,9 +84,9 @@ func (r *run) forEach(ctx context.Context, rep *check.Report, sess ToolSession, 
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			out, err := r.item(ctx, rep, sess, cfg, items, i)
+			out, prov, err := r.item(ctx, rep, sess, cfg, items, i)
 			if err == nil {
-				err = writeItem(file, itemRecord{Key: key, Title: it.Title, Output: out})
+				err = writeItem(file, itemRecord{Key: key, Title: it.Title, Output: out, Sources: prov.Record()})
 			}
 			mu.Lock()
 			defer mu.Unlock()
@@ -110,7 +117,7 @@ func (r *run) forEach(ctx context.Context, rep *check.Report, sess ToolSession, 
 	return b.String(), nil
 }
 
-func (r *run) item(ctx context.Context, rep *check.Report, sess ToolSession, cfg agent.Config, items []markdown.Item, i int) (string, error) {
+func (r *run) item(ctx context.Context, rep *check.Report, sess ToolSession, cfg agent.Config, items []markdown.Item, i int) (string, *verify.Provenance, error) {
 	it := items[i]
 	e, st := r.e, r.st
 	n := len(items)
@@ -119,27 +126,27 @@ func (r *run) item(ctx context.Context, rep *check.Report, sess ToolSession, cfg
 	assemble.WithItem(&opts, items, i+1)
 	actx, err := assemble.Stage(e.ws, st, r.c, opts)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	cfg.Stage = fmt.Sprintf("%s [%d/%d]", st.Name, i+1, n)
-	res, err := r.loop(ctx, sess, cfg, actx, it.Title, i+1, n)
+	res, prov, err := r.loop(ctx, sess, cfg, actx, it.Title, i+1, n)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	e.emit(Event{Kind: EventItemEnd, Stage: st.Name, Item: it.Title, Index: i + 1, Count: n, Message: fmt.Sprintf("[%d/%d] %s done", i+1, n, it.Title)})
-	return res.Output, nil
+	return res.Output, prov, nil
 }
 
-func readItem(file, key string) (string, bool) {
+func readItem(file, key string) (itemRecord, bool) {
+	var rec itemRecord
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return "", false
+		return rec, false
 	}
-	var rec itemRecord
 	if json.Unmarshal(data, &rec) != nil || rec.Key != key {
-		return "", false
+		return itemRecord{}, false
 	}
-	return rec.Output, true
+	return rec, true
 }
 
 func writeItem(file string, rec itemRecord) error {

@@ -40,6 +40,7 @@ type StageTrace struct {
 	Output     int           `json:"output_tokens"`
 	ModelCalls int           `json:"model_calls"`
 	ToolCalls  int           `json:"tool_calls"`
+	ToolErrors int           `json:"tool_errors,omitempty"`
 	Items      int           `json:"items,omitempty"`
 }
 
@@ -113,7 +114,11 @@ func readTrace(path string) (*RunSummary, error) {
 			r.Prompt += ev.Model.PromptTokens
 			r.Output += ev.Model.OutputTokens
 		case EventTool:
-			stage(ev.Stage).ToolCalls++
+			s := stage(ev.Stage)
+			s.ToolCalls++
+			if ev.Tool != nil && ev.Tool.IsError {
+				s.ToolErrors++
+			}
 		case EventItemEnd:
 			stage(ev.Stage).Items = max(stage(ev.Stage).Items, ev.Count)
 		case EventStageStart:

@@ -16,6 +16,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/verify"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -51,7 +52,9 @@ type run struct {
 	// promoting is set once a script's outputs start moving into output/:
 	// from then on a failure may have changed them.
 	promoting bool
-	// mu guards res while For each items run concurrently.
+	// prov collects where the URLs the model may cite came from.
+	prov *verify.Provenance
+	// mu guards res and prov while For each items run concurrently.
 	mu  sync.Mutex
 	res *StageResult
 }
@@ -136,7 +139,9 @@ func (r *run) produce(ctx context.Context, rep *check.Report) (map[string][]byte
 		return nil, err
 	}
 	var sess ToolSession
-	if allow := r.c.Tools.Allowed(); len(allow) > 0 {
+	allow := r.c.Tools.Allowed()
+	r.prov = verify.NewProvenance(len(allow) > 0)
+	if len(allow) > 0 {
 		if r.e.opts.Tools == nil {
 			return nil, fmt.Errorf("stage %s uses tools, but no MCP servers can be started here", r.st.Name)
 		}
@@ -220,20 +225,25 @@ func (r *run) single(ctx context.Context, rep *check.Report, sess ToolSession, c
 	if err != nil {
 		return "", err
 	}
-	res, err := r.loop(ctx, sess, cfg, actx, "", 0, 0)
+	res, _, err := r.loop(ctx, sess, cfg, actx, "", 0, 0)
 	if err != nil {
 		return "", err
 	}
 	return res.Output, nil
 }
 
-// loop runs the agent on an assembled context and accounts for it.
-func (r *run) loop(ctx context.Context, sess ToolSession, cfg agent.Config, actx *assemble.Context, item string, index, count int) (*agent.Result, error) {
+// loop runs the agent on an assembled context and accounts for it. It
+// returns the provenance of this one loop too (already merged into the
+// run's), which a For each item keeps with its answer.
+func (r *run) loop(ctx context.Context, sess ToolSession, cfg agent.Config, actx *assemble.Context, item string, index, count int) (*agent.Result, *verify.Provenance, error) {
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: actx.System}, {Role: llm.RoleUser, Content: actx.User}}
 	var tools agent.Tools
 	if sess != nil {
 		tools = sess
 	}
+	prov := verify.NewProvenance(sess != nil)
+	prov.AddGiven(actx.System)
+	prov.AddGiven(actx.User)
 	res, err := agent.Run(ctx, r.client, tools, msgs, cfg, func(ev agent.Event) {
 		out := Event{Stage: r.st.Name, Item: item, Index: index, Count: count}
 		switch ev.Kind {
@@ -241,6 +251,8 @@ func (r *run) loop(ctx context.Context, sess ToolSession, cfg agent.Config, actx
 			out.Kind, out.Model = EventModel, ev.Model
 		case "tool":
 			out.Kind, out.Tool = EventTool, ev.Tool
+			out.Message = toolMessage(ev.Tool)
+			r.noteTool(prov, item, ev.Tool)
 		case "delta":
 			out.Kind, out.Delta = EventDelta, ev.Delta
 		default:
@@ -248,19 +260,53 @@ func (r *run) loop(ctx context.Context, sess ToolSession, cfg agent.Config, actx
 		}
 		r.e.emit(out)
 	})
+	r.mu.Lock()
+	r.prov.Merge(prov)
+	r.mu.Unlock()
 	if res != nil {
 		r.account(res)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if res.Incomplete {
-		return nil, &IncompleteError{Stage: r.st.Name, Item: item, Partial: res.Output}
+		return nil, nil, &IncompleteError{Stage: r.st.Name, Item: item, Partial: res.Output}
 	}
 	if strings.TrimSpace(res.Output) == "" {
-		return nil, fmt.Errorf("stage %s: the model returned no text (stopped: %s)", label(r.st.Name, item), res.StopReason)
+		return nil, nil, fmt.Errorf("stage %s: the model returned no text (stopped: %s)", label(r.st.Name, item), res.StopReason)
 	}
-	return res, nil
+	return res, prov, nil
+}
+
+// noteTool keeps what a tool call tells about the run: the URLs a call
+// that worked returned or read, and the error of one that failed.
+func (r *run) noteTool(prov *verify.Provenance, item string, t *agent.ToolEvent) {
+	if t == nil {
+		return
+	}
+	if t.IsError {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if len(r.res.ToolFailures) < state.MaxToolFailures {
+			r.res.ToolFailures = append(r.res.ToolFailures, state.ToolFailure{Tool: t.Name, Item: item, Error: t.Err})
+		}
+		return
+	}
+	if args, err := json.Marshal(t.Args); err == nil {
+		prov.AddTool(string(args))
+	}
+	prov.AddTool(t.Result)
+}
+
+// toolMessage is a tool call in one line, for progress: what failed and why.
+func toolMessage(t *agent.ToolEvent) string {
+	if t == nil {
+		return ""
+	}
+	if t.IsError {
+		return fmt.Sprintf("tool %s failed: %s", t.Name, t.Err)
+	}
+	return fmt.Sprintf("tool %s: %d bytes", t.Name, t.ResultSize)
 }
 
 func (r *run) account(res *agent.Result) {
@@ -268,6 +314,7 @@ func (r *run) account(res *agent.Result) {
 	defer r.mu.Unlock()
 	r.res.ModelCalls += res.ModelCalls
 	r.res.ToolCalls += res.ToolCalls
+	r.res.ToolErrors += res.ToolErrors
 	r.res.Prompt += res.PromptTokens
 	r.res.Output += res.OutputTokens
 	if r.res.StopReason == "" || res.StopReason != "done" {
@@ -363,7 +410,8 @@ func (r *run) restore(status string, err error, note bool) (kept bool) {
 	}
 	rec := &state.Record{Stage: r.st.Name, RunID: r.e.runID, Started: now.Add(-r.res.Duration), Finished: now,
 		Status: status, Error: err.Error(), Inputs: r.inputs, Settings: r.settings.Hash(), Model: r.settings.Model(),
-		PromptTokens: r.res.Prompt, OutputTokens: r.res.Output, ModelCalls: r.res.ModelCalls, ToolCalls: r.res.ToolCalls, StopReason: r.res.StopReason}
+		PromptTokens: r.res.Prompt, OutputTokens: r.res.Output, ModelCalls: r.res.ModelCalls, ToolCalls: r.res.ToolCalls, StopReason: r.res.StopReason,
+		ToolErrors: r.res.ToolErrors, ToolFailures: r.res.ToolFailures}
 	if prev := r.prev; prev != nil {
 		// The outputs on disk are still the ones the previous record knew.
 		rec.Outputs, rec.PrevOutputs = prev.Outputs, prev.PrevOutputs
