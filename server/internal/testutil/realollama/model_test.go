@@ -94,13 +94,13 @@ func TestWriteModel(t *testing.T) {
 			if got := kv.ContextLength(); got != tt.wantContext {
 				t.Errorf("context length = %d, want %d", got, tt.wantContext)
 			}
-			if got := kv.EmbeddingLength(); got != embeddingWidth {
-				t.Errorf("embedding length = %d, want %d", got, embeddingWidth)
+			if got := kv.EmbeddingLength(); got != uint64(byteShape.width) {
+				t.Errorf("embedding length = %d, want %d", got, byteShape.width)
 			}
 			if got := len(kv.Strings("tokenizer.ggml.tokens")); got != vocabSize {
 				t.Errorf("%d tokens, want %d", got, vocabSize)
 			}
-			if got, want := len(m.Tensors().Items()), 3+9*layerCount; got != want {
+			if got, want := len(m.Tensors().Items()), 3+9*byteShape.layers; got != want {
 				t.Errorf("%d tensors, want %d", got, want)
 			}
 			for _, tensor := range m.Tensors().Items() {
@@ -147,10 +147,11 @@ func TestWriteModelRejectsBadEndChance(t *testing.T) {
 func TestEndChanceCalibration(t *testing.T) {
 	for _, want := range []float64{0.01, DefaultEndChance, 0.2} {
 		spec := ModelSpec{EndChance: want}.withDefaults()
-		ts := modelTensors(spec)
-		embd := rowsOf(t, ts, "token_embd.weight")
-		out := rowsOf(t, ts, "output.weight")
-		if got := meanEndChance(embd, out); got < want*0.99 || got > want*1.01 {
+		d := design{shape: byteShape, v: byteVocab()}
+		ts := modelTensors(spec, d)
+		embd := rowsOf(t, ts, "token_embd.weight", d.width)
+		out := rowsOf(t, ts, "output.weight", d.width)
+		if got := meanEndChance(d, embd, out); got < want*0.99 || got > want*1.01 {
 			t.Errorf("end chance %v: the weights give %v", want, got)
 		}
 		// Bytes outside printable ASCII and the other special tokens
@@ -163,16 +164,16 @@ func TestEndChanceCalibration(t *testing.T) {
 	}
 }
 
-func rowsOf(t *testing.T, ts []*ggml.Tensor, name string) [][]float32 {
+func rowsOf(t *testing.T, ts []*ggml.Tensor, name string, width int) [][]float32 {
 	t.Helper()
 	for _, tensor := range ts {
 		if tensor.Name != name {
 			continue
 		}
 		data := tensor.WriterTo.(f32)
-		rows := make([][]float32, 0, vocabSize)
-		for i := 0; i < len(data); i += embeddingWidth {
-			rows = append(rows, data[i:i+embeddingWidth])
+		rows := make([][]float32, 0, len(data)/width)
+		for i := 0; i < len(data); i += width {
+			rows = append(rows, data[i:i+width])
 		}
 		return rows
 	}

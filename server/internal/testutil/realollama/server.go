@@ -18,11 +18,33 @@ import (
 	"time"
 )
 
-// ModelName is the name under which Launch creates the tiny model.
-const ModelName = "icm-tiny"
+// Names under which Launch creates the tiny model: ModelName for the
+// byte-level vocabulary, Qwen3ModelName for Qwen3's.
+const (
+	ModelName      = "icm-tiny"
+	Qwen3ModelName = "icm-qwen3"
+)
 
 //go:embed testdata/Modelfile
 var modelfile []byte
+
+//go:embed testdata/Modelfile.qwen3
+var qwen3Modelfile []byte
+
+// modelNameFor and modelfileFor pick by vocabulary (spec has its defaults).
+func modelNameFor(spec ModelSpec) string {
+	if spec.Vocabulary == VocabQwen3 {
+		return Qwen3ModelName
+	}
+	return ModelName
+}
+
+func modelfileFor(spec ModelSpec) []byte {
+	if spec.Vocabulary == VocabQwen3 {
+		return qwen3Modelfile
+	}
+	return modelfile
+}
 
 // stopGrace is how long Stop lets the server shut its runners down after
 // SIGTERM before it kills the whole process group.
@@ -51,8 +73,11 @@ type Options struct {
 type Server struct {
 	// URL is the base URL, e.g. http://127.0.0.1:43121 (what OLLAMA_HOST takes).
 	URL string
-	// Model is the name to put in requests (ModelName).
+	// Model is the name to put in requests (ModelName or Qwen3ModelName).
 	Model string
+	// ModelsDir is the server's OLLAMA_MODELS: its manifests and blobs,
+	// laid out as on any machine that runs Ollama.
+	ModelsDir string
 	// ContextLength is the model's trained context length, as /api/show reports it.
 	ContextLength int
 	// Binary is the server executable that runs.
@@ -90,7 +115,7 @@ func Launch(ctx context.Context, opts Options) (*Server, error) {
 	}
 	spec := opts.Model.withDefaults()
 	modelDir := filepath.Join(dir, "model")
-	if err := writeModelFolder(modelDir, spec); err != nil {
+	if err := writeModelFolder(modelDir, spec, opts.CacheDir); err != nil {
 		cleanupDir(dir, ownsDir)
 		return nil, err
 	}
@@ -106,7 +131,7 @@ func Launch(ctx context.Context, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.ownsDir = ownsDir
-	s.Model = ModelName
+	s.Model = modelNameFor(spec)
 	s.ContextLength = int(spec.ContextLength)
 	if err := s.createModel(ctx, modelDir); err != nil {
 		return nil, errors.Join(err, s.Stop(context.WithoutCancel(ctx)))
@@ -120,15 +145,28 @@ func cleanupDir(dir string, owned bool) {
 	}
 }
 
-// writeModelFolder writes tiny.gguf and the Modelfile that names it.
-func writeModelFolder(dir string, spec ModelSpec) error {
+// writeModelFolder writes tiny.gguf and the Modelfile that names it. The
+// byte-level model is written afresh (half a megabyte); the Qwen3 one is
+// generated once into the cache (see cachedModel) and linked.
+func writeModelFolder(dir string, spec ModelSpec, cacheDir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("unable to create model folder %s: %w", dir, err)
 	}
-	if err := WriteModel(filepath.Join(dir, "tiny.gguf"), spec); err != nil {
-		return err
+	gguf := filepath.Join(dir, "tiny.gguf")
+	if spec.Vocabulary == VocabBytes {
+		if err := WriteModel(gguf, spec); err != nil {
+			return err
+		}
+	} else {
+		cached, err := cachedModel(spec, cacheDir)
+		if err != nil {
+			return err
+		}
+		if err := os.Symlink(cached, gguf); err != nil {
+			return fmt.Errorf("unable to link the model %s: %w", cached, err)
+		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, "Modelfile"), modelfile, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "Modelfile"), modelfileFor(spec), 0o644); err != nil {
 		return fmt.Errorf("unable to write %s: %w", filepath.Join(dir, "Modelfile"), err)
 	}
 	return nil
@@ -187,14 +225,15 @@ func startServeOnce(ctx context.Context, bin Binary, dir string, reg *registry, 
 		return nil, fmt.Errorf("unable to start %s serve: %w", bin.Path, err)
 	}
 	s := &Server{
-		URL:      "http://" + host,
-		Binary:   bin,
-		LogPath:  logPath,
-		Registry: reg.host(),
-		dir:      dir,
-		cmd:      cmd,
-		exited:   make(chan struct{}),
-		reg:      reg,
+		URL:       "http://" + host,
+		ModelsDir: filepath.Join(dir, "models"),
+		Binary:    bin,
+		LogPath:   logPath,
+		Registry:  reg.host(),
+		dir:       dir,
+		cmd:       cmd,
+		exited:    make(chan struct{}),
+		reg:       reg,
 	}
 	go func() {
 		s.waitErr = cmd.Wait()
@@ -278,7 +317,7 @@ func (s *Server) Version(ctx context.Context) (string, error) {
 
 // createModel runs `ollama create` against the server, as a person would.
 func (s *Server) createModel(ctx context.Context, modelDir string) error {
-	cmd := exec.CommandContext(ctx, s.Binary.Path, "create", ModelName, "-f", filepath.Join(modelDir, "Modelfile"))
+	cmd := exec.CommandContext(ctx, s.Binary.Path, "create", s.Model, "-f", filepath.Join(modelDir, "Modelfile"))
 	cmd.Dir = modelDir
 	cmd.Env = []string{
 		"PATH=/usr/local/bin:/usr/bin:/bin",
@@ -286,7 +325,7 @@ func (s *Server) createModel(ctx context.Context, modelDir string) error {
 		"OLLAMA_HOST=" + strings.TrimPrefix(s.URL, "http://"),
 	}
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("unable to create model %s from %s: %w\n%s", ModelName, modelDir, err, tail(string(out), 2000))
+		return fmt.Errorf("unable to create model %s from %s: %w\n%s", s.Model, modelDir, err, tail(string(out), 2000))
 	}
 	return nil
 }

@@ -14,8 +14,9 @@ const (
 
 // Token types as llama.cpp reads them from tokenizer.ggml.token_type.
 const (
-	tokenTypeNormal  int32 = 1
-	tokenTypeControl int32 = 3
+	tokenTypeNormal      int32 = 1
+	tokenTypeControl     int32 = 3
+	tokenTypeUserDefined int32 = 4
 )
 
 // Token ids of the special tokens: they follow the 256 byte tokens.
@@ -25,6 +26,23 @@ const (
 	idTurnEnd
 	vocabSize
 )
+
+// vocab is a model's tokenizer as the GGUF file holds it, plus what the
+// weights need to know about it.
+type vocab struct {
+	tokens []string
+	types  []int32
+	merges []string
+	// pre is tokenizer.ggml.pre: the pre-tokenizer llama.cpp applies.
+	pre string
+	// endOfText (BOS and padding) and turnEnd (EOS) are token ids.
+	endOfText, turnEnd int
+	// writable says which tokens the model may write: printable text
+	// only, so answers stay valid UTF-8 and never hold special tokens.
+	writable []bool
+}
+
+func (v *vocab) size() int { return len(v.tokens) }
 
 // byteToRune returns GPT-2's reversible byte-to-character table: printable
 // bytes stand for themselves and every other byte is moved to the code
@@ -51,6 +69,12 @@ func keepsItself(b byte) bool {
 	return ('!' <= b && b <= '~') || (0xA1 <= b && b <= 0xAC) || (0xAE <= b)
 }
 
+// printable reports whether the model may write byte b: printable ASCII
+// and newline.
+func printable(b int) bool {
+	return (b >= ' ' && b <= '~') || b == '\n'
+}
+
 // vocabulary returns the tiny model's token strings and their types: one
 // token per byte in GPT-2's form, then the special tokens. With no merges,
 // every byte of a prompt becomes exactly one token, which makes token
@@ -68,4 +92,15 @@ func vocabulary() (tokens []string, types []int32) {
 		types = append(types, tokenTypeControl)
 	}
 	return tokens, types
+}
+
+// byteVocab is the byte-level vocabulary of the default tiny model.
+func byteVocab() *vocab {
+	tokens, types := vocabulary()
+	writable := make([]bool, len(tokens))
+	for b := range 256 {
+		writable[b] = printable(b)
+	}
+	return &vocab{tokens: tokens, types: types, merges: []string{}, pre: "default",
+		endOfText: idEndOfText, turnEnd: idTurnEnd, writable: writable}
 }

@@ -14,10 +14,10 @@ import (
 // nearly the same for every token, and the output row of the end-of-turn
 // token reads only that dimension: its logit is almost constant, and its
 // weight is calibrated (endWeight) so it wins with the wanted chance. The
-// rows of printable bytes ignore dimension 0 and read the random part, so
-// the answer is varied text; the rows of other bytes and of the remaining
-// special tokens read dimension 0 with a large negative weight, so they are
-// never chosen and answers stay valid UTF-8. Attention and feed-forward add
+// rows of writable tokens (printable text) ignore dimension 0 and read the
+// random part, so the answer is varied text; the rows of other tokens and
+// of the remaining special tokens read dimension 0 with a large negative
+// weight, so they are never chosen and answers stay valid UTF-8. Attention and feed-forward add
 // only small terms (residualStd) and hardly move any of this.
 const (
 	strongValue  = 1.0
@@ -28,21 +28,15 @@ const (
 	residualStd  = 0.005
 )
 
-// printable reports whether the model may write byte b: printable ASCII
-// and newline.
-func printable(b int) bool {
-	return (b >= ' ' && b <= '~') || b == '\n'
-}
-
 // embeddings returns one row per token: strongValue on dimension 0 and a
 // random direction of length otherNorm on the rest.
-func embeddings(rng *rand.Rand) [][]float32 {
-	rows := make([][]float32, vocabSize)
+func embeddings(rng *rand.Rand, d design) [][]float32 {
+	rows := make([][]float32, d.v.size())
+	rest := make([]float64, d.width-1)
 	for t := range rows {
-		row := make([]float32, embeddingWidth)
+		row := make([]float32, d.width)
 		row[0] = strongValue
 		var sum float64
-		rest := make([]float64, embeddingWidth-1)
 		for i := range rest {
 			rest[i] = rng.NormFloat64()
 			sum += rest[i] * rest[i]
@@ -58,43 +52,45 @@ func embeddings(rng *rand.Rand) [][]float32 {
 
 // outputRows returns the output projection, one row per token, with the
 // end-of-turn row's weight calibrated to endChance.
-func outputRows(rng *rand.Rand, embd [][]float32, endChance float64) [][]float32 {
-	rows := make([][]float32, vocabSize)
+func outputRows(rng *rand.Rand, d design, embd [][]float32, endChance float64) [][]float32 {
+	rows := make([][]float32, d.v.size())
 	for t := range rows {
-		row := make([]float32, embeddingWidth)
+		row := make([]float32, d.width)
 		switch {
-		case t < 256 && printable(t):
-			for i := 1; i < embeddingWidth; i++ {
+		case d.v.writable[t]:
+			for i := 1; i < d.width; i++ {
 				row[i] = float32(rng.NormFloat64() * outputStd)
 			}
-		case t == idTurnEnd:
+		case t == d.v.turnEnd:
 			// set below, once the other rows are known
 		default:
 			row[0] = forbidWeight
 		}
 		rows[t] = row
 	}
-	rows[idTurnEnd][0] = float32(endWeight(embd, rows, endChance))
+	rows[d.v.turnEnd][0] = float32(endWeight(d, embd, rows, endChance))
 	return rows
 }
 
+// calibrationContexts bounds how many writable tokens the end-of-turn
+// calibration averages over: every one for the byte vocabulary, an even
+// spread of them for a real one (each costs a pass over the vocabulary).
+const calibrationContexts = 512
+
 // endWeight finds, by bisection, the end-of-turn row's weight on
-// dimension 0 at which the chance of ending after a printable byte,
-// averaged over those bytes, is endChance. It ignores the small
+// dimension 0 at which the chance of ending after a writable token,
+// averaged over (an even spread of) those tokens, is endChance. It ignores the small
 // attention and feed-forward terms. Only the end-of-turn logit depends on
 // the weight, so the rest of each softmax is computed once.
-func endWeight(embd, out [][]float32, endChance float64) float64 {
+func endWeight(d design, embd, out [][]float32, endChance float64) float64 {
 	type context struct{ h0, others float64 }
 	var contexts []context
-	for t := range 256 {
-		if !printable(t) {
-			continue
-		}
+	for _, t := range sampleIDs(d.v.writable, calibrationContexts) {
 		h := rmsNorm(embd[t])
 		l := logits(h, out)
 		var others float64
 		for tok, v := range l {
-			if tok != idTurnEnd {
+			if tok != d.v.turnEnd {
 				others += math.Exp(v)
 			}
 		}
@@ -121,19 +117,15 @@ func endWeight(embd, out [][]float32, endChance float64) float64 {
 }
 
 // meanEndChance is the end-of-turn token's softmax probability after each
-// printable byte, averaged, with the model reduced to embedding, final
-// RMSNorm and output projection.
-func meanEndChance(embd, out [][]float32) float64 {
+// writable token the calibration reads, averaged, with the model reduced
+// to embedding, final RMSNorm and output projection.
+func meanEndChance(d design, embd, out [][]float32) float64 {
 	var total float64
-	var n int
-	for t := range 256 {
-		if !printable(t) {
-			continue
-		}
-		total += softmaxAt(logits(rmsNorm(embd[t]), out), idTurnEnd)
-		n++
+	ids := sampleIDs(d.v.writable, calibrationContexts)
+	for _, t := range ids {
+		total += softmaxAt(logits(rmsNorm(embd[t]), out), d.v.turnEnd)
 	}
-	return total / float64(n)
+	return total / float64(len(ids))
 }
 
 func logits(h []float64, out [][]float32) []float64 {
