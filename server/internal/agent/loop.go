@@ -270,6 +270,7 @@ func (r *run) chat(ctx context.Context, purpose string, tools []llm.Tool, format
 		Think:    r.cfg.Think,
 		Options: llm.Options{
 			Temperature: r.cfg.Temperature,
+			Seed:        r.cfg.Seed,
 			NumCtx:      r.cfg.NumCtx,
 			MaxOutput:   r.cfg.MaxOutput,
 		},

@@ -90,9 +90,12 @@ type Config struct {
 	Stage       string
 	Model       string
 	Temperature *float64
-	Think       *bool
-	NumCtx      int
-	MaxOutput   int
+	// Seed, when set, fixes the sampler's seed, so a call repeats its
+	// answer on servers that honour it (stage tests give each repeat one).
+	Seed      *int
+	Think     *bool
+	NumCtx    int
+	MaxOutput int
 	// Format asks for structured output of the final answer (nil = text).
 	// With tools offered, the loop runs without it and one last call without
 	// tools writes the answer in the format (EventFormat).

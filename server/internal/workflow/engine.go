@@ -55,6 +55,9 @@ type Options struct {
 	Force bool
 	// Gate overrides [workflow] gate ("explicit" or "rerun").
 	Gate string
+	// Seed, when set, is sent with every model call of the run (stage
+	// tests fix one per repeat).
+	Seed *int
 	// Tools starts MCP servers; nil means stages with tools cannot run.
 	Tools ToolOpener
 	// Servers lists the configured MCP server names (for checks).

@@ -188,6 +188,7 @@ func (r *run) agentConfig() (agent.Config, error) {
 		Stage:              r.st.Name,
 		Model:              r.settings.Model(),
 		Temperature:        r.settings.Temperature,
+		Seed:               r.e.opts.Seed,
 		Think:              r.settings.Think,
 		NumCtx:             r.settings.NumCtx,
 		MaxOutput:          r.settings.MaxOutput,
