@@ -3,6 +3,7 @@ package critic
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -28,7 +29,9 @@ type Critic struct {
 	// ChunkChars bounds one call's part of the article (DefaultChunkChars when 0).
 	ChunkChars  int
 	Temperature *float64
-	NumCtx      int
+	// Seed, when set, goes with every call (stage tests fix one per repeat).
+	Seed   *int
+	NumCtx int
 	// Observe receives the model calls' events (for the run's trace).
 	Observe func(agent.Event)
 }
@@ -79,26 +82,46 @@ func (c *Critic) judgeChunk(ctx context.Context, ch Chunk, n, of int, outline []
 	}
 	user.WriteString("\n<article>\n" + ch.Text + "\n</article>\n")
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: system}, {Role: llm.RoleUser, Content: user.String()}}
-	cfg := agent.Config{Stage: fmt.Sprintf("%s critique %d/%d", c.stageName(), n, of), Model: c.Model, Temperature: c.Temperature, NumCtx: c.NumCtx, Format: json.RawMessage(Schema)}
+	cfg := agent.Config{Stage: fmt.Sprintf("%s critique %d/%d", c.stageName(), n, of), Model: c.Model, Temperature: c.Temperature, Seed: c.Seed, NumCtx: c.NumCtx, Format: json.RawMessage(Schema)}
+	var j *Judgment
+	err := c.ask(ctx, msgs, cfg, func(answer string) (err error) {
+		j, err = Parse(answer)
+		return err
+	})
+	var inv *invalidError
+	if errors.As(err, &inv) {
+		return nil, &InvalidAnswerError{Part: n, Parts: of, Err: inv.err}
+	}
+	return j, err
+}
+
+// invalidError says the model's answer failed parse twice.
+type invalidError struct{ err error }
+
+func (e *invalidError) Error() string { return e.err.Error() }
+
+// ask makes a structured-output call and parses the answer; an answer that
+// does not parse (or was cut off) is asked for once more, told what was
+// wrong. A second bad answer is an *invalidError.
+func (c *Critic) ask(ctx context.Context, msgs []llm.Message, cfg agent.Config, parse func(string) error) error {
 	var lastErr error
 	for attempt := 1; attempt <= 2; attempt++ {
 		res, err := agent.Run(ctx, c.Client, nil, msgs, cfg, c.Observe)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		j, perr := Parse(res.Output)
+		perr := parse(res.Output)
 		if perr == nil && !res.Incomplete {
-			return j, nil
+			return nil
 		}
 		if res.Incomplete {
 			perr = fmt.Errorf("the answer was cut off at the output limit")
 		}
 		lastErr = perr
-		// One retry, told what was wrong.
 		msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: res.Raw},
 			llm.Message{Role: llm.RoleUser, Content: "That answer was not valid: " + perr.Error() + ". Answer again with only the JSON object, matching the schema exactly."})
 	}
-	return nil, &InvalidAnswerError{Part: n, Parts: of, Err: lastErr}
+	return &invalidError{err: lastErr}
 }
 
 func (c *Critic) stageName() string {

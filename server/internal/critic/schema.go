@@ -53,17 +53,26 @@ func mustCompile() *jsonschema.Schema {
 
 // Parse validates a model answer against Schema and decodes it.
 func Parse(answer string) (*Judgment, error) {
+	var j Judgment
+	if err := decodeValid(compiled, "critique", answer, &j); err != nil {
+		return nil, err
+	}
+	return &j, nil
+}
+
+// decodeValid checks answer against a compiled schema (named what in
+// errors) and decodes it into out.
+func decodeValid(s *jsonschema.Schema, what, answer string, out any) error {
 	answer = strings.TrimSpace(answer)
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader([]byte(answer)))
 	if err != nil {
-		return nil, fmt.Errorf("the answer is not JSON: %v", err)
+		return fmt.Errorf("the answer is not JSON: %v", err)
 	}
-	if err := compiled.Validate(v); err != nil {
-		return nil, fmt.Errorf("the answer does not match the critique schema: %s", strings.Join(strings.Fields(err.Error()), " "))
+	if err := s.Validate(v); err != nil {
+		return fmt.Errorf("the answer does not match the %s schema: %s", what, strings.Join(strings.Fields(err.Error()), " "))
 	}
-	var j Judgment
-	if err := json.Unmarshal([]byte(answer), &j); err != nil {
-		return nil, fmt.Errorf("the answer does not decode: %v", err)
+	if err := json.Unmarshal([]byte(answer), out); err != nil {
+		return fmt.Errorf("the answer does not decode: %v", err)
 	}
-	return &j, nil
+	return nil
 }
