@@ -15,6 +15,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/testcase"
 	"github.com/icm-tool/icm/server/internal/tokens"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -60,6 +61,8 @@ type StageReport struct {
 	// Items is the number of For each items, or -1 when the stage has no
 	// For each or its source is not there yet.
 	Items int
+	// Cases are the stage's test cases (tests/), parsed.
+	Cases []*testcase.Case
 }
 
 // Run checks every stage of ws.
@@ -97,6 +100,7 @@ func Run(ws *workspace.Workspace, opts Options) *Report {
 			c.stage(sr)
 		}
 	}
+	c.cases()
 	sortFindings(r.Findings)
 	return r
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/document"
+	"github.com/icm-tool/icm/server/internal/testcase"
 )
 
 func newCheckCmd(env *Env, g *globalFlags) *cobra.Command {
@@ -112,6 +113,7 @@ type checkStage struct {
 	Contract *contract.Contract `json:"contract"`
 	Tokens   int                `json:"tokens"`
 	Items    int                `json:"items"`
+	Cases    []*testcase.Case   `json:"cases,omitempty"`
 }
 
 func checkJSON(env *Env, rep *check.Report) checkReport {
@@ -120,7 +122,7 @@ func checkJSON(env *Env, rep *check.Report) checkReport {
 		out.Summary[f.Severity.String()]++
 	}
 	for _, s := range rep.Stages {
-		cs := checkStage{Name: s.Stage.Name, Contract: s.Contract, Items: s.Items}
+		cs := checkStage{Name: s.Stage.Name, Contract: s.Contract, Items: s.Items, Cases: s.Cases}
 		if s.Context != nil {
 			cs.Tokens = s.Context.Total
 		}
