@@ -1,0 +1,26 @@
+package stagetest
+
+import (
+	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/verify"
+	"github.com/icm-tool/icm/server/internal/workflow"
+)
+
+// Backend is what runs need from the session that composes them: one
+// model client shared by every job (so a pool's slots are shared too),
+// and the way to start a stage's tools inside a test copy.
+type Backend struct {
+	// Client talks to the model servers.
+	Client llm.Client
+	// Tools returns the tool opener for a copy rooted at root (tools run
+	// against the copy, never the real workspace); nil means stages with
+	// tools cannot run.
+	Tools func(root string) workflow.ToolOpener
+	// Servers lists the MCP server names stages may use (nil: config.toml's).
+	Servers map[string]bool
+	// CodeBlocks runs `code-blocks` checks; nil makes them fail as unavailable.
+	CodeBlocks verify.CodeChecker
+	// Self is the icm binary Script stages call as $ICM_BIN ("" means this
+	// executable).
+	Self string
+}

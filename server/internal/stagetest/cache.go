@@ -1,0 +1,163 @@
+package stagetest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+// CacheDir is where replayed replies live, under the workspace root.
+var CacheDir = filepath.Join(workspace.HistoryDir, "tests", "cache")
+
+// CacheStats says which of a job's requests the cache answered.
+type CacheStats struct {
+	Hits   int        `json:"hits"`
+	Misses int        `json:"misses"`
+	Keys   []CacheKey `json:"keys"`
+}
+
+// CacheKey is one request's key and whether it was a hit.
+type CacheKey struct {
+	Key string `json:"key"`
+	Hit bool   `json:"hit"`
+}
+
+// cacheStore is the replies on disk, one JSON file per key.
+type cacheStore struct{ dir string }
+
+type cacheEntry struct {
+	Key      string            `json:"key"`
+	Model    string            `json:"model"`
+	Stored   time.Time         `json:"stored"`
+	Response *llm.ChatResponse `json:"response"`
+}
+
+func (s *cacheStore) path(key string) string { return filepath.Join(s.dir, key[:2], key+".json") }
+
+func (s *cacheStore) get(key string) (*llm.ChatResponse, bool) {
+	data, err := os.ReadFile(s.path(key))
+	if err != nil {
+		return nil, false
+	}
+	var e cacheEntry
+	if json.Unmarshal(data, &e) != nil || e.Key != key || e.Response == nil {
+		return nil, false // a damaged entry is a miss, and is written again
+	}
+	return e.Response, true
+}
+
+func (s *cacheStore) put(key string, resp *llm.ChatResponse, now time.Time) error {
+	data, err := json.Marshal(cacheEntry{Key: key, Model: resp.Model, Stored: now, Response: resp})
+	if err != nil {
+		return err
+	}
+	return state.WriteFile(s.path(key), data, 0o644)
+}
+
+// RequestKey is the cache key of a model request: a hash of everything
+// that shapes the answer (model, messages, tools, format, think and the
+// sampling options, seed included). Callbacks and the stage label do not
+// count.
+func RequestKey(req llm.ChatRequest) string {
+	data, _ := json.Marshal(struct {
+		Model    string          `json:"model"`
+		Messages []llm.Message   `json:"messages"`
+		Tools    []llm.Tool      `json:"tools"`
+		Format   json.RawMessage `json:"format,omitempty"`
+		Think    *bool           `json:"think,omitempty"`
+		Options  llm.Options     `json:"options"`
+	}{req.Model, req.Messages, req.Tools, req.Format, req.Think, req.Options})
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// cachingClient answers a request from the store when an identical one
+// was answered before, and stores what the server answers otherwise. One
+// is made per job, so each job's hits are counted apart.
+type cachingClient struct {
+	inner llm.Client
+	store *cacheStore
+	now   func() time.Time
+
+	mu    sync.Mutex
+	stats CacheStats
+}
+
+func (c *cachingClient) Chat(ctx context.Context, req llm.ChatRequest) (*llm.ChatResponse, error) {
+	key := RequestKey(req)
+	if resp, ok := c.store.get(key); ok {
+		c.note(key, true)
+		if req.OnDelta != nil {
+			req.OnDelta(llm.Delta{Content: resp.Message.Content, Thinking: resp.Message.Thinking})
+		}
+		out := *resp
+		out.Attempts = 0
+		return &out, nil
+	}
+	resp, err := c.inner.Chat(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	c.note(key, false)
+	if err := c.store.put(key, resp, c.now()); err != nil {
+		return nil, fmt.Errorf("unable to store the reply in the test cache: %w", err)
+	}
+	return resp, nil
+}
+
+func (c *cachingClient) note(key string, hit bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if hit {
+		c.stats.Hits++
+	} else {
+		c.stats.Misses++
+	}
+	c.stats.Keys = append(c.stats.Keys, CacheKey{Key: key, Hit: hit})
+}
+
+func (c *cachingClient) snapshot() *CacheStats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.stats
+	s.Keys = append([]CacheKey(nil), s.Keys...)
+	return &s
+}
+
+func (c *cachingClient) Show(ctx context.Context, model string) (*llm.ModelInfo, error) {
+	return c.inner.Show(ctx, model)
+}
+
+func (c *cachingClient) Pull(ctx context.Context, model string, progress func(llm.PullProgress)) error {
+	return c.inner.Pull(ctx, model, progress)
+}
+
+// BaseURL passes the server's address on, so Script stages' subcommands
+// talk to the same server as the run.
+func (c *cachingClient) BaseURL() string {
+	if o, ok := c.inner.(interface{ BaseURL() string }); ok {
+		return o.BaseURL()
+	}
+	return ""
+}
+
+// ClearCache removes a workspace's stored replies.
+func ClearCache(root string) error {
+	err := os.RemoveAll(filepath.Join(root, CacheDir))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("unable to clear the test cache: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,196 @@
+package stagetest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/critic"
+	"github.com/icm-tool/icm/server/internal/document"
+	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/testcase"
+	"github.com/icm-tool/icm/server/internal/verify"
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+// judge scores rubric lines; nil means rubric lines cannot be checked.
+type judge interface {
+	JudgeRubric(ctx context.Context, text, criterion, task string, threshold float64) (*critic.RubricVerdict, error)
+}
+
+// evaluation is what checking one job's outputs needs.
+type evaluation struct {
+	src  *workspace.Workspace // the real workspace (the case and its files)
+	st   *workspace.Stage     // the stage in the real workspace
+	cp   *workspace.Workspace // the test copy (the outputs)
+	cst  *workspace.Stage     // the stage in the copy
+	con  *contract.Contract
+	c    *testcase.Case
+	outs []verify.Output // the stage's outputs in the copy, sorted
+	// primary is the output expectations read unless they name another.
+	primary    verify.Output
+	judge      judge
+	codeBlocks verify.CodeChecker
+}
+
+// checks runs every expectation of the case on the copy's outputs.
+func (ev *evaluation) checks(ctx context.Context) []Check {
+	lines := caseLines(ev.src, ev.c)
+	var out []Check
+	for _, e := range ev.c.Expect {
+		ch := ev.one(ctx, e)
+		ch.Source, ch.Line = SourceCase, lines(e.Range.Start)
+		out = append(out, ch)
+	}
+	return out
+}
+
+// caseLines maps offsets in the case file to 1-based lines.
+func caseLines(ws *workspace.Workspace, c *testcase.Case) func(int) int {
+	src, err := ws.Files.ReadFile(c.File)
+	if err != nil {
+		return func(int) int { return 0 }
+	}
+	m := document.NewMapper(src)
+	return func(off int) int {
+		line, _, err := m.LineCol(off)
+		if err != nil {
+			return 0
+		}
+		return line
+	}
+}
+
+func (ev *evaluation) one(ctx context.Context, e testcase.Expectation) Check {
+	ch := Check{Expect: e.Label(), Kind: e.Kind}
+	targets := ev.outs
+	if e.Output != "" {
+		o, ok := testcase.OutputFor(ev.con, e.Output)
+		if !ok {
+			ch.Message = fmt.Sprintf("%s writes no output %q", ev.st.Name, e.Output)
+			return ch
+		}
+		rel := path.Join(ev.cst.Rel, o.Path)
+		targets = []verify.Output{{Rel: rel, Abs: ev.cp.Abs(rel)}}
+	} else if e.Check == nil {
+		targets = []verify.Output{ev.primary}
+	}
+	if e.Check != nil {
+		return ev.verifyCheck(ctx, ch, *e.Check, targets)
+	}
+	o := targets[0]
+	ch.File = o.Rel
+	data, err := os.ReadFile(o.Abs)
+	if err != nil {
+		ch.Message = fmt.Sprintf("%s was not written", o.Rel)
+		return ch
+	}
+	text := string(data)
+	switch e.Kind {
+	case testcase.KindContains:
+		ch.OK = strings.Contains(text, e.Value)
+		if !ch.OK {
+			ch.Message = fmt.Sprintf("%s does not contain %q", o.Rel, e.Value)
+		}
+	case testcase.KindNotContains:
+		if i := strings.Index(text, e.Value); i >= 0 {
+			line := strings.Count(text[:i], "\n") + 1
+			ch.Message = fmt.Sprintf("%s:%d contains %q", o.Rel, line, e.Value)
+			ch.Findings = []state.VerifyFinding{{File: o.Rel, Line: line, Message: ch.Message}}
+		} else {
+			ch.OK = true
+		}
+	case testcase.KindMatches:
+		re, err := regexp.Compile(e.Value)
+		if err != nil {
+			ch.Message = fmt.Sprintf("the pattern does not compile: %v", err)
+			return ch
+		}
+		ch.OK = re.MatchString(text)
+		if !ch.OK {
+			ch.Message = fmt.Sprintf("nothing in %s matches %s", o.Rel, e.Value)
+		}
+	case testcase.KindRubric:
+		ev.rubric(ctx, &ch, e, text)
+	default:
+		ch.Message = fmt.Sprintf("unknown expectation %q", e.Kind)
+	}
+	return ch
+}
+
+func (ev *evaluation) verifyCheck(ctx context.Context, ch Check, c contract.Check, targets []verify.Output) Check {
+	if len(targets) == 1 {
+		ch.File = targets[0].Rel
+	}
+	res := verify.Run(ctx, []contract.Check{c}, targets, verify.Env{
+		StageDir: ev.cst.Dir, Workspace: ev.cp.Root, Stage: ev.st.Name,
+		// Schema files of a case are read next to the case, then in the
+		// stage folder (of the real workspace: cases are not copied).
+		Resolve:    func(p string) (string, error) { return testcase.Resolve(ev.src, ev.st, ev.c, p) },
+		CodeBlocks: ev.codeBlocks,
+	})
+	r := res[0]
+	ch.OK, ch.Findings = r.OK, r.Findings
+	if !r.OK && len(r.Findings) > 0 {
+		ch.Message = findingText(r.Findings[0])
+		if n := len(r.Findings) - 1; n > 0 {
+			ch.Message += fmt.Sprintf(" (and %d more)", n)
+		}
+	}
+	return ch
+}
+
+func (ev *evaluation) rubric(ctx context.Context, ch *Check, e testcase.Expectation, text string) {
+	ch.Threshold = e.Threshold
+	if ev.judge == nil {
+		ch.Message = "no model to judge the rubric with"
+		return
+	}
+	v, err := ev.judge.JudgeRubric(ctx, text, e.Value, ev.con.Process, e.Threshold)
+	if err != nil {
+		ch.Message = "the rubric could not be judged: " + err.Error()
+		return
+	}
+	score := v.Score
+	ch.Score, ch.Reason, ch.OK = &score, v.Reason, v.Pass
+	if !v.Pass {
+		ch.Message = fmt.Sprintf("scored %d, below %g: %s", v.Score, v.Threshold, v.Reason)
+	}
+}
+
+// stageChecks turns the engine's Verify results into checks.
+func stageChecks(rs []state.VerifyResult) []Check {
+	var out []Check
+	for _, r := range rs {
+		ch := Check{Expect: "verify " + r.Check, Kind: strings.TrimSuffix(strings.Fields(r.Check + " x")[0], ":"), Source: SourceStage, OK: r.OK, Findings: r.Findings}
+		if !r.OK && len(r.Findings) > 0 {
+			ch.Message = findingText(r.Findings[0])
+		}
+		out = append(out, ch)
+	}
+	return out
+}
+
+func findingText(f state.VerifyFinding) string {
+	switch {
+	case f.Line > 0:
+		return fmt.Sprintf("%s:%d: %s", f.File, f.Line, f.Message)
+	case f.File != "":
+		return f.File + ": " + f.Message
+	}
+	return f.Message
+}
+
+// firstFailure names the first check that did not hold.
+func firstFailure(cs []Check) string {
+	for _, c := range cs {
+		if !c.OK {
+			return c.Expect + ": " + c.Message
+		}
+	}
+	return ""
+}

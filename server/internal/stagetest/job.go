@@ -1,0 +1,184 @@
+package stagetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"sort"
+
+	"github.com/icm-tool/icm/server/internal/agent"
+	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/critic"
+	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/verify"
+	"github.com/icm-tool/icm/server/internal/workflow"
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+// job is one case run once with one model and seed.
+type job struct {
+	sel    *Selected
+	model  string // the override ("" for the configured model)
+	label  string // the model as the matrix names it
+	repeat int
+	seed   int
+}
+
+// runJob runs one job in its own copy of the workspace and checks it.
+func (r *Runner) runJob(ctx context.Context, j job) *Result {
+	start := r.opts.Now()
+	res := &Result{Case: j.sel.Case.ID, Stage: j.sel.Stage.Name, Model: j.label, Repeat: j.repeat, Seed: j.seed, Checks: []Check{}}
+	defer func() { res.Duration = r.opts.Now().Sub(start) }()
+	if errs := j.sel.Errors; len(errs) > 0 {
+		res.Status, res.Error = StatusError, "the case has errors: "+errs[0]
+		res.Hint = "icm check lists them with their lines"
+		return res
+	}
+	cp, inputs, err := isolate(r.ws, j.sel.Stage, j.sel.Contract, j.sel.Case)
+	if err != nil {
+		r.fail(res, err)
+		return res
+	}
+	res.Inputs = inputs
+	if r.opts.Keep {
+		res.Copy = cp.Root
+	} else {
+		defer os.RemoveAll(cp.Root)
+	}
+	client := r.backend.Client
+	var cache *cachingClient
+	if r.opts.Cache && client != nil {
+		cache = &cachingClient{inner: client, store: r.cache, now: r.opts.Now}
+		client = cache
+		defer func() { res.Cache = cache.snapshot() }()
+	}
+	seed := j.seed
+	var tools workflow.ToolOpener
+	if r.backend.Tools != nil {
+		tools = r.backend.Tools(cp.Root)
+	}
+	eng, err := workflow.New(cp, workflow.Options{
+		Client: client, Model: j.model, Stage: j.sel.Stage.Name, Force: true, Gate: workflow.GateExplicit,
+		Tools: tools, Servers: r.backend.Servers, CodeBlocks: r.backend.CodeBlocks, Self: r.backend.Self,
+		Seed: &seed, Now: r.opts.Now,
+	})
+	if err != nil {
+		r.fail(res, err)
+		return res
+	}
+	res.RunID = eng.RunID()
+	sum, err := eng.Run(ctx)
+	if tr, terr := workflow.Run(cp, eng.RunID()); terr == nil {
+		res.PromptTokens, res.OutputTokens = tr.Prompt, tr.Output
+		for _, s := range tr.Stages {
+			res.ModelCalls += s.ModelCalls
+		}
+	}
+	if err != nil {
+		r.fail(res, err)
+		return res
+	}
+	var sr *workflow.StageResult
+	for _, x := range sum.Ran {
+		if x.Stage == j.sel.Stage.Name {
+			sr = x
+		}
+	}
+	if sr == nil {
+		r.fail(res, fmt.Errorf("stage %s did not run", j.sel.Stage.Name))
+		return res
+	}
+	cst, _ := cp.Stage(j.sel.Stage.Name)
+	ev := &evaluation{src: r.ws, st: j.sel.Stage, cp: cp, cst: cst, con: j.sel.Contract, c: j.sel.Case, codeBlocks: r.backend.CodeBlocks}
+	ev.outs, ev.primary = outputsOf(cp, cst, j.sel.Contract)
+	res.Output = ev.primary.Rel
+	res.Outputs = readOutputs(ev.outs)
+	if client != nil {
+		ev.judge = r.judgeFor(client, j, res)
+	}
+	res.Checks = append(ev.checks(ctx), stageChecks(sr.Verify)...)
+	if ctx.Err() != nil {
+		res.Status, res.Error = StatusCancelled, "cancelled"
+		return res
+	}
+	res.FirstFailure = firstFailure(res.Checks)
+	res.Status = StatusPassed
+	if res.FirstFailure != "" {
+		res.Status = StatusFailed
+	}
+	return res
+}
+
+// judgeFor is the rubric judge of a job: the judge model (the configured
+// one unless Options.Judge names another) with the job's seed, counting
+// its calls into the result.
+func (r *Runner) judgeFor(client llm.Client, j job, res *Result) judge {
+	model := r.opts.Judge
+	if model == "" {
+		model = r.ws.Config.Model.Name
+	}
+	seed := j.seed
+	zero := 0.0
+	return &critic.Critic{Client: client, Model: model, Stage: j.sel.Case.ID, Seed: &seed, Temperature: &zero,
+		Observe: func(ev agent.Event) {
+			if ev.Kind == agent.EventModel && ev.Model != nil {
+				res.JudgeCalls++
+				res.JudgeTokens += ev.Model.PromptTokens + ev.Model.OutputTokens
+			}
+		}}
+}
+
+// fail records why a job could not be judged.
+func (r *Runner) fail(res *Result, err error) {
+	res.Status, res.Error = StatusError, err.Error()
+	if errors.Is(err, context.Canceled) {
+		res.Status = StatusCancelled
+	}
+	var h interface{ Hint() string }
+	if errors.As(err, &h) {
+		res.Hint = h.Hint()
+	} else if hint := llm.HintOf(err); hint != "" {
+		res.Hint = hint
+	}
+}
+
+// outputsOf lists the stage's outputs in the copy and picks the first
+// declared one with a concrete name as the one expectations read.
+func outputsOf(cp *workspace.Workspace, st *workspace.Stage, con *contract.Contract) ([]verify.Output, verify.Output) {
+	var outs []verify.Output
+	for _, rel := range state.OutputPaths(cp, st, con) {
+		outs = append(outs, verify.Output{Rel: rel, Abs: cp.Abs(rel)})
+	}
+	sort.Slice(outs, func(i, k int) bool { return outs[i].Rel < outs[k].Rel })
+	var primary verify.Output
+	for _, o := range con.Outputs {
+		if !o.Templated && !o.Dir {
+			rel := path.Join(st.Rel, o.Path)
+			primary = verify.Output{Rel: rel, Abs: cp.Abs(rel)}
+			break
+		}
+	}
+	if primary.Rel == "" && len(outs) > 0 {
+		primary = outs[0]
+	}
+	return outs, primary
+}
+
+func readOutputs(outs []verify.Output) map[string]string {
+	m := map[string]string{}
+	for _, o := range outs {
+		data, err := os.ReadFile(o.Abs)
+		if err != nil {
+			continue
+		}
+		if len(data) > MaxOutputText {
+			data = append(data[:MaxOutputText:MaxOutputText], []byte("\n[... cut: the output is longer]")...)
+		}
+		m[o.Rel] = string(data)
+	}
+	return m
+}
+

@@ -1,0 +1,68 @@
+package stagetest
+
+import "time"
+
+// Defaults of Options.
+const (
+	DefaultRepeat = 1
+	DefaultSeed   = 1
+)
+
+// Options say what a run does.
+type Options struct {
+	// Models are the models of the matrix; empty means the one each stage
+	// is configured with.
+	Models []string
+	// Repeat runs each case this many times per model, repeat i with seed
+	// Seed+i-1.
+	Repeat int
+	// Seed is the first repeat's seed.
+	Seed int
+	// Parallel is how many jobs run at once (at least 1).
+	Parallel int
+	// Judge is the model that scores rubric lines; "" means the
+	// workspace's configured model.
+	Judge string
+	// Cache replays identical model requests from history/tests/cache/.
+	Cache bool
+	// Keep leaves each job's copy of the workspace in place (its path is in
+	// the result) instead of removing it.
+	Keep bool
+	// Progress receives a job's start and end, one event at a time.
+	Progress func(Event)
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+func (o Options) withDefaults() Options {
+	if o.Repeat < 1 {
+		o.Repeat = DefaultRepeat
+	}
+	if o.Parallel < 1 {
+		o.Parallel = 1
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// Event kinds.
+const (
+	EventJobStart = "job-start"
+	EventJobEnd   = "job-end"
+)
+
+// Event is a job starting or ending.
+type Event struct {
+	Kind string `json:"kind"`
+	// Index (1-based) and Total place the job in the run.
+	Index int    `json:"index"`
+	Total int    `json:"total"`
+	Case  string `json:"case"`
+	Model string `json:"model"`
+	// Repeat is 1-based.
+	Repeat int `json:"repeat"`
+	// Result is set at the end.
+	Result *Result `json:"result,omitempty"`
+}

@@ -1,0 +1,245 @@
+package stagetest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+// ReportVersion is the version of the results file's shape.
+const ReportVersion = 1
+
+// ResultsDir is where run reports are saved, under the workspace root.
+var ResultsDir = filepath.Join(workspace.HistoryDir, "tests")
+
+// CaseInfo names a case as it was when it ran.
+type CaseInfo struct {
+	ID    string `json:"id"`
+	Stage string `json:"stage"`
+	Name  string `json:"name"`
+	Title string `json:"title"`
+	// File is the case file, workspace-relative; Line is its title's line.
+	File string `json:"file"`
+	Hash string `json:"hash"`
+}
+
+func caseInfo(ws *workspace.Workspace, s *Selected) CaseInfo {
+	return CaseInfo{ID: s.Case.ID, Stage: s.Stage.Name, Name: s.Case.Name, Title: s.Case.Title, File: ws.Rel(s.Case.File), Hash: s.Case.Hash}
+}
+
+// Row is one cell of the matrix: a case with one model, over its repeats.
+type Row struct {
+	Case  string `json:"case"`
+	Model string `json:"model"`
+	// Runs is N, Passed is k: "k of N".
+	Runs   int `json:"runs"`
+	Passed int `json:"passed"`
+	Errors int `json:"errors"`
+	// MedianTokens and MedianDuration are over the repeats.
+	MedianTokens   int           `json:"median_tokens"`
+	MedianDuration time.Duration `json:"median_duration"`
+	// FirstFailure is the first failing expectation of the first repeat
+	// that failed ("" when all passed).
+	FirstFailure string `json:"first_failure,omitempty"`
+	CacheHits    int    `json:"cache_hits,omitempty"`
+}
+
+// Rate is k of N as text.
+func (r Row) Rate() string { return fmt.Sprintf("%d/%d", r.Passed, r.Runs) }
+
+// Report is one `icm test` run, as saved in history/tests/<run>.json.
+type Report struct {
+	Version   int           `json:"version"`
+	RunID     string        `json:"run_id"`
+	Workspace string        `json:"workspace"`
+	Started   time.Time     `json:"started"`
+	Finished  time.Time     `json:"finished"`
+	Duration  time.Duration `json:"duration"`
+	// Complete is false when the run was cancelled part way.
+	Complete bool `json:"complete"`
+	// Models are the matrix's models in order.
+	Models   []string   `json:"models"`
+	Repeat   int        `json:"repeat"`
+	Seed     int        `json:"seed"`
+	Parallel int        `json:"parallel"`
+	Judge    string     `json:"judge,omitempty"`
+	Cache    bool       `json:"cache,omitempty"`
+	Cases    []CaseInfo `json:"cases"`
+	Results  []*Result  `json:"results"`
+	Matrix   []Row      `json:"matrix"`
+	// Passed is true when every job passed.
+	Passed bool `json:"passed"`
+	// Counts of jobs by status.
+	Counts map[string]int `json:"counts"`
+	// SequentialSum is the jobs' durations added up: the wall time the run
+	// would take one job at a time.
+	SequentialSum time.Duration `json:"sequential_sum"`
+}
+
+// summarize fills Models, Matrix, Passed, Counts and SequentialSum from Results.
+func (rep *Report) summarize() {
+	rep.Counts = map[string]int{StatusPassed: 0, StatusFailed: 0, StatusError: 0, StatusCancelled: 0}
+	rows := map[[2]string]*Row{}
+	var order [][2]string
+	seenModel := map[string]bool{}
+	rep.Models, rep.SequentialSum, rep.Passed = nil, 0, len(rep.Results) > 0
+	durations := map[[2]string][]time.Duration{}
+	tokens := map[[2]string][]int{}
+	for _, res := range rep.Results {
+		rep.Counts[res.Status]++
+		rep.SequentialSum += res.Duration
+		if res.Failed() {
+			rep.Passed = false
+		}
+		if !seenModel[res.Model] {
+			seenModel[res.Model] = true
+			rep.Models = append(rep.Models, res.Model)
+		}
+		k := [2]string{res.Case, res.Model}
+		row, ok := rows[k]
+		if !ok {
+			row = &Row{Case: res.Case, Model: res.Model}
+			rows[k] = row
+			order = append(order, k)
+		}
+		row.Runs++
+		switch res.Status {
+		case StatusPassed:
+			row.Passed++
+		case StatusError, StatusCancelled:
+			row.Errors++
+		}
+		if row.FirstFailure == "" && res.Failed() {
+			row.FirstFailure = res.FirstFailure
+			if row.FirstFailure == "" {
+				row.FirstFailure = res.Status + ": " + res.Error
+			}
+		}
+		if res.Cache != nil {
+			row.CacheHits += res.Cache.Hits
+		}
+		durations[k] = append(durations[k], res.Duration)
+		tokens[k] = append(tokens[k], res.Tokens())
+	}
+	rep.Matrix = rep.Matrix[:0]
+	for _, k := range order {
+		row := rows[k]
+		row.MedianDuration = median(durations[k])
+		row.MedianTokens = median(tokens[k])
+		rep.Matrix = append(rep.Matrix, *row)
+	}
+}
+
+func median[T int | time.Duration](xs []T) T {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]T(nil), xs...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// Row returns the matrix cell of a case and model.
+func (rep *Report) Row(caseID, model string) (Row, bool) {
+	for _, r := range rep.Matrix {
+		if r.Case == caseID && r.Model == model {
+			return r, true
+		}
+	}
+	return Row{}, false
+}
+
+// Save writes the report to history/tests/<run>.json in the workspace
+// (the only file a test run writes there, with the cache) and returns the path.
+func Save(root string, rep *Report) (string, error) {
+	data, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("unable to encode the test report: %w", err)
+	}
+	p := filepath.Join(root, ResultsDir, rep.RunID+".json")
+	if err := state.WriteFile(p, append(data, '\n'), 0o644); err != nil {
+		return "", err
+	}
+	return p, nil
+}
+
+// Runs lists the saved runs' ids, oldest first.
+func Runs(root string) ([]string, error) {
+	entries, err := os.ReadDir(filepath.Join(root, ResultsDir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("unable to list the test runs: %w", err)
+	}
+	var ids []string
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") {
+			ids = append(ids, strings.TrimSuffix(e.Name(), ".json"))
+		}
+	}
+	sort.Strings(ids)
+	return ids, nil
+}
+
+// Latest is the baseline name for the newest saved run.
+const Latest = "latest"
+
+// Load reads a saved run by id, a unique prefix of one, or Latest.
+func Load(root, id string) (*Report, error) {
+	ids, err := Runs(root)
+	if err != nil {
+		return nil, err
+	}
+	var match []string
+	for _, x := range ids {
+		if strings.HasPrefix(x, id) {
+			match = append(match, x)
+		}
+	}
+	if id == Latest && len(ids) > 0 {
+		match = ids[len(ids)-1:]
+	}
+	dir := filepath.Join(root, ResultsDir)
+	switch len(match) {
+	case 0:
+		return nil, &NoRunError{ID: id, Dir: dir}
+	case 1:
+	default:
+		return nil, fmt.Errorf("test run %q matches %d runs in %s; give more of its id", id, len(match), dir)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, match[0]+".json"))
+	if err != nil {
+		return nil, fmt.Errorf("unable to read test run %s: %w", match[0], err)
+	}
+	var rep Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return nil, fmt.Errorf("test run %s is not a readable report: %w", match[0], err)
+	}
+	if rep.Version != ReportVersion {
+		return nil, fmt.Errorf("test run %s was saved in format %d; this icm reads format %d", match[0], rep.Version, ReportVersion)
+	}
+	return &rep, nil
+}
+
+// NoRunError says no saved run has the id.
+type NoRunError struct{ ID, Dir string }
+
+func (e *NoRunError) Error() string { return fmt.Sprintf("no saved test run %q in %s", e.ID, e.Dir) }
+
+// Hint says where run ids come from.
+func (e *NoRunError) Hint() string {
+	return "each `icm test` prints its run id and saves it; `icm test --runs` lists them, `--baseline latest` takes the newest"
+}

@@ -1,0 +1,109 @@
+package stagetest
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+
+	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/workflow"
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+// Runner runs the cases of one workspace.
+type Runner struct {
+	ws      *workspace.Workspace
+	backend Backend
+	opts    Options
+	cache   *cacheStore
+
+	emitMu sync.Mutex
+}
+
+// New prepares runs of ws's cases.
+func New(ws *workspace.Workspace, backend Backend, opts Options) *Runner {
+	opts = opts.withDefaults()
+	return &Runner{ws: ws, backend: backend, opts: opts, cache: &cacheStore{dir: filepath.Join(ws.Root, CacheDir)}}
+}
+
+// jobs lays out the matrix: every case, for every model, every repeat.
+func (r *Runner) jobs(sel []*Selected) []job {
+	var out []job
+	for _, s := range sel {
+		models := r.opts.Models
+		if len(models) == 0 {
+			models = []string{""}
+		}
+		for _, m := range models {
+			label := m
+			if label == "" {
+				label = state.ResolveSettings(r.ws.Config.Model, s.Contract.Model, "").Model()
+			}
+			for i := 1; i <= r.opts.Repeat; i++ {
+				out = append(out, job{sel: s, model: m, label: label, repeat: i, seed: r.opts.Seed + i - 1})
+			}
+		}
+	}
+	return out
+}
+
+// Run runs every job of the selected cases, Options.Parallel at a time,
+// and returns the report (also when ctx is cancelled part way: the jobs
+// that did not run are marked cancelled). It does not save the report.
+func (r *Runner) Run(ctx context.Context, sel []*Selected) *Report {
+	start := r.opts.Now()
+	rep := &Report{Version: ReportVersion, RunID: workflow.NewRunID(start), Workspace: r.ws.Root, Started: start,
+		Repeat: r.opts.Repeat, Seed: r.opts.Seed, Parallel: r.opts.Parallel, Judge: r.opts.Judge, Cache: r.opts.Cache}
+	for _, s := range sel {
+		rep.Cases = append(rep.Cases, caseInfo(r.ws, s))
+	}
+	jobs := r.jobs(sel)
+	rep.Results = make([]*Result, len(jobs))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(r.opts.Parallel, max(len(jobs), 1)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				j := jobs[i]
+				r.emit(Event{Kind: EventJobStart, Index: i + 1, Total: len(jobs), Case: j.sel.Case.ID, Model: j.label, Repeat: j.repeat})
+				res := r.runJob(ctx, j)
+				rep.Results[i] = res
+				r.emit(Event{Kind: EventJobEnd, Index: i + 1, Total: len(jobs), Case: j.sel.Case.ID, Model: j.label, Repeat: j.repeat, Result: res})
+			}
+		}()
+	}
+	for i := range jobs {
+		if ctx.Err() != nil {
+			break
+		}
+		select {
+		case work <- i:
+		case <-ctx.Done():
+		}
+	}
+	close(work)
+	wg.Wait()
+	for i, res := range rep.Results {
+		if res == nil {
+			j := jobs[i]
+			rep.Results[i] = &Result{Case: j.sel.Case.ID, Stage: j.sel.Stage.Name, Model: j.label, Repeat: j.repeat, Seed: j.seed,
+				Status: StatusCancelled, Error: "cancelled before it ran", Checks: []Check{}}
+		}
+	}
+	rep.Finished = r.opts.Now()
+	rep.Duration = rep.Finished.Sub(start)
+	rep.Complete = ctx.Err() == nil
+	rep.summarize()
+	return rep
+}
+
+func (r *Runner) emit(ev Event) {
+	if r.opts.Progress == nil {
+		return
+	}
+	r.emitMu.Lock()
+	defer r.emitMu.Unlock()
+	r.opts.Progress(ev)
+}

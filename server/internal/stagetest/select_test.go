@@ -1,0 +1,97 @@
+package stagetest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/icm-tool/icm/server/internal/check"
+)
+
+func ids(sel []*Selected) string {
+	var out []string
+	for _, s := range sel {
+		out = append(out, s.Case.ID)
+	}
+	return strings.Join(out, ",")
+}
+
+func TestSelect(t *testing.T) {
+	ws := openSmall(t)
+	rep := check.Run(ws, check.Options{})
+	st, _ := ws.Stage("01-idea")
+	for _, tc := range []struct {
+		name string
+		f    Filter
+		want string
+		err  string
+	}{
+		{"all", Filter{}, "01-idea/go,01-idea/python", ""},
+		{"a stage", Filter{Args: []string{"01-idea"}}, "01-idea/go,01-idea/python", ""},
+		{"a stage by its short name", Filter{Args: []string{"idea"}}, "01-idea/go,01-idea/python", ""},
+		{"a case", Filter{Args: []string{"01-idea/python"}}, "01-idea/python", ""},
+		{"a case file", Filter{Args: []string{"pipeline/01-idea/tests/go.md"}, Dir: ws.Root}, "01-idea/go", ""},
+		{"a case folder", Filter{Args: []string{filepath.Join(st.Dir, "tests", "python")}}, "01-idea/python", ""},
+		{"include a glob", Filter{Include: []string{"p*"}}, "01-idea/python", ""},
+		{"include an id glob", Filter{Include: []string{"01-*/go"}}, "01-idea/go", ""},
+		{"exclude", Filter{Exclude: []string{"go"}}, "01-idea/python", ""},
+		{"exclude the stage", Filter{Exclude: []string{"01-idea"}}, "", ""},
+		{"an unknown case", Filter{Args: []string{"01-idea/rust"}}, "", `stage 01-idea has no case "rust"; its cases: 01-idea/go, 01-idea/python`},
+		{"nothing by that name", Filter{Args: []string{"zzz"}}, "", `"zzz" names no stage, case or case file`},
+		{"a bad glob", Filter{Include: []string{"[x"}}, "", "not a valid glob"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sel, err := Select(ws, rep, tc.f)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Errorf("error %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || ids(sel) != tc.want {
+				t.Errorf("selected %q (%v), want %q", ids(sel), err, tc.want)
+			}
+		})
+	}
+}
+
+// A case with errors is reported, never run; a stage input the case does
+// not replace and the workspace lacks is an error before any model call.
+func TestBadCasesAreErrorsWithoutModelCalls(t *testing.T) {
+	srv, client := scripted(t)
+	ws := openSmall(t)
+	st, _ := ws.Stage("01-idea")
+	os.WriteFile(filepath.Join(st.Dir, "tests", "bad.md"), []byte("# Case: bad\n\n## Expect\n- contain \"x\"\n"), 0o644)
+	os.Remove(filepath.Join(st.Dir, "input.md"))
+	os.WriteFile(filepath.Join(st.Dir, "tests", "bare.md"), []byte("# Case: bare\n\n## Expect\n- non-empty\n"), 0o644)
+	rep := runCases(t, ws, client, Options{}, "01-idea/bad", "01-idea/bare")
+	bad := result(t, rep, "01-idea/bad", "alpha", 1)
+	if bad.Status != StatusError || !strings.Contains(bad.Error, `unknown expectation "contain"`) {
+		t.Errorf("bad case: %s %s", bad.Status, bad.Error)
+	}
+	bare := result(t, rep, "01-idea/bare", "alpha", 1)
+	if bare.Status != StatusError || !strings.Contains(bare.Error, "01-idea reads input.md, which the workspace does not have") || !strings.Contains(bare.Hint, "- input.md <- FILE") {
+		t.Errorf("bare case: %s %q %q", bare.Status, bare.Error, bare.Hint)
+	}
+	if n := len(srv.ChatRequests()); n != 0 {
+		t.Errorf("%d model calls for cases that cannot run", n)
+	}
+	if rep.Passed {
+		t.Error("a run with errors passed")
+	}
+}
+
+// Cancelling stops the run: what did not run is marked cancelled.
+func TestCancelledRun(t *testing.T) {
+	_, client := scripted(t)
+	ws := openSmall(t)
+	sel, _ := Select(ws, check.Run(ws, check.Options{}), Filter{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rep := New(ws, Backend{Client: client}, Options{Repeat: 2}).Run(ctx, sel)
+	if rep.Complete || rep.Passed || rep.Counts[StatusCancelled] != 4 {
+		t.Errorf("complete %v passed %v counts %v", rep.Complete, rep.Passed, rep.Counts)
+	}
+}
