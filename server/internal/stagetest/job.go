@@ -181,4 +181,3 @@ func readOutputs(outs []verify.Output) map[string]string {
 	}
 	return m
 }
-
