@@ -35,6 +35,8 @@ type evaluation struct {
 	primary    verify.Output
 	judge      judge
 	codeBlocks verify.CodeChecker
+	// stageVerify are the engine's results of the contract's Verify checks.
+	stageVerify []state.VerifyResult
 }
 
 // checks runs every expectation of the case on the copy's outputs.
@@ -81,6 +83,9 @@ func (ev *evaluation) one(ctx context.Context, e testcase.Expectation) Check {
 	}
 	if e.Check != nil {
 		return ev.verifyCheck(ctx, ch, *e.Check, targets)
+	}
+	if e.Kind == testcase.KindVerify {
+		return ev.verifyOutcome(ch, e.Value)
 	}
 	o := targets[0]
 	ch.File = o.Rel
@@ -144,6 +149,32 @@ func (ev *evaluation) verifyCheck(ctx context.Context, ch Check, c contract.Chec
 	return ch
 }
 
+// verifyOutcome checks the stage's own Verify checks came out as the case
+// says: every one passed, or at least one failed.
+func (ev *evaluation) verifyOutcome(ch Check, want string) Check {
+	var failed []string
+	for _, r := range ev.stageVerify {
+		if !r.OK {
+			failed = append(failed, r.Check)
+		}
+	}
+	switch {
+	case want == "fails" && len(ev.stageVerify) == 0:
+		ch.Message = fmt.Sprintf("%s has no Verify checks, so none can fail", ev.st.Name)
+	case want == "fails":
+		ch.OK = len(failed) > 0
+		if !ch.OK {
+			ch.Message = "every Verify check of the stage passed; the case expects one to fail"
+		}
+	default:
+		ch.OK = len(failed) == 0
+		if !ch.OK {
+			ch.Message = "the stage's Verify checks failed: " + strings.Join(failed, ", ")
+		}
+	}
+	return ch
+}
+
 func (ev *evaluation) rubric(ctx context.Context, ch *Check, e testcase.Expectation, text string) {
 	ch.Threshold = e.Threshold
 	if ev.judge == nil {
@@ -162,11 +193,12 @@ func (ev *evaluation) rubric(ctx context.Context, ch *Check, e testcase.Expectat
 	}
 }
 
-// stageChecks turns the engine's Verify results into checks.
-func stageChecks(rs []state.VerifyResult) []Check {
+// stageChecks turns the engine's Verify results into checks; info when
+// the case states their outcome itself.
+func stageChecks(rs []state.VerifyResult, info bool) []Check {
 	var out []Check
 	for _, r := range rs {
-		ch := Check{Expect: "verify " + r.Check, Kind: strings.TrimSuffix(strings.Fields(r.Check + " x")[0], ":"), Source: SourceStage, OK: r.OK, Findings: r.Findings}
+		ch := Check{Expect: "verify " + r.Check, Kind: strings.TrimSuffix(strings.Fields(r.Check + " x")[0], ":"), Source: SourceStage, OK: r.OK, Findings: r.Findings, Info: info}
 		if !r.OK && len(r.Findings) > 0 {
 			ch.Message = findingText(r.Findings[0])
 		}
@@ -188,7 +220,7 @@ func findingText(f state.VerifyFinding) string {
 // firstFailure names the first check that did not hold.
 func firstFailure(cs []Check) string {
 	for _, c := range cs {
-		if !c.OK {
+		if !c.OK && !c.Info {
 			return c.Expect + ": " + c.Message
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/critic"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/testcase"
 	"github.com/icm-tool/icm/server/internal/verify"
 	"github.com/icm-tool/icm/server/internal/workflow"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -92,14 +93,14 @@ func (r *Runner) runJob(ctx context.Context, j job) *Result {
 		return res
 	}
 	cst, _ := cp.Stage(j.sel.Stage.Name)
-	ev := &evaluation{src: r.ws, st: j.sel.Stage, cp: cp, cst: cst, con: j.sel.Contract, c: j.sel.Case, codeBlocks: r.backend.CodeBlocks}
+	ev := &evaluation{src: r.ws, st: j.sel.Stage, cp: cp, cst: cst, con: j.sel.Contract, c: j.sel.Case, codeBlocks: r.backend.CodeBlocks, stageVerify: sr.Verify}
 	ev.outs, ev.primary = outputsOf(cp, cst, j.sel.Contract)
 	res.Output = ev.primary.Rel
 	res.Outputs = readOutputs(ev.outs)
 	if client != nil {
 		ev.judge = r.judgeFor(client, j, res)
 	}
-	res.Checks = append(ev.checks(ctx), stageChecks(sr.Verify)...)
+	res.Checks = append(ev.checks(ctx), stageChecks(sr.Verify, statesVerify(j.sel.Case))...)
 	if ctx.Err() != nil {
 		res.Status, res.Error = StatusCancelled, "cancelled"
 		return res
@@ -180,4 +181,14 @@ func readOutputs(outs []verify.Output) map[string]string {
 		m[o.Rel] = string(data)
 	}
 	return m
+}
+
+// statesVerify reports whether a case has a `verify` line.
+func statesVerify(c *testcase.Case) bool {
+	for _, e := range c.Expect {
+		if e.Kind == testcase.KindVerify {
+			return true
+		}
+	}
+	return false
 }

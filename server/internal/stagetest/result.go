@@ -42,6 +42,10 @@ type Check struct {
 	Line int `json:"line,omitempty"`
 	// File is the output the check read, workspace-relative.
 	File string `json:"file,omitempty"`
+	// Info marks a check that is shown but does not decide the job: the
+	// stage's own Verify checks when the case states their outcome with a
+	// `verify` line.
+	Info bool `json:"info,omitempty"`
 	// Score, Threshold and Reason are a rubric's judgment.
 	Score     *int    `json:"score,omitempty"`
 	Threshold float64 `json:"threshold,omitempty"`

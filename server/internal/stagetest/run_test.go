@@ -272,3 +272,33 @@ func stageStatus(t *testing.T, ws *workspace.Workspace, name string) state.Statu
 	}
 	return s.Status
 }
+
+// A case may expect the stage's own Verify checks to fail (a stage fed bad
+// material on purpose): `verify fails` decides, the stage's checks are
+// shown but do not fail the job; without the line they do.
+func TestVerifyOutcome(t *testing.T) {
+	_, client := scripted(t)
+	ws := openSmall(t)
+	st, _ := ws.Stage("01-idea")
+	src, _ := os.ReadFile(st.Contract)
+	os.WriteFile(st.Contract, []byte(strings.Replace(string(src), "- non-empty", "- non-empty\n- max-words 5", 1)), 0o644)
+	caseFile := filepath.Join(st.Dir, "tests", "go.md")
+	orig, _ := os.ReadFile(caseFile)
+	rep := runCases(t, ws, client, Options{}, "01-idea/go")
+	r := rep.Results[0]
+	if r.Status != StatusFailed || !strings.HasPrefix(r.FirstFailure, "verify max-words 5: pipeline/01-idea/output/objectives.md: ") {
+		t.Errorf("without a verify line the stage's failed check fails the case: %s %q", r.Status, r.FirstFailure)
+	}
+	os.WriteFile(caseFile, append(orig, []byte("- verify fails\n")...), 0o644)
+	rep = runCases(t, ws, client, Options{}, "01-idea/go")
+	r = rep.Results[0]
+	last := r.Checks[len(r.Checks)-1]
+	if r.Status != StatusPassed || !last.Info || last.OK {
+		t.Errorf("verify fails: %s %q, last check %+v", r.Status, r.FirstFailure, last)
+	}
+	os.WriteFile(st.Contract, src, 0o644)
+	rep = runCases(t, ws, client, Options{}, "01-idea/go")
+	if r := rep.Results[0]; r.Status != StatusFailed || !strings.Contains(r.FirstFailure, "every Verify check of the stage passed") {
+		t.Errorf("verify fails on a passing stage: %s %q", r.Status, r.FirstFailure)
+	}
+}

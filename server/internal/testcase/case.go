@@ -70,6 +70,10 @@ const (
 	KindMatches     = "matches"
 	KindSections    = "sections"
 	KindRubric      = "rubric"
+	// KindVerify states the outcome of the stage's own Verify checks:
+	// Value "passes" (what every case expects unless it says otherwise)
+	// or "fails" (for a case that feeds the stage bad material on purpose).
+	KindVerify = "verify"
 )
 
 // DefaultThreshold is the rubric score (0-10) a case needs when its line

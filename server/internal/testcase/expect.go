@@ -12,7 +12,7 @@ import (
 
 // Words lists the expectation forms, for messages, completion and help.
 var Words = []string{
-	`contains "TEXT"`, `not-contains "TEXT"`, "matches `REGEX`", "sections N..M", "rubric >= N: CRITERION",
+	`contains "TEXT"`, `not-contains "TEXT"`, "matches `REGEX`", "sections N..M", "rubric >= N: CRITERION", "verify passes|fails",
 	"non-empty", "headings N..M", "max-words N", "min-words N", "sources", "no-placeholders",
 	"json-schema FILE", "code-blocks parse|run", "run: COMMAND",
 }
@@ -43,6 +43,13 @@ func ParseExpectation(line string) (Expectation, error) {
 			return e, fmt.Errorf("matches: %q is not a valid regular expression (Go syntax): %v", v, err)
 		}
 		e.Kind, e.Value = KindMatches, v
+	case word == KindVerify || word == KindVerify+":":
+		switch v := strings.ToLower(strings.Trim(rest, "` ")); v {
+		case "passes", "fails":
+			e.Kind, e.Value = KindVerify, v
+		default:
+			return e, fmt.Errorf("verify takes `passes` or `fails` (the outcome of the stage's own Verify checks); got %q", rest)
+		}
 	case word == KindSections:
 		min, max, err := contract.ParseCount(rest)
 		if err != nil {

@@ -197,7 +197,14 @@ func (p *parser) expect(s markdown.Section) {
 					p.add(l.Range, contract.Error, CodeBadExpect, err.Error())
 					continue
 				}
+				if e.Kind == KindVerify && p.hasVerify() {
+					p.add(l.Range, contract.Error, CodeBadExpect, "a second `verify` line; a case states the outcome of the stage's Verify checks once")
+					continue
+				}
 				e.Output, e.Range = output, l.Range
+				if e.Kind == KindVerify {
+					e.Output = "" // it is about the stage, not one output
+				}
 				if e.Check != nil {
 					e.Check.Range = l.Range
 				}
@@ -208,6 +215,15 @@ func (p *parser) expect(s markdown.Section) {
 	if len(p.c.Expect) == 0 {
 		p.add(s.Heading.TextRange, contract.Warning, CodeNoExpect, "the Expect section lists nothing; add lines such as `- contains \"Ollama\"` or `- rubric >= 7: ...`")
 	}
+}
+
+func (p *parser) hasVerify() bool {
+	for _, e := range p.c.Expect {
+		if e.Kind == KindVerify {
+			return true
+		}
+	}
+	return false
 }
 
 // unquote trims spaces and one pair of backticks or quotes, returning the

@@ -150,6 +150,8 @@ func TestDiagnostics(t *testing.T) {
 		{"unknown section", "# Case: x\n## Setup\nhi\n## Expect\n- non-empty\n", CodeUnknownSection, contract.Info, 2, "kept"},
 		{"second expect", "# Case: x\n## Expect\n- non-empty\n## Expect\n- sources\n", CodeDuplicateSect, contract.Error, 4, "second"},
 		{"no title", "## Expect\n- non-empty\n", CodeNoTitle, contract.Info, 1, "no title"},
+		{"bad verify", "# Case: x\n## Expect\n- verify maybe\n", CodeBadExpect, contract.Error, 3, "`passes` or `fails`"},
+		{"verify twice", "# Case: x\n## Expect\n- verify fails\n- verify passes\n", CodeBadExpect, contract.Error, 4, "a second `verify` line"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := parse(t, tc.src)
@@ -180,6 +182,8 @@ func TestExpectationForms(t *testing.T) {
 		{"run: grep -q x output/a.md", "run", ""},
 		{"RUBRIC at least 6: plain words", KindRubric, "plain words"},
 		{"code-blocks parse", "code-blocks", ""},
+		{"verify fails", KindVerify, "fails"},
+		{"verify: passes", KindVerify, "passes"},
 	} {
 		e, err := ParseExpectation(tc.line)
 		if err != nil || e.Kind != tc.kind || e.Value != tc.value {
