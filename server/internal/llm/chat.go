@@ -22,11 +22,11 @@ func (o *Ollama) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, erro
 		return nil, err
 	}
 	defer cancel()
-	apiTools, err := toAPITools(req.Tools)
+	counted, err := o.countRequest(model, req)
 	if err != nil {
-		return nil, &Error{Kind: KindBadRequest, Stage: req.Stage, Model: model, Msg: err.Error(),
-			Hint: "fix the tool's input schema: its top level must be a JSON Schema object"}
+		return nil, err
 	}
+	apiTools := counted.Tools
 	var toolsJSON []byte
 	if len(apiTools) > 0 {
 		if toolsJSON, err = json.Marshal(apiTools); err != nil {
@@ -46,14 +46,18 @@ func (o *Ollama) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, erro
 	if maxOut <= 0 {
 		maxOut = o.maxOutput
 	}
-	plan, ok := planWindow(est, estimatePrompt(est, req.Messages, toolsJSON), maxOut, req.Options.NumCtx, o.models.window(model), info)
+	pe := estimatePrompt(est, req.Messages, toolsJSON)
+	if c, ok := o.exactCount(ctx, model, counted); ok {
+		pe = pe.exactly(c)
+	}
+	plan, ok := planWindow(est, pe, maxOut, req.Options.NumCtx, o.models.window(model), info)
 	if !ok {
 		return nil, plan.tooLongError(req.Stage, info)
 	}
 
 	wire := api.ChatRequest{
 		Model:    model,
-		Messages: toAPIMessages(req.Messages),
+		Messages: counted.Messages,
 		Tools:    apiTools,
 		Format:   format,
 		Stream:   ptr(req.OnDelta != nil),
@@ -62,9 +66,7 @@ func (o *Ollama) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, erro
 		Truncate: ptr(false),
 		Shift:    ptr(false),
 	}
-	if req.Think != nil {
-		wire.Think = &api.ThinkValue{Value: *req.Think}
-	}
+	wire.Think = counted.Think
 
 	attempts := 0
 	delivered := false
@@ -223,6 +225,8 @@ func (r *chatResult) response(model, server string, plan windowPlan, attempts in
 		PromptTokens:   f.PromptEvalCount,
 		OutputTokens:   f.EvalCount,
 		PromptEstimate: plan.estimate,
+		PromptCount:    plan.count(),
+		PromptGuess:    plan.heuristic,
 		NumCtx:         plan.window,
 		Server:         server,
 		TotalDuration:  f.TotalDuration,

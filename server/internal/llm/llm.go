@@ -14,6 +14,8 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/icm-tool/icm/server/internal/tokens"
 )
 
 // Roles of chat messages.
@@ -105,8 +107,13 @@ type ChatResponse struct {
 	// PromptTokens and OutputTokens are the server's counts.
 	PromptTokens int
 	OutputTokens int
-	// PromptEstimate is icm's own count of the prompt, made before the call.
+	// PromptEstimate is icm's own count of the prompt, made before the call
+	// (exact when PromptCount says so); PromptCount is that count with its
+	// method; PromptGuess is the heuristic's count, kept for calibration
+	// even when the count was exact.
 	PromptEstimate int
+	PromptCount    tokens.Count
+	PromptGuess    int
 	// NumCtx is the context window the call asked for.
 	NumCtx int
 	// Server is the base URL that answered.

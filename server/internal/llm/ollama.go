@@ -8,9 +8,11 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/config"
+	"github.com/icm-tool/icm/server/internal/ollamamodel"
 	"github.com/icm-tool/icm/server/internal/tokens"
 )
 
@@ -63,6 +65,11 @@ type settings struct {
 	estimator     tokens.Estimator
 	lowCountRatio float64
 
+	// modelFiles is where the Ollama client finds models' files to count
+	// prompts exactly; modelFilesSet says WithModelFiles chose it.
+	modelFiles    *ollamamodel.Cache
+	modelFilesSet bool
+
 	baseURL string // the option's value, resolved by the constructor
 
 	// apiKey is sent as a bearer token (OpenAI-compatible servers).
@@ -94,6 +101,10 @@ func defaultSettings() settings {
 type Ollama struct {
 	conn
 	models *modelCache
+
+	filesOnce  sync.Once
+	filesCache *ollamamodel.Cache
+	digests    digests
 }
 
 // Option configures a client (NewOllama, NewOpenAI, FromConfig).

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -125,7 +124,11 @@ func (o *OpenAI) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, erro
 // own refusal of an over-long prompt is what catches it.
 func fixedWindow(est tokens.Estimator, pe promptEstimate, maxOut, window int, info *ModelInfo) (windowPlan, bool) {
 	if window <= 0 {
-		return windowPlan{estimate: pe.total, textEstimate: pe.text, estimator: est.Name(), maxOutput: maxOut, fixed: true}, true
+		p := windowPlan{estimate: pe.total, textEstimate: pe.text, estimator: est.Name(), known: pe.known, heuristic: pe.heuristic, maxOutput: maxOut, fixed: true}
+		if pe.known.Known() {
+			p.estimator = pe.known.Label()
+		}
+		return p, true
 	}
 	limited := *info
 	limited.ContextLength = window
@@ -140,11 +143,7 @@ func (p *windowPlan) answerTokens() int {
 	if p.window <= 0 {
 		return p.maxOutput
 	}
-	margin := 0
-	if p.estimator != tokens.Bytes.Name() {
-		margin = int(math.Ceil(float64(p.estimate) * heuristicMargin))
-	}
-	room := p.window - p.estimate - margin
+	room := p.window - p.estimate - p.margin()
 	return max(min(p.maxOutput, room), p.answerRoom())
 }
 
@@ -266,6 +265,8 @@ func (r *oaResult) response(model, server string, plan windowPlan, attempts int,
 		PromptTokens:   r.usage.PromptTokens,
 		OutputTokens:   r.usage.CompletionTokens,
 		PromptEstimate: plan.estimate,
+		PromptCount:    plan.count(),
+		PromptGuess:    plan.heuristic,
 		NumCtx:         plan.window,
 		Server:         server,
 		TotalDuration:  took,

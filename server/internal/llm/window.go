@@ -57,6 +57,19 @@ type promptEstimate struct {
 	// `","`, so on JSON it can count twice the real tokens; text is what
 	// the low-count check compares with, since no cut prompt keeps it.
 	text int
+	// heuristic is the default estimator's count of the whole prompt,
+	// kept even when the count is exact: calibration compares it with
+	// the server's count.
+	heuristic int
+	// known is set when total is the server's own count (exact or from
+	// /tokenize), with its method; no margin is added then.
+	known tokens.Count
+}
+
+// exactly replaces the estimate with a count the server will agree with.
+func (pe promptEstimate) exactly(c tokens.Count) promptEstimate {
+	pe.total, pe.text, pe.known = c.Tokens, c.Tokens, c
+	return pe
 }
 
 // estimatePrompt counts the prompt a chat call sends.
@@ -78,7 +91,11 @@ func estimatePrompt(est tokens.Estimator, msgs []Message, toolsJSON []byte) prom
 		n += toolsTokens
 		jsonPart += est.Count(string(toolsJSON))
 	}
-	return promptEstimate{total: n + jsonPart, text: n}
+	pe := promptEstimate{total: n + jsonPart, text: n, heuristic: n + jsonPart}
+	if est != tokens.Default {
+		pe.heuristic = estimatePrompt(tokens.Default, msgs, toolsJSON).heuristic
+	}
+	return pe
 }
 
 // windowPlan is the window of one call and what it was sized from.
@@ -87,8 +104,13 @@ type windowPlan struct {
 	// textEstimate is the estimate without JSON (see promptEstimate).
 	textEstimate int
 	estimator    string
-	maxOutput    int
-	window       int
+	// known is the count's method when the estimate is the server's own
+	// count (exact or /tokenize); zero for a heuristic estimate.
+	known tokens.Count
+	// heuristic is the default estimator's count, for calibration.
+	heuristic int
+	maxOutput int
+	window    int
 	// modelMax is the model's context length (0 when unknown).
 	modelMax int
 	// fixed: the request set the window; it is not grown.
@@ -118,21 +140,38 @@ func ladder(n int) int {
 // answer.
 func planWindow(est tokens.Estimator, pe promptEstimate, maxOutput, requested, used int, info *ModelInfo) (windowPlan, bool) {
 	estimate := pe.total
-	p := windowPlan{estimate: estimate, textEstimate: pe.text, estimator: est.Name(), maxOutput: maxOutput, modelMax: info.ContextLength}
+	p := windowPlan{estimate: estimate, textEstimate: pe.text, estimator: est.Name(), known: pe.known, heuristic: pe.heuristic,
+		maxOutput: maxOutput, modelMax: info.ContextLength}
+	if pe.known.Known() {
+		p.estimator = pe.known.Label()
+	}
 	if requested > 0 {
 		p.fixed = true
 		p.window = requested
 	} else {
-		margin := 0
-		if est.Name() != tokens.Bytes.Name() {
-			margin = int(math.Ceil(float64(estimate) * heuristicMargin))
-		}
-		p.window = max(ladder(estimate+margin+maxOutput), used)
+		p.window = max(ladder(estimate+p.margin()+maxOutput), used)
 	}
 	if p.modelMax > 0 && p.window > p.modelMax {
 		p.window = p.modelMax
 	}
 	return p, p.fits()
+}
+
+// margin is the room kept for the estimate's error: none for a count the
+// server agrees with or a byte count, 15% for the heuristic.
+func (p *windowPlan) margin() int {
+	if p.known.Known() || p.estimator == tokens.Bytes.Name() {
+		return 0
+	}
+	return int(math.Ceil(float64(p.estimate) * heuristicMargin))
+}
+
+// count is the pre-call count the plan used, with its method.
+func (p *windowPlan) count() tokens.Count {
+	if p.known.Known() {
+		return p.known
+	}
+	return tokens.Count{Tokens: p.estimate, Method: tokens.Estimated}
 }
 
 // answerRoom is the least room a call needs after the prompt.
@@ -192,6 +231,10 @@ func (p *windowPlan) wasCut(evaluated int, ratio float64) bool {
 func (p *windowPlan) tooLongError(stage string, info *ModelInfo) *Error {
 	msg := fmt.Sprintf("the prompt is about %d tokens (%s estimate) and the answer needs at least %d more, but the context window is %d tokens",
 		p.estimate, p.estimator, p.answerRoom(), p.window)
+	if p.known.Known() {
+		msg = fmt.Sprintf("the prompt is %d tokens (%s) and the answer needs at least %d more, but the context window is %d tokens",
+			p.estimate, p.estimator, p.answerRoom(), p.window)
+	}
 	return &Error{Kind: KindPromptTooLong, Stage: stage, Model: info.Name, Msg: msg,
 		Hint: p.advice(info), Estimate: p.estimate, Window: p.window}
 }

@@ -56,3 +56,29 @@ func BenchmarkEstimate(b *testing.B) {
 		Default.Count(text)
 	}
 }
+
+func TestCountLabels(t *testing.T) {
+	tests := []struct {
+		c    Count
+		want string
+	}{
+		{Count{Method: Exact}, "exact (model tokenizer)"},
+		{Count{Method: Server}, "server /tokenize"},
+		{Count{Method: Calibrated, Runs: 3}, "calibrated from 3 runs"},
+		{Count{Method: Calibrated, Runs: 1}, "calibrated from 1 run"},
+		{Count{Method: Estimated}, "estimated"},
+		{Count{}, "estimated"},
+	}
+	for _, tt := range tests {
+		if got := tt.c.Label(); got != tt.want {
+			t.Errorf("%+v: %q, want %q", tt.c, got, tt.want)
+		}
+	}
+	sum := Count{Tokens: 10, Method: Exact, Tokenizer: "t"}.Add(Count{Tokens: 5, Method: Estimated})
+	if sum.Tokens != 15 || sum.Method != Estimated || sum.Known() {
+		t.Errorf("exact + estimated = %+v, want 15 estimated", sum)
+	}
+	if s := (Count{}).Add(Count{Tokens: 3, Method: Exact}); s.Tokens != 3 || !s.Known() {
+		t.Errorf("zero + exact = %+v", s)
+	}
+}

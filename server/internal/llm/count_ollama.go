@@ -1,0 +1,149 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/ollama/ollama/api"
+	"github.com/ollama/ollama/types/model"
+
+	"github.com/icm-tool/icm/server/internal/ollamamodel"
+	"github.com/icm-tool/icm/server/internal/tokens"
+)
+
+// WithModelFiles sets where the Ollama client finds models' own files to
+// count prompts exactly (see package ollamamodel); share one cache between
+// clients so a vocabulary is loaded once per process. nil turns exact
+// counting off. Without the option a client looks in the folders a local
+// Ollama uses (OLLAMA_MODELS, else the platform's), with its own cache.
+func WithModelFiles(c *ollamamodel.Cache) Option {
+	return func(o *settings) { o.modelFiles, o.modelFilesSet = c, true }
+}
+
+// tagsTTL is how long the server's model digests are trusted: long
+// enough that counting a workspace's stages asks once, short enough that
+// a pull is noticed.
+const tagsTTL = 10 * time.Second
+
+// digests remembers the server's /api/tags answer: model name to digest.
+type digests struct {
+	mu  sync.Mutex
+	at  time.Time
+	m   map[string]string
+	err error
+}
+
+// CountPrompt counts req's prompt exactly when the model's files are on
+// this machine and are the files the server serves (same manifest digest
+// in /api/tags; a server on this machine that does not answer is trusted
+// to use them), else estimates it.
+func (o *Ollama) CountPrompt(ctx context.Context, req ChatRequest) (tokens.Count, error) {
+	name := req.Model
+	if name == "" {
+		name = o.model
+	}
+	wire, err := o.countRequest(name, req)
+	if err != nil {
+		return tokens.Count{}, err
+	}
+	if c, ok := o.exactCount(ctx, name, wire); ok {
+		return c, nil
+	}
+	return EstimatePrompt(req)
+}
+
+// countRequest is the part of the wire request that shapes the prompt.
+func (o *Ollama) countRequest(name string, req ChatRequest) (*api.ChatRequest, error) {
+	apiTools, err := toAPITools(req.Tools)
+	if err != nil {
+		return nil, &Error{Kind: KindBadRequest, Stage: req.Stage, Model: name, Msg: err.Error(),
+			Hint: "fix the tool's input schema: its top level must be a JSON Schema object"}
+	}
+	w := &api.ChatRequest{Model: name, Messages: toAPIMessages(req.Messages), Tools: apiTools}
+	if req.Think != nil {
+		w.Think = &api.ThinkValue{Value: *req.Think}
+	}
+	return w, nil
+}
+
+// exactCount renders and tokenizes the request with the model's files.
+func (o *Ollama) exactCount(ctx context.Context, name string, wire *api.ChatRequest) (tokens.Count, bool) {
+	cache := o.files()
+	if cache == nil || name == "" {
+		return tokens.Count{}, false
+	}
+	m, err := cache.Model(ctx, name)
+	if err != nil {
+		return tokens.Count{}, false
+	}
+	if !o.servesFiles(ctx, name, m.Digest()) {
+		return tokens.Count{}, false
+	}
+	n, err := m.CountChat(wire)
+	if err != nil {
+		return tokens.Count{}, false
+	}
+	return tokens.Count{Tokens: n, Method: tokens.Exact, Tokenizer: m.Tokenizer()}, true
+}
+
+// files is the client's model-files cache, made on first use.
+func (o *Ollama) files() *ollamamodel.Cache {
+	o.filesOnce.Do(func() {
+		if o.modelFilesSet {
+			o.filesCache = o.modelFiles
+			return
+		}
+		o.filesCache = ollamamodel.NewCache(ollamamodel.ModelsDirs(o.getenv))
+	})
+	return o.filesCache
+}
+
+// servesFiles reports whether the server's model of that name is the one
+// whose manifest has digest.
+func (o *Ollama) servesFiles(ctx context.Context, name, digest string) bool {
+	tags, err := o.tags(ctx)
+	if err != nil {
+		return isLoopback(o.base.Hostname())
+	}
+	return tags[model.ParseName(name).String()] == digest
+}
+
+// tags returns the server's model digests by full name, asking at most
+// once per tagsTTL.
+func (o *Ollama) tags(ctx context.Context) (map[string]string, error) {
+	d := &o.digests
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.at.IsZero() && o.now().Sub(d.at) < tagsTTL {
+		return d.m, d.err
+	}
+	var list api.ListResponse
+	f := o.exchange(ctx, "/api/tags", nil, false, func(raw []byte) *failure {
+		if err := json.Unmarshal(raw, &list); err != nil {
+			return &failure{kind: KindOther, msg: "unable to read the server's model list", err: err}
+		}
+		return nil
+	})
+	d.at, d.m, d.err = o.now(), nil, nil
+	if f != nil {
+		d.err = errors.New(f.msg)
+		return nil, d.err
+	}
+	d.m = map[string]string{}
+	for _, m := range list.Models {
+		d.m[model.ParseName(m.Name).String()] = m.Digest
+	}
+	return d.m, nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
