@@ -1,14 +1,17 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/promptcount"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -38,13 +41,24 @@ shows the context of item N.`,
 			if err != nil {
 				return err
 			}
+			count := probeCount(cmd.Context(), env, ws, st, item)
 			if asJSON {
-				return writeJSON(env, ctx)
+				return writeJSON(env, struct {
+					*assemble.Context
+					Count *promptcount.Stage `json:"count,omitempty"`
+				}{ctx, count})
 			}
 			if !tableOnly {
 				fmt.Fprintf(env.Stdout, "=== system (%d tokens) ===\n%s\n=== user (%d tokens) ===\n%s\n", ctx.SystemTokens, ctx.System, ctx.UserTokens, ctx.User)
 			}
 			printParts(env, st, ctx, items)
+			if count != nil {
+				fmt.Fprintf(env.Stdout, "first call as the server will see it: %d tokens, %s", count.First.Tokens, count.First.Label())
+				if count.First.Tokenizer != "" {
+					fmt.Fprintf(env.Stdout, " (%s)", count.First.Tokenizer)
+				}
+				fmt.Fprintln(env.Stdout)
+			}
 			return nil
 		},
 	}
@@ -73,6 +87,40 @@ func probeStage(ws *workspace.Workspace, st *workspace.Stage, item int) (*assemb
 		return nil, -1, err
 	}
 	return ctx, sr.Items, nil
+}
+
+// probeCount counts the stage's first calls as the run would send them:
+// exact with the model's own files when they are here, else estimated
+// (tool definitions are not listed by the probe). nil when the stage
+// cannot be counted; the table above still says what is known.
+func probeCount(ctx context.Context, env *Env, ws *workspace.Workspace, st *workspace.Stage, item int) *promptcount.Stage {
+	rep := check.Run(ws, check.Options{Servers: serverNames(ws)})
+	sr := rep.Stage(st.Name)
+	if sr == nil || sr.Contract == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	client, err := newModelClient(env, ws)
+	if err != nil {
+		client = nil
+	}
+	k := sr.Contract
+	opts := assemble.Options{AllowMissing: true, ProducedBy: rep.ProducedBy}
+	if item > 0 {
+		if err := assemble.SelectItem(ws, st, k, item, &opts); err != nil {
+			return nil
+		}
+		plain := *k
+		plain.ForEach = nil
+		k = &plain
+	}
+	counter := &promptcount.Counter{Client: client}
+	n, err := counter.Stage(ctx, ws, st, k, opts, promptcount.Call{Model: ws.Config.Model.Name, Think: ws.Config.Model.Think})
+	if err != nil {
+		return nil
+	}
+	return n
 }
 
 func printParts(env *Env, st *workspace.Stage, ctx *assemble.Context, items int) {

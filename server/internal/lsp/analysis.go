@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"github.com/icm-tool/icm/server/internal/promptcount"
 	"os"
 	"path/filepath"
 	"sort"
@@ -55,6 +56,7 @@ type wsState struct {
 	ready    chan struct{} // closed and replaced after every analysis
 
 	statusHash [32]byte // of the last icm/statusChanged sent
+	countMemo  promptcount.Memo
 	statusMu   sync.Mutex
 }
 
@@ -64,6 +66,8 @@ type analysis struct {
 	snap   *document.Snapshot
 	report *check.Report
 	window int
+	// counts are each stage's first calls counted as the run sends them.
+	counts map[string]*promptcount.Stage
 }
 
 func newWSState(s *Server, root string) *wsState {
@@ -197,6 +201,9 @@ func (st *wsState) analyze() {
 	rep := check.Run(&view, st.checkOptions(ws))
 	a := &analysis{ws: &view, snap: snap, report: rep, window: st.windowSize()}
 	st.s.pub.publish(st.ctx, batch{owner: st.root, files: st.diagnostics(a)})
+	// Counted after the diagnostics are out (an exact count of a stage
+	// takes tens of milliseconds; the memo keeps unchanged stages').
+	a.counts = st.countStages(st.ctx, &view, rep)
 	st.finish(epoch, a)
 }
 

@@ -74,8 +74,14 @@ func (s *Server) stageHover(dc *docContext, a *analysis) string {
 	}
 	cx := sr.Context
 	fmt.Fprintf(&b, " · ~%d tokens (system %d, user %d), estimated with %s\n\n", cx.Total, cx.SystemTokens, cx.UserTokens, cx.Estimator)
+	total := cx.Total
+	if n := a.counts[dc.stage.Name]; n != nil {
+		// What the server will see: the chat template's tokens included.
+		total = n.First.Tokens
+		fmt.Fprintf(&b, "First call: %s\n\n", countLine(n))
+	}
 	_, model := dc.st.modelSettings(dc.ws)
-	b.WriteString(windowLine(cx.Total, a.window, model))
+	b.WriteString(windowLine(total, a.window, model))
 	if sr.Items >= 0 {
 		fmt.Fprintf(&b, "\n\nFor each: runs %d times, once per item, each with the item added to the user part.", sr.Items)
 	}

@@ -28,7 +28,7 @@ func TestHover(t *testing.T) {
 		skip int // bytes after the start of at
 	}{
 		{"title: context, parts and window", scope, "# Stage: 01-scope", []string{
-			"**01-scope**", "tokens (system", "| part | layer | role | tokens |", "_config/audience.md", "pipeline/01-scope/input.md",
+			"**01-scope**", "tokens (system", "First call: ", "tokens, estimated", "| part | layer | role | tokens |", "_config/audience.md", "pipeline/01-scope/input.md",
 			"**total**", "8192-token window of qwen3.5:9b", "**System**", "**User**", "Read the course idea"}, 0},
 		{"input line: first lines and tokens", scope, "input.md", []string{"pipeline/01-scope/input.md", "working material", "tokens,", "```text"}, 0},
 		{"reference input", scope, "../../_config/audience.md", []string{"_config/audience.md", "reference (layer 3"}, 0},

@@ -20,6 +20,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/icm-tool/icm/server/internal/ollamamodel"
 	"io"
 	"log/slog"
 	"sync"
@@ -90,6 +91,9 @@ type Server struct {
 	pub  *publisher
 	wss  *workspaces
 	runs *runs
+	// modelFiles loads each local model's tokenizer once for the
+	// connection, for exact counts.
+	modelFiles *ollamamodel.Cache
 	// bg tracks goroutines the server started, so Serve returns only once
 	// they are done.
 	bg sync.WaitGroup
@@ -107,6 +111,7 @@ func New(opts Options) *Server {
 		inflight: map[jsonrpc2.ID]context.CancelFunc{},
 		reqCtx:   map[*glsp.Context]context.Context{},
 	}
+	s.modelFiles = ollamamodel.NewCache(ollamamodel.ModelsDirs(s.getenv))
 	s.handler = s.protocolHandler()
 	return s
 }

@@ -16,7 +16,7 @@ import (
 )
 
 // writeBlob stores data as a blob of the models folder and returns its digest.
-func writeBlob(t *testing.T, dir string, data []byte) string {
+func writeBlob(t testing.TB, dir string, data []byte) string {
 	t.Helper()
 	sum := sha256.Sum256(data)
 	digest := "sha256:" + hex.EncodeToString(sum[:])

@@ -11,7 +11,10 @@ package promptcount
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"math"
+	"sync"
 
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/llm"
@@ -53,10 +56,56 @@ type Counter struct {
 	Client llm.Client
 	// Calibration scales estimates for the model (zero: none).
 	Calibration Calibration
+	// Memo, when set, keeps counts by request, so a caller that counts
+	// every stage after each edit recounts only what changed.
+	Memo *Memo
+}
+
+// Memo remembers exact and server counts by request. It is safe for
+// concurrent use.
+type Memo struct {
+	mu sync.Mutex
+	m  map[[32]byte]tokens.Count
+}
+
+// memoLimit bounds a memo; it starts over when full.
+const memoLimit = 4096
+
+func (m *Memo) key(req llm.ChatRequest) [32]byte {
+	data, _ := json.Marshal(struct {
+		Model    string
+		Messages []llm.Message
+		Tools    []llm.Tool
+		Think    *bool
+	}{req.Model, req.Messages, req.Tools, req.Think})
+	return sha256.Sum256(data)
 }
 
 // Count counts one request.
 func (c *Counter) Count(ctx context.Context, req llm.ChatRequest) (tokens.Count, error) {
+	if c.Memo == nil {
+		return c.count(ctx, req)
+	}
+	k := c.Memo.key(req)
+	c.Memo.mu.Lock()
+	n, ok := c.Memo.m[k]
+	c.Memo.mu.Unlock()
+	if ok {
+		return n, nil
+	}
+	n, err := c.count(ctx, req)
+	if err == nil && n.Known() {
+		c.Memo.mu.Lock()
+		if c.Memo.m == nil || len(c.Memo.m) >= memoLimit {
+			c.Memo.m = map[[32]byte]tokens.Count{}
+		}
+		c.Memo.m[k] = n
+		c.Memo.mu.Unlock()
+	}
+	return n, err
+}
+
+func (c *Counter) count(ctx context.Context, req llm.ChatRequest) (tokens.Count, error) {
 	var n tokens.Count
 	var err error
 	if c.Client != nil {
