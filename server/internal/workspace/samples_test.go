@@ -11,7 +11,8 @@ import (
 
 // The two course workspaces share every contract ("configure the factory,
 // not the product"): they differ in exactly the audience profile and the
-// one-line idea.
+// one-line idea. Stage test cases are left out: they belong to a product
+// (their stand-ins and expectations name its subject).
 func TestCourseWorkspacesDifferInTwoFiles(t *testing.T) {
 	root := filepath.Join("..", "..", "..", "workspaces")
 	files := func(dir string) map[string][]byte {
@@ -21,7 +22,7 @@ func TestCourseWorkspacesDifferInTwoFiles(t *testing.T) {
 				return err
 			}
 			rel, _ := filepath.Rel(dir, p)
-			if d.IsDir() && (d.Name() == ".icm" || rel == HistoryDir) {
+			if d.IsDir() && (d.Name() == ".icm" || rel == HistoryDir || d.Name() == "tests" && filepath.Base(filepath.Dir(filepath.Dir(p))) == "pipeline") {
 				return filepath.SkipDir
 			}
 			if d.IsDir() || filepath.Base(filepath.Dir(p)) == OutputDir && d.Name() != ".gitkeep" {
