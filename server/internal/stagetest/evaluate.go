@@ -37,6 +37,9 @@ type evaluation struct {
 	codeBlocks verify.CodeChecker
 	// stageVerify are the engine's results of the contract's Verify checks.
 	stageVerify []state.VerifyResult
+	// provenance is where the run's citable URLs came from (its record),
+	// so a case's `sources` checks what its own Verify section would.
+	provenance *verify.Provenance
 }
 
 // checks runs every expectation of the case on the copy's outputs.
@@ -136,7 +139,7 @@ func (ev *evaluation) verifyCheck(ctx context.Context, ch Check, c contract.Chec
 		// Schema files of a case are read next to the case, then in the
 		// stage folder (of the real workspace: cases are not copied).
 		Resolve:    func(p string) (string, error) { return testcase.Resolve(ev.src, ev.st, ev.c, p) },
-		CodeBlocks: ev.codeBlocks,
+		CodeBlocks: ev.codeBlocks, Provenance: ev.provenance,
 	})
 	r := res[0]
 	ch.OK, ch.Findings = r.OK, r.Findings

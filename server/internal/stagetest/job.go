@@ -95,6 +95,9 @@ func (r *Runner) runJob(ctx context.Context, j job) *Result {
 	cst, _ := cp.Stage(j.sel.Stage.Name)
 	ev := &evaluation{src: r.ws, st: j.sel.Stage, cp: cp, cst: cst, con: j.sel.Contract, c: j.sel.Case, codeBlocks: r.backend.CodeBlocks, stageVerify: sr.Verify}
 	ev.outs, ev.primary = outputsOf(cp, cst, j.sel.Contract)
+	if rec, err := state.ReadRecord(cst.Dir); err == nil && rec != nil {
+		ev.provenance = verify.ProvenanceOf(rec.Sources)
+	}
 	res.Output = ev.primary.Rel
 	res.Outputs = readOutputs(ev.outs)
 	if client != nil {
