@@ -15,6 +15,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/suggest"
 	"github.com/icm-tool/icm/server/internal/testcase"
 	"github.com/icm-tool/icm/server/internal/tokens"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -397,7 +398,7 @@ func (c *checker) suggest(rel string) string {
 	best, bestD := "", len(rel)/2+2
 	base := path.Base(rel)
 	for _, f := range c.files {
-		d := distance(rel, f)
+		d := suggest.Distance(rel, f)
 		if path.Base(f) == base {
 			d = min(d, 1)
 		}
@@ -467,25 +468,4 @@ func sortFindings(fs []contract.Finding) {
 		}
 		return fs[i].Range.Start < fs[j].Range.Start
 	})
-}
-
-// distance is the Levenshtein edit distance between a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -161,7 +161,13 @@ func (o *conn) transportFailure(parent, attempt context.Context, err error) *fai
 	var dnsErr *net.DNSError
 	var netErr net.Error
 	switch {
+	case errors.Is(err, syscall.ECONNREFUSED) && !o.reached.Load():
+		// Nothing has ever answered at this address: no server is
+		// running, and waiting will not start one. Say so at once.
+		f.msg = fmt.Sprintf("no model server at %s", o.base)
+		f.hint = hintStart
 	case errors.Is(err, syscall.ECONNREFUSED):
+		// The server answered before: it is likely restarting.
 		f.retry, f.hint = retryTransient, hintStart
 	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
 		f.hint = "the server's host name does not resolve: check OLLAMA_HOST or [model] base_url"

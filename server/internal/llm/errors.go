@@ -61,6 +61,11 @@ type Error struct {
 	Estimate  int
 	Window    int
 	Evaluated int
+	// Installed lists the server's models and Suggestion the one a
+	// missing model was probably meant to be (KindModelMissing; empty when
+	// the server could not say or nothing is close).
+	Installed  []string
+	Suggestion string
 }
 
 // Error says what went wrong, prefixed with the stage when there is one.

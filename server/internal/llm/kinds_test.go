@@ -174,6 +174,9 @@ func TestRetryAfterBeyondBudgetSaysSo(t *testing.T) {
 	}
 }
 
+// TestUnreachableServer: nothing has ever answered at the address, so the
+// refused connection fails at once (no retry loop), saying there is no
+// server there and how to start one.
 func TestUnreachableServer(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -188,11 +191,34 @@ func TestUnreachableServer(t *testing.T) {
 	if !errors.As(err, &e) || e.Kind != KindUnavailable {
 		t.Fatalf("err = %v, want KindUnavailable", err)
 	}
+	if e.Attempts != 1 || len(clock.sleeps()) != 0 {
+		t.Errorf("attempts %d, sleeps %d; want 1 and 0", e.Attempts, len(clock.sleeps()))
+	}
+	if !strings.Contains(e.Msg, "no model server at http://"+addr) {
+		t.Errorf("message %q should say no server is at the address", e.Msg)
+	}
+	if !strings.Contains(e.Hint, "ollama serve") || !strings.Contains(e.Hint, "icm.ollama.host") || !strings.Contains(e.Hint, addr) {
+		t.Errorf("hint %q should say how to start the server, how to point icm elsewhere and where icm looked", e.Hint)
+	}
+}
+
+// TestServerGoneMidRunIsRetried: a server that answered before and now
+// refuses is likely restarting, so the call is retried with backoff.
+func TestServerGoneMidRunIsRetried(t *testing.T) {
+	f := newFake(t)
+	clock := newFakeTime()
+	o := newTestClient(t, f.srv.URL, clock, WithRetry(time.Hour, 4))
+	if _, err := o.Show(context.Background(), "llama3.2"); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.Close()
+	_, err := o.Chat(context.Background(), ChatRequest{Model: "llama3.2", Messages: userMsg("hi")})
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != KindUnavailable {
+		t.Fatalf("err = %v, want KindUnavailable", err)
+	}
 	if e.Attempts != 4 || len(clock.sleeps()) != 3 {
 		t.Errorf("attempts %d, sleeps %d; want 4 and 3", e.Attempts, len(clock.sleeps()))
-	}
-	if !strings.Contains(e.Hint, "ollama serve") || !strings.Contains(e.Hint, addr) {
-		t.Errorf("hint %q should say how to start the server and where icm looked", e.Hint)
 	}
 }
 

@@ -233,7 +233,7 @@ func NewOllama(opts ...Option) (*Ollama, error) {
 	if st.hc == nil {
 		st.hc = defaultHTTPClient()
 	}
-	return &Ollama{conn: conn{settings: st, base: base, dialect: ollamaDialect}, models: newModelCache()}, nil
+	return &Ollama{conn: newConn(st, base, ollamaDialect), models: newModelCache()}, nil
 }
 
 // BaseURL returns the server address the client talks to.

@@ -65,7 +65,7 @@ func NewOpenAI(opts ...Option) (*OpenAI, error) {
 	if st.hc == nil {
 		st.hc = defaultHTTPClient()
 	}
-	return &OpenAI{conn: conn{settings: st, base: base, dialect: openAIDialect}, models: newModelCache()}, nil
+	return &OpenAI{conn: newConn(st, base, openAIDialect), models: newModelCache()}, nil
 }
 
 // OpenAIBaseURL reads the address of an OpenAI-compatible server:

@@ -108,6 +108,7 @@ func (o *OpenAI) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, erro
 		e.Attempts = r.attempts
 		if e.Kind == KindModelMissing {
 			e.Hint = fmt.Sprintf("the server has no model %q: check [model] name (or the contract's model:) against the server's GET %s/models", model, o.base)
+			explainMissing(ctx, e, fmt.Sprintf("the server at %s", o.base), o.Models, false)
 		}
 		return nil, e
 	}

@@ -123,7 +123,9 @@ func (o *Ollama) Show(ctx context.Context, model string) (*ModelInfo, error) {
 			})
 		})
 		if f != nil {
-			return nil, f.toError("", model, r.attempts, r.elapsed())
+			e := f.toError("", model, r.attempts, r.elapsed())
+			explainMissing(ctx, e, fmt.Sprintf("%s at %s", o.dialect.server, o.base), o.Models, true)
+			return nil, e
 		}
 		return modelInfoFrom(model, &sr), nil
 	})

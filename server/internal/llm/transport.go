@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -66,6 +67,15 @@ type conn struct {
 	settings
 	base    *url.URL
 	dialect dialect
+	// reached is set once the server has answered anything. A refused
+	// connection before that means no server is listening: it fails at
+	// once, where one after it (a restart mid-run) is retried.
+	reached *atomic.Bool
+}
+
+// newConn makes the connection both backends share.
+func newConn(st settings, base *url.URL, d dialect) conn {
+	return conn{settings: st, base: base, dialect: d, reached: new(atomic.Bool)}
 }
 
 // dialect is what differs between the backends at the transport level.
@@ -87,7 +97,7 @@ type dialect struct {
 var ollamaDialect = dialect{
 	server: "the Ollama server",
 	startHint: func(base *url.URL) string {
-		return fmt.Sprintf("start it with `ollama serve`, or point OLLAMA_HOST / [model] base_url at it (now %s)", base)
+		return fmt.Sprintf("start Ollama (`ollama serve`), or point the server address at a running one: OLLAMA_HOST, [model] base_url, or the editor's icm.ollama.host setting (now %s)", base)
 	},
 	logHint:       "see the Ollama server log (journalctl -u ollama, or ~/.ollama/logs/server.log) for the cause",
 	notServerHint: "the address does not look like an Ollama server (no /api route): check OLLAMA_HOST or [model] base_url",
@@ -136,6 +146,7 @@ func (o *conn) exchange(ctx context.Context, path string, body []byte, stream bo
 	if err != nil {
 		return o.transportFailure(ctx, actx, err)
 	}
+	o.reached.Store(true)
 	defer resp.Body.Close()
 	if resp.StatusCode >= 400 {
 		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))

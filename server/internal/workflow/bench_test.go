@@ -3,6 +3,7 @@ package workflow_test
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -173,4 +174,40 @@ func BenchmarkUnchangedPipeline(b *testing.B) {
 	if traces, _ := filepath.Glob(filepath.Join(dir, "history", "*.jsonl")); len(traces) != 3 {
 		b.Errorf("runs that ran nothing left traces: %d files", len(traces))
 	}
+}
+
+// BenchmarkRefusedConnectionToError is a run against a model server
+// address where nothing listens, with the client's default retries, in
+// process and as `icm run` (goal: the error within 1 s; a refused
+// connection before anything ever answered is not retried).
+func BenchmarkRefusedConnectionToError(b *testing.B) {
+	dir := wstest.Write(b, small)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	addr := "http://" + ln.Addr().String()
+	ln.Close()
+	b.Run("in-process", func(b *testing.B) {
+		for b.Loop() {
+			client, err := llm.NewOllama(llm.WithBaseURL(addr))
+			if err != nil {
+				b.Fatal(err)
+			}
+			eng, _ := workflow.New(openWS(b, dir), workflow.Options{Client: client})
+			if _, err := eng.Run(context.Background()); llm.KindOf(err) != llm.KindUnavailable {
+				b.Fatalf("run against %s: %v", addr, err)
+			}
+		}
+	})
+	b.Run("command", func(b *testing.B) {
+		for b.Loop() {
+			cmd := exec.Command(icmBin, "run", "-q")
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "OLLAMA_HOST="+addr)
+			if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "no model server") {
+				b.Fatalf("%v: %s", err, out)
+			}
+		}
+	})
 }

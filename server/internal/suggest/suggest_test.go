@@ -1,0 +1,37 @@
+package suggest
+
+import "testing"
+
+func TestModel(t *testing.T) {
+	installed := []string{"qwen3.5:9b", "llama3.2:3b", "nomic-embed-text:latest"}
+	tests := map[string]string{
+		"qwen3.5:9":          "qwen3.5:9b",
+		"qwen35:9b":          "qwen3.5:9b",
+		"Qwen3.5:9B":         "", // the same model
+		"llama3.2:1b":        "llama3.2:3b",
+		"nomic-embed-text":   "", // :latest is implied
+		"mistral:7b":         "",
+		"qwen3.5:27b":        "qwen3.5:9b", // the one model of that family
+		"lama3.2:3b":         "llama3.2:3b",
+		"":                   "",
+		"deepseek-r1:671b":   "",
+		"nomic-embed-tex:v1": "nomic-embed-text:latest",
+	}
+	for name, want := range tests {
+		if got := Model(name, installed); got != want {
+			t.Errorf("Model(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+func TestNearest(t *testing.T) {
+	keys := []string{"name", "provider", "temperature", "num_ctx", "max_output"}
+	for name, want := range map[string]string{"temprature": "temperature", "numctx": "num_ctx", "nmae": "name", "colour": "", "name": ""} {
+		if got := Nearest(name, keys); got != want {
+			t.Errorf("Nearest(%q) = %q, want %q", name, got, want)
+		}
+	}
+	if Distance("kitten", "sitting") != 3 {
+		t.Error("Distance(kitten, sitting) != 3")
+	}
+}
