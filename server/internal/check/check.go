@@ -14,7 +14,9 @@ import (
 	"strings"
 
 	"github.com/icm-tool/icm/server/internal/assemble"
+	"github.com/icm-tool/icm/server/internal/config"
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/document"
 	"github.com/icm-tool/icm/server/internal/suggest"
 	"github.com/icm-tool/icm/server/internal/testcase"
 	"github.com/icm-tool/icm/server/internal/tokens"
@@ -39,6 +41,11 @@ type Options struct {
 	// suggesting a path in place of a missing one; nil walks the disk, once
 	// per Run. The language server keeps the list between keystrokes.
 	Files func() []string
+	// Models are the model server's installed models, so a [model] name
+	// it lacks is a finding with the one probably meant; nil when unknown.
+	Models []string
+	// ModelServer names the model server in that finding.
+	ModelServer string
 }
 
 // Report is the result of checking a workspace.
@@ -149,13 +156,28 @@ type checker struct {
 func (c *checker) add(f contract.Finding) { c.r.Findings = append(c.r.Findings, f) }
 
 func (c *checker) configFindings() {
-	cfgPath := filepath.Join(c.ws.Root, "config.toml")
-	if c.ws.ConfigErr != nil {
-		c.add(contract.Finding{File: cfgPath, Severity: contract.Error, Code: contract.CodeConfig, Message: c.ws.ConfigErr.Error()})
+	cfgPath := filepath.Join(c.ws.Root, config.FileName)
+	data, err := c.ws.Files.ReadFile(cfgPath)
+	if err != nil {
+		if c.ws.ConfigErr != nil {
+			c.add(contract.Finding{File: cfgPath, Severity: contract.Error, Code: contract.CodeConfig, Message: c.ws.ConfigErr.Error()})
+		}
+		return
 	}
-	for _, k := range c.ws.Config.Unknown {
-		c.add(contract.Finding{File: cfgPath, Severity: contract.Warning, Code: contract.CodeConfig,
-			Message: fmt.Sprintf("config.toml: icm does not read the key %q (a typo?)", k)})
+	// The text as the editor has it (or the disk): each problem at its key.
+	for _, p := range config.Lint(data, config.LintOptions{Models: c.opts.Models, Server: c.opts.ModelServer}) {
+		f := contract.Finding{File: cfgPath, Severity: contract.Warning, Code: p.Code,
+			Range: document.Range{Start: p.Span.Start, End: p.Span.End}, Message: "config.toml: " + p.Message}
+		if p.Error {
+			f.Severity = contract.Error
+		}
+		if p.Suggestion != "" || p.Key != "" {
+			f.Data = map[string]string{"key": p.Key}
+			if p.Suggestion != "" {
+				f.Data["suggest"] = p.Suggestion
+			}
+		}
+		c.add(f)
 	}
 }
 

@@ -372,3 +372,43 @@ Judge.
 		t.Errorf("findings = %v", got)
 	}
 }
+
+// TestConfigFindingsArePlaced: config.toml problems are findings on the
+// key or value they are about, with the model the server has suggested.
+func TestConfigFindingsArePlaced(t *testing.T) {
+	dir := wstest.Write(t, `
+-- CLAUDE.md --
+# Id
+-- config.toml --
+[model]
+name = "qwen3.5:9"
+temprature = 0.2
+-- pipeline/01-a/CONTEXT.md --
+# Stage: 01-a
+## Process
+Go.
+## Outputs
+- a.md -> output/
+`)
+	src, _ := os.ReadFile(filepath.Join(dir, "config.toml"))
+	rep := Run(open(t, dir), Options{Models: []string{"qwen3.5:9b"}, ModelServer: "the Ollama server"})
+	got := map[string]contract.Finding{}
+	for _, f := range rep.Findings {
+		if filepath.Base(f.File) == "config.toml" {
+			got[f.Code] = f
+		}
+	}
+	m, u := got["config-model-missing"], got["config-unknown-key"]
+	if string(src[m.Range.Start:m.Range.End]) != `"qwen3.5:9"` || m.Data["suggest"] != "qwen3.5:9b" || m.Severity != contract.Warning {
+		t.Errorf("model finding: %+v", m)
+	}
+	if string(src[u.Range.Start:u.Range.End]) != "temprature" || u.Data["suggest"] != "temperature" {
+		t.Errorf("unknown key finding: %+v", u)
+	}
+	// Without the server's list, no model finding.
+	for _, f := range Run(open(t, dir), Options{}).Findings {
+		if f.Code == "config-model-missing" {
+			t.Errorf("a model finding with no model list: %+v", f)
+		}
+	}
+}

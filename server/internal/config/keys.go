@@ -1,0 +1,123 @@
+package config
+
+import (
+	"sort"
+	"strings"
+)
+
+// Key documents one config.toml key: what the editor completes, what its
+// hover says, and what Lint checks a value against.
+type Key struct {
+	// Table is the table the key sits in: "model", "workflow",
+	// "model.servers" (an array of tables), "mcp.servers.*" (one table per
+	// server, any name).
+	Table string
+	Name  string
+	// Type is string, integer, float, boolean, duration, array or table.
+	Type string
+	// Values lists the allowed values of an enumerated string.
+	Values []string
+	// Default is the value used when the key is left out ("" when none).
+	Default string
+	// Doc says what the key does, for a person.
+	Doc string
+}
+
+// Path is the key's dotted path, "model.name".
+func (k Key) Path() string { return k.Table + "." + k.Name }
+
+// Tables are the tables config.toml may have, with what each is for.
+var Tables = map[string]string{
+	"model":         "The model server and the model every stage uses unless its contract's `## Model` says otherwise.",
+	"model.servers": "Several servers of one model (`[[model.servers]]`, one table each): calls are spread by free slots, a failing server is left out for a while.",
+	"workflow":      "How runs go: review gates, bounds on tool calls, For each parallelism, time limits.",
+	"mcp.servers.*": "One MCP tool server stages may name in `## Tools`: a command to run over stdio, or a URL (streamable HTTP).",
+}
+
+// Keys lists every key icm reads from config.toml.
+var Keys = []Key{
+	{Table: "model", Name: "provider", Type: "string", Values: []string{"ollama", "openai"}, Default: `"ollama"`,
+		Doc: "The model server's API: `ollama` (Ollama's native API) or `openai` (any OpenAI-compatible server: vLLM, llama-server, LM Studio, a gateway)."},
+	{Table: "model", Name: "name", Type: "string", Default: `"qwen3.5:9b"`,
+		Doc: "The model, as the server names it (`ollama list`). A contract's `model:` line and the editor's `icm.model` setting override it."},
+	{Table: "model", Name: "base_url", Type: "string",
+		Doc: "The server's address. For Ollama, empty means `OLLAMA_HOST`, else `http://127.0.0.1:11434`; the editor's `icm.ollama.host` setting overrides it. For `openai` it usually ends in `/v1`."},
+	{Table: "model", Name: "api_key_env", Type: "string",
+		Doc: "The name of an environment variable holding the API key (never the key itself)."},
+	{Table: "model", Name: "temperature", Type: "float",
+		Doc: "Sampling temperature, 0 to 2: lower is more predictable. Empty: the model's default."},
+	{Table: "model", Name: "think", Type: "boolean",
+		Doc: "Let a thinking model reason before it answers (`true`), or not (`false`). Empty: the model's default."},
+	{Table: "model", Name: "num_ctx", Type: "integer", Default: "0",
+		Doc: "A fixed context window in tokens. 0 sizes the window per call from the prompt and `max_output`, up to the model's length."},
+	{Table: "model", Name: "max_output", Type: "integer", Default: "4096",
+		Doc: "The room kept for each answer, in tokens (`num_predict`). An answer that reaches it is cut and not saved."},
+	{Table: "model", Name: "context_length", Type: "integer",
+		Doc: "The model's window when the server cannot say (OpenAI-compatible servers)."},
+	{Table: "model", Name: "timeout", Type: "duration", Default: `"10m"`,
+		Doc: "Bounds one model call, retries included, like `\"10m\"`."},
+	{Table: "model", Name: "servers", Type: "array",
+		Doc: "Several servers of the same model, as `[[model.servers]]` tables."},
+	{Table: "model.servers", Name: "url", Type: "string", Doc: "The server's address."},
+	{Table: "model.servers", Name: "slots", Type: "integer", Default: "1", Doc: "How many calls the server takes at once (its `OLLAMA_NUM_PARALLEL`)."},
+	{Table: "model.servers", Name: "api_key_env", Type: "string", Doc: "The environment variable holding this server's API key."},
+	{Table: "workflow", Name: "gate", Type: "string", Values: []string{"explicit", "rerun"}, Default: `"explicit"`,
+		Doc: "`explicit`: a stage waits for an approval (`icm approve`, the Approve lens). `rerun`: running the next stage approves the one before it."},
+	{Table: "workflow", Name: "max_tool_calls", Type: "integer", Default: "24",
+		Doc: "Bounds the tool calls of one stage run (of one item in a For each stage); the model then writes its answer from what it has."},
+	{Table: "workflow", Name: "parallel", Type: "integer", Default: "1",
+		Doc: "How many For each items run at once. Match it to the model server's parallel slots."},
+	{Table: "workflow", Name: "max_tool_result_chars", Type: "integer", Default: "12000",
+		Doc: "A tool result longer than this is cut (head and tail kept) before the model reads it."},
+	{Table: "workflow", Name: "tool_timeout", Type: "duration", Default: `"2m"`, Doc: "Bounds one tool call, like `\"2m\"`."},
+	{Table: "workflow", Name: "script_timeout", Type: "duration", Default: `"60s"`, Doc: "Bounds a `## Script` stage whose contract gives no timeout."},
+	{Table: "workflow", Name: "token_budget", Type: "integer", Default: "8000",
+		Doc: "The assembled context of a stage above this many tokens gets a warning in `icm check` and the editor."},
+	{Table: "mcp.servers.*", Name: "command", Type: "string", Doc: "The program that serves MCP over stdio (`icm` runs this same binary: `args = [\"mcp\", \"search\"]`)."},
+	{Table: "mcp.servers.*", Name: "args", Type: "array", Doc: "The command's arguments."},
+	{Table: "mcp.servers.*", Name: "env", Type: "table", Doc: "Environment variables for the command; the server gets a minimal environment besides."},
+	{Table: "mcp.servers.*", Name: "url", Type: "string", Doc: "A streamable-HTTP MCP server's address, instead of a command."},
+	{Table: "mcp.servers.*", Name: "headers", Type: "table", Doc: "HTTP headers sent to a URL server."},
+}
+
+// Lookup finds a key by its dotted path; "mcp.servers.search.command"
+// finds the mcp.servers.* key.
+func Lookup(path string) (Key, bool) {
+	table, name := splitPath(path)
+	for _, k := range Keys {
+		if k.Table == table && k.Name == name {
+			return k, true
+		}
+	}
+	return Key{}, false
+}
+
+// KeysOf lists the keys of a table ("model", "mcp.servers.search"), sorted.
+func KeysOf(table string) []Key {
+	table = genericTable(table)
+	var out []Key
+	for _, k := range Keys {
+		if k.Table == table {
+			out = append(out, k)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// splitPath splits a dotted key path into its generic table and its name.
+func splitPath(path string) (table, name string) {
+	i := strings.LastIndexByte(path, '.')
+	if i < 0 {
+		return "", path
+	}
+	return genericTable(path[:i]), path[i+1:]
+}
+
+// genericTable maps "mcp.servers.search" to "mcp.servers.*".
+func genericTable(table string) string {
+	if strings.HasPrefix(table, "mcp.servers.") && strings.Count(table, ".") == 2 {
+		return "mcp.servers.*"
+	}
+	return table
+}

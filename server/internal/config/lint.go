@@ -1,0 +1,262 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/icm-tool/icm/server/internal/suggest"
+)
+
+// Problem codes of Lint.
+const (
+	// ProblemSyntax: the text is not TOML, or a value has the wrong type.
+	ProblemSyntax = "config-syntax"
+	// ProblemUnknownKey: icm reads no such key (often a typo).
+	ProblemUnknownKey = "config-unknown-key"
+	// ProblemBadValue: the value is out of range or not one of the allowed ones.
+	ProblemBadValue = "config-bad-value"
+	// ProblemModelMissing: the model server has no model of that name.
+	ProblemModelMissing = "config-model-missing"
+)
+
+// Problem is one thing wrong in config.toml, with where it is.
+type Problem struct {
+	// Span is the bytes to underline: the key, or its value.
+	Span Span
+	Line int
+	// Error is set when icm cannot run with the file as it is; otherwise
+	// the problem is a warning.
+	Error   bool
+	Code    string
+	Key     string
+	Message string
+	// Suggestion is what was probably meant (a key name or a model), for
+	// a quick fix; "" when nothing is close.
+	Suggestion string
+}
+
+// LintOptions are what Lint knows besides the text.
+type LintOptions struct {
+	// Models are the model server's installed models; nil when unknown
+	// (the server did not answer), which skips the model check.
+	Models []string
+	// Server names the model server in messages ("the Ollama server at ...").
+	Server string
+}
+
+var decodeErr = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]+)"\): (.*)$`)
+
+// Lint checks config text the way icm will read it: TOML syntax and value
+// types, keys icm does not read (with the key probably meant), values out
+// of range, and a model the server does not have (with the installed one
+// probably meant). Every problem is placed on the key or value it is about.
+func Lint(data []byte, opts LintOptions) []Problem {
+	entries := Entries(data)
+	var out []Problem
+	cfg := Defaults()
+	md, err := toml.Decode(string(data), &cfg)
+	if err != nil {
+		return []Problem{syntaxProblem(data, entries, err)}
+	}
+	out = append(out, unknownKeys(entries, md)...)
+	out = append(out, badValues(entries, &cfg)...)
+	if opts.Models != nil && cfg.Model.Name != "" {
+		if p, ok := missingModel(entries, cfg.Model.Name, opts); ok {
+			out = append(out, p)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Span.Start < out[j].Span.Start })
+	return out
+}
+
+// syntaxProblem places a parse or type error.
+func syntaxProblem(data []byte, entries []Entry, err error) Problem {
+	p := Problem{Error: true, Code: ProblemSyntax, Message: strings.TrimPrefix(err.Error(), "toml: ")}
+	var perr toml.ParseError
+	if errors.As(err, &perr) {
+		p.Line = perr.Position.Line
+		p.Message = perr.Message
+		p.Key = perr.LastKey
+		p.Span = Span{perr.Position.Start, perr.Position.Start + max(perr.Position.Len, 1)}
+	} else if m := decodeErr.FindStringSubmatch(err.Error()); m != nil {
+		p.Line, _ = strconv.Atoi(m[1])
+		p.Key, p.Message = m[2], m[3]
+		p.Message = strings.Replace(p.Message, "incompatible types: TOML value has type", "the value is a", 1)
+		p.Message = strings.Replace(p.Message, "; destination has type", ", but icm reads", 1)
+	}
+	if e, ok := find(entries, p.Key); ok && p.Key != "" {
+		p.Span, p.Line = e.Value, e.Line
+		if k, ok := Lookup(p.Key); ok {
+			p.Message = fmt.Sprintf("%s: %s (a %s)", p.Key, p.Message, k.Type)
+		}
+	}
+	if p.Span.End > len(data) {
+		p.Span = Span{len(data), len(data)}
+	}
+	return p
+}
+
+// unknownKeys reports the keys the decoder did not use, each at its key,
+// with the known key of that table it is closest to.
+func unknownKeys(entries []Entry, md toml.MetaData) []Problem {
+	var out []Problem
+	unknown := map[string]bool{}
+	for _, k := range md.Undecoded() {
+		unknown[k.String()] = true
+	}
+	for path := range unknown {
+		// Report an unknown table once, not each key in it.
+		if i := strings.LastIndexByte(path, '.'); i >= 0 && unknown[path[:i]] {
+			continue
+		}
+		table, name := splitPath(path)
+		p := Problem{Code: ProblemUnknownKey, Key: path, Message: fmt.Sprintf("icm does not read %q", path)}
+		var names []string
+		if _, known := Tables[table]; known {
+			for _, k := range KeysOf(table) {
+				names = append(names, k.Name)
+			}
+		} else if table == "" {
+			names = []string{"model", "workflow", "mcp"}
+		}
+		p.Suggestion = suggest.Nearest(name, names)
+		if p.Suggestion != "" {
+			p.Message += fmt.Sprintf(": did you mean %q?", p.Suggestion)
+		} else if len(names) > 0 {
+			p.Message += fmt.Sprintf(" (a typo? %s keys are: %s)", tableLabel(table), strings.Join(names, ", "))
+		}
+		if e, ok := find(entries, path); ok {
+			p.Span, p.Line = e.Key, e.Line
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func tableLabel(table string) string {
+	if table == "" {
+		return "the top-level"
+	}
+	return "[" + table + "]"
+}
+
+// badValues checks values the decoder accepted against what icm allows.
+func badValues(entries []Entry, c *Config) []Problem {
+	var out []Problem
+	bad := func(path, msg string, isErr bool) {
+		p := Problem{Code: ProblemBadValue, Key: path, Message: msg, Error: isErr}
+		if e, ok := find(entries, path); ok {
+			p.Span, p.Line = e.Value, e.Line
+		}
+		out = append(out, p)
+	}
+	enum := func(path, value string) {
+		k, _ := Lookup(path)
+		for _, v := range k.Values {
+			if v == value {
+				return
+			}
+		}
+		msg := fmt.Sprintf("%s = %q: use %s", path, value, quoteList(k.Values))
+		s := suggest.Nearest(value, k.Values)
+		if s != "" {
+			msg = fmt.Sprintf("%s = %q: did you mean %q? (use %s)", path, value, s, quoteList(k.Values))
+		}
+		bad(path, msg, true)
+		out[len(out)-1].Suggestion = s
+	}
+	enum("model.provider", c.Model.Provider)
+	enum("workflow.gate", c.Workflow.Gate)
+	if t := c.Model.Temperature; t != nil && (*t < 0 || *t > 2) {
+		bad("model.temperature", fmt.Sprintf("model.temperature = %g: use a value from 0 to 2", *t), false)
+	}
+	for _, n := range []struct {
+		path  string
+		value int
+		least int
+	}{
+		{"model.num_ctx", c.Model.NumCtx, 0},
+		{"model.max_output", c.Model.MaxOutput, 1},
+		{"model.context_length", c.Model.ContextLength, 0},
+		{"workflow.max_tool_calls", c.Workflow.MaxToolCalls, 1},
+		{"workflow.parallel", c.Workflow.Parallel, 1},
+		{"workflow.max_tool_result_chars", c.Workflow.MaxToolResultChars, 1},
+		{"workflow.token_budget", c.Workflow.TokenBudget, 0},
+	} {
+		if n.value < n.least {
+			bad(n.path, fmt.Sprintf("%s = %d: it must be %d or more", n.path, n.value, n.least), true)
+		}
+	}
+	for _, d := range []struct {
+		path  string
+		value Duration
+	}{{"model.timeout", c.Model.Timeout}, {"workflow.tool_timeout", c.Workflow.ToolTimeout}, {"workflow.script_timeout", c.Workflow.ScriptTimeout}} {
+		if d.value.Duration <= 0 {
+			bad(d.path, fmt.Sprintf("%s = %q: it must be longer than zero, like \"2m\"", d.path, d.value.String()), true)
+		}
+	}
+	for i, s := range c.Model.Servers {
+		if strings.TrimSpace(s.URL) == "" {
+			bad("model.servers.url", fmt.Sprintf("[[model.servers]] number %d has no url", i+1), true)
+		}
+	}
+	names := make([]string, 0, len(c.MCP.Servers))
+	for name := range c.MCP.Servers {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		s := c.MCP.Servers[name]
+		if (s.Command == "") == (s.URL == "") {
+			p := Problem{Code: ProblemBadValue, Key: "mcp.servers." + name, Error: true,
+				Message: fmt.Sprintf("[mcp.servers.%s] needs exactly one of command (stdio) or url (streamable HTTP)", name)}
+			if e, ok := find(entries, "mcp.servers."+name); ok {
+				p.Span, p.Line = e.Key, e.Line
+			}
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// missingModel reports a [model] name the server lacks.
+func missingModel(entries []Entry, name string, opts LintOptions) (Problem, bool) {
+	s := suggest.Model(name, opts.Models)
+	for _, m := range opts.Models {
+		if strings.EqualFold(m, name) || strings.EqualFold(m, name+":latest") {
+			return Problem{}, false
+		}
+	}
+	server := opts.Server
+	if server == "" {
+		server = "the model server"
+	}
+	p := Problem{Code: ProblemModelMissing, Key: "model.name", Suggestion: s,
+		Message: fmt.Sprintf("model %q is not installed on %s", name, server)}
+	switch {
+	case s != "":
+		p.Message += fmt.Sprintf(": did you mean %q?", s)
+	case len(opts.Models) == 0:
+		p.Message += fmt.Sprintf(": it has no models yet (`ollama pull %s`)", name)
+	default:
+		p.Message += fmt.Sprintf(" (`ollama pull %s`); it has: %s", name, strings.Join(opts.Models, ", "))
+	}
+	if e, ok := find(entries, "model.name"); ok {
+		p.Span, p.Line = e.Value, e.Line
+	}
+	return p, true
+}
+
+func quoteList(vs []string) string {
+	q := make([]string, len(vs))
+	for i, v := range vs {
+		q[i] = strconv.Quote(v)
+	}
+	return strings.Join(q, " or ")
+}
