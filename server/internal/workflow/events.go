@@ -38,9 +38,13 @@ type Event struct {
 	RunID string    `json:"run_id"`
 	Stage string    `json:"stage,omitempty"`
 	// Item is the For each item's title; Index (1-based) and Count place it.
-	Item  string            `json:"item,omitempty"`
-	Index int               `json:"index,omitempty"`
-	Count int               `json:"count,omitempty"`
+	Item  string `json:"item,omitempty"`
+	Index int    `json:"index,omitempty"`
+	Count int    `json:"count,omitempty"`
+	// Done is how many of the Count items have finished (item-start,
+	// item-end): progress counts these, since items run in parallel and
+	// out of order.
+	Done  int               `json:"done,omitempty"`
 	Model *agent.ModelEvent `json:"model,omitempty"`
 	Tool  *agent.ToolEvent  `json:"tool,omitempty"`
 	// Delta is streamed answer text (never written to the trace).

@@ -54,9 +54,22 @@ type run struct {
 	promoting bool
 	// prov collects where the URLs the model may cite came from.
 	prov *verify.Provenance
-	// mu guards res and prov while For each items run concurrently.
+	// mu guards res, prov and done while For each items run concurrently.
 	mu  sync.Mutex
 	res *StageResult
+	// done counts the For each items finished so far.
+	done int
+}
+
+// itemsDone returns how many items have finished; with finished set, it
+// counts one more first.
+func (r *run) itemsDone(finished bool) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if finished {
+		r.done++
+	}
+	return r.done
 }
 
 func (e *Engine) runStage(ctx context.Context, rep *check.Report, sr *check.StageReport, cur *state.StageState) (*StageResult, error) {
