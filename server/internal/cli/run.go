@@ -23,6 +23,8 @@ import (
 type runFlags struct {
 	all, force, quiet, asJSON bool
 	stage, model, gate        string
+	item                      int
+	note                      string
 }
 
 func newRunCmd(env *Env, g *globalFlags) *cobra.Command {
@@ -38,10 +40,18 @@ to approve. A stage approved and unchanged never runs again.
 With --all it runs every stage that needs it without stopping. With --stage
 it runs that one stage. An output a person edited and did not approve is
 never overwritten without --force (the previous version is kept in
-history/versions/ either way).`,
-		Example: "  icm run\n  icm run --all\n  icm run --stage 02-research --model llama3.1:8b",
+history/versions/ either way).
+
+With --stage and --item N, a For each stage runs only its Nth item again
+(optionally with --note, feedback for that one call) and only that item's
+section of the output is replaced: a person's edits in the other sections
+stay. The stage then needs approving again, as a whole.`,
+		Example: "  icm run\n  icm run --all\n  icm run --stage 02-research --model llama3.1:8b\n  icm run --stage 04-draft --item 3 --note \"shorter, and name the port\"",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.note != "" && f.item == 0 {
+				return fmt.Errorf("--note is feedback for one item: give the item with --item N (and its stage with --stage)")
+			}
 			ws, err := openWorkspace(env, g)
 			if err != nil {
 				return err
@@ -52,6 +62,8 @@ history/versions/ either way).`,
 	fl := cmd.Flags()
 	fl.BoolVar(&f.all, "all", false, "run every stage that needs it, without stopping at gates")
 	fl.StringVar(&f.stage, "stage", "", "run this stage only (even when approved)")
+	fl.IntVar(&f.item, "item", 0, "with --stage, run only this For each item (1-based) again, keeping the rest of the output")
+	fl.StringVar(&f.note, "note", "", "with --item, feedback for that item's call (what to change)")
 	fl.BoolVar(&f.force, "force", false, "overwrite outputs edited and not approved")
 	fl.StringVar(&f.model, "model", "", "use this model instead of the configured one")
 	fl.StringVar(&f.gate, "gate", "", `gate mode for this run: "explicit" or "rerun" (running again approves)`)
@@ -155,6 +167,8 @@ func runWorkspace(ctx context.Context, env *Env, ws *workspace.Workspace, f *run
 		Client:   client,
 		Model:    f.model,
 		Stage:    f.stage,
+		Item:     f.item,
+		Note:     f.note,
 		All:      f.all,
 		Force:    f.force,
 		Gate:     f.gate,

@@ -39,8 +39,14 @@ func (r *run) commit(ctx context.Context, outputs map[string][]byte, cur *state.
 			rels = append(rels, rel)
 		}
 		sort.Strings(rels)
+		r.touched = true
 		for _, rel := range rels {
 			if err := state.WriteFile(e.ws.Abs(rel), outputs[rel], 0o644); err != nil {
+				return err
+			}
+		}
+		if w := r.written; w != nil {
+			if err := keepWritten(e.ws, st, w, outputs[w.Output]); err != nil {
 				return err
 			}
 		}
@@ -102,14 +108,18 @@ func (r *run) record(status string, outputs, before map[string]string) *state.Re
 // endMessage sums up a finished stage in one line: what it wrote, and
 // the tool calls that failed ("2 of 5 tool calls failed").
 func (r *run) endMessage() string {
-	msg := fmt.Sprintf("wrote %d output(s)", len(r.res.Outputs))
-	switch n, of := r.res.ToolErrors, r.res.ToolCalls; {
+	return fmt.Sprintf("wrote %d output(s)", len(r.res.Outputs)) + toolSuffix(r.res)
+}
+
+// toolSuffix says how many tool calls failed, when any did.
+func toolSuffix(res *StageResult) string {
+	switch n, of := res.ToolErrors, res.ToolCalls; {
 	case n > 0 && n == of:
-		msg += fmt.Sprintf("; every tool call failed (%d of %d): the output rests on nothing the tools returned", n, of)
+		return fmt.Sprintf("; every tool call failed (%d of %d): the output rests on nothing the tools returned", n, of)
 	case n > 0:
-		msg += fmt.Sprintf("; %d of %d tool calls failed", n, of)
+		return fmt.Sprintf("; %d of %d tool calls failed", n, of)
 	}
-	return msg
+	return ""
 }
 
 func verifySummary(rs []state.VerifyResult) string {

@@ -49,6 +49,12 @@ type Options struct {
 	Model string
 	// Stage, when set, runs that stage only (even if it is approved).
 	Stage string
+	// Item, with Stage, runs that one item (1-based) of a For each stage
+	// again and replaces only its section of the output.
+	Item int
+	// Note is a person's feedback on the item's previous answer, given to
+	// that one call (with Item).
+	Note string
 	// All runs every stage that needs it without stopping at gates.
 	All bool
 	// Force overwrites outputs a person edited without approving them.
@@ -124,6 +130,12 @@ func New(ws *workspace.Workspace, opts Options) (*Engine, error) {
 	}
 	if opts.Gate == "" {
 		opts.Gate = ws.Config.Workflow.Gate
+	}
+	if opts.Item > 0 && opts.Stage == "" {
+		return nil, fmt.Errorf("an item (--item %d) needs its stage (--stage)", opts.Item)
+	}
+	if opts.Item < 0 {
+		return nil, fmt.Errorf("item %d: items are numbered from 1", opts.Item)
 	}
 	if opts.Gate != GateExplicit && opts.Gate != GateRerun {
 		return nil, fmt.Errorf("unknown gate mode %q; use %q or %q", opts.Gate, GateExplicit, GateRerun)

@@ -85,7 +85,7 @@ func (r *run) forEach(ctx context.Context, rep *check.Report, sess ToolSession, 
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			out, prov, err := r.item(ctx, rep, sess, cfg, items, i)
+			out, prov, err := r.item(ctx, rep, sess, cfg, items, i, nil)
 			if err == nil {
 				err = writeItem(file, itemRecord{Key: key, Title: it.Title, Output: out, Sources: prov.Record()})
 			}
@@ -108,17 +108,16 @@ func (r *run) forEach(ctx context.Context, rep *check.Report, sess ToolSession, 
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	var b strings.Builder
+	r.written.Items = make([]WrittenItem, len(items))
 	for i, o := range outs {
-		if i > 0 {
-			b.WriteString("\n\n")
-		}
-		b.WriteString(strings.TrimSpace(o))
+		r.written.Items[i] = WrittenItem{Index: i + 1, Title: items[i].Title, Text: strings.TrimSpace(o)}
 	}
-	return b.String(), nil
+	return joinItems(r.written.Items), nil
 }
 
-func (r *run) item(ctx context.Context, rep *check.Report, sess ToolSession, cfg agent.Config, items []markdown.Item, i int) (string, *verify.Provenance, error) {
+// item runs item i (0-based) of items; fb, when set, is a person's
+// feedback on the item's previous answer, added to the user part.
+func (r *run) item(ctx context.Context, rep *check.Report, sess ToolSession, cfg agent.Config, items []markdown.Item, i int, fb *feedback) (string, *verify.Provenance, error) {
 	it := items[i]
 	e, st := r.e, r.st
 	n := len(items)
@@ -130,6 +129,7 @@ func (r *run) item(ctx context.Context, rep *check.Report, sess ToolSession, cfg
 	if err != nil {
 		return "", nil, err
 	}
+	fb.addTo(actx)
 	cfg.Stage = fmt.Sprintf("%s [%d/%d]", st.Name, i+1, n)
 	res, prov, err := r.loop(ctx, sess, cfg, actx, it.Title, i+1, n)
 	if err != nil {

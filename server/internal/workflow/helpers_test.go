@@ -35,3 +35,12 @@ func openWS(tb testing.TB, dir string) *workspace.Workspace {
 	}
 	return ws
 }
+
+func mustStage(t testing.TB, h *harness, name string) *workspace.Stage {
+	t.Helper()
+	st, err := h.ws().Stage(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}

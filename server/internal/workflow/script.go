@@ -39,7 +39,7 @@ func (r *run) script(ctx context.Context) error {
 	if err := r.runScript(ctx, staging); err != nil {
 		return err
 	}
-	r.promoting = true
+	r.touched = true
 	return promote(staging, filepath.Join(r.st.Dir, workspace.OutputDir))
 }
 

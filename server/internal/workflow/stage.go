@@ -49,11 +49,14 @@ type run struct {
 	// prev is the stage's record from before this run: a run that fails
 	// puts it back, so the last good run's outputs and approval stay valid.
 	prev *state.Record
-	// promoting is set once a script's outputs start moving into output/:
-	// from then on a failure may have changed them.
-	promoting bool
+	// touched is set once the outputs start changing (a model stage's
+	// writes, a script's outputs moving into output/): a failure from then
+	// on may have changed them, so the last good record no longer fits.
+	touched bool
 	// prov collects where the URLs the model may cite came from.
 	prov *verify.Provenance
+	// written is what the model wrote, kept beside the state on commit.
+	written *Written
 	// mu guards res, prov and done while For each items run concurrently.
 	mu  sync.Mutex
 	res *StageResult
@@ -79,6 +82,10 @@ func (e *Engine) runStage(ctx context.Context, rep *check.Report, sr *check.Stag
 	}
 	if errs := stageErrors(rep, st); len(errs) > 0 {
 		return nil, fmt.Errorf("stage %s cannot run: %s (icm check shows where)", st.Name, strings.Join(errs, "; "))
+	}
+	if e.opts.Item > 0 {
+		// One item again keeps the person's edits in the others.
+		return e.rerunItem(ctx, rep, sr, cur)
 	}
 	if cur != nil && cur.HumanEdited() && !e.opts.Force {
 		var outs []string
@@ -144,34 +151,18 @@ func (r *run) produce(ctx context.Context, rep *check.Report) (map[string][]byte
 	if r.c.Script != nil {
 		return nil, r.script(ctx)
 	}
-	if r.e.opts.Client == nil {
-		return nil, fmt.Errorf("stage %s needs a model, but no model server is configured", r.st.Name)
-	}
 	out, err := modelOutput(r.st, r.c)
 	if err != nil {
 		return nil, err
 	}
-	var sess ToolSession
-	allow := r.c.Tools.Allowed()
-	r.prov = verify.NewProvenance(len(allow) > 0)
-	if len(allow) > 0 {
-		if r.e.opts.Tools == nil {
-			return nil, fmt.Errorf("stage %s uses tools, but no MCP servers can be started here", r.st.Name)
-		}
-		if sess, err = r.e.opts.Tools(ctx, allow); err != nil {
-			return nil, fmt.Errorf("stage %s: unable to start its tools: %w", r.st.Name, err)
-		}
-		defer sess.Close()
-	}
-	cfg, err := r.agentConfig()
+	sess, cfg, err := r.prepare(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if len(r.settings.Models) > 1 {
-		r.client = llm.Fallback(r.e.opts.Client, r.settings.Models[1:]...)
-	} else {
-		r.client = r.e.opts.Client
+	if sess != nil {
+		defer sess.Close()
 	}
+	r.written = &Written{RunID: r.e.runID, Output: out}
 	var text string
 	if r.c.ForEach != nil {
 		text, err = r.forEach(ctx, rep, sess, cfg)
@@ -182,6 +173,37 @@ func (r *run) produce(ctx context.Context, rep *check.Report) (map[string][]byte
 		return nil, err
 	}
 	return map[string][]byte{out: []byte(strings.TrimRight(text, "\n") + "\n")}, nil
+}
+
+// prepare readies a model stage's calls: its tool servers (nil when it
+// has none; the caller closes them), the agent settings and the model
+// client with the contract's fallback models.
+func (r *run) prepare(ctx context.Context) (ToolSession, agent.Config, error) {
+	if r.e.opts.Client == nil {
+		return nil, agent.Config{}, fmt.Errorf("stage %s needs a model, but no model server is configured", r.st.Name)
+	}
+	cfg, err := r.agentConfig()
+	if err != nil {
+		return nil, cfg, err
+	}
+	if len(r.settings.Models) > 1 {
+		r.client = llm.Fallback(r.e.opts.Client, r.settings.Models[1:]...)
+	} else {
+		r.client = r.e.opts.Client
+	}
+	allow := r.c.Tools.Allowed()
+	r.prov = verify.NewProvenance(len(allow) > 0)
+	if len(allow) == 0 {
+		return nil, cfg, nil
+	}
+	if r.e.opts.Tools == nil {
+		return nil, cfg, fmt.Errorf("stage %s uses tools, but no MCP servers can be started here", r.st.Name)
+	}
+	sess, err := r.e.opts.Tools(ctx, allow)
+	if err != nil {
+		return nil, cfg, fmt.Errorf("stage %s: unable to start its tools: %w", r.st.Name, err)
+	}
+	return sess, cfg, nil
 }
 
 // modelOutput is the file a model stage writes its answer to: its first
@@ -413,7 +435,7 @@ func (r *run) fail(err error) {
 func (r *run) restore(status string, err error, note bool) (kept bool) {
 	r.res.Status = status
 	now := r.e.opts.Now()
-	if prev := r.prev; prev != nil && prev.Status == state.RunDone && !r.promoting {
+	if prev := r.prev; prev != nil && prev.Status == state.RunDone && !r.touched {
 		good := *prev
 		good.LastFailure = nil
 		if note {

@@ -1,0 +1,150 @@
+package workflow
+
+import (
+	"strings"
+)
+
+// ItemSpan is where one For each item's section is in a stage's output as
+// it is now, which may hold a person's edits.
+type ItemSpan struct {
+	Index int    `json:"index"`
+	Title string `json:"title"`
+	// Start and End are byte offsets of the section in the output.
+	Start int `json:"start"`
+	End   int `json:"end"`
+	// Found is false when the section cannot be told apart (it and the
+	// items around it were all edited).
+	Found bool `json:"found"`
+	// Edited is set when the section differs from what the model wrote.
+	Edited bool `json:"edited"`
+}
+
+// LocateItems finds each item's section in an output: an item the person
+// left alone is found by its text; one they edited is what lies between
+// its found neighbours (or, when several edited items share that room, by
+// the heading its answer started with).
+func LocateItems(output string, items []WrittenItem) []ItemSpan {
+	spans := make([]ItemSpan, len(items))
+	cursor := 0
+	for i, it := range items {
+		spans[i] = ItemSpan{Index: it.Index, Title: it.Title}
+		text := strings.TrimSpace(it.Text)
+		if text == "" {
+			continue
+		}
+		if j := wholeIndex(output, text, cursor); j >= 0 {
+			spans[i].Start, spans[i].End, spans[i].Found = j, j+len(text), true
+			cursor = spans[i].End
+		}
+	}
+	// The edited items: each run of them shares the room between the
+	// found items around it.
+	for i := 0; i < len(spans); {
+		if spans[i].Found {
+			i++
+			continue
+		}
+		j := i
+		for j < len(spans) && !spans[j].Found {
+			j++
+		}
+		lo, hi := 0, len(output)
+		if i > 0 {
+			lo = spans[i-1].End
+		}
+		if j < len(spans) {
+			hi = spans[j].Start
+		}
+		placeGap(output, lo, hi, items[i:j], spans[i:j])
+		i = j
+	}
+	return spans
+}
+
+// wholeIndex finds text in output from offset on where it stands on whole
+// lines: an item answer that a person extended ("gamma" grown to "gamma,
+// mine") is not its old self.
+func wholeIndex(output, text string, from int) int {
+	for from <= len(output) {
+		j := strings.Index(output[from:], text)
+		if j < 0 {
+			return -1
+		}
+		start, end := from+j, from+j+len(text)
+		if (start == 0 || output[start-1] == '\n') && (end == len(output) || output[end] == '\n' || output[end] == '\r') {
+			return start
+		}
+		from = start + 1
+	}
+	return -1
+}
+
+// placeGap places the edited items of one gap of the output.
+func placeGap(output string, lo, hi int, items []WrittenItem, spans []ItemSpan) {
+	if len(spans) == 1 {
+		s, e := trimSpan(output, lo, hi)
+		spans[0].Start, spans[0].End, spans[0].Found, spans[0].Edited = s, e, true, true
+		return
+	}
+	// Several: split the gap at the heading line each answer began with.
+	starts := make([]int, len(items))
+	at := lo
+	for k, it := range items {
+		h := firstLine(strings.TrimSpace(it.Text))
+		if !strings.HasPrefix(h, "#") {
+			return
+		}
+		j := strings.Index(output[at:hi], h)
+		if j < 0 {
+			return
+		}
+		starts[k] = at + j
+		at = starts[k] + len(h)
+	}
+	for k := range spans {
+		end := hi
+		if k+1 < len(spans) {
+			end = starts[k+1]
+		}
+		s, e := trimSpan(output, starts[k], end)
+		spans[k].Start, spans[k].End, spans[k].Found, spans[k].Edited = s, e, true, true
+	}
+}
+
+// trimSpan drops the blank lines that separate sections.
+func trimSpan(output string, s, e int) (int, int) {
+	for s < e && isSpace(output[s]) {
+		s++
+	}
+	for e > s && isSpace(output[e-1]) {
+		e--
+	}
+	return s, e
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return strings.TrimRight(s[:i], "\r ")
+	}
+	return s
+}
+
+// replaceSpan puts text in place of a section; an empty section (the
+// person deleted the item) gets its separating blank lines back.
+func replaceSpan(output string, sp ItemSpan, text string) string {
+	text = strings.TrimSpace(text)
+	if sp.Start < sp.End {
+		return output[:sp.Start] + text + output[sp.End:]
+	}
+	before, after := output[:sp.Start], output[sp.End:]
+	if strings.TrimSpace(before) != "" {
+		before = strings.TrimRight(before, "\n") + "\n\n"
+	}
+	if strings.TrimSpace(after) != "" {
+		text += "\n\n"
+		after = strings.TrimLeft(after, "\n")
+	}
+	return before + text + after
+}
