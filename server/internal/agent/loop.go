@@ -70,6 +70,8 @@ type run struct {
 	res     Result
 	guard   repeatGuard
 	nudged  bool
+	// sent is how many messages the previous model call sent.
+	sent int
 }
 
 func (r *run) loop(ctx context.Context) (*Result, error) {
@@ -281,7 +283,12 @@ func (r *run) chat(ctx context.Context, purpose string, tools []llm.Tool, format
 		}
 	}
 	r.res.ModelCalls++
-	ev := &ModelEvent{Call: r.res.ModelCalls, Purpose: purpose, Model: r.cfg.Model}
+	ev := &ModelEvent{Call: r.res.ModelCalls, Purpose: purpose, Model: r.cfg.Model,
+		SentFrom: r.sent, Sent: slices.Clone(r.msgs[r.sent:])}
+	r.sent = len(r.msgs)
+	for _, t := range tools {
+		ev.Tools = append(ev.Tools, t.Name)
+	}
 	start := time.Now()
 	resp, err := r.client.Chat(ctx, req)
 	ev.Duration = time.Since(start)
@@ -301,6 +308,8 @@ func (r *run) chat(ctx context.Context, purpose string, tools []llm.Tool, format
 	ev.Attempts = resp.Attempts
 	ev.Incomplete = resp.Incomplete
 	ev.ToolCalls = len(resp.Message.ToolCalls)
+	reply := resp.Message
+	ev.Reply = &reply
 	r.res.PromptTokens += resp.PromptTokens
 	r.res.OutputTokens += resp.OutputTokens
 	r.emit(Event{Kind: EventModel, Model: ev})

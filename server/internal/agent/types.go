@@ -154,6 +154,16 @@ type ModelEvent struct {
 	ToolCalls int
 	// Err is the call's error, when it failed.
 	Err string
+	// SentFrom and Sent are the request's messages: the ones before
+	// SentFrom were in the Run's previous request (the conversation only
+	// grows), Sent are the ones added since. A trace so holds each call's
+	// whole request without repeating the conversation at every call.
+	SentFrom int           `json:",omitempty"`
+	Sent     []llm.Message `json:",omitempty"`
+	// Tools names the tools the call offered.
+	Tools []string `json:",omitempty"`
+	// Reply is the answer (nil when the call failed).
+	Reply *llm.Message `json:",omitempty"`
 }
 
 // ToolEvent describes one tool call.

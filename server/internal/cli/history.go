@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -13,21 +14,25 @@ import (
 	"github.com/pmezard/go-difflib/difflib"
 	"github.com/spf13/cobra"
 
+	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/workflow"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 func newHistoryCmd(env *Env, g *globalFlags) *cobra.Command {
-	var runID, diffStage string
+	var runID, diffStage, callStage string
 	var asJSON bool
+	var call, callItem int
 	cmd := &cobra.Command{
 		Use:   "history",
 		Short: "Summarise past runs: time and tokens per stage",
 		Long: `History reads the run traces in history/ and prints one block per run: each
 stage it ran with its status, wall time, model calls, tool calls and tokens.
---run ID prints one run as a tree of its model and tool calls; --diff STAGE
-shows how a stage's output changed between its last two versions.`,
-		Example: "  icm history\n  icm history --run 20261130-1015\n  icm history --diff 03-outline",
+--run ID prints one run as a tree of its model and tool calls; with --stage
+and --call N (and --item for a For each stage) it prints that model call's
+whole request and its reply. --diff STAGE shows how a stage's output changed
+between its last two versions.`,
+		Example: "  icm history\n  icm history --run 20261130-1015\n  icm history --run 20261130-1015 --stage 02-research --call 3\n  icm history --diff 03-outline",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ws, err := openWorkspace(env, g)
@@ -42,11 +47,23 @@ shows how a stage's output changed between its last two versions.`,
 				if err != nil {
 					return err
 				}
+				if call > 0 {
+					ex, err := workflow.FindExchange(r, callStage, callItem, call)
+					if err != nil {
+						return err
+					}
+					if asJSON {
+						return writeJSON(env, ex)
+					}
+					printExchange(env.Stdout, ex)
+					return nil
+				}
 				if asJSON {
 					return writeJSON(env, struct {
 						*workflow.RunSummary
-						Events []workflow.Event `json:"events"`
-					}{r, r.Events})
+						Events []workflow.Event    `json:"events"`
+						Tree   []*workflow.RunNode `json:"tree"`
+					}{r, r.Events, workflow.RunTree(r)})
 				}
 				printRunTree(env, r)
 				return nil
@@ -82,7 +99,46 @@ shows how a stage's output changed between its last two versions.`,
 	cmd.Flags().StringVar(&runID, "run", "", "print one run (id or unique prefix) as a tree")
 	cmd.Flags().StringVar(&diffStage, "diff", "", "show how STAGE's output changed between its last two versions")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmd.Flags().IntVar(&call, "call", 0, "with --run and --stage, print model call N's request and reply")
+	cmd.Flags().StringVar(&callStage, "stage", "", "the stage of --call")
+	cmd.Flags().IntVar(&callItem, "item", 0, "the For each item of --call")
 	return cmd
+}
+
+// printExchange prints a model call's messages as a person reads them.
+func printExchange(w io.Writer, ex *workflow.Exchange) {
+	m := ex.Call
+	fmt.Fprintf(w, "model call %d of %s", m.Call, ex.Stage)
+	if ex.Item != "" {
+		fmt.Fprintf(w, " (item %d: %s)", ex.Index, ex.Item)
+	}
+	fmt.Fprintf(w, ": %s, %d in / %d out, %s\n", m.Model, m.PromptTokens, m.OutputTokens, m.Duration.Round(10*time.Millisecond))
+	if len(m.Tools) > 0 {
+		fmt.Fprintf(w, "tools offered: %s\n", strings.Join(m.Tools, ", "))
+	}
+	for i, msg := range ex.Request {
+		printMessage(w, fmt.Sprintf("request %d: %s", i+1, msg.Role), msg)
+	}
+	switch {
+	case m.Reply != nil:
+		printMessage(w, "reply", *m.Reply)
+	case m.Err != "":
+		fmt.Fprintf(w, "\n== reply\nthe call failed: %s\n", m.Err)
+	}
+}
+
+func printMessage(w io.Writer, head string, msg llm.Message) {
+	if msg.ToolName != "" {
+		head += " (" + msg.ToolName + ")"
+	}
+	fmt.Fprintf(w, "\n== %s\n", head)
+	if msg.Content != "" {
+		fmt.Fprintln(w, strings.TrimRight(msg.Content, "\n"))
+	}
+	for _, c := range msg.ToolCalls {
+		args, _ := json.Marshal(c.Arguments)
+		fmt.Fprintf(w, "-> call %s %s\n", c.Name, args)
+	}
 }
 
 func items(n int) string {
@@ -95,116 +151,21 @@ func items(n int) string {
 func printRunTree(env *Env, r *workflow.RunSummary) {
 	w := env.Stdout
 	fmt.Fprintf(w, "run %s  %s  %s  %d in / %d out\n", r.ID, r.Start.Local().Format("2006-01-02 15:04:05"), r.Duration.Round(10*time.Millisecond), r.Prompt, r.Output)
-	for i, s := range r.Stages {
-		last := i == len(r.Stages)-1
-		branch, pad := "├─", "│  "
-		if last {
-			branch, pad = "└─", "   "
-		}
-		fmt.Fprintf(w, "%s %s  %s  %s  %d in / %d out\n", branch, s.Stage, s.Status, s.Duration.Round(10*time.Millisecond), s.Prompt, s.Output)
-		printNodes(w, pad, stageNodes(r.Events, s.Stage))
-	}
+	printNodes(w, "", workflow.RunTree(r))
 	if !r.Finished {
 		fmt.Fprintln(w, "(the run stopped before it finished)")
 	}
 }
 
-// treeNode is one line of a run tree and the lines under it.
-type treeNode struct {
-	line     string
-	children []*treeNode
-	// For each items add up their calls as they are read.
-	start, end    time.Time
-	prompt, out   int
-	title, prefix string
-}
-
-// stageNodes turns a stage's events into tree nodes: model calls, tool
-// calls and Verify results, with a For each item's calls under the item
-// (its wall time and tokens on its own line).
-func stageNodes(events []workflow.Event, stage string) []*treeNode {
-	var nodes []*treeNode
-	items := map[int]*treeNode{}
-	itemOf := func(ev workflow.Event) *treeNode {
-		it, ok := items[ev.Index]
-		if !ok {
-			it = &treeNode{title: ev.Item, prefix: fmt.Sprintf("[%d/%d]", ev.Index, ev.Count), start: ev.Time}
-			items[ev.Index] = it
-			nodes = append(nodes, it)
-		}
-		return it
-	}
-	for _, ev := range events {
-		if ev.Stage != stage {
-			continue
-		}
-		var leaf *treeNode
-		switch ev.Kind {
-		case workflow.EventItemStart:
-			itemOf(ev).start = ev.Time
-		case workflow.EventItemEnd:
-			it := itemOf(ev)
-			it.end = ev.Time
-			if strings.Contains(ev.Message, "kept from") {
-				it.title += "  (kept from an interrupted run)"
-			}
-		case workflow.EventModel:
-			m := ev.Model
-			line := fmt.Sprintf("model %s  %d in / %d out  %s", m.Model, m.PromptTokens, m.OutputTokens, m.Duration.Round(10*time.Millisecond))
-			if m.DoneReason != "" && m.DoneReason != "stop" {
-				line += "  (" + m.DoneReason + ")"
-			}
-			if m.Err != "" {
-				line += "  error: " + firstLine(m.Err)
-			}
-			leaf = &treeNode{line: line}
-			if ev.Count > 0 {
-				it := itemOf(ev)
-				it.prompt += m.PromptTokens
-				it.out += m.OutputTokens
-			}
-		case workflow.EventTool:
-			t := ev.Tool
-			line := fmt.Sprintf("tool %s  %s  %s", t.Name, size(t.ResultSize), t.Duration.Round(10*time.Millisecond))
-			if t.IsError || t.Err != "" {
-				line += "  error"
-			}
-			leaf = &treeNode{line: line}
-		case workflow.EventVerify:
-			leaf = &treeNode{line: ev.Message}
-		}
-		if leaf == nil {
-			continue
-		}
-		if ev.Count > 0 {
-			it := itemOf(ev)
-			it.children = append(it.children, leaf)
-		} else {
-			nodes = append(nodes, leaf)
-		}
-	}
-	for _, n := range nodes {
-		if n.prefix == "" {
-			continue
-		}
-		took := "unfinished"
-		if !n.end.IsZero() {
-			took = n.end.Sub(n.start).Round(10 * time.Millisecond).String()
-		}
-		n.line = fmt.Sprintf("%s %s  %s  %d in / %d out", n.prefix, n.title, took, n.prompt, n.out)
-	}
-	return nodes
-}
-
 // printNodes draws nodes below a line whose children start with pad.
-func printNodes(w io.Writer, pad string, nodes []*treeNode) {
+func printNodes(w io.Writer, pad string, nodes []*workflow.RunNode) {
 	for j, n := range nodes {
 		b, next := "├─", "│  "
 		if j == len(nodes)-1 {
 			b, next = "└─", "   "
 		}
-		fmt.Fprintf(w, "%s%s %s\n", pad, b, n.line)
-		printNodes(w, pad+next, n.children)
+		fmt.Fprintf(w, "%s%s %s\n", pad, b, n.Text)
+		printNodes(w, pad+next, n.Children)
 	}
 }
 

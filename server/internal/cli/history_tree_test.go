@@ -72,4 +72,14 @@ WRITE the part shown below.
 			t.Errorf("line %d %q does not match %s", i+1, lines[i], re)
 		}
 	}
+	// One call's request and reply.
+	ex, _, err := runIn(t, dir, vars, "history", "--run", id[1], "--stage", "01-write", "--item", "2", "--call", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"model call 1 of 01-write (item 2: Part B): tiny", "== request 1: system", "== request 2: user", "WRITE the part shown below", "== reply\n## Part B\n\nAbout B."} {
+		if !strings.Contains(ex, want) {
+			t.Errorf("the exchange lacks %q:\n%s", want, ex)
+		}
+	}
 }

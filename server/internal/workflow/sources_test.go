@@ -134,6 +134,28 @@ func TestSourcesFromToolsPassesOnFetchedURL(t *testing.T) {
 			t.Errorf("%s failed on a fetched URL: %+v", check, v)
 		}
 	}
+	// The trace holds each call's whole request and its reply.
+	r, err := workflow.Run(h.ws(), sum.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := workflow.FindExchange(r, "02-research", 0, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roles := []string{}
+	for _, m := range ex.Request {
+		roles = append(roles, m.Role)
+	}
+	if strings.Join(roles, ",") != "system,user,assistant,tool,assistant,tool" || !strings.Contains(ex.Request[1].Content, "For each learning objective") {
+		t.Errorf("call 3's request: roles %v", roles)
+	}
+	if ex.Call.Reply == nil || !strings.Contains(ex.Call.Reply.Content, "Sources: "+pageURL) || len(ex.Call.Tools) != 5 {
+		t.Errorf("call 3: reply %+v, tools %v", ex.Call.Reply, ex.Call.Tools)
+	}
+	if _, err := workflow.FindExchange(r, "02-research", 0, 9); err == nil {
+		t.Error("a call that was never made was found")
+	}
 	h.approve("02-research")
 
 	// A person adds a source nobody read: approving now refuses.

@@ -1,0 +1,46 @@
+package workflow
+
+import (
+	"fmt"
+
+	"github.com/icm-tool/icm/server/internal/agent"
+	"github.com/icm-tool/icm/server/internal/llm"
+)
+
+// Exchange is one model call of a run as the model saw it: the whole
+// request and the reply, rebuilt from the trace.
+type Exchange struct {
+	Stage string `json:"stage"`
+	// Item and Index name the For each item ("" and 0 for a stage without one).
+	Item  string            `json:"item,omitempty"`
+	Index int               `json:"index,omitempty"`
+	Call  *agent.ModelEvent `json:"call"`
+	// Request is every message the call sent, in order.
+	Request []llm.Message `json:"request"`
+}
+
+// FindExchange rebuilds model call number call (1-based, as the trace
+// numbers them within one stage or item) of a run: the conversation only
+// grows within a loop, so a call's request is the previous call's plus the
+// messages the trace says it added.
+func FindExchange(r *RunSummary, stage string, index, call int) (*Exchange, error) {
+	var req []llm.Message
+	for _, ev := range r.Events {
+		if ev.Kind != EventModel || ev.Model == nil || ev.Stage != stage || ev.Index != index {
+			continue
+		}
+		m := ev.Model
+		if m.SentFrom > len(req) {
+			return nil, fmt.Errorf("run %s: the trace of %s misses part of call %d's request (it was written before icm kept requests)", r.ID, stage, m.Call)
+		}
+		req = append(req[:m.SentFrom:m.SentFrom], m.Sent...)
+		if m.Call == call {
+			return &Exchange{Stage: stage, Item: ev.Item, Index: index, Call: m, Request: req}, nil
+		}
+	}
+	what := stage
+	if index > 0 {
+		what = fmt.Sprintf("%s item %d", stage, index)
+	}
+	return nil, fmt.Errorf("run %s has no model call %d of %s; `icm history --run %s` lists its calls", r.ID, call, what, r.ID)
+}
