@@ -26,7 +26,7 @@ func TestModel(t *testing.T) {
 
 func TestNearest(t *testing.T) {
 	keys := []string{"name", "provider", "temperature", "num_ctx", "max_output"}
-	for name, want := range map[string]string{"temprature": "temperature", "numctx": "num_ctx", "nmae": "name", "colour": "", "name": ""} {
+	for name, want := range map[string]string{"temprature": "temperature", "numctx": "num_ctx", "nam": "name", "colour": "", "name": ""} {
 		if got := Nearest(name, keys); got != want {
 			t.Errorf("Nearest(%q) = %q, want %q", name, got, want)
 		}
