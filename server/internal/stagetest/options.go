@@ -1,6 +1,10 @@
 package stagetest
 
-import "time"
+import (
+	"time"
+
+	"github.com/icm-tool/icm/server/internal/config"
+)
 
 // Defaults of Options.
 const (
@@ -65,4 +69,15 @@ type Event struct {
 	Repeat int `json:"repeat"`
 	// Result is set at the end.
 	Result *Result `json:"result,omitempty"`
+}
+
+// DefaultParallel is how many jobs to run at once when the person does
+// not say: the slots of the [[model.servers]] pool (each server at least
+// one), so every slot has a job and none waits; 1 without a pool.
+func DefaultParallel(m config.Model) int {
+	n := 0
+	for _, s := range m.Servers {
+		n += max(s.Slots, 1)
+	}
+	return max(n, 1)
 }
