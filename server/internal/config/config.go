@@ -24,6 +24,7 @@ type Config struct {
 	Model    Model    `toml:"model"`
 	Workflow Workflow `toml:"workflow"`
 	MCP      MCP      `toml:"mcp"`
+	Test     Test     `toml:"test"`
 	// Path is the file the settings came from ("" when defaults only).
 	Path string `toml:"-"`
 	// Unknown lists keys the file has that icm does not read.
@@ -78,6 +79,22 @@ type Workflow struct {
 	ScriptTimeout Duration `toml:"script_timeout"`
 	// TokenBudget is the per-stage assembled-context budget that check warns about.
 	TokenBudget int `toml:"token_budget"`
+}
+
+// Test holds the defaults of `icm test` (its flags win over them).
+type Test struct {
+	// Models are the models of the case × model matrix; empty means each
+	// stage's configured model.
+	Models []string `toml:"models"`
+	// Repeat runs each case this many times per model (0: once).
+	Repeat int `toml:"repeat"`
+	// Parallel is how many cases run at once (0: the slots of
+	// [[model.servers]], else 1).
+	Parallel int `toml:"parallel"`
+	// Seed is the first repeat's seed (0: 1).
+	Seed int `toml:"seed"`
+	// Judge is the model that scores rubric lines ("": [model] name).
+	Judge string `toml:"judge"`
 }
 
 // MCP lists the tool servers stages may name.
@@ -186,6 +203,12 @@ func (c *Config) validate() error {
 	}
 	if c.Workflow.Parallel < 1 {
 		problems = append(problems, "[workflow] parallel must be 1 or more")
+	}
+	if c.Test.Repeat < 0 {
+		problems = append(problems, "[test] repeat must be 0 or more")
+	}
+	if c.Test.Parallel < 0 {
+		problems = append(problems, "[test] parallel must be 0 or more")
 	}
 	if c.Workflow.MaxToolCalls < 1 {
 		problems = append(problems, "[workflow] max_tool_calls must be 1 or more")

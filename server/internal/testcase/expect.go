@@ -10,12 +10,14 @@ import (
 	"github.com/icm-tool/icm/server/internal/contract"
 )
 
-// Words lists the expectation forms, for messages, completion and help.
-var Words = []string{
+// CaseWords lists the expectation forms only cases have.
+var CaseWords = []string{
 	`contains "TEXT"`, `not-contains "TEXT"`, "matches `REGEX`", "sections N..M", "rubric >= N: CRITERION", "verify passes|fails",
-	"non-empty", "headings N..M", "max-words N", "min-words N", "sources", "no-placeholders",
-	"json-schema FILE", "code-blocks parse|run", "run: COMMAND",
 }
+
+// Words lists every expectation form, the Verify checks included, for
+// messages, completion and help.
+var Words = append(append([]string{}, CaseWords...), contract.CheckNames...)
 
 var rubricLine = regexp.MustCompile(`(?i)^rubric\s*(?:(?:>=|≥|at least)?\s*([0-9]+(?:\.[0-9]+)?))?\s*:\s*(.*)$`)
 
