@@ -243,3 +243,29 @@ func (e *NoRunError) Error() string { return fmt.Sprintf("no saved test run %q i
 func (e *NoRunError) Hint() string {
 	return "each `icm test` prints its run id and saves it; `icm test --runs` lists them, `--baseline latest` takes the newest"
 }
+
+// LastPassing finds the most recent saved run before the run named
+// before (or any, when before is "") in which the case passed on model,
+// and returns that run's id and the output it wrote: what a failure can be
+// compared with.
+func LastPassing(root, caseID, model, before string) (runID, output string, ok bool) {
+	ids, err := Runs(root)
+	if err != nil {
+		return "", "", false
+	}
+	for i := len(ids) - 1; i >= 0; i-- {
+		if before != "" && ids[i] >= before {
+			continue
+		}
+		rep, err := Load(root, ids[i])
+		if err != nil {
+			continue
+		}
+		for _, r := range rep.Results {
+			if r.Case == caseID && r.Model == model && r.Status == StatusPassed && r.Output != "" {
+				return rep.RunID, r.Outputs[r.Output], true
+			}
+		}
+	}
+	return "", "", false
+}

@@ -302,3 +302,28 @@ func TestVerifyOutcome(t *testing.T) {
 		t.Errorf("verify fails on a passing stage: %s %q", r.Status, r.FirstFailure)
 	}
 }
+
+// A failure can be compared with the output of the last run in which the
+// same case passed on the same model.
+func TestLastPassingOutput(t *testing.T) {
+	_, client := scripted(t)
+	ws := openSmall(t)
+	good := runCases(t, ws, client, Options{Models: []string{"alpha"}}, "01-idea/go")
+	if _, err := Save(ws.Root, good); err != nil {
+		t.Fatal(err)
+	}
+	bad := runCases(t, ws, client, Options{Models: []string{"beta"}}, "01-idea/go")
+	if _, err := Save(ws.Root, bad); err != nil {
+		t.Fatal(err)
+	}
+	id, out, ok := LastPassing(ws.Root, "01-idea/go", "alpha", "")
+	if !ok || id != good.RunID || !strings.Contains(out, "Write Go programs") {
+		t.Errorf("last passing: %q %q %v", id, out, ok)
+	}
+	if _, _, ok := LastPassing(ws.Root, "01-idea/go", "beta", ""); ok {
+		t.Error("beta never passed the case")
+	}
+	if _, _, ok := LastPassing(ws.Root, "01-idea/go", "alpha", good.RunID); ok {
+		t.Error("found a passing run before the first one")
+	}
+}

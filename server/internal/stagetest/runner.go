@@ -2,11 +2,13 @@ package stagetest
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/icm-tool/icm/server/internal/state"
-	"github.com/icm-tool/icm/server/internal/workflow"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -52,7 +54,7 @@ func (r *Runner) jobs(sel []*Selected) []job {
 // that did not run are marked cancelled). It does not save the report.
 func (r *Runner) Run(ctx context.Context, sel []*Selected) *Report {
 	start := r.opts.Now()
-	rep := &Report{Version: ReportVersion, RunID: workflow.NewRunID(start), Workspace: r.ws.Root, Started: start,
+	rep := &Report{Version: ReportVersion, RunID: newRunID(start), Workspace: r.ws.Root, Started: start,
 		Repeat: r.opts.Repeat, Seed: r.opts.Seed, Parallel: r.opts.Parallel, Judge: r.opts.Judge, Cache: r.opts.Cache}
 	for _, s := range sel {
 		rep.Cases = append(rep.Cases, caseInfo(r.ws, s))
@@ -97,6 +99,14 @@ func (r *Runner) Run(ctx context.Context, sel []*Selected) *Report {
 	rep.Complete = ctx.Err() == nil
 	rep.summarize()
 	return rep
+}
+
+// newRunID names a test run by its start, to the millisecond, so saved
+// runs sort in the order they ran even seconds apart: 20261201-143005.123-3fa2c1.
+func newRunID(t time.Time) string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return t.UTC().Format("20060102-150405.000") + "-" + hex.EncodeToString(b[:])
 }
 
 func (r *Runner) emit(ev Event) {
