@@ -21,7 +21,10 @@ import (
 func runICM(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := Main(context.Background(), args, strings.NewReader(""), &out, &errb)
+	// The test binary must never be started as icm's own MCP servers
+	// (it would run the tests again): those fail to start here.
+	env := &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: os.Getenv, Getwd: os.Getwd, Self: filepath.Join(t.TempDir(), "icm-not-built")}
+	code := exitCode(Run(context.Background(), env, args), &errb)
 	return out.String(), errb.String(), code
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -11,7 +12,11 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/promptcount"
+	"github.com/icm-tool/icm/server/internal/tokens"
+	"github.com/icm-tool/icm/server/internal/toolbox"
+	"github.com/icm-tool/icm/server/internal/tools"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -51,13 +56,9 @@ shows the context of item N.`,
 			if !tableOnly {
 				fmt.Fprintf(env.Stdout, "=== system (%d tokens) ===\n%s\n=== user (%d tokens) ===\n%s\n", ctx.SystemTokens, ctx.System, ctx.UserTokens, ctx.User)
 			}
-			printParts(env, st, ctx, items)
+			printParts(env, st, ctx, items, count)
 			if count != nil {
-				fmt.Fprintf(env.Stdout, "first call as the server will see it: %d tokens, %s", count.First.Tokens, count.First.Label())
-				if count.First.Tokenizer != "" {
-					fmt.Fprintf(env.Stdout, " (%s)", count.First.Tokenizer)
-				}
-				fmt.Fprintln(env.Stdout)
+				printCount(env, count)
 			}
 			return nil
 		},
@@ -89,23 +90,28 @@ func probeStage(ws *workspace.Workspace, st *workspace.Stage, item int) (*assemb
 	return ctx, sr.Items, nil
 }
 
+// probeToolsDeadline bounds listing a stage's tool servers for the
+// count: each is started, asked for its tools and stopped.
+const probeToolsDeadline = 10 * time.Second
+
 // probeCount counts the stage's first calls as the run would send them:
-// exact with the model's own files when they are here, else estimated
-// (tool definitions are not listed by the probe). nil when the stage
-// cannot be counted; the table above still says what is known.
+// exact with the model's own files when they are here, else estimated;
+// the tool definitions are the ones the stage's servers list (started
+// under probeToolsDeadline; a server that cannot be listed is left out
+// and named). nil when the stage cannot be counted; the table above
+// still says what is known.
 func probeCount(ctx context.Context, env *Env, ws *workspace.Workspace, st *workspace.Stage, item int) *promptcount.Stage {
 	rep := check.Run(ws, check.Options{Servers: serverNames(ws)})
 	sr := rep.Stage(st.Name)
 	if sr == nil || sr.Contract == nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
 	client, err := newModelClient(env, ws)
 	if err != nil {
 		client = nil
 	}
 	k := sr.Contract
+	call := promptcount.CallOf(ctx, ws.Config.Model, k, "", stageToolLister(env, ws, client))
 	opts := assemble.Options{AllowMissing: true, ProducedBy: rep.ProducedBy}
 	if item > 0 {
 		if err := assemble.SelectItem(ws, st, k, item, &opts); err != nil {
@@ -115,15 +121,60 @@ func probeCount(ctx context.Context, env *Env, ws *workspace.Workspace, st *work
 		plain.ForEach = nil
 		k = &plain
 	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
 	counter := &promptcount.Counter{Client: client}
-	n, err := counter.Stage(ctx, ws, st, k, opts, promptcount.Call{Model: ws.Config.Model.Name, Think: ws.Config.Model.Think})
+	n, err := counter.Stage(ctx, ws, st, k, opts, call)
 	if err != nil {
 		return nil
 	}
 	return n
 }
 
-func printParts(env *Env, st *workspace.Stage, ctx *assemble.Context, items int) {
+// stageToolLister lists MCP servers for a count the way a run starts
+// them, each within probeToolsDeadline.
+func stageToolLister(env *Env, ws *workspace.Workspace, client llm.Client) promptcount.ToolLister {
+	reg, _ := toolbox.Load(ws, selfFor(env, ws, client, ""))
+	opts := tools.DefaultOptions(ws.Root, ws.Config)
+	opts.StartTimeout = probeToolsDeadline
+	return func(ctx context.Context, server string) ([]tools.ToolInfo, error) {
+		cat := tools.NewCatalog(opts)
+		defer cat.Wait()
+		ctx, cancel := context.WithTimeout(ctx, probeToolsDeadline)
+		defer cancel()
+		infos, err := cat.ListTools(ctx, reg, server)
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("not listed within %s", probeToolsDeadline)
+		}
+		return infos, err
+	}
+}
+
+// printCount says what the first call holds as the server will see it,
+// and what the count leaves out.
+func printCount(env *Env, n *promptcount.Stage) {
+	fmt.Fprintf(env.Stdout, "first call as the server will see it: %s\n", countText(n.First))
+	if n.ToolDefs > 0 {
+		fmt.Fprintf(env.Stdout, "  of which tool definitions: %d tools, %d tokens\n", n.ToolDefs, n.Tools)
+	}
+	for _, why := range n.ToolsLeftOut {
+		fmt.Fprintf(env.Stdout, "  counted without the tool definitions of %s\n", why)
+	}
+	if len(n.Items) > 1 {
+		fmt.Fprintf(env.Stdout, "the whole stage: %s in %d first calls, one per item\n", countText(n.Total), len(n.Items))
+	}
+}
+
+// countText is "1300 tokens, exact (model tokenizer) (BPE qwen2, 151669 tokens)".
+func countText(c tokens.Count) string {
+	s := fmt.Sprintf("%d tokens, %s", c.Tokens, c.Label())
+	if c.Tokenizer != "" {
+		s += " (" + c.Tokenizer + ")"
+	}
+	return s
+}
+
+func printParts(env *Env, st *workspace.Stage, ctx *assemble.Context, items int, count *promptcount.Stage) {
 	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "part\tlayer\trole\ttokens\t\n")
 	for _, p := range ctx.Parts {
@@ -135,6 +186,14 @@ func printParts(env *Env, st *workspace.Stage, ctx *assemble.Context, items int)
 	}
 	fmt.Fprintf(tw, "headings and framing\t\t\t%d\t\n", ctx.Framing())
 	fmt.Fprintf(tw, "total\t\t\t%d\t\n", ctx.Total)
+	if count != nil {
+		// What the server sees besides the context: the tool definitions
+		// and the chat template's own tokens.
+		if count.ToolDefs > 0 {
+			fmt.Fprintf(tw, "tool definitions (%d tools, %s)\ttools\tsystem\t%d\t\n", count.ToolDefs, count.First.Label(), count.Tools)
+		}
+		fmt.Fprintf(tw, "first call as the server sees it (%s)\t\t\t%d\t\n", count.First.Label(), count.First.Tokens)
+	}
 	tw.Flush()
 	note := fmt.Sprintf("stage %s: ~%d tokens (system %d, user %d), estimated with %s", st.Name, ctx.Total, ctx.SystemTokens, ctx.UserTokens, ctx.Estimator)
 	if items >= 0 {

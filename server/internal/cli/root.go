@@ -27,6 +27,9 @@ type Env struct {
 	Getenv func(string) string
 	// Getwd returns the current folder.
 	Getwd func() (string, error)
+	// Self is the icm executable that `command = "icm"` MCP servers run;
+	// "" means this executable.
+	Self string
 }
 
 // ExitError ends the program with Code after printing nothing more; the
@@ -38,7 +41,11 @@ func (e *ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code
 // Main runs icm with args and returns the process exit code.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	env := &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv, Getwd: os.Getwd}
-	err := Run(ctx, env, args)
+	return exitCode(Run(ctx, env, args), stderr)
+}
+
+// exitCode is the process exit code of Run's error, which it prints.
+func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}

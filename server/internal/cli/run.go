@@ -138,7 +138,7 @@ func selfFor(env *Env, ws *workspace.Workspace, client llm.Client, model string)
 	if model != "" && e["ICM_MODEL"] == "" {
 		e["ICM_MODEL"] = model
 	}
-	return toolbox.Self{Env: e}
+	return toolbox.Self{Path: env.Self, Env: e}
 }
 
 // newModelClient builds the model client a workspace's config asks for.

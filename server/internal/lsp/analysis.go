@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"github.com/icm-tool/icm/server/internal/promptcount"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,6 +12,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/document"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/promptcount"
 	"github.com/icm-tool/icm/server/internal/toolbox"
 	"github.com/icm-tool/icm/server/internal/tools"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -43,9 +43,13 @@ type wsState struct {
 	reg     tools.Registry
 	catalog *tools.Catalog
 	listed  map[string][]tools.ToolInfo // tool listings that succeeded, by server
-	window  int                         // the model's context window, 0 when unknown
-	winKey  string                      // host+model the window was asked for
-	winDone chan struct{}               // closed when the last window query ended
+	// unlisted are the latest listing failures by server, and listing
+	// the servers being listed for a count (see countTools).
+	unlisted map[string]listFailure
+	listing  map[string]bool
+	window   int           // the model's context window, 0 when unknown
+	winKey   string        // host+model the window was asked for
+	winDone  chan struct{} // closed when the last window query ended
 
 	files []string // the workspace's files for path suggestions; nil until needed, reset when files come or go
 
@@ -73,7 +77,7 @@ type analysis struct {
 func newWSState(s *Server, root string) *wsState {
 	ctx, cancel := context.WithCancel(s.ctx)
 	return &wsState{s: s, root: root, ctx: ctx, cancel: cancel, kick: make(chan struct{}, 1), done: make(chan struct{}),
-		listed: map[string][]tools.ToolInfo{}, ready: make(chan struct{})}
+		listed: map[string][]tools.ToolInfo{}, unlisted: map[string]listFailure{}, listing: map[string]bool{}, ready: make(chan struct{})}
 }
 
 func (st *wsState) start() {
@@ -163,6 +167,7 @@ func (st *wsState) workspace() (*workspace.Workspace, error) {
 		}
 		st.catalog = tools.NewCatalog(tools.DefaultOptions(st.root, ws.Config))
 		st.listed = map[string][]tools.ToolInfo{}
+		st.unlisted = map[string]listFailure{}
 	}
 	st.ws, st.reg, st.openErr = ws, reg, nil
 	return ws, nil
@@ -480,9 +485,21 @@ func (st *wsState) toolsOf(ctx context.Context, server string) ([]tools.ToolInfo
 	st.mu.Unlock()
 	infos, err := c.ListTools(ctx, reg, server)
 	if err != nil {
+		if ctx.Err() == nil {
+			// Kept for the counts, which name the servers whose
+			// definitions they leave out and why.
+			st.mu.Lock()
+			_, had := st.unlisted[server]
+			st.unlisted[server] = listFailure{err: err, at: time.Now()}
+			st.mu.Unlock()
+			if !had {
+				st.touch(false)
+			}
+		}
 		return nil, err
 	}
 	st.mu.Lock()
+	delete(st.unlisted, server)
 	_, had := st.listed[server]
 	st.listed[server] = infos
 	st.mu.Unlock()

@@ -30,7 +30,7 @@ func p95(b *testing.B, samples []time.Duration) {
 // benchEditor is a fake editor on course-research with logs discarded.
 func benchEditor(b *testing.B) *lsptest.Editor {
 	dir := wstest.Copy(b, "course-research")
-	return lsptest.Start(b, lsptest.Config{Root: dir, Options: lsp.Options{Log: io.Discard}, InitOptions: map[string]any{"ollamaHost": "127.0.0.1:1"}})
+	return lsptest.Start(b, lsptest.Config{Root: dir, Options: lsp.Options{Log: io.Discard, Self: icmBin}, InitOptions: map[string]any{"ollamaHost": "127.0.0.1:1"}})
 }
 
 // BenchmarkTypingToDiagnostics measures one keystroke in a contract of the

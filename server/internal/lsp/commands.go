@@ -186,7 +186,7 @@ func (s *Server) probe(ctx context.Context, st *wsState, stageName string, item 
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n~%d tokens (system %d, user %d), estimated with %s. Unsaved editor changes are included.\n\n", title, cx.Total, cx.SystemTokens, cx.UserTokens, cx.Estimator)
-	b.WriteString(partsTable(cx))
+	b.WriteString(partsTable(cx, a.counts[stg.Name], item))
 	fmt.Fprintf(&b, "\n## System (%d tokens)\n\n%s\n## User (%d tokens)\n\n%s", cx.SystemTokens, fenced(cx.System), cx.UserTokens, fenced(cx.User))
 	content := b.String()
 	file := filepath.Join(st.root, state.StateDir, "probe", stg.Name+".md")

@@ -2,34 +2,55 @@ package lsp
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/promptcount"
+	"github.com/icm-tool/icm/server/internal/tools"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 // countTimeout bounds counting a workspace's stages in one analysis.
 const countTimeout = time.Second
 
+// listTimeout bounds one background listing of a tool server for the
+// counts (starting it, initialize, tools/list).
+const listTimeout = 30 * time.Second
+
+// relistAfter is how long a failed listing stands before a count asks
+// for the server again.
+const relistAfter = 30 * time.Second
+
+// errNotListed is why a count leaves out a server listed for the first
+// time: its listing is under way and brings a new analysis.
+var errNotListed = errors.New("not listed yet")
+
+// listFailure is a tool server's latest failed listing.
+type listFailure struct {
+	err error
+	at  time.Time
+}
+
 // countStages counts every stage's first calls the way the run will send
-// them (exact with the model's own files when they are on this machine),
-// once per analysis, so a hover only reads the result. Tool definitions
-// are not listed here yet: the counts cover system, user and the
-// template's tokens.
+// them (exact with the model's own files when they are on this machine;
+// the tool definitions the catalog has listed), once per analysis, so a
+// hover only reads the result.
 func (st *wsState) countStages(ctx context.Context, ws *workspace.Workspace, rep *check.Report) map[string]*promptcount.Stage {
 	// The server is asked at most once here (/api/tags, to match the
 	// local files' digest); a server that hangs must not hold up the
 	// diagnostics, so the whole count is bounded.
 	ctx, cancel := context.WithTimeout(ctx, countTimeout)
 	defer cancel()
-	client, model, err := st.client(ws, llm.WithModelFiles(st.s.modelFiles))
+	client, _, err := st.client(ws, llm.WithModelFiles(st.s.modelFiles))
 	if err != nil {
 		client = nil
 	}
+	_, override := st.editorModel()
 	counter := &promptcount.Counter{Client: client, Memo: &st.countMemo}
 	out := map[string]*promptcount.Stage{}
 	for _, stage := range ws.Stages {
@@ -37,7 +58,7 @@ func (st *wsState) countStages(ctx context.Context, ws *workspace.Workspace, rep
 		if sr == nil || sr.Contract == nil || sr.Context == nil {
 			continue
 		}
-		call := promptcount.Call{Model: model, Think: ws.Config.Model.Think}
+		call := promptcount.CallOf(ctx, ws.Config.Model, sr.Contract, override, st.countTools)
 		n, err := counter.Stage(ctx, ws, stage, sr.Contract, assemble.Options{AllowMissing: true, ProducedBy: rep.ProducedBy}, call)
 		if err != nil {
 			st.s.log.Info("unable to count the stage", "stage", stage.Name, "err", err)
@@ -48,6 +69,47 @@ func (st *wsState) countStages(ctx context.Context, ws *workspace.Workspace, rep
 	return out
 }
 
+// editorModel is the model server and model the editor's settings name
+// ("" for each left to the workspace's config).
+func (st *wsState) editorModel() (host, model string) {
+	set := st.s.currentSettings()
+	return set.OllamaHost, set.Model
+}
+
+// countTools is the counts' tool lister: it never waits. A listing the
+// catalog has is used; a server not listed yet (or whose listing failed
+// a while ago) is listed in the background, and its arrival brings a new
+// analysis; until then the count leaves the server out and says why.
+func (st *wsState) countTools(ctx context.Context, server string) ([]tools.ToolInfo, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if infos, ok := st.listed[server]; ok {
+		return infos, nil
+	}
+	f, failed := st.unlisted[server]
+	if st.listing[server] || (failed && time.Since(f.at) < relistAfter) {
+		if failed {
+			return nil, f.err
+		}
+		return nil, errNotListed
+	}
+	st.listing[server] = true
+	st.s.goBackground(func() {
+		defer func() {
+			st.mu.Lock()
+			delete(st.listing, server)
+			st.mu.Unlock()
+		}()
+		lctx, cancel := context.WithTimeout(st.ctx, listTimeout)
+		defer cancel()
+		_, _ = st.toolsOf(lctx, server)
+	})
+	if failed {
+		return nil, f.err
+	}
+	return nil, errNotListed
+}
+
 // countLine is the hover's count of a stage's first call and how it was
 // made: "1,300 tokens, exact (model tokenizer: BPE qwen2, 151669 tokens)".
 func countLine(n *promptcount.Stage) string {
@@ -56,8 +118,14 @@ func countLine(n *promptcount.Stage) string {
 	if c.Tokenizer != "" {
 		s = fmt.Sprintf("%d tokens, %s: %s", c.Tokens, c.Label(), c.Tokenizer)
 	}
+	if n.ToolDefs > 0 {
+		s += fmt.Sprintf(", of which %d tool definitions take %d", n.ToolDefs, n.Tools)
+	}
 	if len(n.Items) > 1 {
 		s += fmt.Sprintf("; the whole stage %d tokens in %d first calls", n.Total.Tokens, len(n.Items))
+	}
+	if len(n.ToolsLeftOut) > 0 {
+		s += "\n\n⚠ Counted without the tool definitions of " + strings.Join(n.ToolsLeftOut, "; ")
 	}
 	return s
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/promptcount"
 	"github.com/icm-tool/icm/server/internal/tokens"
 	"github.com/icm-tool/icm/server/internal/tools"
 )
@@ -86,7 +87,7 @@ func (s *Server) stageHover(dc *docContext, a *analysis) string {
 		fmt.Fprintf(&b, "\n\nFor each: runs %d times, once per item, each with the item added to the user part.", sr.Items)
 	}
 	b.WriteString("\n\n")
-	b.WriteString(partsTable(cx))
+	b.WriteString(partsTable(cx, a.counts[dc.stage.Name], 0))
 	b.WriteString("\n**System**\n\n")
 	b.WriteString(fenced(shorten(cx.System, previewLines)))
 	b.WriteString("\n**User**\n\n")
@@ -109,8 +110,11 @@ func windowLine(total, window int, model string) string {
 	}
 }
 
-// partsTable renders the token count of every part, as `icm probe` does.
-func partsTable(cx *assemble.Context) string {
+// partsTable renders the token count of every part, as `icm probe`
+// does, then what the first call adds as the server sees it: the tool
+// definitions and the chat template (n may be nil: not counted; item
+// picks a For each item's call, 0 the first).
+func partsTable(cx *assemble.Context, n *promptcount.Stage, item int) string {
 	var b strings.Builder
 	b.WriteString("| part | layer | role | tokens |\n| --- | --- | --- | ---: |\n")
 	for _, p := range cx.Parts {
@@ -121,6 +125,17 @@ func partsTable(cx *assemble.Context) string {
 		fmt.Fprintf(&b, "| %s | %s | %s | %d |\n", label, p.LayerName(), p.Role, p.Tokens)
 	}
 	fmt.Fprintf(&b, "| headings and framing | | | %d |\n| **total** | | | **%d** |\n", cx.Framing(), cx.Total)
+	if n == nil {
+		return b.String()
+	}
+	first := n.First
+	if item > 0 && item <= len(n.Items) {
+		first = n.Items[item-1].Count
+	}
+	if n.ToolDefs > 0 {
+		fmt.Fprintf(&b, "| tool definitions (%d tools, %s) | tools | system | %d |\n", n.ToolDefs, first.Label(), n.Tools)
+	}
+	fmt.Fprintf(&b, "| **first call as the server sees it** (%s) | | | **%d** |\n", first.Label(), first.Tokens)
 	return b.String()
 }
 

@@ -30,6 +30,9 @@ func startRaw(t *testing.T, opts lsp.Options) *raw {
 	t.Helper()
 	client, server := net.Pipe()
 	opts.Log = io.Discard
+	if opts.Self == "" {
+		opts.Self = icmBin
+	}
 	r := &raw{t: t, conn: client, msgs: make(chan map[string]any, 100), exit: make(chan int, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { r.exit <- lsp.New(opts).Serve(ctx, server) }()

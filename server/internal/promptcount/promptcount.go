@@ -30,6 +30,10 @@ type Call struct {
 	// Tools are the tool definitions the stage offers, as the model sees
 	// them (exposed names, descriptions, schemas).
 	Tools []llm.Tool
+	// Unlisted says which of the stage's tool servers could not be
+	// listed, and why: their definitions are not in Tools, so a count
+	// of the call leaves them out (see CallOf).
+	Unlisted []string
 }
 
 // Request is the chat request of the first call on an assembled context:

@@ -19,6 +19,11 @@ type Stage struct {
 	// Tools is how much of First the tool definitions take (with their
 	// template text), 0 for a stage without tools.
 	Tools int `json:"tool_tokens,omitempty"`
+	// ToolDefs is how many tool definitions the call offers.
+	ToolDefs int `json:"tool_definitions,omitempty"`
+	// ToolsLeftOut names the tool servers whose definitions the counts
+	// do not include (they could not be listed), with why.
+	ToolsLeftOut []string `json:"tools_left_out,omitempty"`
 	// Items are each For each item's first call, in order.
 	Items []Item `json:"items,omitempty"`
 	// Total is the first calls of the whole stage: First, or the sum of
@@ -37,7 +42,7 @@ type Item struct {
 // the caller would run or preview with (AllowMissing for previews,
 // ProducedBy); the item fields are set here for For each stages.
 func (c *Counter) Stage(ctx context.Context, ws *workspace.Workspace, st *workspace.Stage, k *contract.Contract, opts assemble.Options, call Call) (*Stage, error) {
-	out := &Stage{Stage: st.Name, Model: call.Model}
+	out := &Stage{Stage: st.Name, Model: call.Model, ToolDefs: len(call.Tools), ToolsLeftOut: call.Unlisted}
 	if k.ForEach == nil {
 		cx, err := assemble.Stage(ws, st, k, opts)
 		if err != nil {

@@ -103,53 +103,19 @@ func Open(ctx context.Context, reg Registry, allow map[string][]string, opts Opt
 
 // add offers the allowed tools of one server.
 func (s *Session) add(c *conn, offered []ToolInfo, allowed []string) error {
-	byServerName := map[string]ToolInfo{}
-	for _, t := range offered {
-		byServerName[t.Name] = t
-	}
-	var picked []ToolInfo
-	if len(allowed) == 0 || (len(allowed) == 1 && allowed[0] == "*") {
-		picked = offered
-	} else {
-		var missing []string
-		seen := map[string]bool{}
-		for _, name := range allowed {
-			if seen[name] {
-				continue // named twice in the contract
-			}
-			seen[name] = true
-			t, ok := byServerName[name]
-			if !ok {
-				missing = append(missing, name)
-				continue
-			}
-			picked = append(picked, t)
-		}
-		if len(missing) > 0 {
-			have := make([]string, 0, len(offered))
-			for _, t := range offered {
-				have = append(have, t.Name)
-			}
-			sort.Strings(have)
-			return fmt.Errorf("MCP server %q (from %s) has no tool %s, which the stage's ## Tools names; it offers: %s",
-				c.server.Name, c.server.Location(), quoteList(missing), listOrNone(have))
-		}
+	picked, err := pick(c.server.Name, c.server.Location(), offered, allowed)
+	if err != nil {
+		return err
 	}
 	taken := map[string]bool{}
 	for n := range s.byName {
 		taken[n] = true
 	}
-	for _, t := range picked {
-		t.Exposed = uniqueName(t.Exposed, taken)
-		taken[t.Exposed] = true
+	for _, t := range expose(picked, taken) {
 		st := &sessionTool{info: t, conn: c, schema: newArgSchema(t.Name, t.InputSchema)}
 		s.byName[t.Exposed] = st
 		s.names = append(s.names, t.Exposed)
-		desc := t.Description
-		if desc == "" {
-			desc = t.Title
-		}
-		s.tools = append(s.tools, llm.Tool{Name: t.Exposed, Description: desc, Parameters: t.InputSchema})
+		s.tools = append(s.tools, definition(t))
 	}
 	return nil
 }
@@ -158,7 +124,7 @@ func (s *Session) add(c *conn, offered []ToolInfo, allowed []string) error {
 func (s *Session) Tools() []llm.Tool {
 	out := make([]llm.Tool, len(s.tools))
 	copy(out, s.tools)
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	sortTools(out)
 	return out
 }
 

@@ -118,6 +118,12 @@ func withLog(t testing.TB, o lsp.Options) lsp.Options {
 	if o.Version == "" {
 		o.Version = "test"
 	}
+	if o.Self == "" {
+		// icm's own MCP servers would otherwise be the test binary,
+		// which must never be started as one (it would run the tests
+		// again): here they fail to start unless a test builds icm.
+		o.Self = filepath.Join(t.TempDir(), "icm-not-built")
+	}
 	return o
 }
 

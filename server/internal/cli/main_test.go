@@ -1,0 +1,16 @@
+package cli
+
+import (
+	"testing"
+
+	"github.com/icm-tool/icm/server/internal/testutil/gobin"
+)
+
+// fixtureBin is a test MCP server (tools echo, add, ...) that workspaces
+// in these tests configure, since icm's own servers would be this test
+// binary here.
+var fixtureBin string
+
+func TestMain(m *testing.M) {
+	gobin.Main(m, map[*string]string{&fixtureBin: "github.com/icm-tool/icm/server/internal/tools/mcpfixture/cmd/mcpfixture"})
+}
