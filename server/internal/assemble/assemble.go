@@ -12,11 +12,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/document"
 	"github.com/icm-tool/icm/server/internal/markdown"
 	"github.com/icm-tool/icm/server/internal/tokens"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -51,8 +53,14 @@ type Part struct {
 	Missing    bool   `json:"missing,omitempty"`
 	ProducedBy string `json:"produced_by,omitempty"`
 	// Skipped explains a listed input that is never loaded (a non-file row,
-	// a placeholder path).
+	// a placeholder path, a binary file), or why a missing one is no error.
 	Skipped string `json:"skipped,omitempty"`
+	// Size is the file's size in bytes when only its path and size are
+	// given (a binary file, a "path only" scope).
+	Size int64 `json:"size,omitempty"`
+	// Placeholder is the contract's path holding a placeholder, when this
+	// part is the one file that fits it.
+	Placeholder string `json:"placeholder,omitempty"`
 }
 
 // Context is an assembled stage context.
@@ -184,64 +192,160 @@ func (a *assembler) inputs(c *contract.Contract, layer int, role string) ([]stri
 			continue
 		}
 		if in.NonFile {
-			a.add(Part{Role: role, Layer: layer, Label: in.Source, Skipped: "not a file"})
+			a.add(Part{Role: role, Layer: layer, Label: in.What, Skipped: "not a file"})
 			continue
 		}
-		if in.Templated {
-			a.add(Part{Role: role, Layer: layer, Label: in.Path, Skipped: "path holds a placeholder"})
-			continue
-		}
-		abs, err := a.ws.Resolve(a.st.Dir, in.Path)
-		if err != nil {
-			return nil, fmt.Errorf("stage %s: input %s: %w", a.st.Name, in.Path, err)
-		}
-		rel := a.ws.Rel(abs)
-		label := rel
-		if in.Scope != nil && !in.Scope.FreeText {
-			label += "#" + strings.Join(in.Scope.Headings, "|")
-		}
-		if info, err := a.ws.Files.Stat(abs); err == nil && info.IsDir() {
-			// A folder (the ICM template's "../01-x/output/"): every file in it.
-			for _, f := range listDir(abs) {
-				src, err := a.ws.Files.ReadFile(f)
-				if err != nil {
-					return nil, fmt.Errorf("unable to read input %s: %w", a.ws.Rel(f), err)
-				}
-				frel := a.ws.Rel(f)
-				text := strings.TrimSpace(string(src))
-				a.add(Part{Role: role, Layer: layer, Label: frel, Path: frel, Text: text})
-				blocks = append(blocks, "## "+frel+"\n\n"+text)
-			}
-			continue
-		}
-		src, err := a.ws.Files.ReadFile(abs)
-		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				return nil, fmt.Errorf("unable to read input %s: %w", rel, err)
-			}
-			producer := a.opts.ProducedBy[rel]
-			if !a.opts.AllowMissing {
-				return nil, &MissingError{Stage: a.st.Name, Path: rel, ProducedBy: producer}
-			}
-			note := "(missing)"
-			if producer != "" {
-				note = "(not produced yet: stage " + producer + " writes it)"
-			}
-			a.add(Part{Role: role, Layer: layer, Label: label, Path: rel, Missing: true, ProducedBy: producer})
-			blocks = append(blocks, "## "+label+"\n\n"+note)
-			continue
-		}
-		text, err := Select(src, in.Scope)
+		loc, err := Locate(a.ws, a.st, in)
 		if err != nil {
 			if !a.opts.AllowMissing {
-				return nil, fmt.Errorf("stage %s: input %s: %w", a.st.Name, rel, err)
+				return nil, fmt.Errorf("stage %s: input %s: %w", a.st.Name, in.Path, err)
 			}
-			text = "(" + err.Error() + ")"
+			a.add(Part{Role: role, Layer: layer, Label: in.Path, Skipped: "the path leaves the workspace"})
+			continue
 		}
-		a.add(Part{Role: role, Layer: layer, Label: label, Path: rel, Text: text})
-		blocks = append(blocks, "## "+label+"\n\n"+text)
+		if !loc.Exists {
+			block, err := a.absent(in, loc, role, layer)
+			if err != nil {
+				return nil, err
+			}
+			if block != "" {
+				blocks = append(blocks, block)
+			}
+			continue
+		}
+		if loc.Dir && len(loc.Files) == 0 {
+			p := Part{Role: role, Layer: layer, Label: loc.Rel + "/", Path: loc.Rel, Skipped: "empty folder"}
+			if producer := a.producerOf(loc.Rel); producer != "" {
+				p.Skipped, p.Missing, p.ProducedBy = "", true, producer
+			}
+			a.add(p)
+			continue
+		}
+		single := !loc.Dir && !in.Glob
+		for _, f := range loc.Files {
+			block, err := a.file(in, loc, f, single, role, layer)
+			if err != nil {
+				return nil, err
+			}
+			blocks = append(blocks, block)
+		}
 	}
 	return blocks, nil
+}
+
+// file loads one file of an input: the whole file, the part its scope
+// names (single-file inputs only), or for a binary file (or a "path only"
+// scope) just its path and size.
+func (a *assembler) file(in contract.Input, loc *Located, abs string, single bool, role string, layer int) (string, error) {
+	rel := a.ws.Rel(abs)
+	src, err := a.ws.Files.ReadFile(abs)
+	if err != nil {
+		return "", fmt.Errorf("unable to read input %s: %w", rel, err)
+	}
+	p := Part{Role: role, Layer: layer, Label: rel, Path: rel}
+	if in.Templated {
+		p.Placeholder = loc.Rel
+	}
+	binary := document.IsBinary(src)
+	if pathOnly := single && in.Scope != nil && in.Scope.PathOnly; pathOnly || binary {
+		p.Size = int64(len(src))
+		p.Skipped = fmt.Sprintf("binary file, %s: path and size only", byteSize(len(src)))
+		if !binary {
+			p.Skipped = fmt.Sprintf("path only, as the contract asks (%s)", byteSize(len(src)))
+		}
+		p.Text = fmt.Sprintf("(%s; the content is not shown)", strings.TrimSuffix(p.Skipped, ": path and size only"))
+		a.add(p)
+		return "## " + rel + "\n\n" + p.Text, nil
+	}
+	var scope *contract.Scope
+	if single {
+		scope = Effective(src, in.Scope)
+	}
+	if scope != nil && !scope.FreeText {
+		p.Label += "#" + strings.Join(scope.Headings, "|")
+	}
+	text, err := Select(src, scope)
+	if err != nil {
+		if !a.opts.AllowMissing {
+			return "", fmt.Errorf("stage %s: input %s: %w", a.st.Name, rel, err)
+		}
+		text = "(" + err.Error() + ")"
+	}
+	p.Text = text
+	a.add(p)
+	return "## " + p.Label + "\n\n" + text, nil
+}
+
+// absent records an input that is not there: a placeholder no file fits
+// yet, a glob that matches nothing, an optional input or the stage's own
+// previous output (neither is an error), or a missing file.
+func (a *assembler) absent(in contract.Input, loc *Located, role string, layer int) (string, error) {
+	p := Part{Role: role, Layer: layer, Label: loc.Rel, Path: loc.Rel}
+	switch {
+	case in.Templated && len(loc.Matches) > 1:
+		p.Skipped = fmt.Sprintf("path holds a placeholder that %d files fit (%s); name one", len(loc.Matches), strings.Join(loc.Matches, ", "))
+		a.add(p)
+		return "", nil
+	case in.Templated:
+		p.Skipped = "path holds a placeholder and no file fits it yet"
+		if producer := PatternProducer(a.opts.ProducedBy, loc.Rel); producer != "" {
+			p.Skipped += " (stage " + producer + " writes it)"
+		}
+		a.add(p)
+		return "", nil
+	case loc.Own:
+		p.Missing, p.Skipped = true, "no previous version yet"
+		a.add(p)
+		return "", nil
+	case in.Optional:
+		p.Missing, p.Skipped = true, "optional, not there"
+		a.add(p)
+		return "", nil
+	}
+	producer := a.producerOf(loc.Rel)
+	if !a.opts.AllowMissing {
+		if in.Glob {
+			return "", fmt.Errorf("stage %s: no file matches the input %s", a.st.Name, loc.Rel)
+		}
+		return "", &MissingError{Stage: a.st.Name, Path: loc.Rel, ProducedBy: producer}
+	}
+	note := "(missing)"
+	if in.Glob {
+		p.Skipped, note = "no file matches", "(no file matches)"
+	}
+	if producer != "" {
+		note = "(not produced yet: stage " + producer + " writes it)"
+	}
+	p.Missing, p.ProducedBy = true, producer
+	if in.Scope != nil && !in.Scope.FreeText && !in.Scope.PathOnly {
+		p.Label += "#" + strings.Join(in.Scope.Headings, "|")
+	}
+	a.add(p)
+	return "## " + p.Label + "\n\n" + note, nil
+}
+
+// producerOf names the earlier stage whose output rel is (or lies in,
+// for a folder or a placeholder), or "".
+func (a *assembler) producerOf(rel string) string {
+	if p, ok := Producer(a.opts.ProducedBy, rel); ok {
+		return p
+	}
+	if st := a.ws.StageOf(a.ws.Abs(rel)); st != nil && st.Index < a.st.Index && rel == path.Join(st.Rel, workspace.OutputDir) {
+		return st.Name
+	}
+	return ""
+}
+
+// byteSize writes n bytes for people: "812 bytes", "2.2 KB", "3.4 MB".
+func byteSize(n int) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d bytes", n)
+	case n < 1000*1000:
+		return fmt.Sprintf("%.1f KB", float64(n)/1000)
+	default:
+		return fmt.Sprintf("%.1f MB", float64(n)/1000/1000)
+	}
 }
 
 func (a *assembler) itemBlock(c *contract.Contract, it *markdown.Item) string {
@@ -348,10 +452,14 @@ func (p Part) Note() string {
 	switch {
 	case p.Missing && p.ProducedBy != "":
 		return "not produced yet: " + p.ProducedBy
+	case p.Missing && p.Skipped != "":
+		return "missing: " + p.Skipped
 	case p.Missing:
 		return "missing"
 	case p.Skipped != "":
 		return "not loaded: " + p.Skipped
+	case p.Placeholder != "":
+		return "fits " + p.Placeholder
 	}
 	return ""
 }

@@ -150,7 +150,7 @@ type checker struct {
 	r    *Report
 	// producer maps workspace-relative output paths to the producing stage's index.
 	producer map[string]int
-	files    []string // workspace files, listed lazily for path suggestions
+	files    []string // declared outputs and workspace files, listed lazily for path suggestions
 }
 
 func (c *checker) add(f contract.Finding) { c.r.Findings = append(c.r.Findings, f) }
@@ -189,10 +189,15 @@ func (c *checker) indexOutputs() {
 			continue
 		}
 		for _, o := range sr.Contract.Outputs {
+			rel := path.Join(sr.Stage.Rel, o.Path)
 			if o.Templated {
+				// Named once its placeholder is filled in: no conflict can
+				// be told yet, but the next stages learn who writes it.
+				if _, ok := c.r.ProducedBy[rel]; !ok {
+					c.r.ProducedBy[rel] = sr.Stage.Name
+				}
 				continue
 			}
-			rel := path.Join(sr.Stage.Rel, o.Path)
 			if j, dup := c.producer[rel]; dup {
 				other := c.r.Stages[j].Stage.Name
 				c.add(contract.Finding{File: sr.Stage.Contract, Range: o.PathRange, Severity: contract.Error, Code: contract.CodeOutputConflict,
@@ -212,7 +217,7 @@ func (c *checker) stage(sr *StageReport) {
 	}
 	escaped := false
 	for _, in := range k.Inputs {
-		if in.NonFile || in.Templated || in.Path == "" {
+		if in.NonFile || in.Path == "" {
 			continue
 		}
 		if !c.input(st, k, in) {
@@ -242,61 +247,144 @@ func (c *checker) stage(sr *StageReport) {
 
 // input checks one file input and returns false when its path escapes.
 func (c *checker) input(st *workspace.Stage, k *contract.Contract, in contract.Input) bool {
-	abs, err := c.ws.Resolve(st.Dir, in.Path)
+	loc, err := assemble.Locate(c.ws, st, in)
 	if err != nil {
 		c.add(contract.Finding{File: st.Contract, Range: in.PathRange, Severity: contract.Error, Code: contract.CodePathEscape,
 			Message: err.Error() + "; icm reads nothing outside the workspace"})
 		return false
 	}
-	rel := c.ws.Rel(abs)
-	if i, ok := c.producer[rel]; ok {
-		switch {
-		case i == st.Index:
-			c.add(contract.Finding{File: st.Contract, Range: in.PathRange, Severity: contract.Error, Code: contract.CodeInputSelf,
-				Message: fmt.Sprintf("%s is this stage's own output; a stage cannot read what it writes", rel)})
-			return true
-		case i > st.Index:
-			c.add(contract.Finding{File: st.Contract, Range: in.PathRange, Severity: contract.Error, Code: contract.CodeInputLater,
-				Message: fmt.Sprintf("%s is written by stage %s, which runs after this one; reorder the stages or read an earlier output", rel, c.r.Stages[i].Stage.Name),
-				Data:    map[string]string{"producer": c.r.Stages[i].Stage.Name}})
-			return true
-		}
+	at := func(sev contract.Severity, code, msg string) *contract.Finding {
+		c.add(contract.Finding{File: st.Contract, Range: in.PathRange, Severity: sev, Code: code, Message: msg})
+		return &c.r.Findings[len(c.r.Findings)-1]
 	}
-	info, err := c.ws.Files.Stat(abs)
-	if err != nil {
-		if i, ok := c.producer[rel]; ok {
-			c.add(contract.Finding{File: st.Contract, Range: in.PathRange, Severity: contract.Info, Code: contract.CodeInputNotYet,
-				Message: fmt.Sprintf("%s does not exist yet; stage %s produces it", rel, c.r.Stages[i].Stage.Name),
-				Data:    map[string]string{"producer": c.r.Stages[i].Stage.Name}})
+	rel := loc.Rel
+	if in.Templated {
+		c.placeholder(st, in, loc, at)
+		if !loc.Exists {
 			return true
 		}
-		f := contract.Finding{File: st.Contract, Range: in.PathRange, Severity: contract.Error, Code: contract.CodeInputMissing,
-			Message: fmt.Sprintf("input %s does not exist and no earlier stage produces it", rel),
-			Data:    map[string]string{"path": rel}}
-		if s := c.suggest(rel); s != "" {
-			f.Message += fmt.Sprintf("; did you mean %s?", s)
-			f.Data["suggest"] = s
-			f.Data["suggest_relative"] = relTo(st.Rel, s)
-		}
-		c.add(f)
+	} else if i, ok := c.producer[rel]; ok && c.order(st, in, rel, i, at) {
 		return true
 	}
-	if info.IsDir() {
-		return true // a folder input loads the files in it
+	switch {
+	case !loc.Exists && in.Glob:
+		at(contract.Error, contract.CodeInputMissing, fmt.Sprintf("no file matches %s", rel))
+		return true
+	case !loc.Exists:
+		c.absent(st, in, loc, at)
+		return true
+	case loc.Dir && len(loc.Files) == 0:
+		if producer := c.producerOf(st, rel); producer != "" {
+			f := at(contract.Info, contract.CodeInputNotYet, fmt.Sprintf("%s/ is empty so far; stage %s writes into it", rel, producer))
+			f.Data = map[string]string{"producer": producer}
+		} else if !loc.Own {
+			at(contract.Info, contract.CodeEmptyFolder, fmt.Sprintf("%s/ is an empty folder; nothing is loaded from it until files are added", rel))
+		}
+		return true
+	case loc.Dir || in.Glob:
+		return true // a folder or glob input loads the files it holds
 	}
+	c.file(st, in, loc.Files[0], at)
+	return true
+}
+
+// order reports an input another stage writes: an error when that stage
+// runs later, a note when it is this stage's own output (the previous
+// version, as templates express revision). It returns true when nothing
+// more is to be said about the input.
+func (c *checker) order(st *workspace.Stage, in contract.Input, rel string, i int, at func(contract.Severity, string, string) *contract.Finding) bool {
+	switch {
+	case i == st.Index:
+		at(contract.Info, contract.CodeInputSelf,
+			fmt.Sprintf("%s is this stage's own output; icm loads it as the previous version when there is one", rel))
+		return true
+	case i > st.Index:
+		f := at(contract.Error, contract.CodeInputLater,
+			fmt.Sprintf("%s is written by stage %s, which runs after this one; reorder the stages or read an earlier output", rel, c.r.Stages[i].Stage.Name))
+		f.Data = map[string]string{"producer": c.r.Stages[i].Stage.Name}
+		return true
+	}
+	return false
+}
+
+// placeholder says what a path holding a placeholder leads to: the one
+// file that fits it (which is loaded), several (none is), or none yet.
+func (c *checker) placeholder(st *workspace.Stage, in contract.Input, loc *assemble.Located, at func(contract.Severity, string, string) *contract.Finding) {
+	switch n := len(loc.Matches); {
+	case n == 1:
+		at(contract.Info, contract.CodePlaceholderPath,
+			fmt.Sprintf("%s holds a placeholder; icm loads %s, the one file that fits it", in.Path, loc.Matches[0]))
+	case n > 1:
+		at(contract.Info, contract.CodePlaceholderPath,
+			fmt.Sprintf("%s holds a placeholder that %d files fit (%s); icm loads none of them: name the one to use", in.Path, n, strings.Join(loc.Matches, ", ")))
+	default:
+		msg := fmt.Sprintf("%s holds a placeholder and no file fits it yet; icm loads it once one does", in.Path)
+		if producer := c.patternProducer(st, loc.Rel); producer != "" {
+			msg = fmt.Sprintf("%s holds a placeholder; stage %s writes the file that fits it, and icm loads it once it exists", in.Path, producer)
+		}
+		at(contract.Info, contract.CodePlaceholderPath, msg)
+	}
+}
+
+// absent reports an input that does not exist: the stage's own previous
+// output and optional inputs are notes, an earlier stage's output is a
+// note that names it, anything else is an error.
+func (c *checker) absent(st *workspace.Stage, in contract.Input, loc *assemble.Located, at func(contract.Severity, string, string) *contract.Finding) {
+	rel := loc.Rel
+	if loc.Own {
+		at(contract.Info, contract.CodeInputSelf,
+			fmt.Sprintf("%s is in this stage's own output folder; icm loads it as the previous version when there is one", rel))
+		return
+	}
+	if producer := c.producerOf(st, rel); producer != "" {
+		f := at(contract.Info, contract.CodeInputNotYet, fmt.Sprintf("%s does not exist yet; stage %s produces it", rel, producer))
+		f.Data = map[string]string{"producer": producer}
+		return
+	}
+	if in.Optional {
+		at(contract.Info, contract.CodeInputOptional,
+			fmt.Sprintf("%s does not exist; the contract marks it optional, so the stage runs without it", rel))
+		return
+	}
+	f := at(contract.Error, contract.CodeInputMissing, fmt.Sprintf("input %s does not exist and no earlier stage produces it", rel))
+	f.Data = map[string]string{"path": rel}
+	if s := c.suggest(rel); s != "" {
+		f.Message += fmt.Sprintf("; did you mean %s?", s)
+		f.Data["suggest"] = s
+		f.Data["suggest_relative"] = relTo(st.Rel, s)
+	}
+}
+
+// file checks one existing file input: binary files, long references and
+// scopes that name headings the file lacks.
+func (c *checker) file(st *workspace.Stage, in contract.Input, abs string, at func(contract.Severity, string, string) *contract.Finding) {
+	rel := c.ws.Rel(abs)
 	src, err := c.ws.Files.ReadFile(abs)
 	if err != nil {
-		return true
+		return
+	}
+	if document.IsBinary(src) {
+		at(contract.Info, contract.CodeBinaryInput,
+			fmt.Sprintf("%s is a binary file (%d bytes); the model is given its path and size, never its bytes", rel, len(src)))
+		return
 	}
 	if in.Layer == contract.LayerReference {
 		if n := lineCount(src); n > contract.MaxReferenceLines {
-			c.add(contract.Finding{File: st.Contract, Range: in.PathRange, Severity: contract.Warning, Code: contract.CodeReferenceTooLong,
-				Message: fmt.Sprintf("reference %s has %d lines; the method keeps reference files under %d lines: split it or section-scope the input", rel, n, contract.MaxReferenceLines)})
+			at(contract.Warning, contract.CodeReferenceTooLong,
+				fmt.Sprintf("reference %s has %d lines; the method keeps reference files under %d lines: split it or section-scope the input", rel, n, contract.MaxReferenceLines))
 		}
 	}
-	if in.Scope != nil && !in.Scope.FreeText {
-		if _, err := assemble.Select(src, in.Scope); err != nil {
-			r := in.Scope.Range
+	sc := in.Scope
+	switch {
+	case sc == nil || sc.PathOnly:
+	case sc.FreeText:
+		if assemble.Effective(src, sc) == nil {
+			c.add(contract.Finding{File: st.Contract, Range: sc.Range, Severity: contract.Info, Code: contract.CodeFreeScope,
+				Message: fmt.Sprintf("scope %q names no heading %s has; icm loads the whole file (quote a heading, e.g. \"Tone\", to load only it)", sc.Raw, rel)})
+		}
+	default:
+		if _, err := assemble.Select(src, sc); err != nil {
+			r := sc.Range
 			if r.Len() == 0 {
 				r = in.PathRange
 			}
@@ -304,7 +392,28 @@ func (c *checker) input(st *workspace.Stage, k *contract.Contract, in contract.I
 				Message: fmt.Sprintf("%s: %v", rel, err)})
 		}
 	}
-	return true
+}
+
+// producerOf names the earlier stage that declares rel as an output (or a
+// folder holding it), or whose output folder rel is, or "".
+func (c *checker) producerOf(st *workspace.Stage, rel string) string {
+	if i, ok := assemble.Producer(c.producer, rel); ok && i < st.Index {
+		return c.r.Stages[i].Stage.Name
+	}
+	if other := c.ws.StageOf(c.ws.Abs(rel)); other != nil && other.Index < st.Index && rel == path.Join(other.Rel, workspace.OutputDir) {
+		return other.Name
+	}
+	return ""
+}
+
+// patternProducer names the earlier stage declaring an output whose
+// placeholders line up with the pattern rel, or "".
+func (c *checker) patternProducer(st *workspace.Stage, rel string) string {
+	name := assemble.PatternProducer(c.r.ProducedBy, rel)
+	if sr := c.r.Stage(name); sr != nil && sr.Stage.Index < st.Index {
+		return name
+	}
+	return ""
 }
 
 // forEach checks the For each source and counts its items.
@@ -408,18 +517,27 @@ func (c *checker) budget(st *workspace.Stage, k *contract.Contract, ctx *assembl
 	}
 }
 
-// suggest returns the workspace file whose path is closest to rel.
+// suggest returns the workspace file (or declared output) whose path is
+// closest to rel, close enough to be a typo of it. Contracts and dot files (.gitkeep) are never
+// suggested: nobody lists those as an input.
 func (c *checker) suggest(rel string) string {
 	if c.files == nil {
+		for out := range c.producer {
+			c.files = append(c.files, out)
+		}
+		sort.Strings(c.files)
 		if c.opts.Files != nil {
-			c.files = c.opts.Files()
+			c.files = append(c.files, c.opts.Files()...)
 		} else {
-			c.files = ListFiles(c.ws.Root)
+			c.files = append(c.files, ListFiles(c.ws.Root)...)
 		}
 	}
-	best, bestD := "", len(rel)/2+2
+	best, bestD := "", len(rel)/4+2
 	base := path.Base(rel)
 	for _, f := range c.files {
+		if !suggestible(f) {
+			continue
+		}
 		d := suggest.Distance(rel, f)
 		if path.Base(f) == base {
 			d = min(d, 1)
@@ -429,6 +547,21 @@ func (c *checker) suggest(rel string) string {
 		}
 	}
 	return best
+}
+
+// suggestible reports whether a workspace file may be offered in place of
+// a missing input.
+func suggestible(f string) bool {
+	name := path.Base(f)
+	if strings.HasPrefix(name, ".") || name == workspace.ContractFile {
+		return false
+	}
+	for _, seg := range strings.Split(path.Dir(f), "/") {
+		if strings.HasPrefix(seg, ".") {
+			return false
+		}
+	}
+	return true
 }
 
 // ListFiles lists a workspace's files, relative to root with forward

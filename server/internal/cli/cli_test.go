@@ -15,6 +15,7 @@ import (
 
 	contractsschema "github.com/icm-tool/icm/contracts-schema"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
+	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 // runICM runs the command line in dir and returns stdout, stderr and the exit code.
@@ -102,7 +103,9 @@ func TestProbeIsDeterministicAndSized(t *testing.T) {
 	}
 }
 
-func TestCheckJSONMatchesSchema(t *testing.T) {
+// contractSchema compiles contracts-schema/contract.schema.json.
+func contractSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
 	c := jsonschema.NewCompiler()
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(contractsschema.Schema))
 	if err != nil {
@@ -115,10 +118,15 @@ func TestCheckJSONMatchesSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return sch
+}
+
+func TestCheckJSONMatchesSchema(t *testing.T) {
+	sch := contractSchema(t)
 	dirs := []string{wstest.Copy(t, "course-research")}
 	fixtures, _ := filepath.Glob(filepath.Join(wstest.RepoRoot(t), "server", "testdata", "icm-template", "*"))
 	for _, f := range fixtures {
-		if st, err := os.Stat(f); err == nil && st.IsDir() {
+		if st, err := os.Stat(f); err == nil && st.IsDir() && workspace.IsRoot(f) {
 			dirs = append(dirs, wstest.CopyDir(t, f))
 		}
 	}

@@ -31,10 +31,13 @@ type Contract struct {
 	Process       string   `json:"process"`
 	ProcessRange  Range    `json:"process_range"`
 	Outputs       []Output `json:"outputs"`
-	Model         *Model   `json:"model,omitempty"`
-	Verify        []Check  `json:"verify,omitempty"`
-	Script        *Script  `json:"script,omitempty"`
-	Gate          *Gate    `json:"gate,omitempty"`
+	// OtherOutputs are Outputs rows that name something other than a file
+	// (a deployed site, commits): shown, never written by icm.
+	OtherOutputs []Output `json:"other_outputs,omitempty"`
+	Model        *Model   `json:"model,omitempty"`
+	Verify       []Check  `json:"verify,omitempty"`
+	Script       *Script  `json:"script,omitempty"`
+	Gate         *Gate    `json:"gate,omitempty"`
 	// Lines is the contract's line count.
 	Lines int `json:"lines"`
 	// Findings are problems found in the contract's own text.
@@ -87,8 +90,15 @@ type Input struct {
 	// Scope limits the input to some headings of the file.
 	Scope *Scope `json:"scope,omitempty"`
 	// NonFile is set for rows that name something other than a file
-	// ("(conversation)", a command); they are shown, never loaded.
+	// ("(conversation)", a command, a URL); they are shown, never loaded.
 	NonFile bool `json:"non_file,omitempty"`
+	// What is the text a non-file row names, as written ("Conversation").
+	What string `json:"what,omitempty"`
+	// Optional is set when the entry says the file may be missing ("if
+	// exists", "optional"); a missing optional input is a note.
+	Optional bool `json:"optional,omitempty"`
+	// Glob is set when the path holds * or ?: every matching file is loaded.
+	Glob bool `json:"glob,omitempty"`
 	// Templated is set when the path holds a placeholder ("[slug]",
 	// "{{NAME}}", "<repo>") and cannot be resolved until it is filled in.
 	Templated bool `json:"templated,omitempty"`
@@ -110,9 +120,16 @@ type Scope struct {
 	Through bool `json:"through,omitempty"`
 	// Raw is the scope as written.
 	Raw string `json:"raw"`
-	// FreeText is true when the scope is an instruction icm cannot apply
-	// ("Relevant pillar section only"); the whole file is loaded.
-	FreeText bool  `json:"free_text,omitempty"`
+	// FreeText is true when the scope names no heading in quotes. icm
+	// loads the headings it names (Names) when the file has them all, and
+	// the whole file otherwise ("Relevant pillar section only").
+	FreeText bool `json:"free_text,omitempty"`
+	// Names are the heading names an unquoted scope mentions ("Avatar +
+	// Current Pain" gives Avatar and Current Pain).
+	Names []string `json:"names,omitempty"`
+	// PathOnly is set for "path only": the model is given the path, not
+	// the content.
+	PathOnly bool  `json:"path_only,omitempty"`
 	Range    Range `json:"range"`
 }
 
@@ -170,7 +187,8 @@ type ForEach struct {
 
 // Output is one file the stage writes.
 type Output struct {
-	// Path is relative to the stage folder, e.g. "output/notes.md".
+	// Path is relative to the stage folder, e.g. "output/notes.md"; empty
+	// for a non-file row.
 	Path string `json:"path"`
 	// Name is the artifact's description from a table, or the file name.
 	Name      string `json:"name,omitempty"`
@@ -181,6 +199,11 @@ type Output struct {
 	Templated bool `json:"templated,omitempty"`
 	// Dir is set when the output is a folder ("output/[slug]/").
 	Dir bool `json:"dir,omitempty"`
+	// NonFile is set for rows that name something other than a file (a
+	// deployed site, commits); they are shown, never written by icm.
+	NonFile bool `json:"non_file,omitempty"`
+	// What is the text a non-file row names, as written ("Production URL").
+	What string `json:"what,omitempty"`
 }
 
 // Model holds a contract's model overrides.

@@ -8,18 +8,25 @@ import (
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/markdown"
+	"github.com/icm-tool/icm/server/internal/suggest"
 )
 
 // keyValue matches "key: value".
 var keyValue = regexp.MustCompile(`^\s*([A-Za-z_][\w\-]*)\s*[:=]\s*(.*?)\s*$`)
 
+// modelKeys are the settings a Model section may hold.
+var modelKeys = []string{"model", "temperature", "num_ctx", "max_output", "think", "format"}
+
+// A Model section uses icm's `key: value` grammar only where its lines do:
+// a template's own prose under the same heading is kept and shown.
 func (p *parser) model(s markdown.Section) {
 	m := &Model{Range: s.Range}
 	p.c.Model = m
+	text := 0
 	for _, l := range entries(s) {
 		kv := keyValue.FindStringSubmatchIndex(l.Text)
 		if kv == nil {
-			p.add(l.Range, Error, CodeBadModel, fmt.Sprintf("%q is not a `key: value` line", strings.TrimSpace(l.Text)))
+			text++
 			continue
 		}
 		key := strings.ToLower(strings.ReplaceAll(l.Text[kv[2]:kv[3]], "-", "_"))
@@ -30,11 +37,17 @@ func (p *parser) model(s markdown.Section) {
 		}
 		switch key {
 		case "model", "name", "models":
+			var names []string
 			for _, name := range strings.Split(val, ",") {
 				if name = strings.TrimSpace(name); name != "" {
-					m.Models = append(m.Models, name)
+					names = append(names, name)
 				}
 			}
+			if strings.ContainsAny(strings.Join(names, ","), " \t") {
+				text++ // "Model: the largest one you have" is advice, not a name
+				continue
+			}
+			m.Models = append(m.Models, names...)
 			if len(m.Models) == 0 {
 				bad("a model name")
 			}
@@ -60,40 +73,45 @@ func (p *parser) model(s markdown.Section) {
 			}
 			m.MaxOutput = n
 		case "think", "thinking":
-			b, err := strconv.ParseBool(val)
-			if err != nil {
+			b, ok := parseBool(val)
+			if !ok {
 				bad("true or false")
 				continue
 			}
 			m.Think = &b
 		case "format":
+			if strings.ContainsAny(val, " \t") {
+				text++ // "Format: Markdown with headings" describes the output
+				continue
+			}
 			m.Format = val
 			m.FormatRange = vr
 			if val == "" {
 				bad("`json` or a JSON Schema file")
 			}
 		default:
-			p.add(l.Sub(kv[2], kv[3]-kv[2]), Warning, CodeBadModel,
-				fmt.Sprintf("unknown model setting %q; known: model, temperature, num_ctx, max_output, think, format", key))
+			if near := suggest.Nearest(key, modelKeys); near != "" {
+				p.add(l.Sub(kv[2], kv[3]-kv[2]), Warning, CodeBadModel,
+					fmt.Sprintf("unknown model setting %q (did you mean %s?); known: %s", key, near, strings.Join(modelKeys, ", ")))
+				continue
+			}
+			text++
 		}
+	}
+	if text > 0 {
+		p.add(s.Heading.TextRange, Info, CodeKeptAsText,
+			"lines of the Model section that are not icm settings (`key: value` with "+strings.Join(modelKeys, ", ")+") are kept and shown")
 	}
 }
 
-func (p *parser) verify(s markdown.Section) {
-	lines := entries(s)
-	if len(lines) == 0 {
-		p.add(s.Heading.TextRange, Error, CodeEmptySection, "the Verify section is empty; list checks such as `- non-empty`")
-		return
+func parseBool(s string) (bool, bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "true", "yes", "on", "1":
+		return true, true
+	case "false", "no", "off", "0":
+		return false, true
 	}
-	for _, l := range lines {
-		c, err := ParseCheck(l.Text)
-		if err != nil {
-			p.add(l.Range, Error, CodeBadVerify, err.Error())
-			continue
-		}
-		c.Range = l.Range
-		p.c.Verify = append(p.c.Verify, c)
-	}
+	return false, false
 }
 
 func atoiOr(s string, def int) int {
@@ -103,15 +121,18 @@ func atoiOr(s string, def int) int {
 	return def
 }
 
+// A Script section is a command (a fenced block, or one line); prose under
+// that heading (a video script, say) is kept and shown, never run.
 func (p *parser) script(s markdown.Section) {
 	sc := &Script{Range: s.Range}
-	p.c.Script = sc
 	var cmdLines []string
+	fenced := false
 	for _, b := range s.Blocks {
 		switch b.Kind {
 		case markdown.BlockCode:
+			fenced = true
 			if sc.Command == "" {
-				sc.Command = strings.TrimRight(b.Code.Text, "\n")
+				sc.Command = strings.TrimRight(lf(b.Code.Text), "\n")
 			}
 		case markdown.BlockList, markdown.BlockParagraph:
 			for _, l := range b.Lines {
@@ -129,12 +150,31 @@ func (p *parser) script(s markdown.Section) {
 			}
 		}
 	}
+	if !fenced && prose(cmdLines) {
+		p.add(s.Heading.TextRange, Info, CodeKeptAsText,
+			"the Script section reads as text, not a command; it is kept and shown, never run (put a command in a fenced block)")
+		return
+	}
+	p.c.Script = sc
 	if sc.Command == "" && len(cmdLines) > 0 {
 		sc.Command = strings.Join(cmdLines, "\n")
 	}
 	if strings.TrimSpace(sc.Command) == "" {
 		p.add(s.Heading.TextRange, Error, CodeBadScript, "the Script section has no command; put it in a fenced block or on one line")
 	}
+}
+
+// prose reports whether the lines of a Script section without a fenced
+// block are sentences rather than a command: a line of several words that
+// ends like a sentence.
+func prose(lines []string) bool {
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		if len(strings.Fields(l)) > 3 && strings.ContainsAny(l[len(l)-1:], ".!?:") {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *parser) gate(s markdown.Section) {

@@ -3,6 +3,7 @@ package contract
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/icm-tool/icm/server/internal/markdown"
@@ -33,24 +34,36 @@ const (
 	KindThresholds = "thresholds"
 )
 
+// sectionKinds maps normalised heading names to the sections icm reads,
+// in English and in the other languages contracts are written in.
 var sectionKinds = map[string]string{
 	"inputs": KindInputs, "input": KindInputs,
-	"tools": KindTools, "tool": KindTools,
+	"entradas": KindInputs, "entrada": KindInputs, "insumos": KindInputs, "entrées": KindInputs, "eingaben": KindInputs,
+	"tools": KindTools, "tool": KindTools, "ferramentas": KindTools, "herramientas": KindTools, "outils": KindTools, "werkzeuge": KindTools,
 	"for each": KindForEach, "foreach": KindForEach, "for-each": KindForEach,
-	"process": KindProcess,
+	"process": KindProcess, "processo": KindProcess, "proceso": KindProcess, "processus": KindProcess, "prozess": KindProcess, "ablauf": KindProcess,
 	"outputs": KindOutputs, "output": KindOutputs,
+	"saídas": KindOutputs, "saída": KindOutputs, "saidas": KindOutputs, "saida": KindOutputs, "salidas": KindOutputs, "salida": KindOutputs,
+	"sorties": KindOutputs, "sortie": KindOutputs, "ausgaben": KindOutputs, "ausgabe": KindOutputs,
 	"model":       KindModel,
 	"verify":      KindVerify,
 	"script":      KindScript,
 	"gate":        KindGate,
-	"checkpoints": KindCheckpoints, "checkpoint": KindCheckpoints,
-	"audit":      KindAudit,
+	"checkpoints": KindCheckpoints, "checkpoint": KindCheckpoints, "pontos de verificação": KindCheckpoints,
+	"audit": KindAudit, "auditoria": KindAudit, "auditoría": KindAudit,
 	"thresholds": KindThresholds,
 }
 
+// headingNoise strips what may surround a section name: a number
+// ("2. Inputs"), a remark in parentheses ("Verify (cross-stage audit)").
+var headingNoise = regexp.MustCompile(`^\s*\d+[.)]?\s+|\s*\([^)]*\)`)
+
 func sectionKind(name string) string {
-	n := strings.ToLower(strings.Join(strings.Fields(strings.Trim(name, " :#*")), " "))
-	return sectionKinds[n]
+	n := strings.Trim(name, " :#*_")
+	if strings.Contains(n, "(") || (n != "" && n[0] >= '0' && n[0] <= '9') {
+		n = strings.Trim(headingNoise.ReplaceAllString(n, ""), " :#*_")
+	}
+	return sectionKinds[strings.ToLower(strings.Join(strings.Fields(n), " "))]
 }
 
 // parser carries one parse.
@@ -76,7 +89,7 @@ func (p *parser) parse() {
 	} else {
 		p.add(Range{}, Warning, CodeNoTitle, "the contract has no title; start it with `# Stage: NAME`")
 	}
-	c.Summary = strings.TrimSpace(p.blocksText(doc.BlocksBefore(2)))
+	c.Summary = strings.TrimSpace(lf(p.blocksText(doc.BlocksBefore(2))))
 
 	seen := map[string]bool{}
 	for _, s := range doc.Sections(2) {
@@ -86,9 +99,9 @@ func (p *parser) parse() {
 			Kind:    kind,
 			Heading: s.Heading.Line,
 			Range:   s.Range,
-			Text:    strings.TrimSpace(string(p.src[s.Body.Start:s.Body.End])),
+			Text:    p.text(s.Body),
 		}
-		if kind == "" || kind == KindCheckpoints || kind == KindAudit {
+		if kind == "" || kind == KindCheckpoints || kind == KindAudit || kind == KindVerify {
 			sec.Table = firstTable(s)
 		}
 		c.Sections = append(c.Sections, sec)
@@ -144,7 +157,7 @@ func (p *parser) section(kind string, s markdown.Section) {
 	case KindForEach:
 		p.forEach(s)
 	case KindProcess:
-		p.c.Process = strings.TrimSpace(string(p.src[s.Body.Start:s.Body.End]))
+		p.c.Process = p.text(s.Body)
 		p.c.ProcessRange = s.Body
 		if p.c.Process == "" {
 			p.add(s.Heading.TextRange, Error, CodeEmptySection, "the Process section is empty; write the instructions the model should follow")
@@ -164,7 +177,7 @@ func (p *parser) section(kind string, s markdown.Section) {
 
 func (p *parser) requireSections(seen map[string]bool) {
 	at := p.c.TitleRange
-	if !seen[KindProcess] && !seen[KindScript] {
+	if !seen[KindProcess] && p.c.Script == nil {
 		p.add(at, Error, CodeMissingSection, "the contract has no `## Process` section (or `## Script`); say what the stage does")
 	}
 	if !seen[KindOutputs] {
@@ -217,6 +230,19 @@ func (p *parser) blocksText(bs []markdown.Block) string {
 		}
 	}
 	return strings.Join(parts, "\n\n")
+}
+
+// text returns the source in r, trimmed, with CRLF line ends made LF so
+// that no carriage return reaches the assembled context.
+func (p *parser) text(r Range) string {
+	return strings.TrimSpace(lf(string(p.src[r.Start:r.End])))
+}
+
+func lf(s string) string {
+	if !strings.Contains(s, "\r") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 }
 
 func countLines(src []byte) int {

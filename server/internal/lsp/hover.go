@@ -169,10 +169,10 @@ func fenced(text string) string {
 // inputHover previews an input file: its first lines and its token count.
 func inputHover(dc *docContext, a *analysis, in *contract.Input) string {
 	if in.NonFile {
-		return fmt.Sprintf("**%s**: not a file; shown in the contract, never loaded.", cell(in.Source))
+		return fmt.Sprintf("**%s**: not a file; shown in the contract, never loaded.", cell(in.What))
 	}
 	if in.Templated {
-		return fmt.Sprintf("**%s**: holds a placeholder; it is loaded once the placeholder is filled in.", in.Path)
+		return fmt.Sprintf("**%s**: holds a placeholder; icm loads the file that fits it once there is exactly one.", in.Path)
 	}
 	abs, err := dc.ws.Resolve(dc.stage.Dir, in.Path)
 	if err != nil {

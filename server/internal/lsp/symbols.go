@@ -34,7 +34,7 @@ func (s *Server) documentSymbols(gctx *glsp.Context, p *protocol.DocumentSymbolP
 			for _, in := range dc.c.Inputs {
 				label := in.Path
 				if label == "" {
-					label = in.Source
+					label = in.What
 				}
 				if strings.TrimSpace(label) == "" {
 					continue

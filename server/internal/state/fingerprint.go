@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/config"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -82,8 +83,25 @@ func Reads(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract) [
 		}
 	}
 	for _, in := range c.Inputs {
-		if !in.NonFile && !in.Templated && in.Path != "" {
-			addRel(in.Path)
+		if in.NonFile || in.Path == "" {
+			continue
+		}
+		if in.Glob || in.Templated {
+			// What the pattern matched is what the run read.
+			if loc, err := assemble.Locate(ws, st, in); err == nil {
+				for _, f := range loc.Files {
+					set[ws.Rel(f)] = true
+				}
+			}
+			continue
+		}
+		addRel(in.Path)
+	}
+	// The stage's own previous output is read to be revised; it changing
+	// is the run's doing, not a reason to run again.
+	for rel := range set {
+		if assemble.OwnOutput(st, rel) {
+			delete(set, rel)
 		}
 	}
 	if c.ForEach != nil {

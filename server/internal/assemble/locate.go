@@ -1,0 +1,117 @@
+package assemble
+
+import (
+	"path"
+	"strings"
+
+	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+// Located is where a file input leads on disk. check and the loader both
+// read inputs through Locate, so what icm reports and what it loads agree.
+type Located struct {
+	// Abs and Rel are the path as written, resolved against the stage
+	// folder (for a glob or a placeholder, the pattern).
+	Abs, Rel string
+	// Exists says the file or folder is there (for a pattern: that it
+	// matched, and for a placeholder that it matched exactly one).
+	Exists bool
+	// Dir is set when the input is a folder.
+	Dir bool
+	// Files are the files to load, absolute and sorted.
+	Files []string
+	// Matches are the workspace-relative paths a glob or placeholder matched.
+	Matches []string
+	// Own is set when the input lies in the stage's own output/ folder: the
+	// previous version of what the stage writes.
+	Own bool
+}
+
+// Locate resolves a file input of stage st. The error is an escape (the
+// path leaves the workspace); a missing file is Exists false.
+func Locate(ws *workspace.Workspace, st *workspace.Stage, in contract.Input) (*Located, error) {
+	abs, err := ws.Resolve(st.Dir, in.Path)
+	if err != nil {
+		return nil, err
+	}
+	l := &Located{Abs: abs, Rel: ws.Rel(abs)}
+	l.Own = OwnOutput(st, l.Rel)
+	switch {
+	case in.Templated:
+		pattern := contract.PlaceholderGlob(in.Path)
+		matches, err := Glob(ws, st.Dir, pattern)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range matches {
+			l.Matches = append(l.Matches, ws.Rel(m))
+		}
+		if len(matches) == 1 {
+			l.Exists = true
+			l.fill(ws, matches[0], strings.HasSuffix(pattern, "/"))
+		}
+	case in.Glob:
+		matches, err := Glob(ws, st.Dir, in.Path)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range matches {
+			l.Matches = append(l.Matches, ws.Rel(m))
+		}
+		l.Files, l.Exists = matches, len(matches) > 0
+	default:
+		if info, err := ws.Files.Stat(abs); err == nil {
+			l.Exists = true
+			l.fill(ws, abs, info.IsDir())
+		}
+	}
+	return l, nil
+}
+
+// fill records the file or folder found at abs as what is loaded.
+func (l *Located) fill(ws *workspace.Workspace, abs string, dir bool) {
+	if dir {
+		l.Dir = true
+		l.Files = listDir(abs)
+		return
+	}
+	l.Files = []string{abs}
+}
+
+// OwnOutput reports whether the workspace-relative path rel lies in the
+// output/ folder of stage st.
+func OwnOutput(st *workspace.Stage, rel string) bool {
+	own := path.Join(st.Rel, workspace.OutputDir)
+	return rel == own || strings.HasPrefix(rel, own+"/")
+}
+
+// Producer looks rel up in a map of declared outputs: rel itself, or the
+// nearest folder holding it (a stage that declares `output/final/` writes
+// whatever is in it).
+func Producer[V any](declared map[string]V, rel string) (V, bool) {
+	for p := rel; p != "." && p != "/" && p != ""; p = path.Dir(p) {
+		if v, ok := declared[p]; ok {
+			return v, true
+		}
+	}
+	var zero V
+	return zero, false
+}
+
+// PatternProducer names the stage whose declared output, holding
+// placeholders, lines up with the path rel holding placeholders
+// ("output/[slug].md" and "output/<name>.md" do), or "".
+func PatternProducer(declared map[string]string, rel string) string {
+	if p, ok := declared[rel]; ok {
+		return p
+	}
+	want := contract.PlaceholderGlob(rel)
+	best := ""
+	for out := range declared {
+		if contract.PlaceholderGlob(out) == want && (best == "" || out < best) {
+			best = out
+		}
+	}
+	return declared[best]
+}

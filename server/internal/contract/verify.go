@@ -1,0 +1,80 @@
+package contract
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/icm-tool/icm/server/internal/markdown"
+)
+
+// checkKinds are the Verify check names, as ParseCheck reads them.
+var checkKinds = set(CheckNonEmpty, CheckHeadings, CheckMaxWords, CheckMinWords, CheckSources, CheckSourcesTools,
+	CheckNoPlaceholders, CheckJSONSchema, CheckCodeBlocks, CheckRun)
+
+// Many templates have a Verify section of their own: prose ("Every
+// finding has a source tag.") or a table. Only lines written in icm's
+// check grammar are checks; the rest is kept and shown.
+func (p *parser) verify(s markdown.Section) {
+	lines := entries(s)
+	text := 0
+	for _, l := range lines {
+		if !checkLine(l.Text) {
+			text++
+			continue
+		}
+		c, err := ParseCheck(l.Text)
+		if err != nil {
+			p.add(l.Range, Error, CodeBadVerify, err.Error())
+			continue
+		}
+		c.Range = l.Range
+		p.c.Verify = append(p.c.Verify, c)
+	}
+	hasTable := false
+	for _, b := range s.Blocks {
+		hasTable = hasTable || b.Kind == markdown.BlockTable
+	}
+	switch {
+	case len(lines) == 0 && !hasTable:
+		p.add(s.Heading.TextRange, Info, CodeKeptAsText, "the Verify section is empty; icm runs no check (list checks such as `- non-empty`)")
+	case text > 0 || hasTable:
+		msg := "the Verify section is not written as icm checks; it is kept and shown, and icm runs no check from it"
+		if n := len(p.c.Verify); n > 0 {
+			msg = fmt.Sprintf("icm runs the %s listed in Verify; its other lines are kept and shown", plural(n, "check"))
+		}
+		p.add(s.Heading.TextRange, Info, CodeKeptAsText, msg)
+	}
+}
+
+// checkLine reports whether a Verify line is written in icm's check
+// grammar (rightly or wrongly) rather than as a sentence: "headings 2..6"
+// and "max-words lots" are; "Sources are cited." is not.
+func checkLine(line string) bool {
+	text := strings.TrimSpace(line)
+	if strings.HasPrefix(text, "`") || strings.HasPrefix(strings.ToLower(text), "run:") {
+		return true
+	}
+	name, arg, _ := strings.Cut(text, " ")
+	arg = strings.TrimSpace(arg)
+	kind := strings.ToLower(name)
+	if !checkKinds[kind] {
+		// One lower-case word reads as an attempt at a check, to be told
+		// which ones exist; anything longer is prose.
+		return arg == "" && name == kind && !strings.ContainsAny(name, ".,;:!?")
+	}
+	switch kind {
+	case CheckNonEmpty, CheckSources, CheckSourcesTools, CheckNoPlaceholders:
+		return arg == "" || strings.Contains(kind, "-")
+	case CheckHeadings:
+		_, _, err := ParseCount(arg)
+		return err == nil || len(strings.Fields(arg)) <= 1
+	}
+	return true
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
