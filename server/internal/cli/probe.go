@@ -12,6 +12,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/promptcount"
 	"github.com/icm-tool/icm/server/internal/tokens"
@@ -42,25 +43,28 @@ shows the context of item N.`,
 			if err != nil {
 				return err
 			}
-			ctx, items, err := probeStage(ws, st, item)
+			ctx, items, rep, err := probeStage(ws, st, item)
 			if err != nil {
 				return err
 			}
 			count := probeCount(cmd.Context(), env, ws, st, item)
 			if asJSON {
-				return writeJSON(env, struct {
+				if err := writeJSON(env, struct {
 					*assemble.Context
 					Count *promptcount.Stage `json:"count,omitempty"`
-				}{ctx, count})
+				}{ctx, count}); err != nil {
+					return err
+				}
+			} else {
+				if !tableOnly {
+					fmt.Fprintf(env.Stdout, "=== system (%d tokens) ===\n%s\n=== user (%d tokens) ===\n%s\n", ctx.SystemTokens, ctx.System, ctx.UserTokens, ctx.User)
+				}
+				printParts(env, st, ctx, items, count)
+				if count != nil {
+					printCount(env, count)
+				}
 			}
-			if !tableOnly {
-				fmt.Fprintf(env.Stdout, "=== system (%d tokens) ===\n%s\n=== user (%d tokens) ===\n%s\n", ctx.SystemTokens, ctx.System, ctx.UserTokens, ctx.User)
-			}
-			printParts(env, st, ctx, items, count)
-			if count != nil {
-				printCount(env, count)
-			}
-			return nil
+			return stageErrors(env, rep, st)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the assembled context and its parts as JSON")
@@ -69,25 +73,46 @@ shows the context of item N.`,
 	return cmd
 }
 
-// probeStage assembles one stage for display, with missing inputs marked.
-// It returns the number of For each items (-1 when not a For each stage).
-func probeStage(ws *workspace.Workspace, st *workspace.Stage, item int) (*assemble.Context, int, error) {
+// probeStage assembles one stage for display, with missing inputs marked
+// and inputs that cannot be read left out. It returns the number of For
+// each items (-1 when not a For each stage) and the check it made.
+func probeStage(ws *workspace.Workspace, st *workspace.Stage, item int) (*assemble.Context, int, *check.Report, error) {
 	rep := check.Run(ws, check.Options{Servers: serverNames(ws)})
 	sr := rep.Stage(st.Name)
 	if sr == nil || sr.Contract == nil {
-		return nil, -1, fmt.Errorf("stage %s has no readable %s", st.Name, workspace.ContractFile)
+		return nil, -1, rep, fmt.Errorf("stage %s has no readable %s", st.Name, workspace.ContractFile)
 	}
 	opts := assemble.Options{AllowMissing: true, ProducedBy: rep.ProducedBy}
 	if item > 0 {
 		if err := assemble.SelectItem(ws, st, sr.Contract, item, &opts); err != nil {
-			return nil, -1, err
+			return nil, -1, rep, err
 		}
 	}
 	ctx, err := assemble.Stage(ws, st, sr.Contract, opts)
 	if err != nil {
-		return nil, -1, err
+		return nil, -1, rep, err
 	}
-	return ctx, sr.Items, nil
+	return ctx, sr.Items, rep, nil
+}
+
+// stageErrors prints every error check found in a stage's contract, each
+// with its file:line:col, and fails when there is any: the context shown
+// is not one a run would send.
+func stageErrors(env *Env, rep *check.Report, st *workspace.Stage) error {
+	var errs []contract.Finding
+	for _, f := range rep.FindingsFor(st.Contract) {
+		if f.Severity == contract.Error {
+			errs = append(errs, f)
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	for _, l := range locate(env, rep, errs) {
+		fmt.Fprintf(env.Stderr, "%s:%d:%d: %s: %s [%s]\n", l.Path, l.Line, l.Column, l.Severity, l.Message, l.Code)
+	}
+	fmt.Fprintf(env.Stderr, "stage %s cannot run as it is: %s (icm check lists them)\n", st.Name, plural(len(errs), "error"))
+	return &ExitError{Code: 1}
 }
 
 // probeToolsDeadline bounds listing a stage's tool servers for the

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -39,15 +40,17 @@ the editor shows.`,
 					*state.PipelineState
 				}{ws.Root, p})
 			}
+			// Only the stage and status columns are aligned: the reason,
+			// as long as it needs to be, ends the line without padding.
 			tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
 			for _, s := range p.Stages {
-				last := ""
-				if s.LastRun != nil {
-					last = "ran " + s.LastRun.Local().Format("2006-01-02 15:04")
-				}
 				// The same words the editor's lens, view and status bar show.
 				f := state.FaceOf(s, false, "")
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Stage, f.Label, f.Detail, last)
+				line := f.Detail
+				if s.LastRun != nil {
+					line += " (ran " + s.LastRun.Local().Format("2006-01-02 15:04") + ")"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Stage, f.Label, strings.TrimSpace(line))
 			}
 			tw.Flush()
 			fmt.Fprintf(env.Stdout, "next: %s\n", p.Next.Message)
