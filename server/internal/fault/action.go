@@ -1,0 +1,106 @@
+package fault
+
+import (
+	"path/filepath"
+	"sort"
+)
+
+// ActionID names a fix a person may pick. Its value is what the wire
+// carries (docs/lsp-protocol.md).
+type ActionID string
+
+// Actions. Keep each one in the actions table below; the fields an
+// action uses are listed with it.
+const (
+	// Approve approves Stage as it is now (the person's edit included).
+	Approve ActionID = "approve"
+	// ApproveAnyway approves Stage despite failing Verify checks, a stale
+	// stage or a failed run.
+	ApproveAnyway ActionID = "approve-anyway"
+	// RunStage runs Stage again.
+	RunStage ActionID = "run-stage"
+	// RunAnyway runs Stage again, overwriting an edit nobody approved
+	// (the edited version is kept in history).
+	RunAnyway ActionID = "run-anyway"
+	// OpenFile opens File at Line.
+	OpenFile ActionID = "open-file"
+	// PullModel downloads Model onto the server at URL.
+	PullModel ActionID = "pull-model"
+	// StartServer starts the model server expected at URL; Command is how,
+	// when icm knows (Ollama's `ollama serve`).
+	StartServer ActionID = "start-server"
+	// ChooseModel names another model for the workspace.
+	ChooseModel ActionID = "choose-model"
+	// SetServer points icm at another model server.
+	SetServer ActionID = "set-server"
+	// ShowDiff compares Stage's output with the version kept before it.
+	ShowDiff ActionID = "show-diff"
+	// RunCheck lists every problem of the workspace (what `icm check`
+	// and the editor's diagnostics show).
+	RunCheck ActionID = "run-check"
+)
+
+// Action is one fix, with what it acts on.
+type Action struct {
+	ID ActionID
+	// Stage is the stage acted on (approve, run, diff).
+	Stage string
+	// File and Line are what open-file opens (absolute path, 1-based line).
+	File string
+	Line int
+	// Model is what pull-model downloads.
+	Model string
+	// URL is the model server start-server and pull-model mean.
+	URL string
+	// Command is how start-server starts it, when known.
+	Command string
+}
+
+type actionInfo struct {
+	// title is a button's label; %s, when present, takes the action's
+	// object (file name or model).
+	title  string
+	object func(Action) string
+}
+
+var actions = map[ActionID]actionInfo{
+	Approve:       {title: "Approve"},
+	ApproveAnyway: {title: "Approve anyway"},
+	RunStage:      {title: "Run again"},
+	RunAnyway:     {title: "Run and overwrite"},
+	OpenFile:      {title: "Open ", object: func(a Action) string { return filepath.Base(a.File) }},
+	PullModel:     {title: "Pull ", object: func(a Action) string { return a.Model }},
+	StartServer:   {title: "Start the model server"},
+	ChooseModel:   {title: "Choose a model"},
+	SetServer:     {title: "Set the model server"},
+	ShowDiff:      {title: "Compare with the previous version"},
+	RunCheck:      {title: "Show the problems"},
+}
+
+// Title is a short label for a button or a menu entry.
+func (a Action) Title() string {
+	i, ok := actions[a.ID]
+	if !ok {
+		return string(a.ID)
+	}
+	if i.object != nil {
+		return i.title + i.object(a)
+	}
+	return i.title
+}
+
+// Known reports whether id is one of the actions above.
+func (id ActionID) Known() bool {
+	_, ok := actions[id]
+	return ok
+}
+
+// Actions lists every action id, sorted, for table tests over renderers.
+func Actions() []ActionID {
+	out := make([]ActionID, 0, len(actions))
+	for id := range actions {
+		out = append(out, id)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}

@@ -1,0 +1,143 @@
+// Package fault is the one error type that crosses from icm's core to its
+// adapters. A fault says what went wrong (Msg), what kind of problem it
+// is (Kind), where (Stage, File, Line), what a person can do about it
+// (Hint, in plain words for any audience) and which concrete actions
+// would fix it (Actions). The CLI renders the actions as commands and
+// flags, the language server as JSON-RPC error data, the editor as
+// buttons; none of them reads the message to decide anything.
+//
+// Core packages return a *Error, or a type of their own that implements
+// Faulter (llm.Error, workflow.EditedError, state.LockedError); From
+// turns any error into a *Error for rendering.
+//
+// To add a kind: a constant in kind.go with its entry in the kinds table;
+// to add an action: a constant in action.go with its entry in the actions
+// table. Every renderer has a table test over Kinds() and Actions(), so a
+// new entry that one of them cannot render fails a test.
+package fault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Error is a problem described for a person and for a program.
+type Error struct {
+	// Kind sorts the problem by what can be done about it.
+	Kind Kind
+	// Msg says what went wrong and where, in one line; it is the whole of
+	// Error(). It gives no advice: that is Hint's and Actions' job.
+	Msg string
+	// Stage is the stage the problem is about, "" when none.
+	Stage string
+	// File is the absolute path of the file the problem is in, "" when
+	// none; Line is its 1-based line, 0 when unknown.
+	File string
+	Line int
+	// Hint says what to do, for a person, without naming a command-line
+	// flag or an editor control (the actions carry those).
+	Hint string
+	// Actions are the fixes a person may pick, most likely first.
+	Actions []Action
+	// Err is the cause, for errors.Is and errors.As; it is not printed.
+	Err error
+}
+
+// Error returns the message.
+func (e *Error) Error() string { return e.Msg }
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Faulter is an error type of a core package that knows its fault.
+type Faulter interface {
+	Fault() *Error
+}
+
+// Hinter is an error that carries advice but no kind; From keeps its hint.
+type Hinter interface {
+	Hint() string
+}
+
+// Newf makes a fault of kind k with a message formatted as fmt.Errorf
+// does; an error wrapped with %w becomes the cause.
+func Newf(k Kind, format string, args ...any) *Error {
+	err := fmt.Errorf(format, args...)
+	return &Error{Kind: k, Msg: err.Error(), Err: errors.Unwrap(err)}
+}
+
+// In sets the stage and returns e.
+func (e *Error) In(stage string) *Error {
+	e.Stage = stage
+	return e
+}
+
+// At sets the file and line and returns e.
+func (e *Error) At(file string, line int) *Error {
+	e.File, e.Line = file, line
+	return e
+}
+
+// WithHint sets the hint and returns e.
+func (e *Error) WithHint(format string, args ...any) *Error {
+	e.Hint = fmt.Sprintf(format, args...)
+	return e
+}
+
+// With adds actions and returns e.
+func (e *Error) With(actions ...Action) *Error {
+	e.Actions = append(e.Actions, actions...)
+	return e
+}
+
+// Because sets the cause and returns e.
+func (e *Error) Because(err error) *Error {
+	e.Err = err
+	return e
+}
+
+// From returns err as a fault: err itself when it is one; the fault of
+// the first Faulter in its chain, with err's fuller message; otherwise a
+// fault of kind Cancelled (for a cancelled context) or Failed, keeping a
+// Hint() when the chain has one. From(nil) is nil.
+func From(err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var fe *Error
+	if errors.As(err, &fe) {
+		if error(fe) == err {
+			return fe
+		}
+		c := *fe
+		c.Msg, c.Err = err.Error(), err
+		return &c
+	}
+	var f Faulter
+	if errors.As(err, &f) {
+		if fe := f.Fault(); fe != nil {
+			c := *fe
+			c.Msg, c.Err = err.Error(), err
+			return &c
+		}
+	}
+	out := &Error{Kind: Failed, Msg: err.Error(), Err: err}
+	if errors.Is(err, context.Canceled) {
+		out.Kind = Cancelled
+		out.Hint = "the work finished before the cancel is kept; running again resumes it"
+	}
+	var h Hinter
+	if errors.As(err, &h) {
+		out.Hint = h.Hint()
+	}
+	return out
+}
+
+// KindOf returns the kind of err's fault; "" for nil.
+func KindOf(err error) Kind {
+	if err == nil {
+		return ""
+	}
+	return From(err).Kind
+}

@@ -1,0 +1,111 @@
+package fault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// kinded is a core error type that knows its fault, as llm.Error does.
+type kinded struct{ msg string }
+
+func (k *kinded) Error() string { return k.msg }
+func (k *kinded) Fault() *Error {
+	return NoModel(k.msg, "qwen3:4b", "http://127.0.0.1:11434")
+}
+
+type hinted struct{}
+
+func (hinted) Error() string { return "the disk is full" }
+func (hinted) Hint() string  { return "free some space" }
+
+func TestFrom(t *testing.T) {
+	base := StaleStage("01-scope", "input.md changed")
+	cases := []struct {
+		name      string
+		err       error
+		kind      Kind
+		msg, hint string
+		actions   int
+	}{
+		{"nil", nil, "", "", "", 0},
+		{"a fault as it is", base, Stale, "stage 01-scope is stale (input.md changed)", "run it again, or approve it as it is", 2},
+		{"a wrapped fault keeps the fuller message", fmt.Errorf("approve: %w", base), Stale, "approve: stage 01-scope is stale (input.md changed)", "run it again, or approve it as it is", 2},
+		{"a faulter", fmt.Errorf("stage 01-scope: %w", &kinded{"model missing"}), ModelMissing, "stage 01-scope: model missing", `the server has no model "qwen3:4b": pull it, or name a model the server has`, 2},
+		{"cancelled", fmt.Errorf("run: %w", context.Canceled), Cancelled, "run: context canceled", "the work finished before the cancel is kept; running again resumes it", 0},
+		{"a hint is kept", fmt.Errorf("write: %w", hinted{}), Failed, "write: the disk is full", "free some space", 0},
+		{"anything else", errors.New("boom"), Failed, "boom", "", 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := From(c.err)
+			if c.err == nil {
+				if f != nil {
+					t.Fatalf("From(nil) = %v", f)
+				}
+				return
+			}
+			if f.Kind != c.kind || f.Msg != c.msg || f.Hint != c.hint || len(f.Actions) != c.actions {
+				t.Errorf("From = {%s %q %q %d actions}, want {%s %q %q %d}", f.Kind, f.Msg, f.Hint, len(f.Actions), c.kind, c.msg, c.hint, c.actions)
+			}
+			if !errors.Is(f, c.err) && f != c.err {
+				t.Error("the fault lost its cause")
+			}
+			if KindOf(c.err) != c.kind {
+				t.Errorf("KindOf = %s", KindOf(c.err))
+			}
+		})
+	}
+	if From(base) != base {
+		t.Error("From copied a fault that needed no copy")
+	}
+}
+
+func TestNewfWrapsTheCause(t *testing.T) {
+	cause := errors.New("exec: not found")
+	e := Newf(ToolFailed, "stage %s: unable to start its tools: %w", "02-research", cause)
+	if e.Error() != "stage 02-research: unable to start its tools: exec: not found" || !errors.Is(e, cause) {
+		t.Errorf("Newf = %q, cause kept: %v", e, errors.Is(e, cause))
+	}
+}
+
+func TestKindsAndActionsAreNamed(t *testing.T) {
+	for _, k := range Kinds() {
+		if !k.Known() || k.Title() == "" || k.Title() == string(k) && k != Failed && k != Cancelled {
+			t.Errorf("kind %s has no title", k)
+		}
+		if strings.ToLower(string(k)) != string(k) || strings.ContainsAny(string(k), " _") {
+			t.Errorf("kind %q is not lower-case-with-hyphens", k)
+		}
+	}
+	if Kind("from-a-newer-icm").Known() || Kind("from-a-newer-icm").Class() != ClassFailed {
+		t.Error("an unknown kind must read as a failure")
+	}
+	for _, id := range Actions() {
+		if !id.Known() || (Action{ID: id}).Title() == "" {
+			t.Errorf("action %s has no title", id)
+		}
+	}
+	if got := (Action{ID: OpenFile, File: "/w/output/notes.md"}).Title(); got != "Open notes.md" {
+		t.Errorf("open-file title = %q", got)
+	}
+	if got := (Action{ID: PullModel, Model: "qwen3:4b"}).Title(); got != "Pull qwen3:4b" {
+		t.Errorf("pull-model title = %q", got)
+	}
+}
+
+func TestHintsNameNoFlag(t *testing.T) {
+	// Hints are read in the editor too: the flags belong to the CLI's
+	// rendering of the actions.
+	for _, e := range []*Error{
+		VerifyFails("01", []string{"x"}, "/w/x", 1), RerunWouldApprove("01"), Edited("01", []string{"a"}, ""),
+		Invalid("01", "/w/c", 1, []string{"e"}), StaleStage("01", "r"), NeverRun("01"), LastRunFailed("01", "r"),
+		Unreachable("m", "http://h", "ollama serve"), NoModel("m", "q", "http://h"), NoModelNamed("01", ""),
+	} {
+		if strings.Contains(e.Hint, "--") || strings.Contains(e.Hint, "`icm") {
+			t.Errorf("%s hint %q names a command-line flag or command", e.Kind, e.Hint)
+		}
+	}
+}

@@ -1,0 +1,48 @@
+// Package faulttest holds one fault of every kind, built by the same
+// constructors the core uses, for the renderers' table tests (the CLI's
+// text, the language server's error data).
+package faulttest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/icm-tool/icm/server/internal/fault"
+)
+
+// Root is the workspace the cases' paths are in.
+var Root = filepath.FromSlash("/w/course-research")
+
+// Cases returns one fault per kind. Adding a kind to package fault without
+// a case here fails TestEveryKindHasACase.
+func Cases() map[fault.Kind]*fault.Error {
+	contract := filepath.Join(Root, "pipeline", "01-scope", "CONTEXT.md")
+	output := filepath.Join(Root, "pipeline", "01-scope", "output", "objectives.md")
+	config := filepath.Join(Root, "config.toml")
+	url := "http://127.0.0.1:11434"
+	return map[fault.Kind]*fault.Error{
+		fault.ModelUnreachable: fault.Unreachable("stage 01-scope: unable to reach the Ollama server at "+url, url, "ollama serve").In("01-scope"),
+		fault.ModelMissing:     fault.NoModel(`stage 01-scope: the server answered 404 Not Found: model "qwen3:4b" not found`, "qwen3:4b", url).In("01-scope"),
+		fault.WindowExceeded:   fault.TooLong("stage 01-scope: the prompt needs about 9000 tokens, more than the 8192-token window").In("01-scope").At(contract, 0).With(fault.Action{ID: fault.OpenFile, File: contract}),
+		fault.Truncated:        fault.Cut("stage 01-scope: the server evaluated 4096 of about 6000 prompt tokens").In("01-scope"),
+		fault.Incomplete:       fault.Unfinished("stage 01-scope: the answer stopped at max_output (2048 tokens) before it ended", "01-scope"),
+		fault.ModelFailed:      fault.ModelError("stage 01-scope: the server answered 500 Internal Server Error", "see the Ollama server log for the cause").In("01-scope"),
+		fault.VerifyFailed:     fault.VerifyFails("01-scope", []string{`output/objectives.md:3: placeholder "TODO"`}, output, 3),
+		fault.EditedOutput:     fault.Edited("01-scope", []string{"pipeline/01-scope/output/objectives.md"}, output),
+		fault.ContractInvalid:  fault.Invalid("01-scope", contract, 7, []string{"input ../notes.md does not exist"}),
+		fault.Stale:            fault.StaleStage("01-scope", "input.md changed since it ran"),
+		fault.NotRun:           fault.NeverRun("01-scope"),
+		fault.RunFailed:        fault.LastRunFailed("01-scope", "the model server did not answer"),
+		fault.ScriptFailed:     fault.Script("stage 05-build: the script exited with status 2: make: *** [all] Error 2", "05-build", filepath.Join(Root, "pipeline", "05-build", "CONTEXT.md")),
+		fault.Locked:           fault.Busy("another icm run is working in " + Root + " (pid 4242, icm run, since 10:04:05)"),
+		fault.ToolFailed:       fault.Tools("stage 02-research: unable to start its tools: search-server: exec: \"searxng-mcp\": not found", "02-research", nil),
+		fault.ConfigInvalid:    fault.NoModelNamed("01-scope", config),
+		fault.NotFound:         fault.Missing(`no stage "09-x" in `+Root, "its stages are 01-scope, 02-research, 03-outline"),
+		fault.InvalidRequest:   fault.BadRequest("icm.runStage needs a stage", "pass {workspace, stage}"),
+		fault.UnknownCommand:   fault.NoSuchCommand("icm.frobnicate", []string{"icm.status", "icm.runStage"}),
+		fault.Cancelled:        fault.From(fmt.Errorf("stage 01-scope: %w", context.Canceled)),
+		fault.Failed:           fault.From(errors.New("unable to write .icm/run.json: no space left on device")),
+	}
+}
