@@ -29,7 +29,8 @@ const (
 	// StartServer starts the model server expected at URL; Command is how,
 	// when icm knows (Ollama's `ollama serve`).
 	StartServer ActionID = "start-server"
-	// ChooseModel names another model for the workspace.
+	// ChooseModel names another model for the workspace (Model, when set,
+	// is the installed one the missing model was probably meant to be).
 	ChooseModel ActionID = "choose-model"
 	// SetServer points icm at another model server.
 	SetServer ActionID = "set-server"
@@ -48,7 +49,8 @@ type Action struct {
 	// File and Line are what open-file opens (absolute path, 1-based line).
 	File string
 	Line int
-	// Model is what pull-model downloads.
+	// Model is what pull-model downloads, and the model choose-model
+	// suggests ("" when it has none).
 	Model string
 	// URL is the model server start-server and pull-model mean.
 	URL string

@@ -20,11 +20,15 @@ func Unreachable(msg, url, command string) *Error {
 	return e.With(Action{ID: StartServer, URL: url, Command: command}, Action{ID: SetServer, URL: url})
 }
 
-// NoModel is a model the server at url does not have.
-func NoModel(msg, model, url string) *Error {
+// NoModel is a model the server at url does not have; suggestion, when
+// not empty, is the installed model it was probably meant to be.
+func NoModel(msg, model, url, suggestion string) *Error {
 	e := &Error{Kind: ModelMissing, Msg: msg,
 		Hint: fmt.Sprintf("the server has no model %q: pull it, or name a model the server has", model)}
-	return e.With(Action{ID: PullModel, Model: model, URL: url}, Action{ID: ChooseModel})
+	if suggestion != "" {
+		e.Hint = fmt.Sprintf("the server has no model %q (did you mean %s?): pull it, or name a model the server has", model, suggestion)
+	}
+	return e.With(Action{ID: PullModel, Model: model, URL: url}, Action{ID: ChooseModel, Model: suggestion})
 }
 
 // TooLong is a prompt that cannot fit the model's context window.

@@ -13,7 +13,7 @@ type kinded struct{ msg string }
 
 func (k *kinded) Error() string { return k.msg }
 func (k *kinded) Fault() *Error {
-	return NoModel(k.msg, "qwen3:4b", "http://127.0.0.1:11434")
+	return NoModel(k.msg, "qwen3:4b", "http://127.0.0.1:11434", "")
 }
 
 type hinted struct{}
@@ -102,7 +102,7 @@ func TestHintsNameNoFlag(t *testing.T) {
 	for _, e := range []*Error{
 		VerifyFails("01", []string{"x"}, "/w/x", 1), RerunWouldApprove("01"), Edited("01", []string{"a"}, ""),
 		Invalid("01", "/w/c", 1, []string{"e"}), StaleStage("01", "r"), NeverRun("01"), LastRunFailed("01", "r"),
-		Unreachable("m", "http://h", "ollama serve"), NoModel("m", "q", "http://h"), NoModelNamed("01", ""),
+		Unreachable("m", "http://h", "ollama serve"), NoModel("m", "q", "http://h", "qwen3:8b"), NoModelNamed("01", ""),
 	} {
 		if strings.Contains(e.Hint, "--") || strings.Contains(e.Hint, "`icm") {
 			t.Errorf("%s hint %q names a command-line flag or command", e.Kind, e.Hint)

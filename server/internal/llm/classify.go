@@ -39,6 +39,11 @@ type failure struct {
 	retryAfter time.Duration
 	// tooLong: the server refused the prompt as longer than the window.
 	tooLong bool
+	// unreachable: no answer came because the server could not be reached.
+	unreachable bool
+	// url and startCommand say which server failed and how to start one
+	// (set by conn.place).
+	url, startCommand string
 }
 
 // statusFailure sorts an HTTP error answer.
@@ -156,7 +161,7 @@ func (o *conn) transportFailure(parent, attempt context.Context, err error) *fai
 		}
 		return f
 	}
-	f := &failure{kind: KindUnavailable, err: err, msg: fmt.Sprintf("unable to reach %s at %s", o.dialect.server, o.base)}
+	f := &failure{kind: KindUnavailable, err: err, unreachable: true, msg: fmt.Sprintf("unable to reach %s at %s", o.dialect.server, o.base)}
 	hintStart := o.dialect.startHint(o.base)
 	var dnsErr *net.DNSError
 	var netErr net.Error
@@ -173,7 +178,7 @@ func (o *conn) transportFailure(parent, attempt context.Context, err error) *fai
 		f.hint = "the server's host name does not resolve: check OLLAMA_HOST or [model] base_url"
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF),
 		errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNABORTED):
-		f.retry = retryTransient
+		f.retry, f.unreachable = retryTransient, false
 		f.msg = "the connection to " + o.dialect.server + " closed unexpectedly"
 		f.hint = "the server may have restarted or run out of memory; check its log"
 	case errors.As(err, &netErr) && netErr.Timeout():
@@ -196,5 +201,6 @@ func (f *failure) toError(stage, model string, attempts int, took time.Duration)
 	if f.kind == KindModelMissing && model != "" {
 		hint = fmt.Sprintf("the server has no model %q: run `ollama pull %s` or `icm pull %s`", model, model, model)
 	}
-	return &Error{Kind: f.kind, Stage: stage, Model: model, Msg: msg, Hint: hint, Err: f.err, Status: f.status, Attempts: attempts}
+	return &Error{Kind: f.kind, Stage: stage, Model: model, Msg: msg, Hint: hint, Err: f.err, Status: f.status, Attempts: attempts,
+		Unreachable: f.unreachable, URL: f.url, StartCommand: f.startCommand}
 }

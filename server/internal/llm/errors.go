@@ -1,8 +1,11 @@
 package llm
 
 import (
+	"context"
 	"errors"
 	"fmt"
+
+	"github.com/icm-tool/icm/server/internal/fault"
 )
 
 // Kind sorts model-call failures by what a person or the engine should do.
@@ -66,6 +69,15 @@ type Error struct {
 	// the server could not say or nothing is close).
 	Installed  []string
 	Suggestion string
+	// Unreachable is set when no answer came because the server could not
+	// be reached (refused, unknown host, no route), as opposed to a
+	// server that answered badly or too slowly.
+	Unreachable bool
+	// URL is the server the failure came from ("" when not one server);
+	// StartCommand starts such a server on this machine, when there is
+	// one way ("ollama serve").
+	URL          string
+	StartCommand string
 }
 
 // Error says what went wrong, prefixed with the stage when there is one.
@@ -78,6 +90,32 @@ func (e *Error) Error() string {
 		s += ": " + e.Err.Error()
 	}
 	return s
+}
+
+// Fault describes the failure for a person: the kind, the hint and the
+// fixes (start the server, pull the model) the adapters render.
+func (e *Error) Fault() *fault.Error {
+	msg := e.Error()
+	var f *fault.Error
+	switch {
+	case errors.Is(e.Err, context.Canceled):
+		f = &fault.Error{Kind: fault.Cancelled, Msg: msg}
+	case e.Kind == KindModelMissing:
+		f = fault.NoModel(msg, e.Model, e.URL, e.Suggestion)
+	case e.Kind == KindUnavailable && e.Unreachable:
+		f = fault.Unreachable(msg, e.URL, e.StartCommand)
+	case e.Kind == KindPromptTooLong:
+		f = fault.TooLong(msg)
+	case e.Kind == KindTruncated:
+		f = fault.Cut(msg)
+	default:
+		f = fault.ModelError(msg, e.Hint)
+	}
+	if e.Hint != "" && (e.Kind == KindPromptTooLong || e.Kind == KindTruncated) {
+		f.Hint = e.Hint // says which inputs and which window
+	}
+	f.Stage, f.Err = e.Stage, e
+	return f
 }
 
 // Unwrap returns the underlying cause, so errors.Is(err, context.Canceled) works.

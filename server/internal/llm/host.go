@@ -62,3 +62,17 @@ func OllamaHostURL(value string) (*url.URL, error) {
 	}
 	return u, nil
 }
+
+// OllamaURL returns the address of the one Ollama server c talks to, or
+// "" when c is not an Ollama client (an OpenAI-compatible server, a pool
+// of several): icm's own child processes are pointed at it through
+// OLLAMA_HOST only when that variable means what c uses.
+func OllamaURL(c Client) string {
+	switch v := c.(type) {
+	case *Ollama:
+		return v.BaseURL()
+	case *fallback:
+		return OllamaURL(v.Client)
+	}
+	return ""
+}

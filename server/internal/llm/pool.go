@@ -295,6 +295,7 @@ func (p *Pool) exhausted(req ChatRequest, last error, errs []string, attempts in
 	var le *Error
 	if errors.As(last, &le) {
 		e.Kind, e.Status = le.Kind, le.Status
+		e.Unreachable, e.StartCommand = le.Unreachable, le.StartCommand
 		if le.Kind == KindModelMissing {
 			e.Msg = fmt.Sprintf("no server of the pool has model %q", req.Model)
 			e.Hint = le.Hint

@@ -92,6 +92,17 @@ type dialect struct {
 	// notServerHint is the advice for a 404 that is not about a model:
 	// the address serves something else.
 	notServerHint string
+	// startCommand starts a server of this kind on this machine, "" when
+	// there is no one way.
+	startCommand string
+}
+
+// place records which server a failure came from, so its error can say
+// where and how to start it.
+func (o *conn) place(f *failure) {
+	if f != nil {
+		f.url, f.startCommand = o.base.String(), o.dialect.startCommand
+	}
 }
 
 var ollamaDialect = dialect{
@@ -101,6 +112,7 @@ var ollamaDialect = dialect{
 	},
 	logHint:       "see the Ollama server log (journalctl -u ollama, or ~/.ollama/logs/server.log) for the cause",
 	notServerHint: "the address does not look like an Ollama server (no /api route): check OLLAMA_HOST or [model] base_url",
+	startCommand:  "ollama serve",
 }
 
 // maxErrorBody bounds how much of an error answer is read.
@@ -111,7 +123,8 @@ const maxErrorBody = 64 << 10
 // stream is set, the first value must arrive within the first-byte limit
 // and each later one within the idle limit; a plain answer arrives whole
 // after generation, so only the caller's context bounds it.
-func (o *conn) exchange(ctx context.Context, path string, body []byte, stream bool, each func(raw []byte) *failure) *failure {
+func (o *conn) exchange(ctx context.Context, path string, body []byte, stream bool, each func(raw []byte) *failure) (f *failure) {
+	defer func() { o.place(f) }()
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	wd := &watchdog{cancel: cancel}

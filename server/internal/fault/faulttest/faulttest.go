@@ -24,7 +24,7 @@ func Cases() map[fault.Kind]*fault.Error {
 	url := "http://127.0.0.1:11434"
 	return map[fault.Kind]*fault.Error{
 		fault.ModelUnreachable: fault.Unreachable("stage 01-scope: unable to reach the Ollama server at "+url, url, "ollama serve").In("01-scope"),
-		fault.ModelMissing:     fault.NoModel(`stage 01-scope: the server answered 404 Not Found: model "qwen3:4b" not found`, "qwen3:4b", url).In("01-scope"),
+		fault.ModelMissing:     fault.NoModel(`stage 01-scope: the server answered 404 Not Found: model "qwen3:4b" not found`, "qwen3:4b", url, "qwen3:8b").In("01-scope"),
 		fault.WindowExceeded:   fault.TooLong("stage 01-scope: the prompt needs about 9000 tokens, more than the 8192-token window").In("01-scope").At(contract, 0).With(fault.Action{ID: fault.OpenFile, File: contract}),
 		fault.Truncated:        fault.Cut("stage 01-scope: the server evaluated 4096 of about 6000 prompt tokens").In("01-scope"),
 		fault.Incomplete:       fault.Unfinished("stage 01-scope: the answer stopped at max_output (2048 tokens) before it ended", "01-scope"),

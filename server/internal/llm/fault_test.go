@@ -1,0 +1,63 @@
+package llm
+
+import (
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/icm-tool/icm/server/internal/fault"
+)
+
+// The failures people meet most often become faults with the fixes the
+// editor offers as buttons and the CLI as commands.
+func TestErrorsBecomeFaults(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := "http://" + l.Addr().String()
+	l.Close()
+	missing := newFake(t)
+	missing.chat = status(404, `{"error":"model 'tiny' not found"}`)
+	busy := newFake(t)
+	busy.chat = status(503, `{"error":"busy"}`)
+	broken := newFake(t)
+	broken.chat = status(500, `{"error":"llama runner process has terminated"}`)
+
+	cases := []struct {
+		name    string
+		url     string
+		kind    fault.Kind
+		actions []fault.Action
+	}{
+		{"refused", refused, fault.ModelUnreachable, []fault.Action{
+			{ID: fault.StartServer, URL: refused, Command: "ollama serve"}, {ID: fault.SetServer, URL: refused}}},
+		{"missing", missing.srv.URL, fault.ModelMissing, []fault.Action{
+			{ID: fault.PullModel, Model: "tiny", URL: missing.srv.URL}, {ID: fault.ChooseModel}}},
+		// A busy server was reached: starting it is not the fix.
+		{"busy", busy.srv.URL, fault.ModelFailed, nil},
+		{"broken", broken.srv.URL, fault.ModelFailed, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o := newTestClient(t, c.url, newFakeTime(), WithRetry(time.Hour, 2))
+			_, err := o.Chat(context.Background(), ChatRequest{Stage: "01-scope", Messages: userMsg("hi")})
+			f := fault.From(err)
+			if f.Kind != c.kind || f.Stage != "01-scope" || f.Hint == "" {
+				t.Fatalf("fault = {%s stage %q hint %q} from %v", f.Kind, f.Stage, f.Hint, err)
+			}
+			if len(f.Actions) != len(c.actions) {
+				t.Fatalf("actions = %+v, want %+v", f.Actions, c.actions)
+			}
+			for i := range c.actions {
+				if f.Actions[i] != c.actions[i] {
+					t.Errorf("action %d = %+v, want %+v", i, f.Actions[i], c.actions[i])
+				}
+			}
+			if f.Msg != err.Error() {
+				t.Errorf("message %q, want the error's own %q", f.Msg, err)
+			}
+		})
+	}
+}
