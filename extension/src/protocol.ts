@@ -88,6 +88,8 @@ export interface RunFinished {
   message?: string;
   outputs?: string[];
   verifyFailed?: boolean;
+  /** Why the run failed, with the fixes to offer. */
+  error?: ErrorData;
 }
 
 export interface ProbeResult {
@@ -108,5 +110,30 @@ export interface ServerSettings {
   gate?: string;
 }
 
-/** The prefix of an approveStage error caused by failed Verify checks. */
-export const verifyFailedPrefix = 'verify-failed:';
+/** An LSP location: a file and a range in it (0-based lines). */
+export interface Location {
+  uri: string;
+  range: { start: { line: number; character: number }; end: { line: number; character: number } };
+}
+
+/** One fix an error offers (docs/lsp-protocol.md); the fields set depend on the id. */
+export interface ErrorAction {
+  id: string;
+  title: string;
+  stage?: string;
+  location?: Location;
+  model?: string;
+  url?: string;
+  command?: string;
+  /** The server setting choose-model and set-server change: "model" or "ollamaHost". */
+  setting?: string;
+}
+
+/** The data of the server's error replies, and the error of a failed run. */
+export interface ErrorData {
+  kind: string;
+  stage?: string;
+  hint?: string;
+  location?: Location;
+  actions: ErrorAction[];
+}

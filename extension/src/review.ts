@@ -1,7 +1,7 @@
 // What the review flow says when a run ends, and how it reads the server's
 // answers about Verify failures and earlier outputs.
 import * as path from 'node:path';
-import { verifyFailedPrefix, type OutputsResult, type RunFinished } from './protocol';
+import type { ErrorData, OutputsResult, RunFinished } from './protocol';
 
 export const Action = {
   openOutput: 'Open Output',
@@ -41,13 +41,22 @@ export function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** The Verify failures an approveStage error reports, or undefined for any other error. */
-export function verifyFailure(err: unknown): string | undefined {
-  const message = typeof err === 'object' && err !== null && 'message' in err ? String(err.message) : undefined;
-  if (message === undefined || !message.startsWith(verifyFailedPrefix)) {
+/** The error data of a server error reply (a ResponseError's data), if it has icm's shape. */
+export function errorDataOf(err: unknown): ErrorData | undefined {
+  const data = typeof err === 'object' && err !== null && 'data' in err ? (err as { data: unknown }).data : undefined;
+  if (typeof data !== 'object' || data === null || typeof (data as ErrorData).kind !== 'string') {
     return undefined;
   }
-  return message.slice(verifyFailedPrefix.length).trim();
+  const d = data as ErrorData;
+  return { ...d, actions: Array.isArray(d.actions) ? d.actions : [] };
+}
+
+/** The Verify failures an approveStage error reports, or undefined for any other error. */
+export function verifyFailure(err: unknown): string | undefined {
+  if (errorDataOf(err)?.kind !== 'verify-failed') {
+    return undefined;
+  }
+  return messageOf(err);
 }
 
 export interface Comparison {

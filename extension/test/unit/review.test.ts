@@ -35,11 +35,13 @@ test('runFinishedNotice', async (t) => {
 });
 
 test('verifyFailure', async (t) => {
+  const reply = (message: string, data: unknown) => Object.assign(new Error(message), { code: -32803, data });
   const cases: [unknown, string | undefined][] = [
-    [new Error('verify-failed: objectives.md is empty'), 'objectives.md is empty'],
-    [{ message: 'verify-failed:no-placeholders' }, 'no-placeholders'],
-    [new Error('a run is going'), undefined],
-    [new Error('stage 01-scope: verify-failed: x'), undefined],
+    [reply('stage 01-scope has failing Verify checks: objectives.md is empty', { kind: 'verify-failed', actions: [] }), 'stage 01-scope has failing Verify checks: objectives.md is empty'],
+    [reply('a run is going', { kind: 'locked', actions: [] }), undefined],
+    // The message is never read: only the kind decides.
+    [new Error('verify-failed: objectives.md is empty'), undefined],
+    [reply('x', { kind: 42 }), undefined],
     ['verify-failed: a string is not an error', undefined],
     [undefined, undefined],
   ];

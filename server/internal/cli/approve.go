@@ -5,11 +5,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/icm-tool/icm/server/internal/workflow"
+	"github.com/icm-tool/icm/server/internal/session"
 )
 
 func newApproveCmd(env *Env, g *globalFlags) *cobra.Command {
 	var force bool
+	var model string
 	cmd := &cobra.Command{
 		Use:   "approve STAGE",
 		Short: "Accept a stage's output as it is now, so the next stage can run",
@@ -17,26 +18,30 @@ func newApproveCmd(env *Env, g *globalFlags) *cobra.Command {
 (edit them first: that is what the gate is for). The approval holds the
 outputs' hashes, so a later edit needs approving again. Approval is refused
 while the stage's Verify checks fail on the current outputs, while the stage
-is stale, or after a failed run, unless --force.`,
-		Example: "  icm approve 01-scope",
+is stale, or after a failed run, unless --force.
+
+A stage run with --model is judged with the same --model: pass it here too
+(icm run prints the command), or the changed model makes the stage stale.`,
+		Example: "  icm approve 01-scope\n  icm approve 01-draft --model llama3.1:8b",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ws, err := openWorkspace(env, g)
+			sess, err := openSession(env, g, session.Settings{Model: model})
 			if err != nil {
 				return err
 			}
-			a, err := workflow.Approve(ws, args[0], workflow.ApproveOptions{Force: force, CodeBlocks: codeBlocks()})
+			defer sess.Close()
+			a, err := sess.Approve(cmd.Context(), args[0], force)
 			if err != nil {
 				return err
 			}
 			fmt.Fprintf(env.Stdout, "approved %s (%d output(s))\n", a.Stage, len(a.Outputs))
-			p, err := pipelineState(ws)
-			if err == nil {
-				fmt.Fprintf(env.Stdout, "next: %s\n", p.Next.Message)
+			if p, _, err := sess.Status(); err == nil {
+				fmt.Fprintln(env.Stdout, nextLine(p, sess.Workspace(), g))
 			}
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&force, "force", false, "approve even with failing Verify checks, a stale stage or a failed run")
+	cmd.Flags().StringVar(&model, "model", "", "judge the stage as runs with this model override do (the --model it ran with)")
 	return cmd
 }

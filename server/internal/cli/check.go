@@ -10,6 +10,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/document"
+	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/testcase"
 )
 
@@ -25,11 +26,12 @@ and token budgets, unknown tool servers. Exit status 1 when any error is found.`
 		Example: "  icm check\n  icm check -w workspaces/course-research --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ws, err := openWorkspace(env, g)
+			sess, err := openSession(env, g, session.Settings{})
 			if err != nil {
 				return err
 			}
-			rep := check.Run(ws, check.Options{Servers: serverNames(ws)})
+			defer sess.Close()
+			rep := sess.Check(nil)
 			if asJSON {
 				if err := writeJSON(env, checkJSON(env, rep)); err != nil {
 					return err

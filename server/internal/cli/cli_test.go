@@ -25,7 +25,7 @@ func runICM(t *testing.T, args ...string) (string, string, int) {
 	// The test binary must never be started as icm's own MCP servers
 	// (it would run the tests again): those fail to start here.
 	env := &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: os.Getenv, Getwd: os.Getwd, Self: filepath.Join(t.TempDir(), "icm-not-built")}
-	code := exitCode(Run(context.Background(), env, args), &errb)
+	code := exitCode(env, Run(context.Background(), env, args))
 	return out.String(), errb.String(), code
 }
 

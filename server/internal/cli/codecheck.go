@@ -173,7 +173,3 @@ func cell(s string) string {
 	s = strings.ReplaceAll(strings.TrimSpace(s), "\n", " ")
 	return strings.ReplaceAll(s, "|", "\\|")
 }
-
-// codeBlocks is the checker behind the contract's `code-blocks parse|run`
-// Verify checks in icm run and icm approve: this binary's sandbox.
-func codeBlocks() *codecheck.Checker { return &codecheck.Checker{} }

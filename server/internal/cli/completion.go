@@ -2,6 +2,8 @@ package cli
 
 import (
 	"github.com/spf13/cobra"
+
+	"github.com/icm-tool/icm/server/internal/session"
 )
 
 // addCompletions gives the commands that take a stage name dynamic shell
@@ -40,8 +42,10 @@ func stageCompletions(env *Env, g *globalFlags) []cobra.Completion {
 	if err != nil {
 		return nil
 	}
+	sess := session.Open(ws, session.Options{Getenv: env.Getenv})
+	defer sess.Close()
 	desc := map[string]string{}
-	if p, err := pipelineState(ws); err == nil {
+	if p, _, err := sess.Status(); err == nil {
 		for _, s := range p.Stages {
 			desc[s.Stage] = string(s.Status)
 		}

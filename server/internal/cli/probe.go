@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -13,11 +12,9 @@ import (
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/contract"
-	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/promptcount"
+	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/tokens"
-	"github.com/icm-tool/icm/server/internal/toolbox"
-	"github.com/icm-tool/icm/server/internal/tools"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -35,19 +32,17 @@ shows the context of item N.`,
 		Example: "  icm probe 01-scope\n  icm probe 04-draft --item 2\n  icm probe 02-research --json",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ws, err := openWorkspace(env, g)
+			sess, err := openSession(env, g, session.Settings{})
 			if err != nil {
 				return err
 			}
-			st, err := ws.Stage(args[0])
+			defer sess.Close()
+			pr, err := sess.Probe(nil, args[0], item)
 			if err != nil {
 				return err
 			}
-			ctx, items, rep, err := probeStage(ws, st, item)
-			if err != nil {
-				return err
-			}
-			count := probeCount(cmd.Context(), env, ws, st, item)
+			st, ctx, items, rep := pr.Stage, pr.Context, pr.Items, pr.Report
+			count := probeCount(cmd.Context(), sess, pr)
 			if asJSON {
 				if err := writeJSON(env, struct {
 					*assemble.Context
@@ -71,28 +66,6 @@ shows the context of item N.`,
 	cmd.Flags().BoolVar(&tableOnly, "tokens", false, "print only the token table")
 	cmd.Flags().IntVar(&item, "item", 0, "for a For each stage, assemble item N (1-based)")
 	return cmd
-}
-
-// probeStage assembles one stage for display, with missing inputs marked
-// and inputs that cannot be read left out. It returns the number of For
-// each items (-1 when not a For each stage) and the check it made.
-func probeStage(ws *workspace.Workspace, st *workspace.Stage, item int) (*assemble.Context, int, *check.Report, error) {
-	rep := check.Run(ws, check.Options{Servers: serverNames(ws)})
-	sr := rep.Stage(st.Name)
-	if sr == nil || sr.Contract == nil {
-		return nil, -1, rep, fmt.Errorf("stage %s has no readable %s", st.Name, workspace.ContractFile)
-	}
-	opts := assemble.Options{AllowMissing: true, ProducedBy: rep.ProducedBy}
-	if item > 0 {
-		if err := assemble.SelectItem(ws, st, sr.Contract, item, &opts); err != nil {
-			return nil, -1, rep, err
-		}
-	}
-	ctx, err := assemble.Stage(ws, st, sr.Contract, opts)
-	if err != nil {
-		return nil, -1, rep, err
-	}
-	return ctx, sr.Items, rep, nil
 }
 
 // stageErrors prints every error check found in a stage's contract, each
@@ -125,54 +98,15 @@ const probeToolsDeadline = 10 * time.Second
 // under probeToolsDeadline; a server that cannot be listed is left out
 // and named). nil when the stage cannot be counted; the table above
 // still says what is known.
-func probeCount(ctx context.Context, env *Env, ws *workspace.Workspace, st *workspace.Stage, item int) *promptcount.Stage {
-	rep := check.Run(ws, check.Options{Servers: serverNames(ws)})
-	sr := rep.Stage(st.Name)
-	if sr == nil || sr.Contract == nil {
-		return nil
-	}
-	client, err := newModelClient(env, ws)
-	if err != nil {
-		client = nil
-	}
-	k := sr.Contract
-	call := promptcount.CallOf(ctx, ws.Config.Model, k, "", stageToolLister(env, ws, client))
-	opts := assemble.Options{AllowMissing: true, ProducedBy: rep.ProducedBy}
-	if item > 0 {
-		if err := assemble.SelectItem(ws, st, k, item, &opts); err != nil {
-			return nil
-		}
-		plain := *k
-		plain.ForEach = nil
-		k = &plain
-	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+func probeCount(ctx context.Context, sess *session.Session, pr *session.Probe) *promptcount.Stage {
+	list := sess.StartingLister(probeToolsDeadline)
+	ctx, cancel := context.WithTimeout(ctx, probeToolsDeadline+5*time.Second)
 	defer cancel()
-	counter := &promptcount.Counter{Client: client}
-	n, err := counter.Stage(ctx, ws, st, k, opts, call)
+	n, err := sess.CountProbe(ctx, pr, list)
 	if err != nil {
 		return nil
 	}
 	return n
-}
-
-// stageToolLister lists MCP servers for a count the way a run starts
-// them, each within probeToolsDeadline.
-func stageToolLister(env *Env, ws *workspace.Workspace, client llm.Client) promptcount.ToolLister {
-	reg, _ := toolbox.Load(ws, selfFor(env, ws, client, ""))
-	opts := tools.DefaultOptions(ws.Root, ws.Config)
-	opts.StartTimeout = probeToolsDeadline
-	return func(ctx context.Context, server string) ([]tools.ToolInfo, error) {
-		cat := tools.NewCatalog(opts)
-		defer cat.Wait()
-		ctx, cancel := context.WithTimeout(ctx, probeToolsDeadline)
-		defer cancel()
-		infos, err := cat.ListTools(ctx, reg, server)
-		if errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("not listed within %s", probeToolsDeadline)
-		}
-		return infos, err
-	}
 }
 
 // printCount says what the first call holds as the server will see it,

@@ -6,11 +6,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/icm-tool/icm/server/internal/assemble"
-	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/research"
 	"github.com/icm-tool/icm/server/internal/state"
-	"github.com/icm-tool/icm/server/internal/toolbox"
-	"github.com/icm-tool/icm/server/internal/tools"
 )
 
 func newResearchCmd(env *Env, g *globalFlags) *cobra.Command {
@@ -41,7 +38,7 @@ section allows.`,
 			if err != nil {
 				return fmt.Errorf("research runs inside a stage (ICM_STAGE, or the stage folder as the current folder): %w", err)
 			}
-			rep := check.Run(sc.ws, check.Options{})
+			rep := sc.sess.Check(nil)
 			sr := rep.Stage(st.Name)
 			if sr == nil || sr.Contract == nil {
 				return fmt.Errorf("stage %s has no readable contract", st.Name)
@@ -54,13 +51,7 @@ section allows.`,
 			if len(allow) == 0 {
 				return fmt.Errorf("stage %s allows no tools; list the search and reader tools under ## Tools", st.Name)
 			}
-			reg, problems := toolbox.Load(sc.ws, selfFor(env, sc.ws, sc.client, sc.model))
-			for _, p := range problems {
-				if p.Severity == tools.SeverityError {
-					fmt.Fprintf(env.Stderr, "warning: %s\n", p)
-				}
-			}
-			sess, err := toolbox.Opener(reg, tools.DefaultOptions(sc.ws.Root, sc.ws.Config))(cmd.Context(), allow)
+			sess, err := sc.sess.OpenTools(cmd.Context(), allow)
 			if err != nil {
 				return fmt.Errorf("stage %s: unable to start its tools: %w", st.Name, err)
 			}

@@ -10,8 +10,6 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
-
-	"github.com/icm-tool/icm/server/internal/llm"
 )
 
 // Version is the icm version, set at build time with -ldflags.
@@ -41,11 +39,12 @@ func (e *ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code
 // Main runs icm with args and returns the process exit code.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	env := &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv, Getwd: os.Getwd}
-	return exitCode(Run(ctx, env, args), stderr)
+	return exitCode(env, Run(ctx, env, args))
 }
 
-// exitCode is the process exit code of Run's error, which it prints.
-func exitCode(err error, stderr io.Writer) int {
+// exitCode is the process exit code of Run's error, which it prints on
+// env's standard error.
+func exitCode(env *Env, err error) int {
 	if err == nil {
 		return 0
 	}
@@ -53,29 +52,32 @@ func exitCode(err error, stderr io.Writer) int {
 	if errors.As(err, &exit) {
 		return exit.Code
 	}
-	fmt.Fprintf(stderr, "icm: %v\n", err)
-	if h := hintOf(err); h != "" {
-		fmt.Fprintf(stderr, "hint: %s\n", h)
-	}
+	printError(env, env.Stderr, err)
 	return 1
 }
 
 // Run runs icm with args in env.
 func Run(ctx context.Context, env *Env, args []string) error {
-	root := newRootCmd(env)
+	root, g := newRootCmd(env)
 	root.SetArgs(args)
 	root.SetIn(env.Stdin)
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
-	return root.ExecuteContext(ctx)
+	if err := root.ExecuteContext(ctx); err != nil {
+		return &flaggedError{err: err, flags: usedFlags{workspace: g.workspace, model: g.model}}
+	}
+	return nil
 }
 
 // globalFlags are the flags every command shares.
 type globalFlags struct {
 	workspace string
+	// model is the --model override of the command that ran, for the
+	// commands its errors suggest.
+	model string
 }
 
-func newRootCmd(env *Env) *cobra.Command {
+func newRootCmd(env *Env) (*cobra.Command, *globalFlags) {
 	g := &globalFlags{}
 	root := &cobra.Command{
 		Use:   "icm",
@@ -95,7 +97,7 @@ and stops at a review gate.`,
 	}
 	addHelpTopics(root, env)
 	addCompletions(root, env, g)
-	return root
+	return root, g
 }
 
 // commands lists every subcommand. Add new ones here.
@@ -130,15 +132,4 @@ func newVersionCmd(env *Env) *cobra.Command {
 			return nil
 		},
 	}
-}
-
-// hinter is an error that carries advice for the person.
-type hinter interface{ Hint() string }
-
-func hintOf(err error) string {
-	var h hinter
-	if errors.As(err, &h) {
-		return h.Hint()
-	}
-	return llm.HintOf(err)
 }

@@ -7,13 +7,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/state"
-	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 func newStatusCmd(env *Env, g *globalFlags) *cobra.Command {
 	var asJSON bool
+	var model string
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show each stage's state and what to do next",
@@ -23,14 +23,17 @@ file it read changed since it ran or was approved), failed, or has errors (its
 contract has errors, so it cannot run). A re-run that failed never changes
 what was approved: the stage stays approved and says "last re-run failed"
 with the reason. The last line says what to do next. The words are the ones
-the editor shows.`,
+the editor shows. --model judges the stages as runs with that model override
+do.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ws, err := openWorkspace(env, g)
+			sess, err := openSession(env, g, session.Settings{Model: model})
 			if err != nil {
 				return err
 			}
-			p, err := pipelineState(ws)
+			defer sess.Close()
+			ws := sess.Workspace()
+			p, _, err := sess.Status()
 			if err != nil {
 				return err
 			}
@@ -53,16 +56,11 @@ the editor shows.`,
 				fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Stage, f.Label, strings.TrimSpace(line))
 			}
 			tw.Flush()
-			fmt.Fprintf(env.Stdout, "next: %s\n", p.Next.Message)
+			fmt.Fprintln(env.Stdout, nextLine(p, ws, g))
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the states as JSON")
+	cmd.Flags().StringVar(&model, "model", "", "judge the stages as runs with this model override do")
 	return cmd
-}
-
-// pipelineState checks the workspace and derives the stages' states as a
-// run would see them.
-func pipelineState(ws *workspace.Workspace) (*state.PipelineState, error) {
-	return check.Run(ws, check.Options{Servers: serverNames(ws)}).Pipeline("")
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/agent"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/workflow"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -16,6 +17,7 @@ import (
 // run the same commands work from flags and the workspace's config.
 type stepContext struct {
 	ws     *workspace.Workspace
+	sess   *session.Session
 	stage  string
 	model  string
 	client llm.Client
@@ -30,28 +32,26 @@ func openStep(env *Env, g *globalFlags, model string, needModel bool) (*stepCont
 	if gf.workspace == "" {
 		gf.workspace = env.Getenv("ICM_WORKSPACE")
 	}
-	ws, err := openWorkspace(env, &gf)
+	if model == "" {
+		model = env.Getenv("ICM_MODEL")
+	}
+	sess, err := openSession(env, &gf, session.Settings{Model: model})
 	if err != nil {
 		return nil, err
 	}
-	sc := &stepContext{ws: ws, stage: env.Getenv("ICM_STAGE")}
+	ws := sess.Workspace()
+	sc := &stepContext{ws: ws, sess: sess, stage: env.Getenv("ICM_STAGE")}
 	if sc.stage == "" {
 		if cwd, err := env.Getwd(); err == nil {
 			sc.stage = stageAt(ws, cwd)
 		}
 	}
-	sc.model = model
-	if sc.model == "" {
-		sc.model = env.Getenv("ICM_MODEL")
-	}
-	if sc.model == "" {
-		sc.model = ws.Config.Model.Name
-	}
+	sc.model = sess.Model()
 	if needModel && sc.model == "" {
 		return nil, fmt.Errorf("no model named; pass --model, set [model] name in config.toml, or run this from a Script stage (which sets ICM_MODEL)")
 	}
 	if needModel {
-		if sc.client, err = newModelClient(env, ws); err != nil {
+		if sc.client, err = sess.Client(); err != nil {
 			return nil, err
 		}
 	}
@@ -72,7 +72,10 @@ func (sc *stepContext) observer(item string) func(agent.Event) {
 	return sc.trace.Observer(item)
 }
 
-func (sc *stepContext) close() { sc.trace.Close() }
+func (sc *stepContext) close() {
+	sc.trace.Close()
+	sc.sess.Close()
+}
 
 // stageAt names the stage whose folder holds dir, or "".
 func stageAt(ws *workspace.Workspace, dir string) string {

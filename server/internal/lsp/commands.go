@@ -11,10 +11,8 @@ import (
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
-	"github.com/icm-tool/icm/server/internal/assemble"
-	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/state"
-	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 // Commands and notifications of docs/lsp-protocol.md.
@@ -53,8 +51,12 @@ func (s *Server) executeCommand(gctx *glsp.Context, p *protocol.ExecuteCommandPa
 			return nil, err
 		}
 		if err := json.Unmarshal(raw, &args); err != nil {
-			return nil, fmt.Errorf("%s takes one object argument {workspace, stage, ...}: %w", p.Command, err)
+			return nil, fault.BadRequest(fmt.Sprintf("%s takes one object argument: %v", p.Command, err),
+				"pass {workspace, stage, ...} as the command's one argument")
 		}
+	}
+	if needsStage[p.Command] && strings.TrimSpace(args.Stage) == "" {
+		return nil, fault.BadRequest(p.Command+" needs a stage", "pass {workspace, stage}, stage being a stage folder's name such as 01-scope")
 	}
 	switch p.Command {
 	case cmdStatus:
@@ -69,9 +71,6 @@ func (s *Server) executeCommand(gctx *glsp.Context, p *protocol.ExecuteCommandPa
 		st, err := s.workspaceArg(args)
 		if err != nil {
 			return nil, err
-		}
-		if p.Command == cmdRunStage && args.Stage == "" {
-			return nil, fmt.Errorf("%s needs a stage", p.Command)
 		}
 		req := runRequest{stage: args.Stage, force: args.Force, all: p.Command == cmdRunAll}
 		if p.Command != cmdRunStage {
@@ -110,8 +109,11 @@ func (s *Server) executeCommand(gctx *glsp.Context, p *protocol.ExecuteCommandPa
 		}
 		return s.createFile(st, args.Path)
 	}
-	return nil, fmt.Errorf("unknown command %q; icm offers: %s", p.Command, strings.Join(commandNames, ", "))
+	return nil, fault.NoSuchCommand(p.Command, commandNames)
 }
+
+// needsStage lists the commands that act on one stage.
+var needsStage = map[string]bool{cmdRunStage: true, cmdApprove: true, cmdProbe: true, cmdOutputs: true}
 
 // workspaceArg finds the workspace a command names; with none named and
 // exactly one known, that one.
@@ -121,12 +123,13 @@ func (s *Server) workspaceArg(args commandArgs) (*wsState, error) {
 		if len(all) == 1 {
 			return all[0], nil
 		}
-		return nil, fmt.Errorf("name the workspace: the server knows %d", len(all))
+		return nil, fault.BadRequest(fmt.Sprintf("name the workspace: the server knows %d", len(all)), "pass {workspace} with the workspace's root folder")
 	}
 	if st := s.wss.byName(args.Workspace); st != nil {
 		return st, nil
 	}
-	return nil, fmt.Errorf("%s is not an icm workspace (no CLAUDE.md, or CONTEXT.md beside pipeline/ or stages/)", args.Workspace)
+	return nil, fault.Missing(args.Workspace+" is not an icm workspace the server knows",
+		"a workspace holds CLAUDE.md, or CONTEXT.md beside pipeline/ or stages/; open a file inside it")
 }
 
 func (s *Server) statusCommand(ctx context.Context, args commandArgs) (any, error) {
@@ -162,24 +165,15 @@ func (s *Server) probe(ctx context.Context, st *wsState, stageName string, item 
 	if err != nil {
 		return nil, err
 	}
-	stg, err := a.ws.Stage(stageName)
+	sess, err := st.session()
 	if err != nil {
 		return nil, err
 	}
-	sr := a.report.Stage(stg.Name)
-	if sr == nil || sr.Contract == nil {
-		return nil, fmt.Errorf("stage %s has no readable %s", stg.Name, workspace.ContractFile)
-	}
-	opts := assemble.Options{AllowMissing: true, ProducedBy: a.report.ProducedBy}
-	if item > 0 {
-		if err := selectItem(a.ws, stg, sr, item, &opts); err != nil {
-			return nil, err
-		}
-	}
-	cx, err := assemble.Stage(a.ws, stg, sr.Contract, opts)
+	pr, err := sess.Probe(a.snap, stageName, item)
 	if err != nil {
 		return nil, err
 	}
+	stg, cx := pr.Stage, pr.Context
 	title := fmt.Sprintf("Probe: %s", stg.Name)
 	if item > 0 {
 		title += fmt.Sprintf(" item %d", item)
@@ -214,11 +208,6 @@ func (s *Server) probe(ctx context.Context, st *wsState, stageName string, item 
 	return &probeResult{URI: uri, Title: title, Content: content}, nil
 }
 
-// selectItem sets the For each item of a probe, as `icm probe --item` does.
-func selectItem(ws *workspace.Workspace, stg *workspace.Stage, sr *check.StageReport, item int, opts *assemble.Options) error {
-	return assemble.SelectItem(ws, stg, sr.Contract, item, opts)
-}
-
 // createFile makes an empty input file the contract names (the quick fix
 // for a missing input, for clients that cannot create files themselves).
 func (s *Server) createFile(st *wsState, p string) (any, error) {
@@ -227,7 +216,7 @@ func (s *Server) createFile(st *wsState, p string) (any, error) {
 		return nil, err
 	}
 	if p == "" {
-		return nil, fmt.Errorf("%s needs a path", cmdCreateFile)
+		return nil, fault.BadRequest(cmdCreateFile+" needs a path", "pass {workspace, path}, path relative to the workspace")
 	}
 	rel := p
 	if filepath.IsAbs(p) {

@@ -132,10 +132,11 @@ func layerItems(r protocol.Range) []protocol.CompletionItem {
 }
 
 func serverItems(st *wsState, r protocol.Range) []protocol.CompletionItem {
-	reg := st.registry()
+	names, location := st.servers()
 	out := []protocol.CompletionItem{item("none", protocol.CompletionItemKindKeyword, "this stage uses no tools", "none", r)}
-	for _, name := range reg.Names() {
-		out = append(out, item(name, protocol.CompletionItemKindModule, "MCP server from "+reg[name].Location(), name+": ", r))
+	for _, name := range names {
+		where, _ := location(name)
+		out = append(out, item(name, protocol.CompletionItemKindModule, "MCP server from "+where, name+": ", r))
 	}
 	return out
 }

@@ -9,9 +9,8 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/check"
-	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/promptcount"
-	"github.com/icm-tool/icm/server/internal/tools"
+	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -40,26 +39,20 @@ type listFailure struct {
 // them (exact with the model's own files when they are on this machine;
 // the tool definitions the catalog has listed), once per analysis, so a
 // hover only reads the result.
-func (st *wsState) countStages(ctx context.Context, ws *workspace.Workspace, rep *check.Report) map[string]*promptcount.Stage {
+func (st *wsState) countStages(ctx context.Context, sess *session.Session, ws *workspace.Workspace, rep *check.Report) map[string]*promptcount.Stage {
 	// The server is asked at most once here (/api/tags, to match the
 	// local files' digest); a server that hangs must not hold up the
 	// diagnostics, so the whole count is bounded.
 	ctx, cancel := context.WithTimeout(ctx, countTimeout)
 	defer cancel()
-	client, _, err := st.client(ws, llm.WithModelFiles(st.s.modelFiles))
-	if err != nil {
-		client = nil
-	}
-	_, override := st.editorModel()
-	counter := &promptcount.Counter{Client: client, Memo: &st.countMemo}
 	out := map[string]*promptcount.Stage{}
 	for _, stage := range ws.Stages {
 		sr := rep.Stage(stage.Name)
 		if sr == nil || sr.Contract == nil || sr.Context == nil {
 			continue
 		}
-		call := promptcount.CallOf(ctx, ws.Config.Model, sr.Contract, override, st.countTools)
-		n, err := counter.Stage(ctx, ws, stage, sr.Contract, assemble.Options{AllowMissing: true, ProducedBy: rep.ProducedBy}, call)
+		n, err := sess.CountStage(ctx, ws, stage, sr.Contract, assemble.Options{AllowMissing: true, ProducedBy: rep.ProducedBy},
+			&st.countMemo, st.countTools)
 		if err != nil {
 			st.s.log.Info("unable to count the stage", "stage", stage.Name, "err", err)
 			continue
@@ -69,23 +62,20 @@ func (st *wsState) countStages(ctx context.Context, ws *workspace.Workspace, rep
 	return out
 }
 
-// editorModel is the model server and model the editor's settings name
-// ("" for each left to the workspace's config).
-func (st *wsState) editorModel() (host, model string) {
-	set := st.s.currentSettings()
-	return set.OllamaHost, set.Model
-}
-
 // countTools is the counts' tool lister: it never waits. A listing the
-// catalog has is used; a server not listed yet (or whose listing failed
+// session has is used; a server not listed yet (or whose listing failed
 // a while ago) is listed in the background, and its arrival brings a new
 // analysis; until then the count leaves the server out and says why.
-func (st *wsState) countTools(ctx context.Context, server string) ([]tools.ToolInfo, error) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if infos, ok := st.listed[server]; ok {
+func (st *wsState) countTools(_ context.Context, server string) ([]session.ToolInfo, error) {
+	sess, err := st.session()
+	if err != nil {
+		return nil, err
+	}
+	if infos, ok := sess.Listing(server); ok {
 		return infos, nil
 	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	f, failed := st.unlisted[server]
 	if st.listing[server] || (failed && time.Since(f.at) < relistAfter) {
 		if failed {

@@ -144,11 +144,10 @@ func (s *Server) dispatch(ctx context.Context, req *jsonrpc2.Request) {
 		s.replyError(req.ID, codeRequestCancelled, fmt.Sprintf("%s was cancelled", req.Method))
 	case err != nil:
 		var rpcErr *jsonrpc2.Error
-		if errors.As(err, &rpcErr) {
-			s.replyError(req.ID, rpcErr.Code, rpcErr.Message)
-		} else {
-			s.replyError(req.ID, codeRequestFailed, err.Error())
+		if !errors.As(err, &rpcErr) {
+			rpcErr = faultReply(err)
 		}
+		s.reply(req.ID, rpcErr)
 	default:
 		if c := s.conn.Load(); c != nil {
 			if err := c.Reply(s.ctx, req.ID, result); err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
@@ -170,11 +169,16 @@ func (s *Server) ctxOf(gctx *glsp.Context) context.Context {
 
 // replyError answers a request with an error.
 func (s *Server) replyError(id jsonrpc2.ID, code int64, msg string) {
+	s.reply(id, &jsonrpc2.Error{Code: code, Message: msg})
+}
+
+// reply answers a request with an error reply as it is, data included.
+func (s *Server) reply(id jsonrpc2.ID, e *jsonrpc2.Error) {
 	c := s.conn.Load()
 	if c == nil {
 		return
 	}
-	if err := c.ReplyWithError(s.ctx, id, &jsonrpc2.Error{Code: code, Message: msg}); err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
+	if err := c.ReplyWithError(s.ctx, id, e); err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
 		s.log.Warn("unable to send an error reply", "err", err)
 	}
 }

@@ -15,8 +15,8 @@ import (
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/promptcount"
+	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/tokens"
-	"github.com/icm-tool/icm/server/internal/tools"
 )
 
 // previewLines is how many lines of a file or a context part a hover shows.
@@ -81,7 +81,7 @@ func (s *Server) stageHover(dc *docContext, a *analysis) string {
 		total = n.First.Tokens
 		fmt.Fprintf(&b, "First call: %s\n\n", countLine(n))
 	}
-	_, model := dc.st.modelSettings(dc.ws)
+	model := dc.st.modelName()
 	b.WriteString(windowLine(total, a.window, model))
 	if sr.Items >= 0 {
 		fmt.Fprintf(&b, "\n\nFor each: runs %d times, once per item, each with the item added to the user part.", sr.Items)
@@ -103,8 +103,8 @@ func windowLine(total, window int, model string) string {
 	switch {
 	case window <= 0:
 		return fmt.Sprintf("Context window of %s: unknown (the model server did not answer).", model)
-	case total+answerRoom > window:
-		return fmt.Sprintf("⚠ **Does not fit**: %s has a %d-token window; this context needs %d plus at least %d for the answer. Section-scope or trim the inputs.", model, window, total, answerRoom)
+	case total+session.AnswerRoom > window:
+		return fmt.Sprintf("⚠ **Does not fit**: %s has a %d-token window; this context needs %d plus at least %d for the answer. Section-scope or trim the inputs.", model, window, total, session.AnswerRoom)
 	default:
 		return fmt.Sprintf("Fits the %d-token window of %s, leaving %d tokens for the answer.", window, model, window-total)
 	}
@@ -264,13 +264,13 @@ func toolHover(ctx context.Context, dc *docContext, server, name string) string 
 
 // serverHover lists a server's tools.
 func serverHover(ctx context.Context, dc *docContext, server string) string {
-	reg := dc.st.registry()
-	cfg, ok := reg[server]
+	_, location := dc.st.servers()
+	where, ok := location(server)
 	if !ok {
 		return fmt.Sprintf("**%s**: not configured. Add `[mcp.servers.%s]` to config.toml.", server, server)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "**%s** · MCP server from %s\n\n", server, cfg.Location())
+	fmt.Fprintf(&b, "**%s** · MCP server from %s\n\n", server, where)
 	infos, err := dc.st.toolsOf(ctx, server)
 	if err != nil {
 		fmt.Fprintf(&b, "Unable to list its tools: %v", err)
@@ -282,7 +282,7 @@ func serverHover(ctx context.Context, dc *docContext, server string) string {
 	return b.String()
 }
 
-func describeTool(t tools.ToolInfo) string {
+func describeTool(t session.ToolInfo) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s: %s** · the model calls it `%s`\n\n", t.Server, t.Name, t.Exposed)
 	if t.Description != "" {

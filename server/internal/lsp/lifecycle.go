@@ -99,7 +99,7 @@ func (s *Server) initialize(_ *glsp.Context, p *protocol.InitializeParams) (any,
 	s.mu.Lock()
 	s.caps = p.Capabilities
 	s.folders = folders
-	s.settings = mergeSettings(s.settings, p.InitializationOptions)
+	s.settings = readSettings(s.settings, p.InitializationOptions)
 	s.initialized = true
 	s.mu.Unlock()
 	version := s.opts.Version
@@ -154,7 +154,7 @@ func (s *Server) didChangeFolders(_ *glsp.Context, p *protocol.DidChangeWorkspac
 
 func (s *Server) didChangeConfiguration(_ *glsp.Context, p *protocol.DidChangeConfigurationParams) error {
 	s.mu.Lock()
-	s.settings = mergeSettings(s.settings, p.Settings)
+	s.settings = readSettings(s.settings, p.Settings)
 	s.mu.Unlock()
 	for _, st := range s.wss.all() {
 		st.touch(true)

@@ -2,6 +2,7 @@ package lsp_test
 
 import (
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -204,8 +205,19 @@ func TestApproveRefusesFailedVerify(t *testing.T) {
 		t.Errorf("runFinished = %+v, want verifyFailed", f)
 	}
 	_, err := s.ExecuteCommand("icm.approveStage", map[string]any{"workspace": s.dir, "stage": "01-scope"})
-	if err == nil || !strings.HasPrefix(strings.TrimPrefix(err.Error(), "jsonrpc2: code -32803 message: "), "verify-failed:") {
-		t.Errorf("approve = %v, want a verify-failed error", err)
+	re, ok := lsptest.AsReplyError(err)
+	var data struct {
+		Kind    string
+		Actions []struct{ ID, Stage string }
+	}
+	if !ok || re.Code != -32803 || json.Unmarshal(re.Data, &data) != nil || data.Kind != "verify-failed" {
+		t.Fatalf("approve = %v (data %s), want a verify-failed error", err, re.Data)
+	}
+	if n := len(data.Actions); n == 0 || data.Actions[n-1].ID != "approve-anyway" || data.Actions[n-1].Stage != "01-scope" {
+		t.Errorf("actions = %+v, want approve-anyway last", data.Actions)
+	}
+	if strings.Contains(re.Message, "--force") || strings.Contains(string(re.Data), "--force") {
+		t.Errorf("an editor error names a CLI flag: %s %s", re.Message, re.Data)
 	}
 	if _, err := s.ExecuteCommand("icm.approveStage", map[string]any{"workspace": s.dir, "stage": "01-scope", "force": true}); err != nil {
 		t.Errorf("forced approve: %v", err)
@@ -231,5 +243,44 @@ func stageIs(stage, status string) func(json.RawMessage) bool {
 			}
 		}
 		return false
+	}
+}
+
+// TestRunFailureCarriesItsFixes: a run that cannot reach the model server
+// ends with a runFinished whose error says so by kind, with the hint and
+// the fixes, so the editor offers buttons instead of a raw message.
+func TestRunFailureCarriesItsFixes(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + l.Addr().String()
+	l.Close()
+	s := newSession(t, func(c *lsptest.Config) { c.InitOptions = map[string]any{"ollamaHost": down} })
+	if _, err := s.ExecuteCommand("icm.runStage", map[string]any{"workspace": s.dir, "stage": "01-scope"}); err != nil {
+		t.Fatal(err)
+	}
+	raw := s.AwaitNotification("icm/runFinished", "the run ends", nil)
+	var f struct {
+		OK      bool
+		Stage   string
+		Message string
+		Error   *struct {
+			Kind, Hint string
+			Actions    []struct{ ID, Command, URL, Setting string }
+		}
+	}
+	if err := json.Unmarshal(raw, &f); err != nil {
+		t.Fatal(err)
+	}
+	if f.OK || f.Error == nil || f.Error.Kind != "model-unreachable" || !strings.Contains(f.Error.Hint, down) {
+		t.Fatalf("runFinished = %s", raw)
+	}
+	if strings.HasPrefix(f.Message, "failed:") || !strings.Contains(f.Message, "no model server at") {
+		t.Errorf("message %q", f.Message)
+	}
+	if len(f.Error.Actions) != 2 || f.Error.Actions[0].ID != "start-server" || f.Error.Actions[0].Command != "ollama serve" ||
+		f.Error.Actions[1].ID != "set-server" || f.Error.Actions[1].Setting != "ollamaHost" {
+		t.Errorf("actions = %+v", f.Error.Actions)
 	}
 }

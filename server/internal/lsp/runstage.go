@@ -4,18 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"sort"
-	"strings"
-	"time"
 
-	"github.com/icm-tool/icm/server/internal/codecheck"
-	"github.com/icm-tool/icm/server/internal/telemetry"
-	"github.com/icm-tool/icm/server/internal/toolbox"
-	"github.com/icm-tool/icm/server/internal/tools"
+	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/workflow"
-	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 // runRequest is what a run command asks for.
@@ -35,66 +28,37 @@ type runFinished struct {
 	Message      string   `json:"message"`
 	Outputs      []string `json:"outputs"`
 	VerifyFailed bool     `json:"verifyFailed"`
+	// Error describes a failed run as an error reply's data does, so the
+	// client offers the same fixes.
+	Error *errorData `json:"error,omitempty"`
 }
 
-// tracing adds the OTLP exporter to a run's progress when the server's
-// environment names an endpoint (OTEL_EXPORTER_OTLP_ENDPOINT), as `icm run`
-// does; flush sends what is left when the run is over. A bad setting is
-// logged: tracing never stops a run.
-func (r *runs) tracing(ctx context.Context, ws *workspace.Workspace, progress func(workflow.Event)) (func(workflow.Event), func()) {
-	x, err := telemetry.FromEnv(ctx, r.s.getenv, telemetry.Options{ServiceVersion: r.s.opts.Version})
-	if err != nil {
-		r.s.log.Warn("traces are not exported", "err", err)
-	}
-	if x == nil {
-		return progress, func() {}
-	}
-	return telemetry.Tee(progress, x.Observe(telemetry.RunInfo{Workspace: ws.Root, Provider: ws.Config.Model.Provider})), func() {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if err := x.Shutdown(sctx); err != nil {
-			r.s.log.Warn("traces were not all sent", "err", err)
-		}
-	}
-}
-
-// start begins a run of the workflow engine (the code behind `icm run`) on
-// a goroutine and returns its id at once. Progress goes to the client as
-// $/progress; every stage's end as icm/runFinished.
+// start begins a run (the code behind `icm run`, through a session of its
+// own) on a goroutine and returns its id at once. Progress goes to the
+// client as $/progress; every stage's end as icm/runFinished.
 func (r *runs) start(st *wsState, req runRequest) (string, error) {
-	ws, err := workspace.Open(st.root, workspace.DiskFiles{})
+	sess, err := st.openSession()
 	if err != nil {
 		return "", err
 	}
-	client, _, err := st.client(ws)
-	if err != nil {
-		return "", err
-	}
-	set := r.s.currentSettings()
-	reg := st.registry()
 	ctx, cancel := context.WithCancel(r.s.ctx)
 	a := &activeRun{cancel: cancel}
 	rp := &runProgress{s: r.s, st: st, run: a, tools: map[string]int{}}
-	progress, flush := r.tracing(ctx, ws, rp.event)
-	eng, err := workflow.New(ws, workflow.Options{
-		Client: client, Model: set.Model, Gate: set.Gate, Stage: req.stage, All: req.all, Force: req.force,
-		Servers: toolbox.Names(reg), Tools: toolbox.Opener(reg, tools.DefaultOptions(ws.Root, ws.Config)), Progress: progress,
-		// code-blocks Verify checks run in this binary's sandbox, as with `icm run`.
-		CodeBlocks: &codecheck.Checker{},
-	})
+	run, err := sess.NewRun(session.RunRequest{Stage: req.stage, All: req.all, Force: req.force}, rp.event)
 	if err != nil {
 		cancel()
-		flush()
+		sess.Close()
 		return "", err
 	}
-	a.id = eng.RunID()
+	a.id = run.ID()
 	a.token = "icm-run-" + a.id
 	a.info = RunningInfo{Stage: req.stage, RunID: a.id}
 	r.mu.Lock()
 	if cur, busy := r.active[st.root]; busy {
 		r.mu.Unlock()
 		cancel()
-		return "", fmt.Errorf("a run is already going in %s (stage %s, run %s); cancel it with icm.cancel or wait", st.root, cur.info.Stage, cur.id)
+		sess.Close()
+		return "", fault.Busy(fmt.Sprintf("a run is already going in %s (stage %s, run %s)", st.root, cur.info.Stage, cur.id))
 	}
 	r.active[st.root] = a
 	r.wg.Add(1)
@@ -102,14 +66,14 @@ func (r *runs) start(st *wsState, req runRequest) (string, error) {
 	go func() {
 		defer r.wg.Done()
 		defer cancel()
-		defer flush()
+		defer sess.Close()
 		defer r.s.recoverLog("run " + a.id)
 		title := "icm: running " + filepath.Base(st.root)
 		if req.stage != "" {
 			title = "icm: running " + req.stage
 		}
 		rp.p = r.s.beginProgress(ctx, a.token, title, "starting")
-		sum, err := eng.Run(ctx)
+		sum, err := run.Execute(ctx)
 		r.mu.Lock()
 		delete(r.active, st.root)
 		cancelled := a.cancelled || errors.Is(err, context.Canceled)
@@ -123,11 +87,20 @@ func (r *runs) start(st *wsState, req runRequest) (string, error) {
 		case sum != nil:
 			msg = sum.Next.Message
 		}
-		if !rp.finishedAny || (err != nil && !rp.reportedErr) {
+		if !rp.finishedAny || err != nil {
 			// No stage reported its end (nothing to run, the lock was held,
-			// the contract was invalid): say how the run ended.
-			r.s.sendRunFinished(runFinished{Workspace: st.root, Stage: a.info.Stage, RunID: a.id, OK: err == nil && !cancelled,
-				Cancelled: cancelled, Message: msg, Outputs: []string{}})
+			// the contract was invalid), or one failed: say how the run
+			// ended, with the error's fixes.
+			f := runFinished{Workspace: st.root, Stage: a.info.Stage, RunID: a.id, OK: err == nil && !cancelled,
+				Cancelled: cancelled, Message: msg, Outputs: []string{}}
+			if rp.failed != nil {
+				f = *rp.failed
+				f.Message, f.Cancelled = msg, cancelled
+			}
+			if err != nil {
+				f.Error = dataOf(fault.From(err))
+			}
+			r.s.sendRunFinished(f)
 		}
 		rp.p.end(msg)
 		st.touch(false)
@@ -144,7 +117,9 @@ type runProgress struct {
 	p           *progress
 	tools       map[string]int // tool calls per stage
 	finishedAny bool
-	reportedErr bool
+	// failed is the end of the stage that failed, sent with the run's
+	// error once the run returns it.
+	failed *runFinished
 }
 
 func (rp *runProgress) event(ev workflow.Event) {
@@ -176,7 +151,6 @@ func (rp *runProgress) event(ev workflow.Event) {
 		rp.report(ev.Stage+": "+ev.Message, -1)
 	case workflow.EventStageEnd:
 		rp.finishedAny = true
-		rp.reportedErr = rp.reportedErr || ev.Err != ""
 		outs := make([]string, 0, len(ev.Outputs))
 		for _, o := range ev.Outputs {
 			outs = append(outs, filepath.Join(root, filepath.FromSlash(o)))
@@ -185,8 +159,13 @@ func (rp *runProgress) event(ev workflow.Event) {
 		for _, v := range ev.Verify {
 			failed = failed || !v.OK
 		}
-		rp.s.sendRunFinished(runFinished{Workspace: root, Stage: ev.Stage, RunID: ev.RunID, OK: ev.Err == "",
-			Cancelled: errors.Is(rp.s.ctxErr(), context.Canceled) || rp.cancelled(), Message: ev.Message, Outputs: outs, VerifyFailed: failed})
+		f := runFinished{Workspace: root, Stage: ev.Stage, RunID: ev.RunID, OK: ev.Err == "",
+			Cancelled: errors.Is(rp.s.ctxErr(), context.Canceled) || rp.cancelled(), Message: ev.Message, Outputs: outs, VerifyFailed: failed}
+		if ev.Err != "" {
+			rp.failed = &f // sent with the run's error
+		} else {
+			rp.s.sendRunFinished(f)
+		}
 		rp.s.statusMayHaveChanged(rp.st)
 	}
 }
@@ -218,82 +197,3 @@ func (s *Server) sendRunFinished(f runFinished) {
 
 // ctxErr is the connection context's error.
 func (s *Server) ctxErr() error { return s.ctx.Err() }
-
-// approve records approval of a stage (the code behind `icm approve`).
-// When Verify checks failed and force is not set, the error's message
-// starts "verify-failed:" so clients can offer to force it.
-func (s *Server) approve(_ context.Context, st *wsState, stage string, force bool) error {
-	ws, err := workspace.Open(st.root, workspace.DiskFiles{})
-	if err != nil {
-		return err
-	}
-	_, err = workflow.Approve(ws, stage, workflow.ApproveOptions{Force: force, Model: s.currentSettings().Model, CodeBlocks: &codecheck.Checker{}})
-	if err != nil {
-		if errors.Is(err, workflow.ErrVerifyFailed) && !strings.HasPrefix(err.Error(), workflow.ErrVerifyFailed.Error()+":") {
-			return fmt.Errorf("%s: %w", workflow.ErrVerifyFailed.Error(), err)
-		}
-		return err
-	}
-	st.touch(false)
-	s.statusMayHaveChanged(st)
-	return nil
-}
-
-// outputInfo is one output file in icm.outputs.
-type outputInfo struct {
-	Path   string `json:"path"`
-	Exists bool   `json:"exists"`
-}
-
-// previousOutput is one kept version in icm.outputs.
-type previousOutput struct {
-	Path  string `json:"path"`
-	RunID string `json:"runId"`
-	Time  string `json:"time"`
-}
-
-// outputs lists a stage's current outputs and the versions kept in
-// history/versions/<stage>/, newest first.
-func (s *Server) outputs(st *wsState, stage string) (any, error) {
-	ws, err := workspace.Open(st.root, workspace.DiskFiles{})
-	if err != nil {
-		return nil, err
-	}
-	stg, err := ws.Stage(stage)
-	if err != nil {
-		return nil, err
-	}
-	src, err := ws.Files.ReadFile(stg.Contract)
-	if err != nil {
-		return nil, fmt.Errorf("unable to read %s: %w", stg.ContractRel(), err)
-	}
-	c := parseContract(stg.Contract, src)
-	cur := []outputInfo{}
-	for _, o := range c.Outputs {
-		if o.Templated {
-			continue
-		}
-		abs, err := ws.Resolve(stg.Dir, o.Path)
-		if err != nil {
-			continue
-		}
-		_, statErr := os.Stat(abs)
-		cur = append(cur, outputInfo{Path: abs, Exists: statErr == nil})
-	}
-	prev := []previousOutput{}
-	versions, err := workflow.Versions(ws, stg.Name)
-	if err != nil {
-		return nil, err
-	}
-	for _, v := range versions {
-		names := make([]string, 0, len(v.Files))
-		for n := range v.Files {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			prev = append(prev, previousOutput{Path: v.Files[n], RunID: v.RunID, Time: v.Time.UTC().Format(time.RFC3339)})
-		}
-	}
-	return map[string]any{"outputs": cur, "previous": prev}, nil
-}

@@ -20,19 +20,22 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/icm-tool/icm/server/internal/ollamamodel"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/icm-tool/icm/server/internal/ollamamodel"
 
 	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/icm-tool/icm/server/internal/document"
-	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/session"
+	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 // Options configure a language server.
@@ -51,16 +54,15 @@ type Options struct {
 	// Self is the icm executable that `command = "icm"` MCP servers run;
 	// empty means this process's executable.
 	Self string
-	// NewClient makes the model client for a server address and model; nil
-	// uses llm.NewOllama.
-	NewClient func(host, model string) (llm.Client, error)
 	// BeforeHandle, when set, runs before every handler with the method's
 	// name and the request's context (tests inject panics and slowness).
 	BeforeHandle func(ctx context.Context, method string)
 }
 
 // Settings are what a client may set in initializationOptions or
-// workspace/didChangeConfiguration ({"settings": {"icm": {...}}}).
+// workspace/didChangeConfiguration ({"settings": {"icm": {...}}}). Each
+// message carries the whole set: a key left out or empty is not set, and
+// the next source decides (session's precedence).
 type Settings struct {
 	OllamaHost string `json:"ollamaHost,omitempty"`
 	Model      string `json:"model,omitempty"`
@@ -199,8 +201,25 @@ func (s *Server) currentSettings() Settings {
 	return s.settings
 }
 
-// mergeSettings reads {"icm": {...}} or the bare object from a client value.
-func mergeSettings(old Settings, v any) Settings {
+// newSession opens a session over ws with the settings in force.
+func (s *Server) newSession(ws *workspace.Workspace) *session.Session {
+	set := s.currentSettings()
+	return session.Open(ws, session.Options{
+		Settings: session.Settings{Model: set.Model, Host: set.OllamaHost, Gate: set.Gate},
+		Getenv:   s.getenv,
+		Self:     s.opts.Self,
+		Version:  s.opts.Version,
+		Warn:     func(msg string) { s.log.Warn(msg) },
+		// One tokenizer cache for the connection: every session counts.
+		ModelFiles: s.modelFiles,
+	})
+}
+
+// readSettings reads {"icm": {...}} or the bare object from a client
+// value. The value replaces the settings: a key it leaves out or sets to
+// "" falls back to config.toml at once. A null value (a client that
+// offers no settings) keeps them.
+func readSettings(old Settings, v any) Settings {
 	if v == nil {
 		return old
 	}
@@ -212,24 +231,15 @@ func mergeSettings(old Settings, v any) Settings {
 		ICM *Settings `json:"icm"`
 	}
 	if json.Unmarshal(raw, &nested) == nil && nested.ICM != nil {
-		return overlay(old, *nested.ICM)
+		return trimmed(*nested.ICM)
 	}
 	var flat Settings
 	if json.Unmarshal(raw, &flat) == nil {
-		return overlay(old, flat)
+		return trimmed(flat)
 	}
 	return old
 }
 
-func overlay(old, n Settings) Settings {
-	if n.OllamaHost != "" {
-		old.OllamaHost = n.OllamaHost
-	}
-	if n.Model != "" {
-		old.Model = n.Model
-	}
-	if n.Gate != "" {
-		old.Gate = n.Gate
-	}
-	return old
+func trimmed(n Settings) Settings {
+	return Settings{OllamaHost: strings.TrimSpace(n.OllamaHost), Model: strings.TrimSpace(n.Model), Gate: strings.TrimSpace(n.Gate)}
 }

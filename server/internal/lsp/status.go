@@ -9,10 +9,7 @@ import (
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
-	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/state"
-	"github.com/icm-tool/icm/server/internal/toolbox"
-	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 // WorkspaceStatus is the result of icm.status and the params of
@@ -55,14 +52,14 @@ const statusRunning = "running"
 // analysis, and marks the stage being run.
 func (s *Server) status(ctx context.Context, st *wsState) WorkspaceStatus {
 	out := WorkspaceStatus{Workspace: st.root, Name: filepath.Base(st.root), Stages: []StageStatus{}}
-	disk, err := workspace.Open(st.root, workspace.DiskFiles{})
+	sess, err := st.openSession()
 	if err != nil {
 		out.Error = err.Error()
 		return out
 	}
-	reg, _ := toolbox.Load(disk, toolbox.Self{})
-	rep := check.Run(disk, check.Options{Servers: toolbox.Names(reg)})
-	p, err := rep.Pipeline(s.currentSettings().Model)
+	defer sess.Close()
+	disk := sess.Workspace()
+	p, rep, err := sess.Status()
 	if err != nil {
 		out.Error = err.Error()
 		return out

@@ -8,9 +8,8 @@ import (
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
-	"github.com/icm-tool/icm/server/internal/config"
+	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/state"
-	"github.com/icm-tool/icm/server/internal/tools"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -49,9 +48,7 @@ func (s *Server) didChangeWatchedFiles(_ *glsp.Context, p *protocol.DidChangeWat
 		if st == nil || ignoredChange(st.root, path) {
 			continue
 		}
-		base := filepath.Base(path)
-		reopen := ev.Type != protocol.FileChangeTypeChanged || isContract(path) || base == config.FileName ||
-			strings.HasSuffix(path, filepath.FromSlash(tools.VSCodeFile)) || base == tools.PortableFile
+		reopen := ev.Type != protocol.FileChangeTypeChanged || isContract(path) || session.IsServerConfig(path)
 		touched[st] = touched[st] || reopen
 	}
 	for st, reopen := range touched {

@@ -62,7 +62,7 @@ func sampleStages(t *testing.T, model string) []sampleStage {
 			t.Fatal(err)
 		}
 		rep := check.Run(ws, check.Options{})
-		reg, problems := toolbox.Load(ws, toolbox.Self{Path: icmBin})
+		box, problems := toolbox.Load(ws, toolbox.Self{Path: icmBin})
 		if len(problems) > 0 {
 			t.Fatalf("%s: MCP servers: %v", name, problems)
 		}
@@ -74,7 +74,7 @@ func sampleStages(t *testing.T, model string) []sampleStage {
 			}
 			call := promptcount.Call{Model: model, Think: ws.Config.Model.Think}
 			if allow := sr.Contract.Tools.Allowed(); len(allow) > 0 {
-				sess, err := tools.Open(t.Context(), reg, allow, opts)
+				sess, err := tools.Open(t.Context(), box.Registry, allow, opts)
 				if err != nil {
 					t.Fatalf("%s/%s: %v", name, st.Name, err)
 				}

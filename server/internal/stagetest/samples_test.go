@@ -75,11 +75,11 @@ func TestSampleWorkspaceCasesAreGreen(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			reg, _ := toolbox.Load(ws, toolbox.Self{Path: icmBin})
+			box, _ := toolbox.Load(ws, toolbox.Self{Path: icmBin})
 			backend := Backend{
-				Client: client, Self: icmBin, Servers: toolbox.Names(reg), CodeBlocks: &codecheck.Checker{},
+				Client: client, Self: icmBin, Servers: box.Names(), CodeBlocks: &codecheck.Checker{},
 				Tools: func(root string) workflow.ToolOpener {
-					return toolbox.Opener(reg, tools.DefaultOptions(root, ws.Config))
+					return box.Opener(tools.DefaultOptions(root, ws.Config))
 				},
 			}
 			res := New(ws, backend, Options{Parallel: 3}).Run(context.Background(), sel)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/icm-tool/icm/server/internal/fault"
 )
 
 // Lock is the run lock of a workspace: an OS file lock that frees itself
@@ -31,10 +33,8 @@ func (e *LockedError) Error() string {
 	return s
 }
 
-// Hint says what to do.
-func (e *LockedError) Hint() string {
-	return "wait for it to finish, or stop it (Ctrl-C, or `icm cancel` from the editor); the lock frees itself when that process ends"
-}
+// Fault says what to do: wait for the run or stop it.
+func (e *LockedError) Fault() *fault.Error { return fault.Busy(e.Error()) }
 
 type holder struct {
 	PID     int       `json:"pid"`

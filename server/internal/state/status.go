@@ -111,6 +111,9 @@ func Derive(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract, 
 			s.Reason = "changed since the last run: " + strings.Join(s.Changed, ", ")
 		case rec.Settings != "" && rec.Settings != settings.Hash():
 			s.Status, s.Reason = Stale, "the model settings changed since the last run"
+			if now := settings.Model(); rec.Model != "" && rec.Model != now {
+				s.Reason = fmt.Sprintf("the model changed since the last run (it ran with %s, the settings now say %s)", rec.Model, orNone(now))
+			}
 		case !present:
 			s.Status, s.Reason = Pending, "outputs are missing; run the stage again"
 		case approved:
@@ -178,4 +181,11 @@ func changedKeys(before, now map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }

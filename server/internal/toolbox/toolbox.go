@@ -25,39 +25,82 @@ type Self struct {
 	// Path is the icm executable; "" means os.Executable.
 	Path string
 	// Env is added to the environment of icm's own servers where their
-	// entry does not set the variable: the model host the run uses
-	// (OLLAMA_HOST, for summarize and extract) and the SearXNG URL. Stdio
-	// servers otherwise get a minimal environment.
+	// entry does not set the variable (the SearXNG URL, API key
+	// variables). Stdio servers otherwise get a minimal environment.
 	Env map[string]string
+}
+
+// Box is a workspace's MCP servers ready to start: entries with
+// `command = "icm"` run this executable and get the stage's environment.
+type Box struct {
+	// Registry is every server, icm's own pointed at the executable and
+	// given Self.Env.
+	Registry tools.Registry
+	// base is Self.Env; own holds the environment icm's own entries set
+	// themselves, by name (it wins over everything).
+	base map[string]string
+	own  map[string]map[string]string
 }
 
 // Load reads the workspace's MCP servers and points `icm` commands at
 // this executable.
-func Load(ws *workspace.Workspace, self Self) (tools.Registry, []tools.Problem) {
+func Load(ws *workspace.Workspace, self Self) (*Box, []tools.Problem) {
 	reg, problems := tools.LoadServers(ws.Root, ws.Config)
 	if self.Path == "" {
 		if exe, err := os.Executable(); err == nil {
 			self.Path = exe
 		}
 	}
+	b := &Box{Registry: reg, base: self.Env, own: map[string]map[string]string{}}
 	for name, s := range reg {
 		if s.Command != SelfCommand || self.Path == "" {
 			continue
 		}
+		b.own[name] = s.Env
 		s.Command = self.Path
-		env := map[string]string{}
-		for k, v := range self.Env {
+		s.Env = withOwn(overlay(self.Env), s.Env)
+		reg[name] = s
+	}
+	return b, problems
+}
+
+// withOwn sets an entry's own variables over env, empty ones included:
+// the workspace's entry has the last word.
+func withOwn(env, own map[string]string) map[string]string {
+	for k, v := range own {
+		env[k] = v
+	}
+	return env
+}
+
+// overlay returns the non-empty values of the maps, later ones winning.
+func overlay(maps ...map[string]string) map[string]string {
+	env := map[string]string{}
+	for _, m := range maps {
+		for k, v := range m {
 			if v != "" {
 				env[k] = v
 			}
 		}
-		for k, v := range s.Env {
-			env[k] = v
-		}
-		s.Env = env
-		reg[name] = s
 	}
-	return reg, problems
+	return env
+}
+
+// With returns the registry with env laid over Self.Env for icm's own
+// servers (what their entries set still wins): what a stage's tools are
+// started with.
+func (b *Box) With(env map[string]string) tools.Registry {
+	if len(env) == 0 {
+		return b.Registry
+	}
+	out := make(tools.Registry, len(b.Registry))
+	for name, s := range b.Registry {
+		if own, ok := b.own[name]; ok {
+			s.Env = withOwn(overlay(b.base, env), own)
+		}
+		out[name] = s
+	}
+	return out
 }
 
 // SelfEnv is the environment icm passes on to its own servers, read
@@ -89,19 +132,19 @@ func KeyVars(m config.Model) []string {
 	return out
 }
 
-// Names returns the server names of a registry.
-func Names(reg tools.Registry) map[string]bool {
-	out := make(map[string]bool, len(reg))
-	for name := range reg {
+// Names returns the server names.
+func (b *Box) Names() map[string]bool {
+	out := make(map[string]bool, len(b.Registry))
+	for name := range b.Registry {
 		out[name] = true
 	}
 	return out
 }
 
 // Opener returns the engine's way of starting a stage's tools.
-func Opener(reg tools.Registry, opts tools.Options) workflow.ToolOpener {
-	return func(ctx context.Context, allow map[string][]string) (workflow.ToolSession, error) {
-		s, err := tools.Open(ctx, reg, allow, opts)
+func (b *Box) Opener(opts tools.Options) workflow.ToolOpener {
+	return func(ctx context.Context, req workflow.ToolRequest) (workflow.ToolSession, error) {
+		s, err := tools.Open(ctx, b.With(req.Env), req.Allow, opts)
 		if err != nil {
 			return nil, err
 		}

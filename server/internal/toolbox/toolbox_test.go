@@ -24,10 +24,11 @@ command = "other-server"
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, problems := Load(ws, Self{Path: "/opt/icm/bin/icm", Env: map[string]string{"OLLAMA_HOST": "http://127.0.0.1:2", "SEARXNG_URL": "http://ignored", "ICM_MODEL": ""}})
+	box, problems := Load(ws, Self{Path: "/opt/icm/bin/icm", Env: map[string]string{"OLLAMA_HOST": "http://127.0.0.1:2", "SEARXNG_URL": "http://ignored", "ICM_MODEL": ""}})
 	if len(problems) != 0 {
 		t.Fatalf("problems: %v", problems)
 	}
+	reg := box.Registry
 	s := reg["search-server"]
 	if s.Command != "/opt/icm/bin/icm" {
 		t.Errorf("icm command = %q", s.Command)
@@ -41,7 +42,7 @@ command = "other-server"
 	if o := reg["other"]; o.Command != "other-server" || len(o.Env) != 0 {
 		t.Errorf("a third-party server was changed: %+v", o)
 	}
-	if n := Names(reg); !n["search-server"] || !n["other"] || len(n) != 2 {
+	if n := box.Names(); !n["search-server"] || !n["other"] || len(n) != 2 {
 		t.Errorf("names = %v", n)
 	}
 }
@@ -51,5 +52,41 @@ func TestSelfEnvPassesOnlyKnownVariables(t *testing.T) {
 	got := SelfEnv(func(k string) string { return env[k] })
 	if got["OLLAMA_HOST"] != "h" || got["SEARXNG_URL"] != "u" || got["SECRET_TOKEN"] != "" || len(got) != 2 {
 		t.Errorf("SelfEnv = %v", got)
+	}
+}
+
+func TestStageEnvironmentWinsOverInheritedButNotOverTheEntry(t *testing.T) {
+	dir := wstest.Copy(t, "course-research")
+	os.WriteFile(filepath.Join(dir, "config.toml"), []byte(`
+[mcp.servers.browser]
+command = "icm"
+args = ["mcp", "browser"]
+
+[mcp.servers.pinned]
+command = "icm"
+args = ["mcp", "browser"]
+env = { ICM_MODEL = "pinned-model" }
+
+[mcp.servers.other]
+command = "other-server"
+`), 0o644)
+	ws, err := workspace.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// ICM_MODEL=a in the environment; the stage runs on b.
+	box, _ := Load(ws, Self{Path: "/opt/icm", Env: map[string]string{"ICM_MODEL": "a", "SEARXNG_URL": "http://s"}})
+	reg := box.With(map[string]string{"ICM_MODEL": "b", "OLLAMA_HOST": "http://h"})
+	if e := reg["browser"].Env; e["ICM_MODEL"] != "b" || e["OLLAMA_HOST"] != "http://h" || e["SEARXNG_URL"] != "http://s" {
+		t.Errorf("browser env = %v: the stage's model and host must win over inherited values, the rest be kept", e)
+	}
+	if e := reg["pinned"].Env; e["ICM_MODEL"] != "pinned-model" {
+		t.Errorf("pinned env = %v: the entry's own value must win", e)
+	}
+	if e := reg["other"].Env; len(e) != 0 {
+		t.Errorf("a third-party server got %v", e)
+	}
+	if box.Registry["browser"].Env["ICM_MODEL"] != "a" {
+		t.Error("With changed the box's own registry")
 	}
 }

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/verify"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -34,6 +35,12 @@ type ApproveOptions struct {
 // Approve records that a person accepts a stage's outputs as they are now:
 // the approval holds their hashes, so any later edit needs approving again.
 func Approve(ws *workspace.Workspace, name string, opts ApproveOptions) (*state.Approval, error) {
+	return ApproveContext(context.Background(), ws, name, opts)
+}
+
+// ApproveContext is Approve with a context for the Verify checks it runs
+// again (a code-blocks check may take seconds).
+func ApproveContext(ctx context.Context, ws *workspace.Workspace, name string, opts ApproveOptions) (*state.Approval, error) {
 	st, err := ws.Stage(name)
 	if err != nil {
 		return nil, err
@@ -49,52 +56,78 @@ func Approve(ws *workspace.Workspace, name string, opts ApproveOptions) (*state.
 	}
 	switch s.Status {
 	case state.Pending:
-		return nil, fmt.Errorf("stage %s has no output to approve yet; run it first", st.Name)
+		return nil, fault.NeverRun(st.Name)
 	case state.Approved:
 		return s.Approval, nil
 	case state.Failed:
 		if !opts.Force {
-			return nil, fmt.Errorf("stage %s: its last run failed (%s); run it again, or approve the outputs on disk with --force", st.Name, s.Reason)
+			return nil, fault.LastRunFailed(st.Name, s.Reason)
 		}
 	case state.Stale:
 		if !opts.Force {
-			return nil, fmt.Errorf("stage %s is stale (%s); run it again, or approve as it is with --force", st.Name, s.Reason)
+			return nil, fault.StaleStage(st.Name, s.Reason)
 		}
 	}
 	if len(c.Verify) > 0 && !opts.Force {
-		// Check the outputs as they are now: a person may have fixed them.
-		var outs []verify.Output
-		for rel, h := range s.Outputs {
-			if h != state.Missing {
-				outs = append(outs, verify.Output{Rel: rel, Abs: ws.Abs(rel)})
-			}
-		}
-		sort.Slice(outs, func(i, j int) bool { return outs[i].Rel < outs[j].Rel })
-		env := verify.Env{
-			StageDir: st.Dir, Workspace: ws.Root, Stage: st.Name, CodeBlocks: opts.CodeBlocks,
-			Resolve: func(p string) (string, error) { return ws.Resolve(st.Dir, p) },
-		}
-		if s.Record != nil {
-			// The URLs the last run's tools returned still decide what
-			// the output may cite.
-			env.Provenance = verify.ProvenanceOf(s.Record.Sources)
-		}
-		results := verify.Run(context.Background(), c.Verify, outs, env)
-		var msgs []string
-		for _, v := range results {
-			for _, f := range v.Findings {
-				loc := f.File
-				if f.Line > 0 {
-					loc = fmt.Sprintf("%s:%d", f.File, f.Line)
-				}
-				msgs = append(msgs, loc+": "+f.Message)
-			}
-		}
-		if len(msgs) > 0 {
-			return nil, fmt.Errorf("%w: stage %s has failing Verify checks: %s; fix the output or pass --force", ErrVerifyFailed, st.Name, strings.Join(msgs, "; "))
+		if err := reverify(ctx, ws, st, c, s, opts.CodeBlocks); err != nil {
+			return nil, err
 		}
 	}
 	return writeApproval(st, s, opts)
+}
+
+// reverify runs the Verify checks on the outputs as they are now (a
+// person may have fixed them) and refuses with every finding when any
+// check fails.
+func reverify(ctx context.Context, ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract, s *state.StageState, code verify.CodeChecker) error {
+	var outs []verify.Output
+	for rel, h := range s.Outputs {
+		if h != state.Missing {
+			outs = append(outs, verify.Output{Rel: rel, Abs: ws.Abs(rel)})
+		}
+	}
+	sort.Slice(outs, func(i, j int) bool { return outs[i].Rel < outs[j].Rel })
+	env := verify.Env{
+		StageDir: st.Dir, Workspace: ws.Root, Stage: st.Name, CodeBlocks: code,
+		Resolve: func(p string) (string, error) { return ws.Resolve(st.Dir, p) },
+	}
+	if s.Record != nil {
+		// The URLs the last run's tools returned still decide what the
+		// output may cite.
+		env.Provenance = verify.ProvenanceOf(s.Record.Sources)
+	}
+	results := verify.Run(ctx, c.Verify, outs, env)
+	var msgs []string
+	file, line := "", 0
+	for _, v := range results {
+		for _, f := range v.Findings {
+			loc := f.File
+			if f.Line > 0 {
+				loc = fmt.Sprintf("%s:%d", f.File, f.Line)
+			}
+			if file == "" {
+				if file = findingPath(ws, f.File); file != "" {
+					line = f.Line
+				}
+			}
+			msgs = append(msgs, loc+": "+f.Message)
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return fault.VerifyFails(st.Name, msgs, file, line).Because(ErrVerifyFailed)
+}
+
+// findingPath returns the file a Verify finding is about as an absolute
+// path, or "" when the finding is about the stage rather than a file
+// (findings name outputs by workspace-relative path, the stage by name).
+func findingPath(ws *workspace.Workspace, file string) string {
+	abs := ws.Abs(file)
+	if _, err := os.Stat(abs); err != nil {
+		return ""
+	}
+	return abs
 }
 
 func writeApproval(st *workspace.Stage, s *state.StageState, opts ApproveOptions) (*state.Approval, error) {

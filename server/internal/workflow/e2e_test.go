@@ -96,10 +96,10 @@ func (h *harness) ws() *workspace.Workspace {
 func (h *harness) run(opts workflow.Options) (*workflow.Summary, error) {
 	h.t.Helper()
 	ws := h.ws()
-	reg, _ := toolbox.Load(ws, toolbox.Self{Path: icmBin})
+	box, _ := toolbox.Load(ws, toolbox.Self{Path: icmBin})
 	opts.Client = h.client
-	opts.Tools = toolbox.Opener(reg, tools.DefaultOptions(ws.Root, ws.Config))
-	opts.Servers = toolbox.Names(reg)
+	opts.Tools = box.Opener(tools.DefaultOptions(ws.Root, ws.Config))
+	opts.Servers = box.Names()
 	opts.Progress = func(e workflow.Event) { h.events = append(h.events, e) }
 	eng, err := workflow.New(ws, opts)
 	if err != nil {

@@ -13,12 +13,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/agent"
 	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/verify"
@@ -37,9 +37,18 @@ type ToolSession interface {
 	Close() error
 }
 
-// ToolOpener starts the MCP servers a stage names, allowing only the listed
-// tools (server -> tool names; nil names mean all of that server's tools).
-type ToolOpener func(ctx context.Context, allow map[string][]string) (ToolSession, error)
+// ToolRequest is what a stage asks of its tool servers.
+type ToolRequest struct {
+	// Allow lists the tools the stage may call (server -> tool names; nil
+	// names mean all of that server's tools).
+	Allow map[string][]string
+	// Env is the stage's child environment (ChildEnv) for icm's own
+	// servers, so they read the model the stage runs on.
+	Env map[string]string
+}
+
+// ToolOpener starts the MCP servers a stage names.
+type ToolOpener func(ctx context.Context, req ToolRequest) (ToolSession, error)
 
 // Options configure a run.
 type Options struct {
@@ -73,6 +82,8 @@ type Options struct {
 	// Self is the icm binary Script stages can call as $ICM_BIN; "" means
 	// this executable.
 	Self string
+	// ChildEnv is passed on to icm's own child processes (see ChildEnv).
+	ChildEnv map[string]string
 	// Progress receives every event as it happens, one at a time (never
 	// concurrently, even while For each items run in parallel).
 	Progress func(Event)
@@ -274,7 +285,7 @@ func (e *Engine) pick(p *state.PipelineState, rep *check.Report, ran map[string]
 			}
 			if e.opts.Gate == GateRerun && !ran[name] {
 				if s.VerifyFailed && !e.opts.Force {
-					return nil, true, fmt.Errorf("%s: running again would approve it, but its Verify checks failed (see icm status); fix the output or pass --force", name)
+					return nil, true, fault.RerunWouldApprove(name)
 				}
 				if err := e.approve(e.ws.Stages[i], rep.Stage(name).Contract, "rerun"); err != nil {
 					return nil, true, err
@@ -303,7 +314,10 @@ func (e *Engine) invalid(rep *check.Report, name string) error {
 	if sr == nil || sr.Contract == nil {
 		return fmt.Errorf("stage %s has no readable %s", name, workspace.ContractFile)
 	}
-	return fmt.Errorf("stage %s cannot run: %s (icm check shows where)", name, strings.Join(stageErrors(rep, sr.Stage), "; "))
+	if err := invalidStage(rep, sr); err != nil {
+		return err
+	}
+	return fault.Invalid(name, sr.Stage.Contract, 0, []string{"its contract has errors"})
 }
 
 // pipeline checks the workspace afresh and derives the stages' states.

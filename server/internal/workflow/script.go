@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -102,7 +103,7 @@ func (r *run) runScript(ctx context.Context, outDir string) error {
 	cmd := exec.CommandContext(ctx, "sh", "-c", r.c.Script.Command)
 	cmd.Dir = st.Dir
 	cmd.Env = append(os.Environ(), "ICM_WORKSPACE="+e.ws.Root, "ICM_STAGE="+st.Name, "ICM_OUTPUT="+outDir, "ICM_RUN_ID="+e.runID)
-	cmd.Env = append(cmd.Env, r.selfEnv()...)
+	cmd.Env = append(cmd.Env, r.scriptEnv()...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 2 * time.Second
@@ -120,13 +121,13 @@ func (r *run) runScript(ctx context.Context, outDir string) error {
 	var exit *exec.ExitError
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return fmt.Errorf("stage %s: the script did not finish within %s and was stopped", st.Name, timeout)
+		return fault.Script(fmt.Sprintf("stage %s: the script did not finish within %s and was stopped", st.Name, timeout), st.Name, st.Contract)
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case errors.As(err, &exit):
-		return fmt.Errorf("stage %s: the script exited with status %d: %s", st.Name, exit.ExitCode(), tail(text, 500))
+		return fault.Script(fmt.Sprintf("stage %s: the script exited with status %d: %s", st.Name, exit.ExitCode(), tail(text, 500)), st.Name, st.Contract)
 	case err != nil:
-		return fmt.Errorf("stage %s: unable to run the script: %w", st.Name, err)
+		return fault.Script(fmt.Sprintf("stage %s: unable to run the script: %v", st.Name, err), st.Name, st.Contract).Because(err)
 	}
 	return nil
 }

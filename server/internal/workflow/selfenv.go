@@ -2,18 +2,49 @@ package workflow
 
 import (
 	"os"
+	"sort"
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/agent"
+	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
-// selfEnv is what a Script stage needs to call icm subcommands that work
-// on behalf of the run (icm code-check --fix, icm critique, icm research):
-// the binary as ICM_BIN, and the run's model server and model, so their
-// model calls go where the run's own go. Their trace events land in the
-// run's trace through AppendTrace.
-func (r *run) selfEnv() []string {
+// ChildEnv is the one rule for the environment of icm's own child
+// processes (a Script stage's icm subcommands, `command = "icm"` MCP
+// servers such as the reader's summarize and extract): base (what the
+// session passes on: the SearXNG URL, API key variables, the cache
+// folder) with the model the stage runs on as ICM_MODEL and, when client
+// speaks Ollama's API to one server, that server as OLLAMA_HOST. The
+// stage's own settings win over inherited values, so ICM_MODEL=a icm run
+// --model b gives b to the children as well.
+func ChildEnv(base map[string]string, client llm.Client, model string) map[string]string {
+	out := make(map[string]string, len(base)+2)
+	for k, v := range base {
+		if v != "" {
+			out[k] = v
+		}
+	}
+	if u := llm.OllamaURL(client); u != "" {
+		out["OLLAMA_HOST"] = u
+	}
+	if model != "" {
+		out["ICM_MODEL"] = model
+	}
+	return out
+}
+
+// childEnv is ChildEnv for this stage's run.
+func (r *run) childEnv() map[string]string {
+	return ChildEnv(r.e.opts.ChildEnv, r.e.opts.Client, r.settings.Model())
+}
+
+// scriptEnv is what a Script stage needs beyond the process environment
+// to call icm subcommands that work on behalf of the run (icm code-check
+// --fix, icm critique, icm research): the binary as ICM_BIN and the
+// child environment. Their trace events land in the run's trace through
+// AppendTrace.
+func (r *run) scriptEnv() []string {
 	self := r.e.opts.Self
 	if self == "" {
 		self, _ = os.Executable()
@@ -22,11 +53,14 @@ func (r *run) selfEnv() []string {
 	if self != "" {
 		env = append(env, "ICM_BIN="+self)
 	}
-	if o, ok := r.e.opts.Client.(interface{ BaseURL() string }); ok && o.BaseURL() != "" {
-		env = append(env, "OLLAMA_HOST="+o.BaseURL())
+	child := r.childEnv()
+	keys := make([]string, 0, len(child))
+	for k := range child {
+		keys = append(keys, k)
 	}
-	if m := r.settings.Model(); m != "" {
-		env = append(env, "ICM_MODEL="+m)
+	sort.Strings(keys)
+	for _, k := range keys {
+		env = append(env, k+"="+child[k])
 	}
 	return env
 }

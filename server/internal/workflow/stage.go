@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"sort"
 	"strings"
 	"sync"
 
@@ -14,6 +15,8 @@ import (
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/document"
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/verify"
@@ -22,18 +25,16 @@ import (
 
 // EditedError says a stage's output holds changes nobody approved.
 type EditedError struct {
-	Stage   string
+	Stage string
+	// Outputs are workspace-relative; File is the first one's absolute path.
 	Outputs []string
+	File    string
 }
 
-func (e *EditedError) Error() string {
-	return fmt.Sprintf("stage %s: %s was edited since the last run and not approved; running again would overwrite the edit", e.Stage, strings.Join(e.Outputs, ", "))
-}
+func (e *EditedError) Error() string { return e.Fault().Msg }
 
-// Hint says what to do.
-func (e *EditedError) Hint() string {
-	return fmt.Sprintf("approve the edit with `icm approve %s`, or run with --force (the edited version is kept in history/versions/)", e.Stage)
-}
+// Fault offers approving the edit or overwriting it.
+func (e *EditedError) Fault() *fault.Error { return fault.Edited(e.Stage, e.Outputs, e.File) }
 
 // run is the work of one stage in progress.
 type run struct {
@@ -80,8 +81,8 @@ func (e *Engine) runStage(ctx context.Context, rep *check.Report, sr *check.Stag
 	if c == nil {
 		return nil, fmt.Errorf("stage %s has no readable %s", st.Name, workspace.ContractFile)
 	}
-	if errs := stageErrors(rep, st); len(errs) > 0 {
-		return nil, fmt.Errorf("stage %s cannot run: %s (icm check shows where)", st.Name, strings.Join(errs, "; "))
+	if err := invalidStage(rep, sr); err != nil {
+		return nil, err
 	}
 	if e.opts.Item > 0 {
 		// One item again keeps the person's edits in the others.
@@ -94,7 +95,12 @@ func (e *Engine) runStage(ctx context.Context, rep *check.Report, sr *check.Stag
 				outs = append(outs, p)
 			}
 		}
-		return nil, &EditedError{Stage: st.Name, Outputs: outs}
+		sort.Strings(outs)
+		ee := &EditedError{Stage: st.Name, Outputs: outs}
+		if len(outs) > 0 {
+			ee.File = e.ws.Abs(outs[0])
+		}
+		return nil, ee
 	}
 	r := &run{e: e, sr: sr, st: st, c: c, res: &StageResult{Stage: st.Name}}
 	if cur != nil {
@@ -180,7 +186,8 @@ func (r *run) produce(ctx context.Context, rep *check.Report) (map[string][]byte
 // client with the contract's fallback models.
 func (r *run) prepare(ctx context.Context) (ToolSession, agent.Config, error) {
 	if r.e.opts.Client == nil {
-		return nil, agent.Config{}, fmt.Errorf("stage %s needs a model, but no model server is configured", r.st.Name)
+		return nil, agent.Config{}, fault.Config(fmt.Sprintf("stage %s needs a model, but no model server is configured", r.st.Name),
+			"set up [model] in config.toml: the server and the model name", r.e.ws.Config.Path)
 	}
 	cfg, err := r.agentConfig()
 	if err != nil {
@@ -197,11 +204,14 @@ func (r *run) prepare(ctx context.Context) (ToolSession, agent.Config, error) {
 		return nil, cfg, nil
 	}
 	if r.e.opts.Tools == nil {
-		return nil, cfg, fmt.Errorf("stage %s uses tools, but no MCP servers can be started here", r.st.Name)
+		return nil, cfg, fault.Tools(fmt.Sprintf("stage %s uses tools, but no MCP servers can be started here", r.st.Name), r.st.Name, nil)
 	}
-	sess, err := r.e.opts.Tools(ctx, allow)
+	sess, err := r.e.opts.Tools(ctx, ToolRequest{Allow: allow, Env: r.childEnv()})
 	if err != nil {
-		return nil, cfg, fmt.Errorf("stage %s: unable to start its tools: %w", r.st.Name, err)
+		if ctx.Err() != nil {
+			return nil, cfg, ctx.Err()
+		}
+		return nil, cfg, fault.Tools(fmt.Sprintf("stage %s: unable to start its tools: %v", r.st.Name, err), r.st.Name, err)
 	}
 	return sess, cfg, nil
 }
@@ -232,7 +242,7 @@ func (r *run) agentConfig() (agent.Config, error) {
 		Synthesize:         true,
 	}
 	if cfg.Model == "" {
-		return cfg, fmt.Errorf("stage %s: no model named; set [model] name in config.toml, a `model:` line in the contract, or --model", r.st.Name)
+		return cfg, fault.NoModelNamed(r.st.Name, r.e.ws.Config.Path)
 	}
 	switch f := r.settings.Format; f {
 	case "":
@@ -368,10 +378,8 @@ func (e *IncompleteError) Error() string {
 	return fmt.Sprintf("stage %s: the answer was cut off at the output limit (done_reason length); it was not saved as the output", label(e.Stage, e.Item))
 }
 
-// Hint says what to do.
-func (e *IncompleteError) Hint() string {
-	return "raise max_output (config.toml [model] or the contract's ## Model), or ask for a shorter answer in the Process"
-}
+// Fault says how to leave room for the whole answer.
+func (e *IncompleteError) Fault() *fault.Error { return fault.Unfinished(e.Error(), e.Stage) }
 
 func label(stage, item string) string {
 	if item == "" {
@@ -380,17 +388,30 @@ func label(stage, item string) string {
 	return stage + " (" + item + ")"
 }
 
-func stageErrors(rep *check.Report, st *workspace.Stage) []string {
-	var out []string
+// invalidStage refuses a stage whose contract has errors, pointing at the
+// first one; nil when it has none.
+func invalidStage(rep *check.Report, sr *check.StageReport) error {
+	st := sr.Stage
+	var errs []string
+	line := 0
 	for _, f := range rep.FindingsFor(st.Contract) {
-		if f.Severity == contract.Error {
-			out = append(out, f.Message)
+		if f.Severity != contract.Error {
+			continue
 		}
+		if line == 0 && sr.Source != nil {
+			if l, _, err := document.NewMapper(sr.Source).LineCol(f.Range.Start); err == nil {
+				line = l
+			}
+		}
+		errs = append(errs, f.Message)
 	}
-	if len(out) > 3 {
-		out = append(out[:3], fmt.Sprintf("and %d more", len(out)-3))
+	if len(errs) == 0 {
+		return nil
 	}
-	return out
+	if len(errs) > 3 {
+		errs = append(errs[:3], fmt.Sprintf("and %d more", len(errs)-3))
+	}
+	return fault.Invalid(st.Name, st.Contract, line, errs)
 }
 
 // fail records a failed run so status shows it. A failed or cancelled

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/icm-tool/icm/server/internal/config"
+	"github.com/icm-tool/icm/server/internal/fault"
 )
 
 // Names of the files and folders that give a workspace its shape.
@@ -235,9 +236,13 @@ func (w *Workspace) Stage(name string) (*Stage, error) {
 		names[i] = s.Name
 	}
 	if len(matches) > 1 {
-		return nil, fmt.Errorf("stage %q is ambiguous in %s; use the full folder name (%s)", name, w.Root, strings.Join(names, ", "))
+		return nil, fault.Missing(fmt.Sprintf("stage %q is ambiguous in %s", name, w.Root),
+			"use the full folder name: "+strings.Join(names, ", "))
 	}
-	return nil, fmt.Errorf("no stage %q in %s; stages: %s", name, w.Root, strings.Join(names, ", "))
+	if len(names) == 0 {
+		return nil, fault.Missing(fmt.Sprintf("no stage %q in %s", name, w.Root), "the workspace has no stage folders yet")
+	}
+	return nil, fault.Missing(fmt.Sprintf("no stage %q in %s", name, w.Root), "its stages are "+strings.Join(names, ", "))
 }
 
 // StageOf returns the stage whose folder holds the absolute path p, if any.

@@ -13,6 +13,7 @@ package lsptest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -499,6 +500,28 @@ func (e *Editor) ExecuteCommand(command string, arg any) (json.RawMessage, error
 	var res json.RawMessage
 	err := e.Call("workspace/executeCommand", map[string]any{"command": command, "arguments": []any{arg}}, &res)
 	return res, err
+}
+
+// ReplyError is an error reply as the server sent it: code, message and
+// data (icm's {kind, stage, hint, location, actions}).
+type ReplyError struct {
+	Code    int64
+	Message string
+	Data    json.RawMessage
+}
+
+// AsReplyError returns the error reply err carries; false for any other
+// error (a closed connection).
+func AsReplyError(err error) (ReplyError, bool) {
+	var e *jsonrpc2.Error
+	if !errors.As(err, &e) {
+		return ReplyError{}, false
+	}
+	r := ReplyError{Code: e.Code, Message: e.Message}
+	if e.Data != nil {
+		r.Data = *e.Data
+	}
+	return r, true
 }
 
 // TextDocumentCall sends a request whose params are the document and

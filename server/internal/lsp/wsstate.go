@@ -8,26 +8,22 @@ import (
 	"sync"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/promptcount"
+
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/document"
-	"github.com/icm-tool/icm/server/internal/llm"
-	"github.com/icm-tool/icm/server/internal/promptcount"
-	"github.com/icm-tool/icm/server/internal/toolbox"
-	"github.com/icm-tool/icm/server/internal/tools"
+	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
-// answerRoom is the least room for an answer the model client accepts
-// (llm refuses a prompt that leaves less), so a context that does not fit
-// the window with this much to spare is reported as it will be refused.
-const answerRoom = 256
-
 // wsState is what the server keeps about one workspace: the workspace as
-// opened from disk, the latest analysis of it with the editor's buffers
-// laid over, and the tool servers it configures. Its analysis goroutine
-// runs check.Run (the code behind `icm check`) whenever something the
-// workspace reads changes.
+// opened from disk with a session over it (the settings in force, the
+// tool servers it configures), the latest analysis with the editor's
+// buffers laid over, and the model facts and tool listings hovers show
+// (modelfacts.go, toolcatalog.go). Its analysis goroutine runs check.Run
+// (the code behind `icm check`) whenever something the workspace reads
+// changes.
 type wsState struct {
 	s    *Server
 	root string
@@ -39,17 +35,15 @@ type wsState struct {
 
 	mu      sync.Mutex
 	ws      *workspace.Workspace // nil until opened, or when it must be reopened
+	sess    *session.Session     // over ws, with the settings in force when it was opened
 	openErr error
-	reg     tools.Registry
-	catalog *tools.Catalog
-	listed  map[string][]tools.ToolInfo // tool listings that succeeded, by server
-	// unlisted are the latest listing failures by server, and listing
-	// the servers being listed for a count (see countTools).
+	window  int           // the model's context window, 0 when unknown
+	winKey  string        // host+model the window was asked for
+	winDone chan struct{} // closed when the last window query ended
+	// unlisted are the latest tool listing failures by server, and
+	// listing the servers being listed for a count (toolcatalog.go).
 	unlisted map[string]listFailure
 	listing  map[string]bool
-	window   int           // the model's context window, 0 when unknown
-	winKey   string        // host+model the window was asked for
-	winDone  chan struct{} // closed when the last window query ended
 
 	files []string // the workspace's files for path suggestions; nil until needed, reset when files come or go
 
@@ -77,7 +71,7 @@ type analysis struct {
 func newWSState(s *Server, root string) *wsState {
 	ctx, cancel := context.WithCancel(s.ctx)
 	return &wsState{s: s, root: root, ctx: ctx, cancel: cancel, kick: make(chan struct{}, 1), done: make(chan struct{}),
-		listed: map[string][]tools.ToolInfo{}, unlisted: map[string]listFailure{}, listing: map[string]bool{}, ready: make(chan struct{})}
+		unlisted: map[string]listFailure{}, listing: map[string]bool{}, ready: make(chan struct{})}
 }
 
 func (st *wsState) start() {
@@ -89,10 +83,10 @@ func (st *wsState) stop() {
 	st.cancel()
 	<-st.done
 	st.mu.Lock()
-	c := st.catalog
+	sess := st.sess
 	st.mu.Unlock()
-	if c != nil {
-		c.Wait()
+	if sess != nil {
+		sess.Close()
 	}
 }
 
@@ -135,54 +129,50 @@ func (st *wsState) loop() {
 }
 
 // workspace returns the workspace as opened from disk, opening it again
-// when it was marked stale.
+// (with a new session) when it was marked stale.
 func (st *wsState) workspace() (*workspace.Workspace, error) {
+	ws, _, err := st.opened()
+	return ws, err
+}
+
+// session returns the session over the workspace as opened.
+func (st *wsState) session() (*session.Session, error) {
+	_, sess, err := st.opened()
+	return sess, err
+}
+
+func (st *wsState) opened() (*workspace.Workspace, *session.Session, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.ws != nil {
-		return st.ws, nil
+		return st.ws, st.sess, nil
 	}
 	ws, err := workspace.Open(st.root, workspace.DiskFiles{})
 	if err != nil {
 		st.openErr = err
-		return nil, err
+		return nil, nil, err
 	}
-	// icm's own servers read the model the way runs from the editor do.
-	selfEnv := toolbox.SelfEnv(st.s.getenv, toolbox.KeyVars(ws.Config.Model)...)
-	if host, model := st.modelSettings(ws); host != "" || model != "" {
-		if host != "" {
-			selfEnv["OLLAMA_HOST"] = host
-		}
-		if model != "" {
-			selfEnv["ICM_MODEL"] = model
-		}
-	}
-	reg, problems := toolbox.Load(ws, toolbox.Self{Path: st.s.opts.Self, Env: selfEnv})
-	for _, p := range problems {
-		st.s.log.Info("MCP server configuration", "problem", p.String())
-	}
-	if st.catalog == nil || !sameRegistry(st.reg, reg) {
-		if st.catalog != nil {
-			st.catalog.Forget()
-		}
-		st.catalog = tools.NewCatalog(tools.DefaultOptions(st.root, ws.Config))
-		st.listed = map[string][]tools.ToolInfo{}
+	sess := st.s.newSession(ws)
+	// Tool servers started for listings stay when the new session starts
+	// them the same way; otherwise their failures are forgotten too.
+	if !sess.KeepTools(st.sess) {
 		st.unlisted = map[string]listFailure{}
 	}
-	st.ws, st.reg, st.openErr = ws, reg, nil
-	return ws, nil
+	if st.sess != nil {
+		st.sess.Close()
+	}
+	st.ws, st.sess, st.openErr = ws, sess, nil
+	return ws, sess, nil
 }
 
-func sameRegistry(a, b tools.Registry) bool {
-	if len(a) != len(b) {
-		return false
+// openSession opens the workspace afresh from disk, with the settings in
+// force, for one operation (a run, an approval, a status); close it after.
+func (st *wsState) openSession() (*session.Session, error) {
+	ws, err := workspace.Open(st.root, workspace.DiskFiles{})
+	if err != nil {
+		return nil, err
 	}
-	for name, s := range a {
-		if o, ok := b[name]; !ok || o.Key() != s.Key() {
-			return false
-		}
-	}
-	return true
+	return st.s.newSession(ws), nil
 }
 
 // analyze runs the checks over the current buffers and publishes the
@@ -194,21 +184,21 @@ func (st *wsState) analyze() {
 	epoch := st.want
 	st.mu.Unlock()
 	snap := st.s.store.Snapshot()
-	ws, err := st.workspace()
+	ws, sess, err := st.opened()
 	if err != nil {
 		st.s.log.Warn("unable to open workspace", "root", st.root, "err", err)
 		st.finish(epoch, &analysis{snap: snap})
 		return
 	}
-	st.ensureWindow(ws) // started first, so a hover right after the diagnostics can wait for it
+	st.ensureWindow(sess) // started first, so a hover right after the diagnostics can wait for it
 	view := *ws
 	view.Files = snap
-	rep := check.Run(&view, st.checkOptions(ws))
+	rep := check.Run(&view, st.checkOptions(sess))
 	a := &analysis{ws: &view, snap: snap, report: rep, window: st.windowSize()}
 	st.s.pub.publish(st.ctx, batch{owner: st.root, files: st.diagnostics(a)})
 	// Counted after the diagnostics are out (an exact count of a stage
 	// takes tens of milliseconds; the memo keeps unchanged stages').
-	a.counts = st.countStages(st.ctx, &view, rep)
+	a.counts = st.countStages(st.ctx, sess, &view, rep)
 	st.finish(epoch, a)
 }
 
@@ -257,23 +247,12 @@ func (st *wsState) workspaceFiles() []string {
 	return st.files
 }
 
-func (st *wsState) checkOptions(ws *workspace.Workspace) check.Options {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	servers := map[string]bool{}
-	for name := range st.reg {
-		servers[name] = true
-	}
-	listed := make(map[string][]string, len(st.listed))
-	for server, infos := range st.listed {
-		for _, t := range infos {
-			listed[server] = append(listed[server], t.Name)
-		}
-	}
+func (st *wsState) checkOptions(sess *session.Session) check.Options {
+	listed := sess.Listed()
 	return check.Options{
-		Window:  st.window,
-		Reserve: answerRoom,
-		Servers: servers,
+		Window:  st.windowSize(),
+		Reserve: session.AnswerRoom,
+		Servers: sess.Servers(),
 		Tools: func(server string) ([]string, bool) {
 			names, ok := listed[server]
 			return names, ok
@@ -371,152 +350,6 @@ func (a *analysis) findingsAt(file string, start, end int) []contract.Finding {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Severity < out[j].Severity })
 	return out
-}
-
-// modelSettings returns the model server address and model name in force.
-func (st *wsState) modelSettings(ws *workspace.Workspace) (host, model string) {
-	set := st.s.currentSettings()
-	host, model = set.OllamaHost, set.Model
-	if host == "" {
-		host = ws.Config.Model.BaseURL
-	}
-	if model == "" {
-		model = ws.Config.Model.Name
-	}
-	return host, model
-}
-
-// client makes a model client for the workspace.
-func (st *wsState) client(ws *workspace.Workspace, extra ...llm.OllamaOption) (llm.Client, string, error) {
-	host, model := st.modelSettings(ws)
-	if f := st.s.opts.NewClient; f != nil {
-		c, err := f(host, model)
-		return c, model, err
-	}
-	opts := []llm.Option{llm.WithModel(model)}
-	if host != "" {
-		opts = append(opts, llm.WithBaseURL(host))
-	}
-	opts = append(opts, extra...)
-	c, err := llm.FromConfig(ws.Config.Model, st.s.getenv, opts...)
-	return c, model, err
-}
-
-// awaitWindow waits for a context-window query in flight (a hover shows
-// the window, and the first hover usually comes right after opening).
-func (st *wsState) awaitWindow(ctx context.Context) {
-	st.mu.Lock()
-	done := st.winDone
-	st.mu.Unlock()
-	if done == nil {
-		return
-	}
-	select {
-	case <-done:
-	case <-ctx.Done():
-	}
-}
-
-func (st *wsState) windowSize() int {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.window
-}
-
-// ensureWindow asks the model server, once per address and model and
-// off the analysis path, how large the model's context window is; the
-// answer triggers a new analysis so over-window contexts get flagged.
-func (st *wsState) ensureWindow(ws *workspace.Workspace) {
-	if p := ws.Config.Model.Provider; p != "" && p != "ollama" {
-		st.mu.Lock()
-		st.window = ws.Config.Model.ContextLength
-		st.mu.Unlock()
-		return
-	}
-	host, model := st.modelSettings(ws)
-	key := host + "\x00" + model
-	st.mu.Lock()
-	if model == "" || st.winKey == key {
-		st.mu.Unlock()
-		return
-	}
-	st.winKey = key
-	done := make(chan struct{})
-	st.winDone = done
-	st.mu.Unlock()
-	st.s.goBackground(func() {
-		defer close(done)
-		c, _, err := st.client(ws, llm.WithRetry(2*time.Second, 2))
-		if err != nil {
-			st.s.log.Info("no model server for the context window", "err", err)
-			return
-		}
-		ctx, cancel := context.WithTimeout(st.ctx, 10*time.Second)
-		defer cancel()
-		info, err := c.Show(ctx, model)
-		if err != nil {
-			st.s.log.Info("unable to learn the model's context window", "model", model, "err", err)
-			return
-		}
-		st.s.log.Info("context window", "model", model, "tokens", info.ContextLength)
-		st.mu.Lock()
-		changed := st.window != info.ContextLength
-		st.window = info.ContextLength
-		st.mu.Unlock()
-		if changed {
-			st.touch(false)
-		}
-	})
-}
-
-// toolsOf lists a server's tools through the workspace's catalog (which
-// starts the server once and keeps the listing), and re-runs the checks
-// when a listing arrives so tool names are checked too.
-func (st *wsState) toolsOf(ctx context.Context, server string) ([]tools.ToolInfo, error) {
-	if _, err := st.workspace(); err != nil {
-		return nil, err
-	}
-	st.mu.Lock()
-	if infos, ok := st.listed[server]; ok {
-		st.mu.Unlock()
-		return infos, nil
-	}
-	c, reg := st.catalog, st.reg
-	st.mu.Unlock()
-	infos, err := c.ListTools(ctx, reg, server)
-	if err != nil {
-		if ctx.Err() == nil {
-			// Kept for the counts, which name the servers whose
-			// definitions they leave out and why.
-			st.mu.Lock()
-			_, had := st.unlisted[server]
-			st.unlisted[server] = listFailure{err: err, at: time.Now()}
-			st.mu.Unlock()
-			if !had {
-				st.touch(false)
-			}
-		}
-		return nil, err
-	}
-	st.mu.Lock()
-	delete(st.unlisted, server)
-	_, had := st.listed[server]
-	st.listed[server] = infos
-	st.mu.Unlock()
-	if !had {
-		st.touch(false)
-	}
-	return infos, nil
-}
-
-// registry returns the configured tool servers.
-func (st *wsState) registry() tools.Registry {
-	if _, err := st.workspace(); err != nil {
-		return nil
-	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.reg
 }
 
 // knowsContract reports whether path is the contract of a stage the

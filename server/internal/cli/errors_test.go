@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/fault/faulttest"
+	"github.com/icm-tool/icm/server/internal/lsp"
+)
+
+// TestEveryErrorKindRendersTheSameFixes: one fault value per kind, as the
+// core builds it, rendered by the CLI (hint and commands) and by the
+// language server (error data with the hint and action ids, and a code).
+// Both must offer the same fixes; only the CLI may name a command line.
+func TestEveryErrorKindRendersTheSameFixes(t *testing.T) {
+	cases := map[fault.Kind]struct {
+		code    int64
+		cli     []string // lines the CLI prints after the hint, in order
+		actions []string // the action ids of the error data, in order
+	}{
+		fault.ModelUnreachable: {-32803, []string{"start the server:  ollama serve", "or use another server:  OLLAMA_HOST=URL, or [model] base_url in config.toml"}, []string{"start-server", "set-server"}},
+		fault.ModelMissing:     {-32803, []string{"pull it:  icm pull qwen3:4b -w /w/course-research", "or use another model:  --model NAME, or [model] name in config.toml"}, []string{"pull-model", "choose-model"}},
+		fault.WindowExceeded:   {-32803, []string{"see:  /w/course-research/pipeline/01-scope/CONTEXT.md"}, []string{"open-file"}},
+		fault.Truncated:        {-32803, nil, nil},
+		fault.Incomplete:       {-32803, nil, nil},
+		fault.ModelFailed:      {-32803, nil, nil},
+		fault.VerifyFailed:     {-32803, []string{"see:  /w/course-research/pipeline/01-scope/output/objectives.md:3", "approve it anyway:  icm approve 01-scope --force -w /w/course-research"}, []string{"open-file", "approve-anyway"}},
+		fault.EditedOutput:     {-32803, []string{"approve it as it is:  icm approve 01-scope -w /w/course-research", "run it and overwrite:  icm run --stage 01-scope --force -w /w/course-research"}, []string{"approve", "run-anyway"}},
+		fault.ContractInvalid:  {-32803, []string{"see:  /w/course-research/pipeline/01-scope/CONTEXT.md:7", "list every problem:  icm check -w /w/course-research"}, []string{"open-file", "run-check"}},
+		fault.Stale:            {-32803, []string{"run it again:  icm run --stage 01-scope -w /w/course-research", "approve it anyway:  icm approve 01-scope --force -w /w/course-research"}, []string{"run-stage", "approve-anyway"}},
+		fault.NotRun:           {-32803, []string{"run it again:  icm run --stage 01-scope -w /w/course-research"}, []string{"run-stage"}},
+		fault.RunFailed:        {-32803, []string{"run it again:  icm run --stage 01-scope -w /w/course-research", "approve it anyway:  icm approve 01-scope --force -w /w/course-research"}, []string{"run-stage", "approve-anyway"}},
+		fault.ScriptFailed:     {-32803, []string{"see:  /w/course-research/pipeline/05-build/CONTEXT.md", "run it again:  icm run --stage 05-build -w /w/course-research"}, []string{"open-file", "run-stage"}},
+		fault.Locked:           {-32803, nil, nil},
+		fault.ToolFailed:       {-32803, nil, nil},
+		fault.ConfigInvalid:    {-32803, []string{"see:  /w/course-research/config.toml", "or use another model:  --model NAME, or [model] name in config.toml"}, []string{"open-file", "choose-model"}},
+		fault.NotFound:         {-32602, nil, nil},
+		fault.InvalidRequest:   {-32602, nil, nil},
+		fault.UnknownCommand:   {-32601, nil, nil},
+		fault.Cancelled:        {-32800, nil, nil},
+		fault.Failed:           {-32803, nil, nil},
+	}
+	values := faulttest.Cases()
+	env := &Env{Getwd: func() (string, error) { return "/elsewhere", nil }}
+	for _, k := range fault.Kinds() {
+		t.Run(string(k), func(t *testing.T) {
+			want, ok := cases[k]
+			if !ok {
+				t.Fatalf("no expectation for kind %s: add one", k)
+			}
+			err := values[k]
+			var out bytes.Buffer
+			printError(env, &out, &flaggedError{err: err, flags: usedFlags{workspace: faulttest.Root}})
+			lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+			if lines[0] != "icm: "+err.Msg {
+				t.Errorf("first line %q, want the message", lines[0])
+			}
+			var got []string
+			for _, l := range lines[1:] {
+				if strings.HasPrefix(l, "hint: ") {
+					if l != "hint: "+err.Hint {
+						t.Errorf("hint line %q, want %q", l, err.Hint)
+					}
+					continue
+				}
+				got = append(got, strings.Join(strings.Fields(strings.Replace(l, ":", ":\x00", 1)), " "))
+			}
+			if err.Hint != "" && !strings.Contains(out.String(), "hint: "+err.Hint) {
+				t.Errorf("the CLI text lacks the hint:\n%s", out.String())
+			}
+			if len(got) != len(want.cli) {
+				t.Fatalf("CLI lines:\n%s\nwant %q", out.String(), want.cli)
+			}
+			for i := range got {
+				if w := strings.Join(strings.Fields(strings.Replace(want.cli[i], ":", ":\x00", 1)), " "); got[i] != w {
+					t.Errorf("CLI line %d = %q, want %q", i, got[i], w)
+				}
+			}
+
+			var data struct {
+				Kind, Stage, Hint string
+				Actions           []struct{ ID, Title string }
+			}
+			raw := lsp.ErrorData(err)
+			if e := json.Unmarshal(raw, &data); e != nil {
+				t.Fatal(e)
+			}
+			if data.Kind != string(k) || data.Hint != err.Hint || data.Stage != err.Stage {
+				t.Errorf("error data %s, want kind %s, the hint and stage %q", raw, k, err.Stage)
+			}
+			var ids []string
+			for _, a := range data.Actions {
+				ids = append(ids, a.ID)
+				if a.Title == "" {
+					t.Errorf("action %s has no title", a.ID)
+				}
+			}
+			if strings.Join(ids, ",") != strings.Join(want.actions, ",") {
+				t.Errorf("actions %v, want %v", ids, want.actions)
+			}
+			if c := lsp.ErrorCode(err); c != want.code {
+				t.Errorf("code %d, want %d", c, want.code)
+			}
+			for _, flag := range []string{"--force", "--model", "icm approve", "icm run", "icm check"} {
+				if strings.Contains(string(raw), flag) {
+					t.Errorf("the editor's error data names %q: %s", flag, raw)
+				}
+			}
+		})
+	}
+}
+
+// TestEveryActionHasACommand: an action the CLI cannot render would be a
+// fix the terminal never offers.
+func TestEveryActionHasACommand(t *testing.T) {
+	env := &Env{Getwd: func() (string, error) { return "/", nil }}
+	for _, id := range fault.Actions() {
+		a := fault.Action{ID: id, Stage: "01-scope", File: "/w/x.md", Line: 2, Model: "m", URL: "http://h", Command: "ollama serve"}
+		if s, ok := suggest(env, a, usedFlags{}); !ok || s.what == "" || s.how == "" {
+			t.Errorf("action %s renders as %+v, %v", id, s, ok)
+		}
+	}
+}

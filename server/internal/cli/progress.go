@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/workflow"
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+// printer turns run events into progress lines on stderr, or JSON lines.
+type printer struct {
+	env *Env
+	f   *runFlags
+	mu  sync.Mutex
+}
+
+func newPrinter(env *Env, f *runFlags) *printer { return &printer{env: env, f: f} }
+
+func (p *printer) event(ev workflow.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.f.asJSON {
+		if ev.Kind != workflow.EventDelta {
+			data, _ := json.Marshal(ev)
+			fmt.Fprintln(p.env.Stdout, string(data))
+		}
+		return
+	}
+	if p.f.quiet {
+		return
+	}
+	w := p.env.Stderr
+	switch ev.Kind {
+	case workflow.EventStageStart:
+		fmt.Fprintf(w, "▶ %s: %s\n", ev.Stage, ev.Message)
+	case workflow.EventItemStart:
+		fmt.Fprintf(w, "  %s\n", ev.Message)
+	case workflow.EventItemEnd:
+		if strings.Contains(ev.Message, "kept from") {
+			fmt.Fprintf(w, "  %s\n", ev.Message)
+		}
+	case workflow.EventModel:
+		m := ev.Model
+		if m.Err != "" {
+			fmt.Fprintf(w, "    model %s failed: %s\n", m.Model, m.Err)
+			return
+		}
+		rate := ""
+		if m.Eval > 0 && m.OutputTokens > 0 {
+			rate = fmt.Sprintf(", %.0f tok/s", float64(m.OutputTokens)/m.Eval.Seconds())
+		}
+		calls := ""
+		if m.ToolCalls > 0 {
+			calls = fmt.Sprintf(", %d tool call(s)", m.ToolCalls)
+		}
+		fmt.Fprintf(w, "    model %s: %d in, %d out, %s%s%s\n", m.Model, m.PromptTokens, m.OutputTokens, m.Duration.Round(10*time.Millisecond), rate, calls)
+	case workflow.EventTool:
+		t := ev.Tool
+		args, _ := json.Marshal(t.Args)
+		status := fmt.Sprintf("%s in %s", size(t.ResultSize), t.Duration.Round(10*time.Millisecond))
+		if t.IsError || t.Err != "" {
+			status = "error: " + firstLine(t.Err)
+		}
+		fmt.Fprintf(w, "    tool %s %s -> %s\n", t.Name, clip(string(args), 100), status)
+	case workflow.EventScript:
+		if ev.Message != "" {
+			fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(clip(ev.Message, 400), "\n", "\n    "))
+		}
+	case workflow.EventVerify:
+		fmt.Fprintf(w, "  %s\n", ev.Message)
+		for _, v := range ev.Verify {
+			for _, f := range v.Findings {
+				fmt.Fprintf(w, "    %s: %s\n", loc(f), f.Message)
+			}
+		}
+	case workflow.EventStageEnd:
+		if ev.Err != "" {
+			fmt.Fprintf(w, "✗ %s %s\n", ev.Stage, ev.Message)
+			return
+		}
+		fmt.Fprintf(w, "✓ %s %s (%s, %d tokens in, %d out)\n", ev.Stage, ev.Message, ev.Duration.Round(100*time.Millisecond), ev.PromptTokens, ev.OutputTokens)
+	case workflow.EventGate:
+		if ev.Status == string(state.Approved) {
+			fmt.Fprintf(w, "  %s\n", ev.Message)
+		}
+	}
+}
+
+// finish prints where the run stopped and what to do next; the commands
+// it suggests repeat the run's workspace and model flags.
+func (p *printer) finish(ws *workspace.Workspace, sum *workflow.Summary, err error, g *globalFlags) {
+	if sum == nil {
+		return
+	}
+	if p.f.asJSON {
+		data, _ := json.Marshal(struct {
+			Kind string `json:"kind"`
+			*workflow.Summary
+			Error     string `json:"error,omitempty"`
+			ErrorKind string `json:"error_kind,omitempty"`
+		}{"summary", sum, errString(err), string(fault.KindOf(err))})
+		fmt.Fprintln(p.env.Stdout, string(data))
+		return
+	}
+	if err != nil {
+		return
+	}
+	out := p.env.Stdout
+	if len(sum.Ran) == 0 {
+		fmt.Fprintf(out, "nothing to run: %s\n", sum.Next.Message)
+		return
+	}
+	last := sum.Ran[len(sum.Ran)-1]
+	if sum.Next.Action == state.ActionApprove {
+		flags := usedFlags{workspace: g.workspace, model: g.model}
+		fmt.Fprintf(out, "Review gate: read %s, edit it if needed, then:\n  %s\n", strings.Join(displayAll(p.env, ws, outputsOf(sum, sum.Next.Stage, last)), ", "),
+			flags.command(flags.withModel("approve", sum.Next.Stage)...))
+		return
+	}
+	fmt.Fprintln(out, nextLine(&state.PipelineState{Next: sum.Next}, ws, g))
+}
+
+func outputsOf(sum *workflow.Summary, stage string, fallback *workflow.StageResult) []string {
+	for _, r := range sum.Ran {
+		if r.Stage == stage {
+			return r.Outputs
+		}
+	}
+	return fallback.Outputs
+}
+
+func displayAll(env *Env, ws *workspace.Workspace, rels []string) []string {
+	out := make([]string, len(rels))
+	for i, r := range rels {
+		out[i] = displayPath(env, ws.Abs(r))
+	}
+	return out
+}
+
+func loc(f state.VerifyFinding) string {
+	if f.Line > 0 {
+		return fmt.Sprintf("%s:%d", f.File, f.Line)
+	}
+	return f.File
+}
+
+func size(n int) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	return fmt.Sprintf("%.1f KB", float64(n)/1024)
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return clip(line, 160)
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// nextLine is the "next:" line: the state's own words, or, when the
+// command ran with a model override, the command to type with it (the
+// state's words name the plain command, which would judge without it).
+func nextLine(p *state.PipelineState, ws *workspace.Workspace, g *globalFlags) string {
+	flags := usedFlags{workspace: g.workspace, model: g.model}
+	if flags.model == "" {
+		return "next: " + p.Next.Message
+	}
+	switch p.Next.Action {
+	case state.ActionApprove:
+		if st, err := ws.Stage(p.Next.Stage); err == nil {
+			return fmt.Sprintf("next: %s awaiting review: read %s/output/, edit if needed, then `%s`", st.Name, st.Rel,
+				flags.command(flags.withModel("approve", st.Name)...))
+		}
+	case state.ActionRun:
+		return fmt.Sprintf("next: %s needs a run: `%s`", p.Next.Stage, flags.command(flags.withModel("run")...))
+	}
+	return "next: " + p.Next.Message
+}

@@ -1,0 +1,87 @@
+package session
+
+import (
+	"context"
+	"time"
+
+	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/llm"
+)
+
+// windowWait bounds how long asking for the model's window may take.
+const windowWait = 10 * time.Second
+
+// AnswerRoom is the least room for an answer the model client accepts
+// (a prompt that leaves less is refused before the call), for checks that
+// want to say beforehand that a context will not fit.
+const AnswerRoom = llm.MinAnswerRoom
+
+// Client returns the model client the settings and config.toml ask for
+// (one server, or a pool over [[model.servers]]), built once.
+func (s *Session) Client() (llm.Client, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.built {
+		s.client, s.clientErr = s.newClient()
+		s.built = true
+	}
+	return s.client, s.clientErr
+}
+
+func (s *Session) newClient(extra ...llm.Option) (llm.Client, error) {
+	var opts []llm.Option
+	if m := s.Model(); m != "" {
+		opts = append(opts, llm.WithModel(m))
+	}
+	if h := s.opts.Settings.Host; h != "" {
+		opts = append(opts, llm.WithBaseURL(h))
+	}
+	c, err := llm.FromConfig(s.ws.Config.Model, s.opts.Getenv, append(opts, extra...)...)
+	if err != nil {
+		return nil, fault.Config(err.Error(), "fix the [model] section of config.toml", s.ws.Config.Path).Because(err)
+	}
+	return c, nil
+}
+
+// ConfiguredWindow is the context window config.toml states for a server
+// that cannot be asked (an OpenAI-compatible one); false for Ollama,
+// which Window asks.
+func (s *Session) ConfiguredWindow() (int, bool) {
+	m := s.ws.Config.Model
+	if p := m.Provider; p != "" && p != llm.ProviderOllama {
+		return m.ContextLength, true
+	}
+	return 0, false
+}
+
+// ModelKey identifies the model server and model the session's window
+// questions go to, so a caller asks again only when it changes.
+func (s *Session) ModelKey() string {
+	return s.opts.Settings.Host + "\x00" + s.ws.Config.Model.BaseURL + "\x00" + s.Model()
+}
+
+// Window asks the model server for the context window of the model in
+// force (0 with no error when it cannot tell); for an OpenAI-compatible
+// server it is config.toml's context_length. It retries briefly: the
+// editor asks in the background and must not wait long for a server that
+// is not there.
+func (s *Session) Window(ctx context.Context) (int, error) {
+	if w, ok := s.ConfiguredWindow(); ok {
+		return w, nil
+	}
+	model := s.Model()
+	if model == "" {
+		return 0, nil
+	}
+	c, err := s.newClient(llm.WithRetry(2*time.Second, 2))
+	if err != nil {
+		return 0, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, windowWait)
+	defer cancel()
+	info, err := c.Show(ctx, model)
+	if err != nil {
+		return 0, fault.From(err)
+	}
+	return info.ContextLength, nil
+}

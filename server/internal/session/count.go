@@ -1,0 +1,66 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/icm-tool/icm/server/internal/assemble"
+	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/promptcount"
+	"github.com/icm-tool/icm/server/internal/tools"
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+// CountStage counts a stage's first calls the way its run will send them
+// to the model it runs on (the precedence above), tool definitions
+// included: exact with the model's own files when they are on this
+// machine, else by another method that it names. ws is the workspace as
+// the caller sees it (the editor's buffers laid over); memo, when set,
+// keeps the counts of stages that did not change; list lists a tool
+// server (nil: the definitions are left out, and the count says so).
+func (s *Session) CountStage(ctx context.Context, ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract,
+	opts assemble.Options, memo *promptcount.Memo, list promptcount.ToolLister) (*promptcount.Stage, error) {
+	call := promptcount.CallOf(ctx, s.ws.Config.Model, c, s.opts.Settings.Model, list)
+	counter := &promptcount.Counter{Client: s.countClient(), Memo: memo}
+	return counter.Stage(ctx, ws, st, c, opts, call)
+}
+
+// StartingLister lists a stage's tool servers for a count the way a run
+// starts them, each started, listed and stopped within wait (a command
+// that counts once, such as icm probe).
+func (s *Session) StartingLister(wait time.Duration) promptcount.ToolLister {
+	reg := s.toolRegistry()
+	opts := tools.DefaultOptions(s.ws.Root, s.ws.Config)
+	opts.StartTimeout = wait
+	return func(ctx context.Context, server string) ([]tools.ToolInfo, error) {
+		cat := tools.NewCatalog(opts)
+		defer cat.Wait()
+		ctx, cancel := context.WithTimeout(ctx, wait)
+		defer cancel()
+		infos, err := cat.ListTools(ctx, reg, server)
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("not listed within %s", wait)
+		}
+		return infos, err
+	}
+}
+
+// countClient is the client counting asks (for /api/tags, to match local
+// model files), built once; nil when config.toml's [model] is unusable:
+// counting then estimates.
+func (s *Session) countClient() llm.Client {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.counted {
+		var extra []llm.Option
+		if s.opts.ModelFiles != nil {
+			extra = append(extra, llm.WithModelFiles(s.opts.ModelFiles))
+		}
+		s.counter, _ = s.newClient(extra...)
+		s.counted = true
+	}
+	return s.counter
+}

@@ -1,0 +1,176 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/icm-tool/icm/server/internal/assemble"
+	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/promptcount"
+	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/workflow"
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+// Status checks the workspace as it is on disk and derives every stage's
+// state as a run with these settings sees it (a stage run with a model
+// override is not stale under the same override).
+func (s *Session) Status() (*state.PipelineState, *check.Report, error) {
+	rep := s.Check(nil)
+	p, err := rep.Pipeline(s.opts.Settings.Model)
+	if err != nil {
+		return nil, rep, fault.From(err)
+	}
+	return p, rep, nil
+}
+
+// Check runs the workspace's checks (what `icm check` reports) over files,
+// or the disk when files is nil, knowing the session's tool servers.
+func (s *Session) Check(files workspace.Files) *check.Report {
+	return check.Run(s.view(files), check.Options{Servers: s.box.Names()})
+}
+
+// view is the workspace read through files (nil: as opened).
+func (s *Session) view(files workspace.Files) *workspace.Workspace {
+	if files == nil {
+		return s.ws
+	}
+	v := *s.ws
+	v.Files = files
+	return &v
+}
+
+// Approve records that a person accepts a stage's outputs as they are on
+// disk now. It refuses (unless force) while the stage's Verify checks fail
+// on them, while it is stale under these settings, or after a failed run.
+func (s *Session) Approve(ctx context.Context, stage string, force bool) (*state.Approval, error) {
+	a, err := workflow.ApproveContext(ctx, s.ws, stage, workflow.ApproveOptions{
+		Force: force, Model: s.opts.Settings.Model, CodeBlocks: s.CodeBlocks()})
+	if err != nil {
+		return nil, fault.From(err)
+	}
+	return a, nil
+}
+
+// Probe is a stage's context as a run would assemble it.
+type Probe struct {
+	Stage   *workspace.Stage
+	Context *assemble.Context
+	// Items counts a For each stage's items; -1 when it has no For each.
+	Items int
+	// Contract and Options are what the context was assembled from (for
+	// CountProbe).
+	Contract *contract.Contract
+	Options  assemble.Options
+	// Workspace is the workspace read through the probe's files, and
+	// Report the check the probe made of it.
+	Workspace *workspace.Workspace
+	Report    *check.Report
+}
+
+// Probe assembles a stage's context from files (nil: the disk) without
+// calling a model; inputs an earlier stage has not produced yet are
+// marked. item > 0 picks one item of a For each stage.
+func (s *Session) Probe(files workspace.Files, stage string, item int) (*Probe, error) {
+	ws := s.view(files)
+	st, err := ws.Stage(stage)
+	if err != nil {
+		return nil, fault.From(err)
+	}
+	rep := check.Run(ws, check.Options{Servers: s.box.Names()})
+	sr := rep.Stage(st.Name)
+	if sr == nil || sr.Contract == nil {
+		return nil, fault.Invalid(st.Name, st.Contract, 0, []string{"it has no readable " + workspace.ContractFile})
+	}
+	opts := assemble.Options{AllowMissing: true, ProducedBy: rep.ProducedBy}
+	if item > 0 {
+		if err := assemble.SelectItem(ws, st, sr.Contract, item, &opts); err != nil {
+			return nil, fault.BadRequest(err.Error(), fmt.Sprintf("the stage has %d items", sr.Items)).In(st.Name)
+		}
+	}
+	cx, err := assemble.Stage(ws, st, sr.Contract, opts)
+	if err != nil {
+		return nil, fault.From(err)
+	}
+	return &Probe{Stage: st, Context: cx, Items: sr.Items, Contract: sr.Contract, Options: opts, Workspace: ws, Report: rep}, nil
+}
+
+// CountProbe counts the first call of a probed stage (of its item, when the
+// probe picked one) as the server will see it, listing its tool servers
+// through list.
+func (s *Session) CountProbe(ctx context.Context, p *Probe, list promptcount.ToolLister) (*promptcount.Stage, error) {
+	c := p.Contract
+	call := promptcount.CallOf(ctx, s.ws.Config.Model, c, s.opts.Settings.Model, list)
+	if p.Options.Item != nil {
+		plain := *c
+		plain.ForEach = nil
+		c = &plain
+	}
+	counter := &promptcount.Counter{Client: s.countClient()}
+	return counter.Stage(ctx, p.Workspace, p.Stage, c, p.Options, call)
+}
+
+// Outputs are a stage's current output files and the versions history
+// keeps of them.
+type Outputs struct {
+	Current  []OutputFile
+	Previous []KeptOutput
+}
+
+// OutputFile is one current output.
+type OutputFile struct {
+	// Path is absolute.
+	Path   string
+	Exists bool
+}
+
+// KeptOutput is one kept version of an output file.
+type KeptOutput struct {
+	// Path is the kept copy, absolute.
+	Path string
+	// RunID is the run that wrote it, "" for a person's edit or a cut-off
+	// answer.
+	RunID string
+	Time  time.Time
+}
+
+// Outputs lists a stage's outputs as its state counts them (declared
+// files, and what sits in output/ for folder and templated outputs) and
+// the versions kept in history/versions/<stage>/, newest first.
+func (s *Session) Outputs(stage string) (*Outputs, error) {
+	st, err := s.ws.Stage(stage)
+	if err != nil {
+		return nil, fault.From(err)
+	}
+	src, err := s.ws.Files.ReadFile(st.Contract)
+	if err != nil {
+		return nil, fault.From(fmt.Errorf("unable to read %s: %w", st.ContractRel(), err))
+	}
+	c := contract.Parse(st.Contract, src)
+	out := &Outputs{Current: []OutputFile{}, Previous: []KeptOutput{}}
+	for _, rel := range state.OutputPaths(s.ws, st, c) {
+		abs := s.ws.Abs(rel)
+		_, statErr := os.Stat(abs)
+		out.Current = append(out.Current, OutputFile{Path: abs, Exists: statErr == nil})
+	}
+	versions, err := workflow.Versions(s.ws, st.Name)
+	if err != nil {
+		return nil, fault.From(err)
+	}
+	for _, v := range versions {
+		names := make([]string, 0, len(v.Files))
+		for n := range v.Files {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			out.Previous = append(out.Previous, KeptOutput{Path: v.Files[n], RunID: v.RunID, Time: v.Time})
+		}
+	}
+	return out, nil
+}

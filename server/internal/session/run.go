@@ -1,0 +1,136 @@
+package session
+
+import (
+	"context"
+	"errors"
+
+	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/codecheck"
+	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/tools"
+	"github.com/icm-tool/icm/server/internal/verify"
+	"github.com/icm-tool/icm/server/internal/workflow"
+)
+
+// RunRequest says what a run covers.
+type RunRequest struct {
+	// Stage runs that one stage (even when approved); "" runs the next
+	// stage that needs it.
+	Stage string
+	// Item, with Stage, runs only that For each item (1-based) again and
+	// replaces only its section of the output; Note is feedback for that
+	// one call.
+	Item int
+	Note string
+	// All goes on through the gates.
+	All bool
+	// Force overwrites outputs edited without approval (and lets a gate
+	// "rerun" approve despite failing Verify checks).
+	Force bool
+}
+
+// Run is a run made ready: its id is known before it starts.
+type Run struct {
+	s       *Session
+	req     RunRequest
+	eng     *workflow.Engine
+	observe func(workflow.Event)
+}
+
+// NewRun prepares a run; observe (may be nil) receives every event, one
+// at a time.
+func (s *Session) NewRun(req RunRequest, observe func(workflow.Event)) (*Run, error) {
+	client, err := s.Client()
+	if err != nil {
+		return nil, err
+	}
+	r := &Run{s: s, req: req, observe: observe}
+	eng, err := workflow.New(s.ws, workflow.Options{
+		Client:   client,
+		Model:    s.opts.Settings.Model,
+		Gate:     s.opts.Settings.Gate,
+		Stage:    req.Stage,
+		Item:     req.Item,
+		Note:     req.Note,
+		All:      req.All,
+		Force:    req.Force,
+		Tools:    s.box.Opener(tools.DefaultOptions(s.ws.Root, s.ws.Config)),
+		Servers:  s.box.Names(),
+		Self:     s.opts.Self,
+		ChildEnv: s.inherited(),
+		// code-blocks Verify checks run in this binary's sandbox.
+		CodeBlocks: s.CodeBlocks(),
+		Progress:   r.event,
+	})
+	if err != nil {
+		return nil, fault.Config(err.Error(), "use \"explicit\" or \"rerun\"", s.ws.Config.Path).Because(err)
+	}
+	r.eng = eng
+	return r, nil
+}
+
+// ID is the run's id (the name of its trace in history/).
+func (r *Run) ID() string { return r.eng.RunID() }
+
+// event passes an engine event to the observer and the tracer.
+func (r *Run) event(ev workflow.Event) {
+	if r.observe != nil {
+		r.observe(ev)
+	}
+}
+
+// Execute runs the stages and stops at the review gate (or goes on with
+// All). A model server that does not answer fails it at once when the
+// first stage needs a model. Whatever happens, the run's spans are sent
+// before it returns. Errors are *fault.Error.
+func (r *Run) Execute(ctx context.Context) (*workflow.Summary, error) {
+	if err := r.reachable(ctx); err != nil {
+		return nil, err
+	}
+	stop := r.s.trace(ctx, r)
+	defer stop()
+	sum, err := r.eng.Run(ctx)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return sum, &fault.Error{Kind: fault.Cancelled, Msg: "cancelled", Err: err,
+				Hint: "the stage's finished work is kept, and the next run resumes it"}
+		}
+		return sum, fault.From(err)
+	}
+	return sum, nil
+}
+
+// reachable fails fast, with how to start it, when the stage about to run
+// needs a model and its server does not answer, instead of after the
+// retries of the first call.
+func (r *Run) reachable(ctx context.Context) error {
+	rep := check.Run(r.s.ws, check.Options{Servers: r.s.box.Names()})
+	p, err := rep.Pipeline(r.s.opts.Settings.Model)
+	if err != nil {
+		return nil // the run itself reports it
+	}
+	name := r.req.Stage
+	if name == "" {
+		if p.Next.Action != state.ActionRun && !r.req.All {
+			return nil
+		}
+		name = p.Next.Stage
+	}
+	if sr := rep.Stage(name); sr != nil && sr.Contract != nil && sr.Contract.Script != nil && !r.req.All {
+		return nil // a Script stage needs no model
+	}
+	client, err := r.s.Client()
+	if err != nil {
+		return err
+	}
+	if err := llm.Ping(ctx, client); err != nil {
+		return fault.From(err)
+	}
+	return nil
+}
+
+// CodeBlocks is the checker `code-blocks` Verify checks run in: this
+// binary's sandbox.
+func (s *Session) CodeBlocks() verify.CodeChecker { return &codecheck.Checker{} }

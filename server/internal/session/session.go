@@ -1,0 +1,161 @@
+// Package session is icm's application layer: the one place that composes
+// what a run needs around the engine (the model client with its pool and
+// fallbacks, the MCP tool servers, tracing, the code-blocks checker, the
+// environment of icm's own child processes) from a workspace and a
+// person's settings, and offers the operations the adapters call: Run,
+// Approve, Status, Probe, Outputs and Close. The CLI and the language
+// server build none of these themselves; they call a Session and render
+// what it returns, errors included (as *fault.Error).
+//
+// # Precedence
+//
+// Every setting is decided by the same order on both sides:
+//
+//   - model: Settings.Model (the --model flag, the editor's icm.model)
+//     > the contract's ## Model `model:` line > config.toml [model] name;
+//     with none of them a model stage refuses to run. (ICM_MODEL is not
+//     read by runs: it is what icm sets for its own child processes.)
+//   - model server: Settings.Host (the editor's icm.ollama.host) >
+//     config.toml [model] base_url > OLLAMA_HOST > http://127.0.0.1:11434;
+//     a [[model.servers]] pool keeps its own addresses.
+//   - gate: Settings.Gate (--gate, the editor's icm.workflow.gate) >
+//     config.toml [workflow] gate > "explicit".
+//
+// An empty setting means "not set": clearing an editor setting falls back
+// to the next source at once.
+//
+// icm's own child processes (`command = "icm"` MCP servers, a Script
+// stage's icm subcommands) get the model the stage runs on as ICM_MODEL
+// and, when the run talks to one Ollama server, that server as
+// OLLAMA_HOST (workflow.ChildEnv), whatever the inherited environment
+// says.
+package session
+
+import (
+	"os"
+	"sync"
+
+	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/ollamamodel"
+	"github.com/icm-tool/icm/server/internal/telemetry"
+	"github.com/icm-tool/icm/server/internal/toolbox"
+	"github.com/icm-tool/icm/server/internal/tools"
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+// Settings are what a person chose for this session through the flags of
+// a command or the settings of an editor. Empty fields defer to the next
+// source (see the package comment).
+type Settings struct {
+	// Model replaces the model of every stage.
+	Model string
+	// Host is the model server's address.
+	Host string
+	// Gate is the gate mode ("explicit" or "rerun").
+	Gate string
+}
+
+// Options configure a session.
+type Options struct {
+	Settings Settings
+	// Getenv reads the environment; os.Getenv when nil.
+	Getenv func(string) string
+	// Self is the icm executable that `command = "icm"` servers and Script
+	// stages run; "" means this process's executable.
+	Self string
+	// Version is icm's version, reported in traces.
+	Version string
+	// Warn receives problems that do not stop the work (an MCP server
+	// entry that cannot be used, traces that cannot be exported); nil
+	// drops them.
+	Warn func(msg string)
+	// ModelFiles loads each local model's tokenizer once, for exact
+	// counts; a server that counts often shares one across sessions. nil
+	// lets each session load its own.
+	ModelFiles *ollamamodel.Cache
+}
+
+// Session is a workspace with a person's settings, ready to run. It is
+// cheap to open (nothing starts until an operation needs it) and safe for
+// concurrent use. Close it when done: that sends what tracing holds and
+// stops the tool servers it started for listings.
+type Session struct {
+	ws   *workspace.Workspace
+	opts Options
+	box  *toolbox.Box
+
+	mu        sync.Mutex
+	client    llm.Client
+	clientErr error
+	built     bool
+	counter   llm.Client // for counting, with ModelFiles
+	counted   bool
+	catalog   *tools.Catalog
+	listed    map[string][]tools.ToolInfo
+	exporter  *telemetry.Exporter
+	traced    bool // the exporter was asked for (it may still be nil)
+	closed    bool
+}
+
+// Open makes a session over ws. It reads the MCP server entries at once
+// (their problems go to Warn); the model client and everything else are
+// made when first needed.
+func Open(ws *workspace.Workspace, opts Options) *Session {
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	s := &Session{ws: ws, opts: opts, listed: map[string][]tools.ToolInfo{}}
+	box, problems := toolbox.Load(ws, toolbox.Self{Path: opts.Self, Env: s.inherited()})
+	for _, p := range problems {
+		if p.Severity == tools.SeverityError {
+			s.warn(p.String())
+		}
+	}
+	s.box = box
+	return s
+}
+
+// Workspace returns the workspace the session runs.
+func (s *Session) Workspace() *workspace.Workspace { return s.ws }
+
+// Settings returns the person's settings.
+func (s *Session) Settings() Settings { return s.opts.Settings }
+
+// Model returns the model in force before any contract's ## Model:
+// Settings.Model, else config.toml's [model] name ("" when neither).
+func (s *Session) Model() string {
+	if m := s.opts.Settings.Model; m != "" {
+		return m
+	}
+	return s.ws.Config.Model.Name
+}
+
+// Servers names the MCP servers stages may use.
+func (s *Session) Servers() map[string]bool { return s.box.Names() }
+
+// inherited is what icm's own child processes get from this process's
+// environment: the model host and model (overridden per stage), the
+// SearXNG URL, the cache folder and the API key variables the [model]
+// section names.
+func (s *Session) inherited() map[string]string {
+	return toolbox.SelfEnv(s.opts.Getenv, toolbox.KeyVars(s.ws.Config.Model)...)
+}
+
+func (s *Session) warn(msg string) {
+	if s.opts.Warn != nil {
+		s.opts.Warn(msg)
+	}
+}
+
+// ServerNames lists the configured MCP servers, sorted.
+func (s *Session) ServerNames() []string { return s.box.Registry.Names() }
+
+// ServerLocation says where a server's entry is ("config.toml:12"); false
+// when no server of that name is configured.
+func (s *Session) ServerLocation(name string) (string, bool) {
+	srv, ok := s.box.Registry[name]
+	if !ok {
+		return "", false
+	}
+	return srv.Location(), true
+}

@@ -1,0 +1,124 @@
+package session
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+
+	"github.com/icm-tool/icm/server/internal/config"
+	"github.com/icm-tool/icm/server/internal/tools"
+	"github.com/icm-tool/icm/server/internal/workflow"
+)
+
+// ToolInfo is one tool a server offers: its name, description and input
+// schema.
+type ToolInfo = tools.ToolInfo
+
+// toolRegistry is the registry listings start servers from: icm's own
+// servers get the environment a stage run with the session's model would.
+func (s *Session) toolRegistry() tools.Registry {
+	client, _ := s.Client()
+	return s.box.With(workflow.ChildEnv(s.inherited(), client, s.Model()))
+}
+
+// ListTools lists a server's tools, starting it once for the session's
+// life and keeping the listing.
+func (s *Session) ListTools(ctx context.Context, server string) ([]ToolInfo, error) {
+	s.mu.Lock()
+	if infos, ok := s.listed[server]; ok {
+		s.mu.Unlock()
+		return infos, nil
+	}
+	if s.catalog == nil {
+		s.catalog = tools.NewCatalog(tools.DefaultOptions(s.ws.Root, s.ws.Config))
+	}
+	c := s.catalog
+	s.mu.Unlock()
+	infos, err := c.ListTools(ctx, s.toolRegistry(), server)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.listed[server] = infos
+	s.mu.Unlock()
+	return infos, nil
+}
+
+// Listing returns a server's tools when the session has listed it; it
+// never starts one.
+func (s *Session) Listing(server string) ([]ToolInfo, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	infos, ok := s.listed[server]
+	return infos, ok
+}
+
+// Listed returns the tool names of every server listed so far.
+func (s *Session) Listed() map[string][]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string][]string, len(s.listed))
+	for server, infos := range s.listed {
+		names := make([]string, 0, len(infos))
+		for _, t := range infos {
+			names = append(names, t.Name)
+		}
+		out[server] = names
+	}
+	return out
+}
+
+// KeepTools takes over prev's started servers and listings when prev
+// starts the same servers the same way, so reopening a workspace after an
+// edit elsewhere does not start them again; prev's Close then leaves
+// them. It reports whether it took them.
+func (s *Session) KeepTools(prev *Session) bool {
+	if prev == nil || prev == s || !sameRegistry(prev.toolRegistry(), s.toolRegistry()) {
+		return false
+	}
+	prev.mu.Lock()
+	c, listed := prev.catalog, prev.listed
+	prev.catalog, prev.listed = nil, map[string][]ToolInfo{}
+	prev.mu.Unlock()
+	s.mu.Lock()
+	s.catalog, s.listed = c, listed
+	s.mu.Unlock()
+	return true
+}
+
+func sameRegistry(a, b tools.Registry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for name, s := range a {
+		if o, ok := b[name]; !ok || o.Key() != s.Key() {
+			return false
+		}
+	}
+	return true
+}
+
+// IsServerConfig reports whether a file may hold MCP server entries
+// (.vscode/mcp.json, .mcp.json; config.toml is the workspace's config,
+// which holds them too), so a change to it means reopening the workspace.
+func IsServerConfig(path string) bool {
+	return strings.HasSuffix(path, filepath.FromSlash(tools.VSCodeFile)) || filepath.Base(path) == tools.PortableFile ||
+		filepath.Base(path) == config.FileName
+}
+
+// OpenTools starts the servers allow names (server -> tool names, nil
+// for all of a server's tools) with the environment a stage running on
+// the session's model gives them, for an icm subcommand that calls tools
+// itself (icm research). Close the result.
+func (s *Session) OpenTools(ctx context.Context, allow map[string][]string) (workflow.ToolSession, error) {
+	client, _ := s.Client()
+	open := s.box.Opener(tools.DefaultOptions(s.ws.Root, s.ws.Config))
+	return open(ctx, workflow.ToolRequest{Allow: allow, Env: workflow.ChildEnv(s.inherited(), client, s.Model())})
+}
+
+// ToolOpener is the engine's way of starting a stage's tools for a copy of
+// the workspace rooted at root (a stage test's isolated copy: its servers
+// run there, never in the real workspace).
+func (s *Session) ToolOpener(root string) workflow.ToolOpener {
+	return s.box.Opener(tools.DefaultOptions(root, s.ws.Config))
+}
