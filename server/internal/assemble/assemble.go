@@ -135,7 +135,10 @@ func (a *assembler) build(c *contract.Contract) error {
 	for _, f := range []struct {
 		name  string
 		layer int
-	}{{workspace.IdentityFile, contract.LayerIdentity}, {workspace.RoutingFile, contract.LayerRouting}} {
+	}{{a.ws.Identity, contract.LayerIdentity}, {workspace.RoutingFile, contract.LayerRouting}} {
+		if f.name == "" {
+			continue // no identity file: the stage runs without layer 0
+		}
 		text, err := a.ws.Files.ReadFile(filepath.Join(a.ws.Root, f.name))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue

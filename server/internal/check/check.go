@@ -90,6 +90,7 @@ func Run(ws *workspace.Workspace, opts Options) *Report {
 	memo.Files = newMemo(ws.Files)
 	c := &checker{ws: &memo, opts: opts, r: r, producer: map[string]int{}}
 	c.configFindings()
+	c.layoutFindings()
 	for _, st := range ws.Stages {
 		sr := &StageReport{Stage: st, Items: -1}
 		r.Stages = append(r.Stages, sr)

@@ -21,10 +21,11 @@ const FileName = "config.toml"
 
 // Config is a workspace's settings.
 type Config struct {
-	Model    Model    `toml:"model"`
-	Workflow Workflow `toml:"workflow"`
-	MCP      MCP      `toml:"mcp"`
-	Test     Test     `toml:"test"`
+	Model     Model     `toml:"model"`
+	Workflow  Workflow  `toml:"workflow"`
+	Workspace Workspace `toml:"workspace"`
+	MCP       MCP       `toml:"mcp"`
+	Test      Test      `toml:"test"`
 	// Path is the file the settings came from ("" when defaults only).
 	Path string `toml:"-"`
 	// Unknown lists keys the file has that icm does not read.
@@ -95,6 +96,15 @@ type Test struct {
 	Seed int `toml:"seed"`
 	// Judge is the model that scores rubric lines ("": [model] name).
 	Judge string `toml:"judge"`
+}
+
+// Workspace describes the workspace's layout where it differs from what
+// icm finds by itself.
+type Workspace struct {
+	// Stages is the folder holding the numbered stage folders, relative
+	// to the workspace ("phases"); empty means pipeline/, stages/, or the
+	// one top-level folder that holds numbered stage folders.
+	Stages string `toml:"stages"`
 }
 
 // MCP lists the tool servers stages may name.
@@ -209,6 +219,12 @@ func (c *Config) validate() error {
 	}
 	if c.Test.Parallel < 0 {
 		problems = append(problems, "[test] parallel must be 0 or more")
+	}
+	if st := c.Workspace.Stages; st != "" {
+		clean := filepath.ToSlash(filepath.Clean(st))
+		if filepath.IsAbs(st) || strings.HasPrefix(st, "/") || clean == ".." || strings.HasPrefix(clean, "../") || clean == "." {
+			problems = append(problems, fmt.Sprintf("[workspace] stages = %q: name a folder inside the workspace, like \"phases\"", st))
+		}
 	}
 	if c.Workflow.MaxToolCalls < 1 {
 		problems = append(problems, "[workflow] max_tool_calls must be 1 or more")

@@ -31,6 +31,7 @@ var Tables = map[string]string{
 	"model":         "The model server and the model every stage uses unless its contract's `## Model` says otherwise.",
 	"model.servers": "Several servers of one model (`[[model.servers]]`, one table each): calls are spread by free slots, a failing server is left out for a while.",
 	"workflow":      "How runs go: review gates, bounds on tool calls, For each parallelism, time limits.",
+	"workspace":     "The workspace's layout, where icm should not find it by itself.",
 	"test":          "Defaults of `icm test`, which runs the stages' test cases (its flags win over them).",
 	"mcp.servers.*": "One MCP tool server stages may name in `## Tools`: a command to run over stdio, or a URL (streamable HTTP).",
 }
@@ -74,6 +75,8 @@ var Keys = []Key{
 	{Table: "workflow", Name: "script_timeout", Type: "duration", Default: `"60s"`, Doc: "Bounds a `## Script` stage whose contract gives no timeout."},
 	{Table: "workflow", Name: "token_budget", Type: "integer", Default: "8000",
 		Doc: "The assembled context of a stage above this many tokens gets a warning in `icm check` and the editor."},
+	{Table: "workspace", Name: "stages", Type: "string",
+		Doc: "The folder holding the numbered stage folders, like `\"phases\"`. Empty: `pipeline/`, else `stages/`, else the one top-level folder holding numbered folders with a `CONTEXT.md`."},
 	{Table: "test", Name: "models", Type: "array",
 		Doc: "The models of `icm test`'s case × model matrix, like `[\"qwen3.5:9b\", \"llama3.1:8b\"]`; the editor offers one test profile per model. Empty: each stage's own model."},
 	{Table: "test", Name: "repeat", Type: "integer", Default: "1",

@@ -15,7 +15,7 @@ import (
 )
 
 // factoryFiles are the root files that configure a workspace.
-var factoryFiles = []string{workspace.IdentityFile, workspace.RoutingFile, "config.toml", ".mcp.json", ".vscode/mcp.json"}
+var factoryFiles = append(append([]string{}, workspace.IdentityFiles...), workspace.RoutingFile, "config.toml", ".mcp.json", ".vscode/mcp.json")
 
 // CopyFactory creates a workspace in dir (absent or empty) with src's
 // factory: identity, routing, config.toml and MCP server files, _config/,
@@ -160,7 +160,7 @@ func workingInputs(src *workspace.Workspace) (map[string]bool, error) {
 			return
 		}
 		rel := src.Rel(abs)
-		if produced(src, rel) || rel == workspace.IdentityFile || rel == workspace.RoutingFile {
+		if produced(src, rel) || rel == src.Identity || rel == workspace.RoutingFile {
 			return
 		}
 		out[rel] = true

@@ -76,7 +76,13 @@ func ResolveSettings(cfg config.Model, m *contract.Model, override string) Setti
 // source and schema files. Paths that escape the workspace are left out
 // (check reports them).
 func Reads(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract) []string {
-	set := map[string]bool{workspace.IdentityFile: true, workspace.RoutingFile: true, st.ContractRel(): true}
+	// Without an identity file, CLAUDE.md is still watched (as missing), so
+	// that adding one makes the stage stale.
+	identity := ws.Identity
+	if identity == "" {
+		identity = workspace.IdentityFile
+	}
+	set := map[string]bool{identity: true, workspace.RoutingFile: true, st.ContractRel(): true}
 	addRel := func(p string) {
 		if abs, err := ws.Resolve(st.Dir, p); err == nil {
 			set[ws.Rel(abs)] = true

@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -92,7 +93,13 @@ func next(ws *workspace.Workspace, stages []*StageState) Next {
 			return Next{Stage: s.Stage, Action: ActionRun, Message: fmt.Sprintf("%s %s: `icm run`", s.Stage, verb)}
 		}
 	}
-	return Next{Action: ActionDone, Message: "every stage is approved"}
+	switch {
+	case len(stages) > 0:
+		return Next{Action: ActionDone, Message: "every stage is approved"}
+	case len(ws.Nested) > 0:
+		return Next{Action: ActionDone, Message: fmt.Sprintf("this folder holds workspaces, not stages (%s): run icm in one of them", strings.Join(ws.Nested, ", "))}
+	}
+	return Next{Action: ActionDone, Message: "the workspace has no stages: add a numbered folder with a CONTEXT.md, such as " + ws.StagesDir + "/01-first/"}
 }
 
 func hasErrors(c *contract.Contract) bool {

@@ -41,6 +41,16 @@ type Workspace struct {
 	// StagesDir is the folder holding the stages, relative to Root
 	// ("pipeline", or "stages" for ICM-template workspaces).
 	StagesDir string
+	// StagesFrom says how StagesDir was chosen: StagesConfigured,
+	// StagesDefault, StagesFound, or "" when the workspace has no stages
+	// folder (StagesDir is then "pipeline").
+	StagesFrom string
+	// Identity is the layer-0 file in use (one of IdentityFiles), or ""
+	// when the workspace has none.
+	Identity string
+	// Nested lists, when the folder has no stages, the workspaces below
+	// it (a repository root holding several), relative to Root.
+	Nested []string
 	// Stages are in folder order.
 	Stages []*Stage
 	// Config is config.toml over the defaults.
@@ -79,7 +89,7 @@ func (e *NotFoundError) Error() string {
 
 // Hint tells the person what makes a folder a workspace.
 func (e *NotFoundError) Hint() string {
-	return "run icm inside a workspace (a folder with CLAUDE.md, or CONTEXT.md and pipeline/), or pass -w DIR"
+	return "run icm inside a workspace (a folder with CLAUDE.md or AGENTS.md, or CONTEXT.md beside pipeline/ or stages/), or pass -w DIR"
 }
 
 // Find returns the workspace root for start: start itself or its nearest
@@ -101,9 +111,11 @@ func Find(start string) (string, error) {
 	}
 }
 
-// IsRoot reports whether dir looks like a workspace root.
+// IsRoot reports whether dir looks like a workspace root: it holds an
+// identity file (CLAUDE.md, claude.md or AGENTS.md), or a CONTEXT.md
+// beside pipeline/, stages/ or another folder of numbered stages.
 func IsRoot(dir string) bool {
-	if isFile(filepath.Join(dir, IdentityFile)) {
+	if identityIn(dir) != "" {
 		return true
 	}
 	if !isFile(filepath.Join(dir, RoutingFile)) {
@@ -114,7 +126,7 @@ func IsRoot(dir string) bool {
 			return true
 		}
 	}
-	return false
+	return findStagesFolder(dir) != ""
 }
 
 // Open reads the workspace at root (which must be a workspace root; use
@@ -137,17 +149,18 @@ func Open(root string, files Files) (*Workspace, error) {
 	ws := &Workspace{Root: real, Files: files}
 	ws.Config, ws.ConfigErr = config.Load(real)
 	ws.StagesDir = stageDirs[0]
-	for _, s := range stageDirs {
-		if isDir(filepath.Join(real, s)) {
-			ws.StagesDir = s
-			break
-		}
+	if dir, from := stagesFolder(real, ws.Config); dir != "" {
+		ws.StagesDir, ws.StagesFrom = dir, from
 	}
+	ws.Identity = identityIn(real)
 	stages, err := listStages(real, ws.StagesDir)
 	if err != nil {
 		return nil, err
 	}
 	ws.Stages = stages
+	if len(stages) == 0 {
+		ws.Nested = nestedWorkspaces(real)
+	}
 	return ws, nil
 }
 

@@ -1,0 +1,66 @@
+package check
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+// layoutFindings says which identity file and which stages folder icm
+// uses when they are not the usual ones, and says plainly when a folder
+// has no stages at all (or holds workspaces rather than stages).
+func (c *checker) layoutFindings() {
+	ws := c.ws
+	anchor := c.anchor()
+	note := func(file string, sev contract.Severity, code, msg string) {
+		c.add(contract.Finding{File: file, Severity: sev, Code: code, Message: msg})
+	}
+	switch {
+	case ws.Identity != "" && ws.Identity != workspace.IdentityFile:
+		note(ws.Abs(ws.Identity), contract.Info, contract.CodeIdentity,
+			fmt.Sprintf("layer 0 (identity) is %s: there is no %s", ws.Identity, workspace.IdentityFile))
+	case ws.Identity == "" && len(ws.Stages) > 0:
+		note(anchor, contract.Info, contract.CodeIdentity,
+			fmt.Sprintf("there is no %s: the stages run without layer 0 (identity)", strings.Join(workspace.IdentityFiles, ", ")))
+	}
+	switch {
+	case len(ws.Stages) > 0 && ws.StagesFrom == workspace.StagesFound:
+		note(anchor, contract.Info, contract.CodeNoStages,
+			fmt.Sprintf("the stages are the numbered folders in %s/ (neither pipeline/ nor stages/ exists); [workspace] stages in config.toml names the folder", ws.StagesDir))
+	case len(ws.Stages) > 0:
+	case len(ws.Nested) > 0:
+		note(anchor, contract.Info, contract.CodeNoStages,
+			fmt.Sprintf("this folder holds workspaces, not stages: %s; run icm in one of them (icm check -w %s)", strings.Join(ws.Nested, ", "), ws.Nested[0]))
+	case ws.StagesFrom == workspace.StagesConfigured && !isDir(ws.Abs(ws.StagesDir)):
+		note(filepath.Join(ws.Root, "config.toml"), contract.Warning, contract.CodeNoStages,
+			fmt.Sprintf("[workspace] stages names %s/, which does not exist; the workspace has no stages", ws.StagesDir))
+	default:
+		note(anchor, contract.Warning, contract.CodeNoStages,
+			"the workspace has no stages: icm looks for numbered folders holding a CONTEXT.md (such as 01-first/) in pipeline/, stages/ or another top-level folder; [workspace] stages in config.toml names the folder")
+	}
+}
+
+// anchor is the file that findings about the workspace as a whole are
+// reported on: its routing file, its identity file, or the folder.
+func (c *checker) anchor() string {
+	for _, name := range []string{workspace.RoutingFile, c.ws.Identity} {
+		if p := c.ws.Abs(name); name != "" && isFile(p) {
+			return p
+		}
+	}
+	return c.ws.Root
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
