@@ -124,13 +124,9 @@ func printCount(env *Env, n *promptcount.Stage) {
 	}
 }
 
-// countText is "1300 tokens, exact (model tokenizer) (BPE qwen2, 151669 tokens)".
+// countText is "1300 tokens, exact (model tokenizer: BPE qwen2, 151669 tokens)".
 func countText(c tokens.Count) string {
-	s := fmt.Sprintf("%d tokens, %s", c.Tokens, c.Label())
-	if c.Tokenizer != "" {
-		s += " (" + c.Tokenizer + ")"
-	}
-	return s
+	return fmt.Sprintf("%d tokens, %s", c.Tokens, c.Describe())
 }
 
 func printParts(env *Env, st *workspace.Stage, ctx *assemble.Context, items int, count *promptcount.Stage) {

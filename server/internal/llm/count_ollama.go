@@ -24,12 +24,8 @@ func WithModelFiles(c *ollamamodel.Cache) Option {
 	return func(o *settings) { o.modelFiles, o.modelFilesSet = c, true }
 }
 
-// tagsTTL is how long the server's model digests are trusted: long
-// enough that counting a workspace's stages asks once, short enough that
-// a pull is noticed.
-const tagsTTL = 10 * time.Second
-
-// digests remembers the server's /api/tags answer: model name to digest.
+// digests remembers an Ollama server's /api/tags answer: model name to
+// manifest digest (see servedTTL).
 type digests struct {
 	mu  sync.Mutex
 	at  time.Time
@@ -113,12 +109,17 @@ func (o *Ollama) servesFiles(ctx context.Context, name, digest string) bool {
 }
 
 // tags returns the server's model digests by full name, asking at most
-// once per tagsTTL.
+// once per servedTTL (servedErrTTL after a failure), shared through the
+// client's CountMemory.
 func (o *Ollama) tags(ctx context.Context) (map[string]string, error) {
-	d := &o.digests
+	d := o.memory.digestsOf(o.base.String())
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if !d.at.IsZero() && o.now().Sub(d.at) < tagsTTL {
+	ttl := servedTTL
+	if d.err != nil {
+		ttl = servedErrTTL
+	}
+	if !d.at.IsZero() && o.now().Sub(d.at) < ttl {
 		return d.m, d.err
 	}
 	var list api.ListResponse
@@ -128,6 +129,11 @@ func (o *Ollama) tags(ctx context.Context) (map[string]string, error) {
 		}
 		return nil
 	})
+	if f != nil && ctx.Err() != nil {
+		// The caller gave up (a count bounded to a second): that says
+		// nothing about the server, so nothing is remembered.
+		return nil, ctx.Err()
+	}
 	d.at, d.m, d.err = o.now(), nil, nil
 	if f != nil {
 		d.err = errors.New(f.msg)

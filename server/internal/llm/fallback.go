@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/icm-tool/icm/server/internal/tokens"
 )
 
 // Fallback returns a client that answers a call with the first model of
@@ -106,4 +108,10 @@ func (f *fallback) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, er
 		}
 	}
 	return nil, errors.New("no model to call") // unreachable: models is never empty
+}
+
+// CountPrompt counts with the client's own counter: the first model is
+// the one the call is made with.
+func (f *fallback) CountPrompt(ctx context.Context, req ChatRequest) (tokens.Count, error) {
+	return CountPrompt(ctx, f.Client, req)
 }

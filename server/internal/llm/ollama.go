@@ -69,6 +69,9 @@ type settings struct {
 	// prompts exactly; modelFilesSet says WithModelFiles chose it.
 	modelFiles    *ollamamodel.Cache
 	modelFilesSet bool
+	// memory is what the client learns about servers to count prompts,
+	// shared with other clients when WithCountMemory gives one.
+	memory *CountMemory
 
 	baseURL string // the option's value, resolved by the constructor
 
@@ -104,7 +107,6 @@ type Ollama struct {
 
 	filesOnce  sync.Once
 	filesCache *ollamamodel.Cache
-	digests    digests
 }
 
 // Option configures a client (NewOllama, NewOpenAI, FromConfig).

@@ -51,7 +51,14 @@ func (o *OpenAI) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, erro
 	if window <= 0 {
 		window = info.ContextLength
 	}
-	plan, ok := fixedWindow(est, estimatePrompt(est, req.Messages, toolsJSON), maxOut, window, info)
+	pe := estimatePrompt(est, req.Messages, toolsJSON)
+	if body, err := o.tokenizeBody(model, req); err == nil {
+		// The server's own count, when it can give one, needs no margin.
+		if c, ok := o.serverCount(ctx, body); ok {
+			pe = pe.exactly(c)
+		}
+	}
+	plan, ok := fixedWindow(est, pe, maxOut, window, info)
 	if !ok {
 		e := plan.tooLongError(req.Stage, info)
 		e.Hint = strings.Replace(e.Hint, "raise [model] num_ctx", "raise [model] context_length to the server's window", 1)

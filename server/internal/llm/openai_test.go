@@ -224,9 +224,10 @@ func TestOpenAIWindowFromModelList(t *testing.T) {
 func TestOpenAISendsTheKeyAndNoModelList(t *testing.T) {
 	// A gateway with no /models route: the window stays unknown, the call
 	// still goes, and the key travels as a bearer token.
-	var auth []string
+	var auth, paths []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		auth = append(auth, r.Header.Get("Authorization"))
+		paths = append(paths, r.URL.Path)
 		if r.URL.Path != "/gw/v1/chat/completions" {
 			http.NotFound(w, r)
 			return
@@ -246,8 +247,15 @@ func TestOpenAISendsTheKeyAndNoModelList(t *testing.T) {
 	if resp.Message.Content != "hello" || resp.NumCtx != 0 || resp.PromptTokens != 5 {
 		t.Errorf("response %+v", resp)
 	}
-	if len(auth) != 2 || auth[0] != "Bearer sk-test" || auth[1] != "Bearer sk-test" {
-		t.Errorf("authorization headers %q", auth)
+	// The model list, the tokenize probe (at the server's root, absent
+	// here) and the call, each with the key.
+	if want := []string{"/gw/v1/models", "/gw/tokenize", "/gw/v1/chat/completions"}; !reflect.DeepEqual(paths, want) {
+		t.Errorf("requests to %q, want %q", paths, want)
+	}
+	for i, a := range auth {
+		if a != "Bearer sk-test" {
+			t.Errorf("request %d to %s: authorization %q", i, paths[i], a)
+		}
 	}
 }
 

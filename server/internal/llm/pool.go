@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/icm-tool/icm/server/internal/tokens"
 )
 
 // Defaults of a Pool.
@@ -353,3 +355,9 @@ func (p *Pool) order() []*poolMember {
 }
 
 var _ Client = (*Pool)(nil)
+
+// CountPrompt counts with the first server's counter: every server of a
+// pool serves the same model, so each counts a prompt alike.
+func (p *Pool) CountPrompt(ctx context.Context, req ChatRequest) (tokens.Count, error) {
+	return CountPrompt(ctx, p.members[0].Client, req)
+}

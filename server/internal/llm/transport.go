@@ -75,6 +75,9 @@ type conn struct {
 
 // newConn makes the connection both backends share.
 func newConn(st settings, base *url.URL, d dialect) conn {
+	if st.memory == nil {
+		st.memory = NewCountMemory()
+	}
 	return conn{settings: st, base: base, dialect: d, reached: new(atomic.Bool)}
 }
 

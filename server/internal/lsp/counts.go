@@ -40,9 +40,10 @@ type listFailure struct {
 // the tool definitions the catalog has listed), once per analysis, so a
 // hover only reads the result.
 func (st *wsState) countStages(ctx context.Context, sess *session.Session, ws *workspace.Workspace, rep *check.Report) map[string]*promptcount.Stage {
-	// The server is asked at most once here (/api/tags, to match the
-	// local files' digest); a server that hangs must not hold up the
-	// diagnostics, so the whole count is bounded.
+	// The server is asked at most once a minute (/api/tags, to match the
+	// local files' digest; /tokenize is probed once), through the
+	// connection's counting memory; a server that hangs must not hold up
+	// the diagnostics, so the whole count is bounded.
 	ctx, cancel := context.WithTimeout(ctx, countTimeout)
 	defer cancel()
 	out := map[string]*promptcount.Stage{}
@@ -103,11 +104,7 @@ func (st *wsState) countTools(_ context.Context, server string) ([]session.ToolI
 // countLine is the hover's count of a stage's first call and how it was
 // made: "1,300 tokens, exact (model tokenizer: BPE qwen2, 151669 tokens)".
 func countLine(n *promptcount.Stage) string {
-	c := n.First
-	s := fmt.Sprintf("%d tokens, %s", c.Tokens, c.Label())
-	if c.Tokenizer != "" {
-		s = fmt.Sprintf("%d tokens, %s: %s", c.Tokens, c.Label(), c.Tokenizer)
-	}
+	s := fmt.Sprintf("%d tokens, %s", n.First.Tokens, n.First.Describe())
 	if n.ToolDefs > 0 {
 		s += fmt.Sprintf(", of which %d tool definitions take %d", n.ToolDefs, n.Tools)
 	}

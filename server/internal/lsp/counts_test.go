@@ -1,13 +1,19 @@
 package lsp_test
 
 import (
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/lsp"
 	"github.com/icm-tool/icm/server/internal/lsp/lsptest"
+	"github.com/icm-tool/icm/server/internal/ollamamodel"
+	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
+	"github.com/icm-tool/icm/server/internal/testutil/realollama"
+	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 )
 
 // TestHoverCountsToolDefinitions: a stage with tools is counted with the
@@ -72,5 +78,50 @@ func TestHoverSaysWhichToolsAreLeftOut(t *testing.T) {
 	}
 	if strings.Contains(got, "tool definitions take") || strings.Contains(got, "not listed yet") {
 		t.Errorf("no definitions can be counted, and the listing has failed by now:\n%s", got)
+	}
+}
+
+// TestEditsCountExactlyAndAskTheServerOnce: with the model's files in the
+// models folder and the server serving them, the hover's count is exact,
+// and a run of edits (an analysis and a new model client each) asks the
+// server for its digests once, not once per edit.
+func TestEditsCountExactlyAndAskTheServerOnce(t *testing.T) {
+	models := t.TempDir()
+	if err := realollama.LayOut(models, "qwen3.5:9b", realollama.ModelSpec{}, ""); err != nil {
+		t.Fatal(err)
+	}
+	f, err := ollamamodel.Find([]string{models}, "qwen3.5:9b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := ollamatest.New(t, ollamatest.Config{Models: []ollamatest.Model{{Name: "qwen3.5:9b", ContextLength: 8192, Digest: f.Digest}}, AllowUnscripted: true})
+	dir := wstest.Copy(t, "course-research")
+	getenv := func(k string) string {
+		if k == "OLLAMA_MODELS" {
+			return models
+		}
+		return os.Getenv(k)
+	}
+	ed := lsptest.Start(t, lsptest.Config{Root: dir, InitOptions: map[string]any{"ollamaHost": srv.URL()},
+		Options: lsp.Options{Self: icmBin, Getenv: getenv}})
+	ed.Open(scope)
+	ed.AwaitDiagnostics(scope, "analysed", lsptest.None)
+	for i := 0; i < 6; i++ {
+		// Each edit makes a new text, so the stage is counted afresh;
+		// the hover waits for the analysis that includes the edit.
+		ed.Edit(scope, "padded list.", "padded list.!")
+		if _, err := ed.Hover(scope, ed.Pos(scope, "# Stage", 2)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := ed.Hover(scope, ed.Pos(scope, "# Stage", 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got, "tokens, exact (model tokenizer: BPE default, 259 tokens)") || !strings.Contains(got, "(exact (model tokenizer)) | | | **") {
+		t.Errorf("the hover's count is not exact:\n%s", got)
+	}
+	if n := len(srv.RequestsTo("/api/tags")); n != 1 {
+		t.Errorf("7 analyses asked /api/tags %d times, want once", n)
 	}
 }

@@ -27,8 +27,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/icm-tool/icm/server/internal/ollamamodel"
-
 	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
@@ -93,9 +91,11 @@ type Server struct {
 	pub  *publisher
 	wss  *workspaces
 	runs *runs
-	// modelFiles loads each local model's tokenizer once for the
-	// connection, for exact counts.
-	modelFiles *ollamamodel.Cache
+	// counting loads each local model's tokenizer once for the
+	// connection, and keeps what model servers said about counting
+	// across the sessions it opens (one per workspace opening) and the
+	// analyses (each counts every stage).
+	counting *session.Counting
 	// bg tracks goroutines the server started, so Serve returns only once
 	// they are done.
 	bg sync.WaitGroup
@@ -113,7 +113,7 @@ func New(opts Options) *Server {
 		inflight: map[jsonrpc2.ID]context.CancelFunc{},
 		reqCtx:   map[*glsp.Context]context.Context{},
 	}
-	s.modelFiles = ollamamodel.NewCache(ollamamodel.ModelsDirs(s.getenv))
+	s.counting = session.NewCounting(s.getenv)
 	s.handler = s.protocolHandler()
 	return s
 }
@@ -210,8 +210,8 @@ func (s *Server) newSession(ws *workspace.Workspace) *session.Session {
 		Self:     s.opts.Self,
 		Version:  s.opts.Version,
 		Warn:     func(msg string) { s.log.Warn(msg) },
-		// One tokenizer cache for the connection: every session counts.
-		ModelFiles: s.modelFiles,
+		// One for the connection: every session counts.
+		Counting: s.counting,
 	})
 }
 

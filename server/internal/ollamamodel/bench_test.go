@@ -22,30 +22,7 @@ func qwen3Files(b *testing.B) *Files {
 		b.Skipf("SKIPPED: %v", err)
 	}
 	dir := b.TempDir()
-	gguf := filepath.Join(b.TempDir(), "m.gguf")
-	if err := realollama.WriteModel(gguf, realollama.ModelSpec{Vocabulary: realollama.VocabQwen3}); err != nil {
-		b.Fatal(err)
-	}
-	data, err := os.ReadFile(gguf)
-	if err != nil {
-		b.Fatal(err)
-	}
-	mf, err := os.ReadFile(filepath.Join(wstest.RepoRoot(b), "server/internal/testutil/realollama/testdata/Modelfile.qwen3"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	tmpl := string(mf)
-	tmpl = tmpl[strings.Index(tmpl, `TEMPLATE """`)+len(`TEMPLATE """`):]
-	tmpl = tmpl[:strings.Index(tmpl, `"""`)]
-	layer := func(media string, data []byte) map[string]any {
-		return map[string]any{"mediaType": media, "digest": writeBlob(b, dir, data), "size": len(data)}
-	}
-	raw, _ := json.Marshal(map[string]any{"schemaVersion": 2, "layers": []any{layer(mediaModel, data), layer(mediaTemplate, []byte(tmpl))}})
-	path := filepath.Join(dir, "manifests", "registry.ollama.ai", "library", "q", "latest")
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		b.Fatal(err)
-	}
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
+	if err := realollama.LayOut(dir, "q", realollama.ModelSpec{Vocabulary: realollama.VocabQwen3}, ""); err != nil {
 		b.Fatal(err)
 	}
 	f, err := Find([]string{dir}, "q")

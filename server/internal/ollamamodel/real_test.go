@@ -64,6 +64,16 @@ func TestCountsMatchRealServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("tokenizer %s on %s", m.Tokenizer(), m.Runner())
+	// The same model laid out without a server (what the benchmarks and
+	// the calibration tests count with) renders and counts alike.
+	laidDir := t.TempDir()
+	if err := realollama.LayOut(laidDir, "laid-out", realollama.ModelSpec{Vocabulary: realollama.VocabQwen3, ContextLength: 32768}, ""); err != nil {
+		t.Fatal(err)
+	}
+	laid, err := NewCache([]string{laidDir}).Model(context.Background(), "laid-out")
+	if err != nil {
+		t.Fatal(err)
+	}
 	tool := api.Tool{Type: "function", Function: api.ToolFunction{Name: "search", Description: "Search the web for a few keywords."}}
 	if err := json.Unmarshal([]byte(`{"type":"object","properties":{"query":{"type":"string","description":"keywords"},"max":{"type":"integer"}},"required":["query"]}`), &tool.Function.Parameters); err != nil {
 		t.Fatal(err)
@@ -110,6 +120,11 @@ func TestCountsMatchRealServer(t *testing.T) {
 				n, err := m.Count(prompt)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if lp, err := laid.Prompt(req); err != nil || lp != prompt {
+					t.Errorf("the laid-out model renders %q (%v), the created one %q", lp, err, prompt)
+				} else if ln, _ := laid.Count(lp); ln != n {
+					t.Errorf("the laid-out model counts %d, the created one %d", ln, n)
 				}
 				got := serverChat(t, srv, req)
 				if got.PromptEvalCount != n {

@@ -36,6 +36,11 @@ func (s *Session) newClient(extra ...llm.Option) (llm.Client, error) {
 	if h := s.opts.Settings.Host; h != "" {
 		opts = append(opts, llm.WithBaseURL(h))
 	}
+	// Every client counts (the window check before each call), so each
+	// shares the loaded tokenizers and what servers said.
+	if c := s.opts.Counting; c != nil {
+		opts = append(opts, llm.WithModelFiles(c.files), llm.WithCountMemory(c.memory))
+	}
 	c, err := llm.FromConfig(s.ws.Config.Model, s.opts.Getenv, append(opts, extra...)...)
 	if err != nil {
 		return nil, fault.Config(err.Error(), "fix the [model] section of config.toml", s.ws.Config.Path).Because(err)

@@ -49,17 +49,13 @@ func (s *Session) StartingLister(wait time.Duration) promptcount.ToolLister {
 }
 
 // countClient is the client counting asks (for /api/tags, to match local
-// model files), built once; nil when config.toml's [model] is unusable:
-// counting then estimates.
+// model files; an OpenAI-compatible server's /tokenize), built once; nil
+// when config.toml's [model] is unusable: counting then estimates.
 func (s *Session) countClient() llm.Client {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.counted {
-		var extra []llm.Option
-		if s.opts.ModelFiles != nil {
-			extra = append(extra, llm.WithModelFiles(s.opts.ModelFiles))
-		}
-		s.counter, _ = s.newClient(extra...)
+		s.counter, _ = s.newClient()
 		s.counted = true
 	}
 	return s.counter

@@ -69,10 +69,25 @@ type Options struct {
 	// entry that cannot be used, traces that cannot be exported); nil
 	// drops them.
 	Warn func(msg string)
-	// ModelFiles loads each local model's tokenizer once, for exact
-	// counts; a server that counts often shares one across sessions. nil
-	// lets each session load its own.
-	ModelFiles *ollamamodel.Cache
+	// Counting is what counting before a call keeps (loaded tokenizers,
+	// what servers said); a server that opens many sessions shares one.
+	// nil lets each session keep its own.
+	Counting *Counting
+}
+
+// Counting is what sessions share to count prompts before a call: each
+// local model's tokenizer, loaded once, and what model servers said
+// about counting (the digests an Ollama server serves, whether an
+// OpenAI-compatible one has /tokenize). It is safe for concurrent use.
+type Counting struct {
+	files  *ollamamodel.Cache
+	memory *llm.CountMemory
+}
+
+// NewCounting finds local models where a local Ollama keeps them
+// (OLLAMA_MODELS through getenv, else the platform's folders).
+func NewCounting(getenv func(string) string) *Counting {
+	return &Counting{files: ollamamodel.NewCache(ollamamodel.ModelsDirs(getenv)), memory: llm.NewCountMemory()}
 }
 
 // Session is a workspace with a person's settings, ready to run. It is

@@ -50,6 +50,15 @@ func (c Count) Label() string {
 	return "estimated"
 }
 
+// Describe is the label with the tokenizer of an exact count: "exact
+// (model tokenizer: BPE qwen2, 151669 tokens)", else Label.
+func (c Count) Describe() string {
+	if c.Method == Exact && c.Tokenizer != "" {
+		return "exact (model tokenizer: " + c.Tokenizer + ")"
+	}
+	return c.Label()
+}
+
 // Known reports whether the count is the server's own (exact or from its
 // /tokenize): no margin for error is needed.
 func (c Count) Known() bool { return c.Method == Exact || c.Method == Server }

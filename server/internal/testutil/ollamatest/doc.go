@@ -153,6 +153,15 @@
 //     "The model `x` does not exist."; a StreamFailure turn sends an error
 //     event mid-stream.
 //   - GET /v1/models: the installed models with max_model_len.
+//   - POST /tokenize and POST /apply-template when Config.Tokenize names a
+//     server: TokenizeVLLM answers vLLM's chat form ({"model",
+//     "messages", "tools", "chat_template_kwargs"}) with {"count",
+//     "max_model_len", "tokens"} and its completion form ({"prompt"});
+//     TokenizeLlamaCpp answers llama-server's /apply-template with
+//     {"prompt"} (the text the engine counts a call by) and its /tokenize
+//     {"content", ...} with {"tokens"} (none for a body without content).
+//     Either count equals the prompt_tokens the chat endpoint reports for
+//     the same request. Without Config.Tokenize both answer 404.
 //
 // # Script files
 //

@@ -32,6 +32,10 @@ type Config struct {
 	CountTokens func(text string) int
 	// Version is what /api/version answers. Default "0.17.4".
 	Version string
+	// Tokenize, when set, serves a tokenize endpoint the way that server
+	// does (TokenizeVLLM, TokenizeLlamaCpp), counting as the chat
+	// endpoints do; empty answers 404 there, as Ollama does.
+	Tokenize string
 	// AllowUnscripted keeps New from failing the test when a chat call found
 	// no rule, queued turn or default (it is answered with HTTP 500 either way).
 	AllowUnscripted bool

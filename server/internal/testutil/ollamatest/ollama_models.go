@@ -30,6 +30,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /api/chat", s.handleChat)
 	mux.HandleFunc("POST /v1/chat/completions", s.handleOpenAIChat)
 	mux.HandleFunc("GET /v1/models", s.handleOpenAIModels)
+	mux.HandleFunc("POST /tokenize", s.handleTokenize)
+	mux.HandleFunc("POST /apply-template", s.handleApplyTemplate)
 	return mux
 }
 
