@@ -2,7 +2,6 @@ package check
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -35,7 +34,7 @@ func (c *checker) layoutFindings() {
 	case len(ws.Nested) > 0:
 		note(anchor, contract.Info, contract.CodeNoStages,
 			fmt.Sprintf("this folder holds workspaces, not stages: %s; run icm in one of them (icm check -w %s)", strings.Join(ws.Nested, ", "), ws.Nested[0]))
-	case ws.StagesFrom == workspace.StagesConfigured && !isDir(ws.Abs(ws.StagesDir)):
+	case ws.StagesFrom == workspace.StagesConfigured && !c.exists(ws.Abs(ws.StagesDir), true):
 		note(filepath.Join(ws.Root, "config.toml"), contract.Warning, contract.CodeNoStages,
 			fmt.Sprintf("[workspace] stages names %s/, which does not exist; the workspace has no stages", ws.StagesDir))
 	default:
@@ -48,19 +47,15 @@ func (c *checker) layoutFindings() {
 // reported on: its routing file, its identity file, or the folder.
 func (c *checker) anchor() string {
 	for _, name := range []string{workspace.RoutingFile, c.ws.Identity} {
-		if p := c.ws.Abs(name); name != "" && isFile(p) {
+		if p := c.ws.Abs(name); name != "" && c.exists(p, false) {
 			return p
 		}
 	}
 	return c.ws.Root
 }
 
-func isFile(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
-}
-
-func isDir(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.IsDir()
+// exists reports whether p is there and is a folder (dir) or a file.
+func (c *checker) exists(p string, dir bool) bool {
+	info, err := c.ws.Files.Stat(p)
+	return err == nil && info.IsDir() == dir
 }

@@ -4,9 +4,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 
@@ -49,7 +50,7 @@ func TestCorpus(t *testing.T) {
 			if len(wants) == 0 {
 				t.Fatal("the archive says nothing about what icm must do (no want/ file)")
 			}
-			for _, name := range sortedKeys(wants) {
+			for _, name := range slices.Sorted(maps.Keys(wants)) {
 				want := wants[name]
 				kind, arg, _ := strings.Cut(name, " ")
 				switch kind {
@@ -110,7 +111,9 @@ func writeCorpus(t *testing.T, ar *txtar.Archive) (string, map[string]string) {
 	return real, wants
 }
 
-func corpusCheck(t *testing.T, dir, want string) {
+// runCheckJSON runs `icm check --json` on dir and returns the report and
+// the JSON as printed.
+func runCheckJSON(t *testing.T, dir string) (checkReport, string) {
 	t.Helper()
 	out, errOut, code := runICM(t, "check", "-w", dir, "--json")
 	if code > 1 {
@@ -120,6 +123,12 @@ func corpusCheck(t *testing.T, dir, want string) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("check --json: %v\n%s", err, out)
 	}
+	return rep, out
+}
+
+func corpusCheck(t *testing.T, dir, want string) {
+	t.Helper()
+	rep, out := runCheckJSON(t, dir)
 	if v, err := jsonschema.UnmarshalJSON(strings.NewReader(out)); err != nil {
 		t.Fatal(err)
 	} else if err := contractSchema(t).Validate(v); err != nil {
@@ -242,21 +251,13 @@ func corpusStatus(t *testing.T, dir, want string) {
 
 func corpusStages(t *testing.T, dir, want string) {
 	t.Helper()
-	out, errOut, code := runICM(t, "check", "-w", dir, "--json")
-	if code > 1 {
-		t.Fatalf("check: exit %d: %s", code, errOut)
-	}
-	var rep struct {
-		Stages []struct {
-			Name     string
-			Contract struct{ File string }
-		}
-	}
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep, _ := runCheckJSON(t, dir)
 	var got []string
 	for _, s := range rep.Stages {
+		if s.Contract == nil {
+			got = append(got, s.Name+" (no contract)")
+			continue
+		}
 		got = append(got, filepath.ToSlash(filepath.Dir(relSlash(dir, s.Contract.File))))
 	}
 	if strings.Join(got, "\n") != strings.Join(nonEmptyLines(want), "\n") {
@@ -266,14 +267,7 @@ func corpusStages(t *testing.T, dir, want string) {
 
 func corpusOutputs(t *testing.T, dir, stage, want string) {
 	t.Helper()
-	out, errOut, code := runICM(t, "check", "-w", dir, "--json")
-	if code > 1 {
-		t.Fatalf("check: exit %d: %s", code, errOut)
-	}
-	var rep checkReport
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep, _ := runCheckJSON(t, dir)
 	var got []string
 	for _, s := range rep.Stages {
 		if s.Name != stage || s.Contract == nil {
@@ -310,13 +304,4 @@ func nonEmptyLines(s string) []string {
 
 func unescape(s string) string {
 	return strings.NewReplacer(`\r`, "\r", `\t`, "\t", `\n`, "\n").Replace(s)
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -108,21 +108,27 @@ func findInputColumns(t *markdown.Table) inputColumns {
 	c.scope = headerColumn(t.Header, scopeHeaderWords, c.path, c.layer)
 	c.source = headerColumn(t.Header, sourceHeaderWords, c.path, c.layer, c.scope)
 	c.why = headerColumn(t.Header, whyHeaderWords, c.path, c.layer, c.scope, c.source)
-	// Columns no header word names take the template's positions: what
-	// comes before the path says where it comes from, what comes after
-	// it says why.
-	for i := range t.Header {
-		if contains([]int{c.path, c.layer, c.scope, c.source, c.why}, i) {
+	byPosition(len(t.Header), c.path, &c.source, &c.why, c.layer, c.scope)
+	return c
+}
+
+// byPosition gives the columns no header word names the template's
+// positions: the first one before the path column becomes *before (where
+// the file comes from, what it is), the first one after it *after (why,
+// its format), unless a header already named them. taken are the columns
+// already assigned.
+func byPosition(n, path int, before, after *int, taken ...int) {
+	for i := 0; i < n; i++ {
+		if i == path || i == *before || i == *after || contains(taken, i) {
 			continue
 		}
 		switch {
-		case i < c.path && c.source < 0:
-			c.source = i
-		case i > c.path && c.why < 0:
-			c.why = i
+		case i < path && *before < 0:
+			*before = i
+		case i > path && *after < 0:
+			*after = i
 		}
 	}
-	return c
 }
 
 // layerColumnByCells finds a column whose every non-empty cell is a layer
@@ -159,16 +165,6 @@ func findOutputColumns(t *markdown.Table) outputColumns {
 	c := outputColumns{path: pathColumn(t, pathHeaderWords), name: -1, format: -1}
 	c.name = headerColumn(t.Header, nameHeaderWords, c.path)
 	c.format = headerColumn(t.Header, formatHeaderWords, c.path, c.name)
-	for i := range t.Header {
-		if contains([]int{c.path, c.name, c.format}, i) {
-			continue
-		}
-		switch {
-		case i < c.path && c.name < 0:
-			c.name = i
-		case i > c.path && c.format < 0:
-			c.format = i
-		}
-	}
+	byPosition(len(t.Header), c.path, &c.name, &c.format)
 	return c
 }

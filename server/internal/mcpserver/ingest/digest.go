@@ -6,7 +6,6 @@
 package ingest
 
 import (
-	"bytes"
 	"fmt"
 	"io/fs"
 	"os"
@@ -17,6 +16,8 @@ import (
 	"unicode/utf8"
 
 	ignore "github.com/sabhiram/go-gitignore"
+
+	"github.com/icm-tool/icm/server/internal/document"
 )
 
 // Limits bound a digest.
@@ -110,7 +111,7 @@ func DigestDir(root, name string, lim Limits) (*Digest, error) {
 			d.Skipped[rel] = "unreadable"
 			continue
 		}
-		if isBinary(data) {
+		if document.IsBinary(data) {
 			d.Skipped[rel] = "binary"
 			continue
 		}
@@ -141,23 +142,6 @@ func DigestDir(root, name string, lim Limits) (*Digest, error) {
 	}
 	d.Text = b.String()
 	return d, nil
-}
-
-// isBinary treats data with a NUL byte, or that is not UTF-8, in its first
-// 8 KiB as binary.
-func isBinary(data []byte) bool {
-	head := data[:min(len(data), 8192)]
-	if bytes.IndexByte(head, 0) >= 0 {
-		return true
-	}
-	for len(head) > 0 {
-		r, n := utf8.DecodeRune(head)
-		if r == utf8.RuneError && n == 1 && len(head) > 3 {
-			return true
-		}
-		head = head[n:]
-	}
-	return false
 }
 
 func cutRunes(s string, n int) string {

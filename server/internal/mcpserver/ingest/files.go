@@ -10,6 +10,7 @@ import (
 
 	"github.com/ledongthuc/pdf"
 
+	"github.com/icm-tool/icm/server/internal/document"
 	"github.com/icm-tool/icm/server/internal/mcpserver/browser"
 )
 
@@ -37,7 +38,7 @@ func ReadFile(p string, max int) (string, error) {
 			return "", err
 		}
 	default:
-		if isBinary(data) {
+		if document.IsBinary(data) {
 			return "", fmt.Errorf("a binary file; ingest reads Markdown, text, HTML and PDF")
 		}
 		text = string(data)
