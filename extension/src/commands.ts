@@ -189,7 +189,10 @@ export function registerCommands({ server, model, review, log }: Deps): vscode.D
           return await run(arg);
         } catch (err) {
           log.error(`${id}: ${messageOf(err)}`);
-          void vscode.window.showErrorMessage(`ICM: ${messageOf(err)}`);
+          const node = arg as PipelineNode | undefined;
+          const list = model.workspaces();
+          const workspace = node?.workspace ?? workspaceOf(list, activeFile())?.workspace ?? (list.length === 1 ? list[0].workspace : undefined);
+          void review.showError(err, workspace);
           return undefined;
         }
       }),

@@ -1,8 +1,9 @@
 // The review gate in the editor: offer the output when a run ends, and ask
 // before approving an output whose Verify checks failed.
 import * as vscode from 'vscode';
+import { type FixDeps, showError, showErrorData } from './errorActions';
 import { ServerCommand, type OutputsResult, type RunFinished } from './protocol';
-import { Action, messageOf, runFinishedNotice, verifyFailure } from './review';
+import { Action, runFinishedNotice, verifyFailure } from './review';
 import type { IcmServer } from './server';
 
 export class ReviewFlow {
@@ -11,9 +12,24 @@ export class ReviewFlow {
     private readonly log: vscode.LogOutputChannel,
   ) {}
 
+  /** What performing a server error's fixes needs. */
+  private get fixes(): FixDeps {
+    return { server: this.server, log: this.log, approve: (workspace, stage) => this.approve(workspace, stage) };
+  }
+
+  /** Shows a server error with its hint and one button per fix. */
+  showError(err: unknown, workspace: string | undefined): Promise<void> {
+    return showError(err, workspace, this.fixes);
+  }
+
   /** Tells the person a run ended and offers the next step. */
   async runFinished(ev: RunFinished): Promise<void> {
     this.log.info(`run ${ev.runId} of ${ev.stage} ended: ok=${ev.ok} cancelled=${ev.cancelled} ${ev.message ?? ''}`);
+    if (!ev.ok && !ev.cancelled && ev.error !== undefined) {
+      // The server said what went wrong and how to fix it.
+      await showErrorData(ev.message ?? `${ev.stage} failed`, ev.error, ev.workspace, this.fixes);
+      return;
+    }
     const notice = runFinishedNotice(ev);
     const choice =
       notice.severity === 'error'
@@ -99,7 +115,7 @@ export class ReviewFlow {
       }
       return await next(command, args);
     } catch (err) {
-      void vscode.window.showErrorMessage(`ICM: ${messageOf(err)}`);
+      void this.showError(err, (args[0] as { workspace?: string } | undefined)?.workspace);
       return undefined;
     }
   };

@@ -33,6 +33,7 @@ export interface ServerHooks {
 export class IcmServer implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private hooks: ServerHooks | undefined;
+  private command: string | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -62,6 +63,7 @@ export class IcmServer implements vscode.Disposable {
         exists: (p) => fs.existsSync(p),
       });
       command = resolved.command;
+      this.command = command;
       this.log.info(`starting ${command} lsp (${resolved.source === 'setting' ? 'from icm.server.path' : 'packaged'})`);
     } catch (err) {
       this.fail(`ICM: cannot start the language server: ${messageOf(err)}`);
@@ -115,6 +117,11 @@ export class IcmServer implements vscode.Disposable {
     } catch (err) {
       this.log.warn(`stopping the language server: ${messageOf(err)}`);
     }
+  }
+
+  /** The icm executable the server runs from, once it was found. */
+  executable(): string | undefined {
+    return this.command;
   }
 
   /** Runs one of the server's icm.* commands with one argument object. */

@@ -3,8 +3,9 @@
 // It installs the vsix, opens a copy of workspaces/course-research with an
 // error seeded into a contract, and goes through what a person does: read
 // the Problems panel, hover a stage title for its token count, run the first
-// stage from the command palette against the scripted Ollama server, and
-// approve it from the Pipeline view. Each step leaves a screenshot in
+// stage from the command palette against the scripted Ollama server,
+// approve it from the Pipeline view, and meet an error with its hint and
+// fixes (a run that would overwrite an edit) and pick one. Each step leaves a screenshot in
 // test-artifacts/e2e/.
 //
 // `make e2e` builds what it needs and runs it; the environment says where:
@@ -330,6 +331,34 @@ test('the extension in VS Code', async (t) => {
     await page.locator('.codelens-decoration', { hasText: 'approved' }).first().waitFor();
     await page.mouse.move(700, 300);
     await screenshot('approved');
+  });
+
+  await step(t, 'a run that would overwrite an edit says so, with the hint and one button per fix', async () => {
+    // A person edits the approved output; running again would overwrite it.
+    const output = path.join(workspace, 'pipeline/01-scope/output/objectives.md');
+    await writeFile(output, `${await readFile(output, 'utf8')}\n6. An objective a person added.\n`);
+    await page.locator('[role="treeitem"][aria-label^="01-scope, awaiting review"]').waitFor();
+    // Earlier notices out of the way, so the screenshot shows this one.
+    await runCommand('Notifications: Clear All Notifications');
+    const row = stageRow('01-scope');
+    await row.hover();
+    await row.locator('.action-label[aria-label="Run Stage..."]').click();
+    const toast = page.locator('.notification-toast', { hasText: 'was edited since the last run' });
+    await toast.first().waitFor();
+    await page.locator('.notification-toast', { hasText: 'running 01-scope' }).first().waitFor({ state: 'detached' });
+    const text = await toast.first().innerText();
+    assert.match(text, /Approve the edit, or run again and overwrite it/, 'the notice carries the hint');
+    assert.doesNotMatch(text, /--force|icm approve/, 'no command line in the editor');
+    const buttons = await toast.first().locator('.monaco-button').allInnerTexts();
+    for (const label of ['Approve', 'Run and Overwrite']) {
+      assert.ok(buttons.some((b) => b.trim() === label), `a ${label} button among ${JSON.stringify(buttons)}`);
+    }
+    await screenshot('edited-output-error');
+    // Approve keeps the person's edit as the approved output.
+    await toast.first().locator('.monaco-button', { hasText: /^Approve$/ }).click();
+    await page.locator('[role="treeitem"][aria-label^="01-scope, approved"]').waitFor();
+    assert.match(await readFile(output, 'utf8'), /An objective a person added/, 'the edit is kept');
+    await screenshot('edit-approved');
   });
 
   await step(t, 'Show Assembled Context opens what 02-research would send', async () => {

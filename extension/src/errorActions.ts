@@ -1,0 +1,121 @@
+// Shows a server error with one button per fix, and performs the fix the
+// person picks. The words and buttons come from errors.ts.
+import * as vscode from 'vscode';
+import { errorNotice } from './errors';
+import { ServerCommand, type ErrorAction } from './protocol';
+import { errorDataOf, messageOf } from './review';
+import type { IcmServer } from './server';
+
+/** What performing a fix needs. */
+export interface FixDeps {
+  server: IcmServer;
+  log: vscode.LogOutputChannel;
+  /** Approves with the review flow's questions (Verify failures). */
+  approve(workspace: string, stage: string): Promise<boolean>;
+}
+
+/** The settings the server's set-server and choose-model actions name, as this extension spells them. */
+const settingKeys: Record<string, string> = { model: 'icm.model', ollamaHost: 'icm.ollama.host' };
+
+/** Quotes a word for a POSIX shell when it needs it. */
+function shellWord(s: string): string {
+  return /^[\w./:=@+,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * Shows err: with its error data, the message, the hint and a button per
+ * fix; otherwise the message alone. workspace is the workspace the failed
+ * request was about, for the fixes that act on it.
+ */
+export async function showError(err: unknown, workspace: string | undefined, deps: FixDeps): Promise<void> {
+  await showErrorData(messageOf(err), errorDataOf(err), workspace, deps);
+}
+
+/** showError for a message and error data that came another way (a failed run's icm/runFinished). */
+export async function showErrorData(
+  message: string,
+  data: ReturnType<typeof errorDataOf>,
+  workspace: string | undefined,
+  deps: FixDeps,
+): Promise<void> {
+  const notice = errorNotice(message, data);
+  deps.log.error(notice.text);
+  const labels = notice.buttons.map((b) => b.label);
+  const show =
+    notice.severity === 'error'
+      ? vscode.window.showErrorMessage
+      : notice.severity === 'warning'
+        ? vscode.window.showWarningMessage
+        : vscode.window.showInformationMessage;
+  const choice = await show(notice.text, ...labels);
+  const picked = notice.buttons.find((b) => b.label === choice);
+  if (picked === undefined) {
+    return;
+  }
+  try {
+    await performFix(picked.action, workspace, deps);
+  } catch (fixErr) {
+    // A fix that fails says why, with its own fixes.
+    await showError(fixErr, workspace, deps);
+  }
+}
+
+/** Performs one fix. */
+export async function performFix(a: ErrorAction, workspace: string | undefined, deps: FixDeps): Promise<void> {
+  const { server } = deps;
+  const stage = a.stage ?? '';
+  switch (a.id) {
+    case 'approve':
+      if (workspace) {
+        await deps.approve(workspace, stage);
+      }
+      return;
+    case 'approve-anyway':
+      await server.execute(ServerCommand.approveStage, { workspace, stage, force: true });
+      vscode.window.setStatusBarMessage(`$(check) ${stage} approved`, 4000);
+      return;
+    case 'run-stage':
+      await server.execute(ServerCommand.runStage, { workspace, stage });
+      return;
+    case 'run-anyway':
+      await server.execute(ServerCommand.runStage, { workspace, stage, force: true });
+      return;
+    case 'open-file':
+      if (a.location) {
+        const { start } = a.location.range;
+        const at = new vscode.Position(start.line, start.character);
+        await vscode.window.showTextDocument(vscode.Uri.parse(a.location.uri), { selection: new vscode.Range(at, at), preview: false });
+      }
+      return;
+    case 'pull-model': {
+      const icm = server.executable() ?? 'icm';
+      const term = vscode.window.createTerminal({ name: `ICM: pull ${a.model}`, cwd: workspace, env: a.url ? { OLLAMA_HOST: a.url } : {} });
+      term.show();
+      term.sendText(`${shellWord(icm)} pull ${shellWord(a.model ?? '')}`);
+      return;
+    }
+    case 'start-server': {
+      const term = vscode.window.createTerminal({ name: 'ICM: model server' });
+      term.show();
+      term.sendText(a.command ?? '');
+      return;
+    }
+    case 'choose-model':
+      if (a.model) {
+        await vscode.workspace.getConfiguration('icm').update('model', a.model, vscode.ConfigurationTarget.Workspace);
+        vscode.window.setStatusBarMessage(`$(check) ICM now uses ${a.model}`, 4000);
+        return;
+      }
+      await vscode.commands.executeCommand('workbench.action.openSettings', settingKeys[a.setting ?? 'model'] ?? 'icm.model');
+      return;
+    case 'set-server':
+      await vscode.commands.executeCommand('workbench.action.openSettings', settingKeys[a.setting ?? 'ollamaHost'] ?? 'icm.ollama.host');
+      return;
+    case 'show-diff':
+      await vscode.commands.executeCommand('icm.pipeline.compareOutput', { kind: 'stage', workspace, stage });
+      return;
+    case 'run-check':
+      await vscode.commands.executeCommand('workbench.actions.view.problems');
+      return;
+  }
+}

@@ -1,0 +1,90 @@
+// How an error from the server reads in the editor: its message, the hint
+// for a person, and one button per fix the server offers (the error data
+// of docs/lsp-protocol.md). Plain data out, so the wording and the buttons
+// are tested without VS Code; errorActions.ts performs a button.
+import type { ErrorAction, ErrorData } from './protocol';
+
+/** A button: its label and the fix it performs. */
+export interface ErrorButton {
+  label: string;
+  action: ErrorAction;
+}
+
+export interface ErrorNotice {
+  severity: 'error' | 'warning' | 'info';
+  text: string;
+  buttons: ErrorButton[];
+}
+
+/** VS Code shows a few buttons on a notification well; the most likely fixes come first. */
+export const maxButtons = 3;
+
+/** The last segment of a URI or path. */
+function baseName(uri: string): string {
+  const clean = uri.replace(/[?#].*$/, '').replace(/[\\/]+$/, '');
+  return decodeURIComponent(clean.slice(clean.search(/[^\\/]*$/)));
+}
+
+/**
+ * A button's label, or undefined for a fix this extension cannot perform
+ * (an id from a newer server, or one missing what it needs).
+ */
+export function buttonLabel(a: ErrorAction): string | undefined {
+  switch (a.id) {
+    case 'approve':
+      return a.stage ? 'Approve' : undefined;
+    case 'approve-anyway':
+      return a.stage ? 'Approve Anyway' : undefined;
+    case 'run-stage':
+      return a.stage ? 'Run Again' : undefined;
+    case 'run-anyway':
+      return a.stage ? 'Run and Overwrite' : undefined;
+    case 'open-file':
+      return a.location ? `Open ${baseName(a.location.uri)}` : undefined;
+    case 'pull-model':
+      return a.model ? `Pull ${a.model}` : undefined;
+    case 'start-server':
+      // Without a command icm does not know how this server starts.
+      if (!a.command) {
+        return undefined;
+      }
+      return a.command.startsWith('ollama ') ? 'Start Ollama' : 'Start Server';
+    case 'choose-model':
+      return a.model ? `Use ${a.model}` : 'Choose Model';
+    case 'set-server':
+      return 'Set Server Address';
+    case 'show-diff':
+      return a.stage ? 'Compare' : undefined;
+    case 'run-check':
+      return 'Show Problems';
+  }
+  return undefined;
+}
+
+/** Kinds that are the person's call rather than a failure. */
+const warnings = new Set(['verify-failed', 'edited-output', 'stale', 'not-run', 'locked']);
+
+/**
+ * The notification for an error: the message, then the hint, and a button
+ * for each fix the extension can perform, most likely first. Without error
+ * data (an older server, a transport failure) it is the message alone.
+ */
+export function errorNotice(message: string, data: ErrorData | undefined): ErrorNotice {
+  const text = `ICM: ${message}`;
+  if (data === undefined) {
+    return { severity: 'error', text, buttons: [] };
+  }
+  const hint = data.hint?.trim();
+  const buttons: ErrorButton[] = [];
+  for (const action of data.actions) {
+    const label = buttonLabel(action);
+    if (label !== undefined && !buttons.some((b) => b.label === label) && buttons.length < maxButtons) {
+      buttons.push({ label, action });
+    }
+  }
+  return {
+    severity: data.kind === 'cancelled' ? 'info' : warnings.has(data.kind) ? 'warning' : 'error',
+    text: hint ? `${text} — ${hint.charAt(0).toUpperCase()}${hint.slice(1).replace(/[.]$/, '')}${/[?!]$/.test(hint) ? '' : '.'}` : text,
+    buttons,
+  };
+}
