@@ -108,6 +108,7 @@ func commands(env *Env, g *globalFlags) []*cobra.Command {
 		newProbeCmd(env, g),
 		newStatusCmd(env, g),
 		newRunCmd(env, g),
+		newTestCmd(env, g),
 		newApproveCmd(env, g),
 		newHistoryCmd(env, g),
 		newPullCmd(env, g),

@@ -23,4 +23,7 @@ type Backend struct {
 	// Self is the icm binary Script stages call as $ICM_BIN ("" means this
 	// executable).
 	Self string
+	// ChildEnv is what icm's own child processes inherit (workflow.ChildEnv
+	// adds each stage's model and server).
+	ChildEnv map[string]string
 }

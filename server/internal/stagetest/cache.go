@@ -144,15 +144,6 @@ func (c *cachingClient) Pull(ctx context.Context, model string, progress func(ll
 	return c.inner.Pull(ctx, model, progress)
 }
 
-// BaseURL passes the server's address on, so Script stages' subcommands
-// talk to the same server as the run.
-func (c *cachingClient) BaseURL() string {
-	if o, ok := c.inner.(interface{ BaseURL() string }); ok {
-		return o.BaseURL()
-	}
-	return ""
-}
-
 // ClearCache removes a workspace's stored replies.
 func ClearCache(root string) error {
 	err := os.RemoveAll(filepath.Join(root, CacheDir))

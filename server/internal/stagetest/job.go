@@ -64,7 +64,7 @@ func (r *Runner) runJob(ctx context.Context, j job) *Result {
 	eng, err := workflow.New(cp, workflow.Options{
 		Client: client, Model: j.model, Stage: j.sel.Stage.Name, Force: true, Gate: workflow.GateExplicit,
 		Tools: tools, Servers: r.backend.Servers, CodeBlocks: r.backend.CodeBlocks, Self: r.backend.Self,
-		Seed: &seed, Now: r.opts.Now,
+		ChildEnv: r.childEnv(), Seed: &seed, Now: r.opts.Now,
 	})
 	if err != nil {
 		r.fail(res, err)
@@ -114,6 +114,20 @@ func (r *Runner) runJob(ctx context.Context, j job) *Result {
 		res.Status = StatusFailed
 	}
 	return res
+}
+
+// childEnv is the environment icm's own child processes start from: the
+// backend's, with the model server the jobs use. (The engine adds it from
+// the client too, but a caching client hides which server is behind it.)
+func (r *Runner) childEnv() map[string]string {
+	env := map[string]string{}
+	for k, v := range r.backend.ChildEnv {
+		env[k] = v
+	}
+	if u := llm.OllamaURL(r.backend.Client); u != "" {
+		env["OLLAMA_HOST"] = u
+	}
+	return env
 }
 
 // judgeFor is the rubric judge of a job: the judge model (the configured

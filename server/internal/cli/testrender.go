@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/icm-tool/icm/server/internal/stagetest"
+)
+
+// printMatrix writes the case × model matrix: per cell the pass rate (k of
+// N), the median tokens and time; then the first failing expectation of
+// each cell that did not pass, and the comparison with a baseline.
+func printMatrix(w io.Writer, rep *stagetest.Report, cmp *stagetest.Comparison) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "case\t%s\n", strings.Join(rep.Models, "\t"))
+	var cases []string
+	seen := map[string]bool{}
+	for _, r := range rep.Matrix {
+		if !seen[r.Case] {
+			seen[r.Case] = true
+			cases = append(cases, r.Case)
+		}
+	}
+	for _, c := range cases {
+		cells := []string{c}
+		for _, m := range rep.Models {
+			row, ok := rep.Row(c, m)
+			if !ok {
+				cells = append(cells, "-")
+				continue
+			}
+			cells = append(cells, matrixCell(row))
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	tw.Flush()
+	var failures []string
+	for _, r := range rep.Matrix {
+		if r.Passed < r.Runs && r.FirstFailure != "" {
+			failures = append(failures, fmt.Sprintf("  %s × %s: %s", r.Case, r.Model, oneLine(r.FirstFailure)))
+		}
+	}
+	if len(failures) > 0 {
+		fmt.Fprintln(w, "\nfirst failing expectation:")
+		fmt.Fprintln(w, strings.Join(failures, "\n"))
+	}
+	if cmp != nil {
+		fmt.Fprintf(w, "\nagainst %s: %d better, %d worse\n", cmp.Baseline, cmp.Better, cmp.Worse)
+		for _, c := range cmp.Changes {
+			if c.Kind != stagetest.ChangeSame {
+				fmt.Fprintf(w, "  %s\n", oneLine(c.String()))
+			}
+		}
+	}
+	fmt.Fprintf(w, "\n%s in %s", counts(rep), rep.Duration.Round(100*time.Millisecond))
+	if rep.SequentialSum > 0 && rep.Parallel > 1 {
+		fmt.Fprintf(w, " (%s of work, %d at a time)", rep.SequentialSum.Round(100*time.Millisecond), rep.Parallel)
+	}
+	fmt.Fprintln(w)
+}
+
+// matrixCell is one matrix cell: "✓ 3/3  812 tok  2.1s", with the cache's
+// replays when there were any.
+func matrixCell(r stagetest.Row) string {
+	mark := "✓"
+	if r.Passed < r.Runs {
+		mark = "✗"
+	}
+	s := fmt.Sprintf("%s %s  %d tok  %s", mark, r.Rate(), r.MedianTokens, r.MedianDuration.Round(100*time.Millisecond))
+	if r.CacheHits > 0 {
+		s += fmt.Sprintf("  (%d cached)", r.CacheHits)
+	}
+	return s
+}
+
+func counts(rep *stagetest.Report) string {
+	parts := []string{fmt.Sprintf("%d passed", rep.Counts[stagetest.StatusPassed])}
+	for _, k := range []string{stagetest.StatusFailed, stagetest.StatusError, stagetest.StatusCancelled} {
+		if n := rep.Counts[k]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, k))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// jobLine is one finished job as progress: "✓ [3/12] 01-scope/go-cli ×
+// qwen3.5:9b #1  2.1s" and, for a failure, its first failing expectation.
+func jobLine(ev stagetest.Event) string {
+	r := ev.Result
+	mark := map[string]string{stagetest.StatusPassed: "✓", stagetest.StatusFailed: "✗", stagetest.StatusError: "!", stagetest.StatusCancelled: "-"}[r.Status]
+	s := fmt.Sprintf("%s [%d/%d] %s × %s #%d  %s", mark, ev.Index, ev.Total, r.Case, r.Model, r.Repeat, r.Duration.Round(100*time.Millisecond))
+	if r.Cache != nil && r.Cache.Hits > 0 {
+		s += fmt.Sprintf("  cache %d hit(s), key %s", r.Cache.Hits, r.Cache.Keys[0].Key[:12])
+	}
+	switch r.Status {
+	case stagetest.StatusFailed:
+		s += "\n    " + oneLine(r.FirstFailure)
+	case stagetest.StatusError:
+		s += "\n    " + oneLine(r.Error)
+		if r.Hint != "" {
+			s += "\n    hint: " + oneLine(r.Hint)
+		}
+	}
+	if r.Copy != "" {
+		s += "\n    copy kept at " + r.Copy
+	}
+	return s
+}
+
+func oneLine(s string) string {
+	return clip(strings.Join(strings.Fields(s), " "), 300)
+}
