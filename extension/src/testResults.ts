@@ -1,0 +1,122 @@
+// How a stage test's results read in the Test Explorer: which item a job
+// belongs to, the messages of a failure (the expectation, what happened,
+// where it is written, and the output against the last passing one), and
+// the words on an item after a run. No VS Code imports, so it is tested
+// in plain Node.
+import type { CaseInfo, JobResult, WorkspaceCases } from './testProtocol';
+
+/** The id of a stage's item in the explorer. */
+export function stageItemId(workspace: string, stage: string): string {
+  return `${workspace}::${stage}`;
+}
+
+/** The id of a case's item. */
+export function caseItemId(workspace: string, caseId: string): string {
+  return `${workspace}::${caseId}`;
+}
+
+/** The workspace and the case or stage an item id names. */
+export function parseItemId(id: string): { workspace: string; name: string } {
+  const at = id.lastIndexOf('::');
+  return at < 0 ? { workspace: '', name: id } : { workspace: id.slice(0, at), name: id.slice(at + 2) };
+}
+
+/** The cases grouped by stage, stages in folder order. */
+export function byStage(ws: WorkspaceCases): Array<{ stage: string; cases: CaseInfo[] }> {
+  const out: Array<{ stage: string; cases: CaseInfo[] }> = [];
+  for (const c of ws.cases) {
+    let group = out.find((g) => g.stage === c.stage);
+    if (group === undefined) {
+      group = { stage: c.stage, cases: [] };
+      out.push(group);
+    }
+    group.cases.push(c);
+  }
+  return out;
+}
+
+/** A message of a failed job, ready for a TestMessage. */
+export interface FailureMessage {
+  /** Markdown. */
+  text: string;
+  /** Where to show it: the case file and the expectation's 0-based line. */
+  file: string;
+  line: number;
+  /** Set for the first message when a previous passing output exists. */
+  expected?: string;
+  actual?: string;
+}
+
+/** The job's label among the jobs of one case: "qwen3.5:9b #2". */
+export function jobLabel(r: JobResult): string {
+  return `${r.model} #${r.repeat}`;
+}
+
+/**
+ * The messages of a job that did not pass: one per failing expectation
+ * (at its line in the case file), or one for a job that could not run.
+ * The first carries the output against the last output that passed, when
+ * there is one, so the explorer can show a diff.
+ */
+export function failureMessages(r: JobResult, info: CaseInfo, multiple: boolean): FailureMessage[] {
+  const prefix = multiple ? `[${jobLabel(r)}] ` : '';
+  if (r.status === 'error' || r.status === 'cancelled') {
+    const hint = r.hint ? `\n\n${r.hint}` : '';
+    return [{ text: `${prefix}${r.status === 'error' ? 'could not run' : 'cancelled'}: ${r.error ?? ''}${hint}`, file: info.file, line: info.line }];
+  }
+  const out: FailureMessage[] = [];
+  for (const c of r.checks) {
+    if (c.ok || c.info) {
+      continue;
+    }
+    const where = c.source === 'stage' ? ' (the stage’s own Verify check)' : '';
+    let text = `${prefix}✗ ${c.expect}${where}\n\n${c.message ?? ''}`;
+    if (c.score !== undefined) {
+      text += `\n\nScore ${c.score} of 10, ${c.threshold} needed.`;
+    }
+    out.push({ text, file: info.file, line: c.line !== undefined && c.line > 0 ? c.line - 1 : info.line });
+  }
+  if (out.length === 0) {
+    out.push({ text: `${prefix}failed: ${r.first_failure ?? 'no expectation held'}`, file: info.file, line: info.line });
+  }
+  const output = r.output_text ?? '';
+  if (r.previous !== undefined) {
+    out[0].expected = r.previous.text;
+    out[0].actual = output;
+    out[0].text += `\n\nThe diff compares this output with the last one that passed (run ${r.previous.run_id}).`;
+  } else if (output !== '') {
+    out[0].text += `\n\nThe output (${r.output ?? 'output'}):\n\n${fence(output)}`;
+  }
+  return out;
+}
+
+/** A fenced block that the text cannot close early. */
+function fence(text: string): string {
+  let ticks = '```';
+  while (text.includes(ticks)) {
+    ticks += '`';
+  }
+  return `${ticks}\n${text.replace(/\n$/, '')}\n${ticks}`;
+}
+
+/** What an item says after a run: "2/3 passed · qwen3.5:9b 2/2, llama3.1:8b 0/1". */
+export function describeRuns(results: JobResult[]): string {
+  const per = new Map<string, { passed: number; runs: number }>();
+  let passed = 0;
+  for (const r of results) {
+    const cell = per.get(r.model) ?? { passed: 0, runs: 0 };
+    cell.runs++;
+    if (r.status === 'passed') {
+      cell.passed++;
+      passed++;
+    }
+    per.set(r.model, cell);
+  }
+  const cells = [...per.entries()].map(([m, c]) => `${m} ${c.passed}/${c.runs}`);
+  return `${passed}/${results.length} passed · ${cells.join(', ')}`;
+}
+
+/** Milliseconds of a job, for TestRun.passed/failed. */
+export function durationMs(r: JobResult): number {
+  return Math.round(r.duration / 1e6);
+}
