@@ -304,6 +304,7 @@ func (r *run) chat(ctx context.Context, purpose string, tools []llm.Tool, format
 	ev.DoneReason = resp.DoneReason
 	ev.PromptTokens, ev.OutputTokens = resp.PromptTokens, resp.OutputTokens
 	ev.PromptEstimate, ev.NumCtx = resp.PromptEstimate, resp.NumCtx
+	ev.PromptMethod, ev.PromptGuess = string(resp.PromptCount.Method), resp.PromptGuess
 	ev.LoadDuration, ev.PromptEval, ev.Eval = resp.LoadDuration, resp.PromptEval, resp.Eval
 	ev.Attempts = resp.Attempts
 	ev.Incomplete = resp.Incomplete

@@ -471,6 +471,10 @@ func TestRunEvents(t *testing.T) {
 		if want := srv.PromptTokens(reqs[i]); m.PromptTokens != want || m.PromptEstimate <= 0 || m.NumCtx <= 0 {
 			t.Errorf("model event %d: prompt %d (server counted %d), estimate %d, num_ctx %d", i, m.PromptTokens, want, m.PromptEstimate, m.NumCtx)
 		}
+		// Both counts stay with the call, for calibration.
+		if m.PromptGuess <= 0 || m.PromptMethod != "estimated" || m.PromptGuess != m.PromptEstimate {
+			t.Errorf("model event %d: guess %d by %q, estimate %d", i, m.PromptGuess, m.PromptMethod, m.PromptEstimate)
+		}
 		if m.OutputTokens <= 0 || m.Attempts != 1 {
 			t.Errorf("model event %d: output tokens %d, attempts %d", i, m.OutputTokens, m.Attempts)
 		}

@@ -144,6 +144,13 @@ type ModelEvent struct {
 	// PromptTokens and OutputTokens are the server's counts; PromptEstimate
 	// is icm's own, made before the call; NumCtx is the window asked for.
 	PromptTokens, OutputTokens, PromptEstimate, NumCtx int
+	// PromptMethod says how PromptEstimate was made (tokens.Method:
+	// exact, server, estimated). PromptGuess is icm's heuristic estimate
+	// of the same prompt, kept even when PromptEstimate is exact: past
+	// runs' ratio of PromptTokens to PromptGuess calibrates the counts
+	// made where nothing better is known.
+	PromptMethod string `json:",omitempty"`
+	PromptGuess  int    `json:",omitempty"`
 	// Duration is the wall-clock time of the call, retries included; the
 	// others are the server's figures.
 	Duration, LoadDuration, PromptEval, Eval time.Duration

@@ -58,7 +58,9 @@ func (st *wsState) countStages(ctx context.Context, sess *session.Session, ws *w
 			st.s.log.Info("unable to count the stage", "stage", stage.Name, "err", err)
 			continue
 		}
-		out[stage.Name] = n
+		if n != nil {
+			out[stage.Name] = n
+		}
 	}
 	return out
 }

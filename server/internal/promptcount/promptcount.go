@@ -14,6 +14,8 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"math"
+	"sort"
+	"strings"
 	"sync"
 
 	"github.com/icm-tool/icm/server/internal/assemble"
@@ -58,7 +60,7 @@ func Request(cx *assemble.Context, call Call) llm.ChatRequest {
 type Counter struct {
 	// Client counts; nil estimates every request.
 	Client llm.Client
-	// Calibration scales estimates for the model (zero: none).
+	// Calibration scales estimates of calls to its model (zero: none).
 	Calibration Calibration
 	// Memo, when set, keeps counts by request, so a caller that counts
 	// every stage after each edit recounts only what changed.
@@ -120,7 +122,7 @@ func (c *Counter) count(ctx context.Context, req llm.ChatRequest) (tokens.Count,
 	if err != nil {
 		return tokens.Count{}, err
 	}
-	if n.Method == tokens.Estimated {
+	if n.Method == tokens.Estimated && baseName(c.Calibration.Model) == baseName(req.Model) {
 		n = c.Calibration.Apply(req.Stage, n)
 	}
 	return n, nil
@@ -132,8 +134,10 @@ func (c *Counter) count(ctx context.Context, req llm.ChatRequest) (tokens.Count,
 // estimate's error depends on the text (prose, Markdown tables, paths,
 // tool schemas in JSON: on the sample stages its ratio to a Qwen3 count
 // ranges from 0.84 with tools to 0.96 on prose), so one ratio per model
-// is only within about 6%; a stage's own ratio is within 2% once it has
-// run, since its next run sends much the same kind of text.
+// is only within about 6%; a stage's own ratio, from its first calls
+// (what a count before the run predicts; later calls of a tool loop
+// carry tool results, a different kind of text), is within 2% once it
+// has run, since its next run sends much the same kind of text.
 type Calibration struct {
 	Model string
 	// Ratio is the model's ratio over every call; 0 means none.
@@ -171,50 +175,80 @@ func (c Calibration) Apply(stage string, n tokens.Count) tokens.Count {
 type Pair struct {
 	Run, Stage, Model string
 	Estimated, Server int
+	// First says the call was the first of its loop (a stage's, or a For
+	// each item's): the call a count before the run predicts.
+	First bool
 }
 
-// maxCalibrationRuns bounds how far back calibration looks: the newest
+// MaxCalibrationRuns bounds how far back calibration looks: the newest
 // runs say most about the model and the workspace as they are now.
-const maxCalibrationRuns = 20
+const MaxCalibrationRuns = 20
 
-// Calibrate computes the model's calibration from past calls (oldest
-// first), using the calls of its newest maxCalibrationRuns runs.
+// Calibrate computes the model's calibration from past calls, using the
+// calls of at most MaxCalibrationRuns runs (the greatest run ids, which
+// sort by the time a run started, when the pairs hold more). A stage's ratio is from its first calls
+// when it has any, else from all its calls. Model names match with or
+// without Ollama's ":latest".
 func Calibrate(model string, pairs []Pair) Calibration {
-	usable := func(p Pair) bool { return p.Model == model && p.Estimated > 0 && p.Server > 0 }
-	kept := map[string]bool{}
-	for i := len(pairs) - 1; i >= 0 && len(kept) < maxCalibrationRuns; i-- {
-		if usable(pairs[i]) {
-			kept[pairs[i].Run] = true
+	want := baseName(model)
+	usable := func(p Pair) bool { return baseName(p.Model) == want && p.Estimated > 0 && p.Server > 0 }
+	var runIDs []string
+	seen := map[string]bool{}
+	for _, p := range pairs {
+		if usable(p) && !seen[p.Run] {
+			seen[p.Run] = true
+			runIDs = append(runIDs, p.Run)
 		}
+	}
+	sort.Strings(runIDs)
+	if len(runIDs) > MaxCalibrationRuns {
+		runIDs = runIDs[len(runIDs)-MaxCalibrationRuns:]
+	}
+	kept := map[string]bool{}
+	for _, id := range runIDs {
+		kept[id] = true
 	}
 	type sums struct {
 		est, real, calls int
 		runs             map[string]bool
 	}
-	all := sums{runs: map[string]bool{}}
-	stages := map[string]*sums{}
+	newSums := func() *sums { return &sums{runs: map[string]bool{}} }
+	add := func(x *sums, p Pair) {
+		x.est += p.Estimated
+		x.real += p.Server
+		x.calls++
+		x.runs[p.Run] = true
+	}
+	all := newSums()
+	stageAll, stageFirst := map[string]*sums{}, map[string]*sums{}
 	for _, p := range pairs {
 		if !usable(p) || !kept[p.Run] {
 			continue
 		}
-		s := stages[p.Stage]
-		if s == nil {
-			s = &sums{runs: map[string]bool{}}
-			stages[p.Stage] = s
+		add(all, p)
+		if stageAll[p.Stage] == nil {
+			stageAll[p.Stage] = newSums()
 		}
-		for _, x := range []*sums{&all, s} {
-			x.est += p.Estimated
-			x.real += p.Server
-			x.calls++
-			x.runs[p.Run] = true
+		add(stageAll[p.Stage], p)
+		if p.First {
+			if stageFirst[p.Stage] == nil {
+				stageFirst[p.Stage] = newSums()
+			}
+			add(stageFirst[p.Stage], p)
 		}
 	}
 	c := Calibration{Model: model, Runs: len(all.runs), Calls: all.calls, Stages: map[string]StageRatio{}}
 	if all.est > 0 {
 		c.Ratio = float64(all.real) / float64(all.est)
 	}
-	for name, s := range stages {
+	for name, s := range stageAll {
+		if f := stageFirst[name]; f != nil {
+			s = f
+		}
 		c.Stages[name] = StageRatio{Ratio: float64(s.real) / float64(s.est), Runs: len(s.runs), Calls: s.calls}
 	}
 	return c
 }
+
+// baseName is a model name without Ollama's default tag.
+func baseName(model string) string { return strings.TrimSuffix(model, ":latest") }

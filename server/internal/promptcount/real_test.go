@@ -209,7 +209,7 @@ func TestSampleStagesMatchRealServer(t *testing.T) {
 			}
 			results = append(results, result{label: label, stage: s.label, server: got, estimate: est})
 			// Each stage's calls are one run of it, as the engine runs them.
-			pairs = append(pairs, promptcount.Pair{Run: s.label, Stage: s.label, Model: srv.Model, Estimated: resp.PromptGuess, Server: got})
+			pairs = append(pairs, promptcount.Pair{Run: s.label, Stage: s.label, Model: srv.Model, Estimated: resp.PromptGuess, Server: got, First: true})
 		}
 		if len(reqs) > 1 {
 			t.Logf("%-45s icm %5d  server %5d  (whole stage, %d calls)", s.label, count.Total.Tokens, stageServer, len(reqs))

@@ -17,15 +17,28 @@ import (
 // CountStage counts a stage's first calls the way its run will send them
 // to the model it runs on (the precedence above), tool definitions
 // included: exact with the model's own files when they are on this
-// machine, else by another method that it names. ws is the workspace as
+// machine, else with the server's /tokenize, else estimated and
+// calibrated by the workspace's past runs with the model (Calibration);
+// the count names its method. ws is the workspace as
 // the caller sees it (the editor's buffers laid over); memo, when set,
 // keeps the counts of stages that did not change; list lists a tool
-// server (nil: the definitions are left out, and the count says so).
+// server (nil: the definitions are left out, and the count says so). A
+// Script stage has no count (nil): its program makes whatever model
+// calls it makes.
 func (s *Session) CountStage(ctx context.Context, ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract,
 	opts assemble.Options, memo *promptcount.Memo, list promptcount.ToolLister) (*promptcount.Stage, error) {
+	if c.Script != nil {
+		return nil, nil // a Script stage makes no first call of its own
+	}
 	call := promptcount.CallOf(ctx, s.ws.Config.Model, c, s.opts.Settings.Model, list)
-	counter := &promptcount.Counter{Client: s.countClient(), Memo: memo}
-	return counter.Stage(ctx, ws, st, c, opts, call)
+	return s.stageCounter(call.Model, memo).Stage(ctx, ws, st, c, opts, call)
+}
+
+// stageCounter counts calls to model: with the session's counting client, and
+// calibrated by the workspace's runs with the model where it can only
+// estimate.
+func (s *Session) stageCounter(model string, memo *promptcount.Memo) *promptcount.Counter {
+	return &promptcount.Counter{Client: s.countClient(), Memo: memo, Calibration: s.Calibration(model)}
 }
 
 // StartingLister lists a stage's tool servers for a count the way a run

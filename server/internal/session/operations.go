@@ -105,14 +105,16 @@ func (s *Session) Probe(files workspace.Files, stage string, item int) (*Probe, 
 // through list.
 func (s *Session) CountProbe(ctx context.Context, p *Probe, list promptcount.ToolLister) (*promptcount.Stage, error) {
 	c := p.Contract
+	if c.Script != nil {
+		return nil, nil // see CountStage
+	}
 	call := promptcount.CallOf(ctx, s.ws.Config.Model, c, s.opts.Settings.Model, list)
 	if p.Options.Item != nil {
 		plain := *c
 		plain.ForEach = nil
 		c = &plain
 	}
-	counter := &promptcount.Counter{Client: s.countClient()}
-	return counter.Stage(ctx, p.Workspace, p.Stage, c, p.Options, call)
+	return s.stageCounter(call.Model, nil).Stage(ctx, p.Workspace, p.Stage, c, p.Options, call)
 }
 
 // Outputs are a stage's current output files and the versions history

@@ -110,6 +110,7 @@ type Session struct {
 	exporter  *telemetry.Exporter
 	traced    bool // the exporter was asked for (it may still be nil)
 	closed    bool
+	calib     calibrations
 }
 
 // Open makes a session over ws. It reads the MCP server entries at once
