@@ -91,32 +91,11 @@ func grammarSection(heading string) string {
 	return ""
 }
 
-// settle fills the flags the person left out from config.toml's [test].
-func (f *testFlags) settle(ws *workspace.Workspace) stagetest.Options {
-	t := ws.Config.Test
+// options are the flags as run options, config.toml's [test] filling
+// what the person left out.
+func (f *testFlags) options(ws *workspace.Workspace) stagetest.Options {
 	o := stagetest.Options{Models: f.models, Repeat: f.repeat, Parallel: f.parallel, Seed: f.seed, Judge: f.judge, Cache: f.cache, Keep: f.keep}
-	if len(o.Models) == 0 {
-		o.Models = t.Models
-	}
-	if o.Repeat == 0 {
-		o.Repeat = max(t.Repeat, 1)
-	}
-	if o.Seed == 0 {
-		o.Seed = t.Seed
-		if o.Seed == 0 {
-			o.Seed = stagetest.DefaultSeed
-		}
-	}
-	if o.Parallel == 0 {
-		o.Parallel = t.Parallel
-		if o.Parallel == 0 {
-			o.Parallel = stagetest.DefaultParallel(ws.Config.Model)
-		}
-	}
-	if o.Judge == "" {
-		o.Judge = t.Judge
-	}
-	return o
+	return o.WithConfig(ws.Config)
 }
 
 func runTests(cmd *cobra.Command, env *Env, sess *session.Session, f *testFlags, args []string) error {
@@ -153,7 +132,7 @@ func runTests(cmd *cobra.Command, env *Env, sess *session.Session, f *testFlags,
 			return err
 		}
 	}
-	opts := f.settle(ws)
+	opts := f.options(ws)
 	if !f.quiet && !f.asJSON {
 		opts.Progress = func(ev stagetest.Event) {
 			if ev.Kind == stagetest.EventJobEnd {

@@ -39,6 +39,11 @@ func (s *Server) codeLenses(gctx *glsp.Context, p *protocol.CodeLensParams) ([]p
 		return protocol.CodeLens{Range: line, Command: &protocol.Command{Title: title, Command: command, Arguments: []any{arg}}}
 	}
 	out := []protocol.CodeLens{lens("▶ Run stage", cmdRunStage)}
+	if sr := a.stageOfContract(dc.doc.Path); sr != nil {
+		if l, ok := testLens(sr, line, arg); ok {
+			out = append(out, l)
+		}
+	}
 	status, reason := stageState(dc, s)
 	if running := s.runs.running(dc.ws.Root); running != nil && running.Stage == dc.stage.Name {
 		status, reason = statusRunning, "a run is working on it"

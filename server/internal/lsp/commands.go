@@ -38,6 +38,7 @@ type commandArgs struct {
 	Force     bool   `json:"force"`
 	Item      int    `json:"item"`
 	Path      string `json:"path"`
+	testArgs
 }
 
 // executeCommand answers at once: long commands start work on goroutines
@@ -108,6 +109,12 @@ func (s *Server) executeCommand(gctx *glsp.Context, p *protocol.ExecuteCommandPa
 			return nil, err
 		}
 		return s.createFile(st, args.Path)
+	case cmdTestList:
+		return s.testList(ctx, args)
+	case cmdTestRun:
+		return s.testRun(args)
+	case cmdTestCancel:
+		return map[string]bool{"cancelled": s.tests.cancel(args.Token)}, nil
 	}
 	return nil, fault.NoSuchCommand(p.Command, commandNames)
 }

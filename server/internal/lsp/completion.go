@@ -33,6 +33,9 @@ var (
 // in Tools.
 func (s *Server) completion(gctx *glsp.Context, p *protocol.CompletionParams) (any, error) {
 	ctx := s.ctxOf(gctx)
+	if items, isCase, err := s.caseCompletion(p); isCase {
+		return items, err
+	}
 	dc, ok, err := s.contextOf(p.TextDocument.URI)
 	if err != nil || !ok || dc.c == nil {
 		return nil, err

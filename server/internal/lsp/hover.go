@@ -24,6 +24,9 @@ const previewLines = 12
 
 func (s *Server) hover(gctx *glsp.Context, p *protocol.HoverParams) (*protocol.Hover, error) {
 	ctx := s.ctxOf(gctx)
+	if h, isCase, err := s.caseHover(p); isCase {
+		return h, err
+	}
 	dc, t, ok, err := s.targetAt(p.TextDocument.URI, p.Position)
 	if err != nil || !ok {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 // commandNames are the commands the server executes (docs/lsp-protocol.md).
 var commandNames = []string{
 	cmdStatus, cmdRunNext, cmdRunStage, cmdRunAll, cmdCancel, cmdApprove, cmdProbe, cmdOutputs, cmdCreateFile,
+	cmdTestList, cmdTestRun, cmdTestCancel,
 }
 
 // protocolHandler assembles glsp's method table. Every method advertised
@@ -126,6 +127,7 @@ func (s *Server) initializedNotification(*glsp.Context, *protocol.InitializedPar
 
 func (s *Server) shutdownRequest(*glsp.Context) error {
 	s.runs.cancelAll()
+	s.tests.cancelAll()
 	s.mu.Lock()
 	s.shutdown = true
 	s.mu.Unlock()

@@ -91,6 +91,8 @@ type Server struct {
 	pub  *publisher
 	wss  *workspaces
 	runs *runs
+	// tests are the stage-test runs going on, by token.
+	tests testRuns
 	// counting loads each local model's tokenizer once for the
 	// connection, and keeps what model servers said about counting
 	// across the sessions it opens (one per workspace opening) and the
@@ -139,6 +141,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	}
 	s.cancel()
 	s.runs.wait()
+	s.tests.wait()
 	s.wss.close()
 	s.bg.Wait()
 	s.mu.Lock()

@@ -288,6 +288,10 @@ func (st *wsState) diagnostics(a *analysis) map[string]fileDiagnostics {
 		if sr.Contract != nil {
 			add(sr.Stage.Contract)
 		}
+		// Cases too: a case that is fixed gets its empty list.
+		for _, c := range sr.Cases {
+			add(c.File)
+		}
 	}
 	for _, f := range a.report.Findings {
 		file := f.File

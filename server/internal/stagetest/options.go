@@ -81,3 +81,32 @@ func DefaultParallel(m config.Model) int {
 	}
 	return max(n, 1)
 }
+
+// WithConfig fills what o leaves unset from config.toml: [test]'s models,
+// repeat, parallel, seed and judge, else the defaults (parallel: the
+// [[model.servers]] slots). Set fields win: they are the person's flags.
+func (o Options) WithConfig(cfg config.Config) Options {
+	t := cfg.Test
+	if len(o.Models) == 0 {
+		o.Models = t.Models
+	}
+	if o.Repeat <= 0 {
+		o.Repeat = max(t.Repeat, DefaultRepeat)
+	}
+	if o.Seed == 0 {
+		o.Seed = t.Seed
+		if o.Seed == 0 {
+			o.Seed = DefaultSeed
+		}
+	}
+	if o.Parallel <= 0 {
+		o.Parallel = t.Parallel
+		if o.Parallel <= 0 {
+			o.Parallel = DefaultParallel(cfg.Model)
+		}
+	}
+	if o.Judge == "" {
+		o.Judge = t.Judge
+	}
+	return o
+}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/config"
 )
 
 func ids(sel []*Selected) string {
@@ -93,5 +94,24 @@ func TestCancelledRun(t *testing.T) {
 	rep := New(ws, Backend{Client: client}, Options{Repeat: 2}).Run(ctx, sel)
 	if rep.Complete || rep.Passed || rep.Counts[StatusCancelled] != 4 {
 		t.Errorf("complete %v passed %v counts %v", rep.Complete, rep.Passed, rep.Counts)
+	}
+}
+
+func TestOptionsWithConfig(t *testing.T) {
+	ws := openSmall(t)
+	cfg := ws.Config
+	cfg.Test.Models, cfg.Test.Repeat, cfg.Test.Seed, cfg.Test.Judge = []string{"a", "b"}, 3, 9, "judge"
+	o := Options{}.WithConfig(cfg)
+	if strings.Join(o.Models, ",") != "a,b" || o.Repeat != 3 || o.Seed != 9 || o.Judge != "judge" || o.Parallel != 1 {
+		t.Errorf("from [test]: %+v", o)
+	}
+	o = Options{Models: []string{"x"}, Repeat: 1, Seed: 2, Parallel: 5, Judge: "j"}.WithConfig(cfg)
+	if strings.Join(o.Models, ",") != "x" || o.Repeat != 1 || o.Seed != 2 || o.Judge != "j" || o.Parallel != 5 {
+		t.Errorf("flags win: %+v", o)
+	}
+	cfg.Test = config.Test{}
+	cfg.Model.Servers = []config.ModelServer{{URL: "http://a", Slots: 2}, {URL: "http://b"}}
+	if o := (Options{}).WithConfig(cfg); o.Parallel != 3 || o.Repeat != 1 || o.Seed != 1 {
+		t.Errorf("defaults: %+v", o)
 	}
 }

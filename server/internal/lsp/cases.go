@@ -1,0 +1,140 @@
+package lsp
+
+import (
+	"fmt"
+	"strings"
+
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/document"
+	"github.com/icm-tool/icm/server/internal/stagetest"
+	"github.com/icm-tool/icm/server/internal/testcase"
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+// caseDoc is an open test case file placed in its stage: the case parsed
+// from the buffer and the stage's contract as the editor has it.
+type caseDoc struct {
+	dc    *docContext
+	stage *workspace.Stage
+	con   *contract.Contract // nil when the stage has no readable contract
+	c     *testcase.Case
+}
+
+// caseOf places an open document that is a stage test case; ok is false
+// for any other file.
+func (s *Server) caseOf(uri string) (*caseDoc, bool, error) {
+	dc, ok, err := s.contextOf(uri)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	stg, ok := testcase.IsCaseFile(dc.ws, dc.doc.Path)
+	if !ok {
+		return nil, false, nil
+	}
+	cd := &caseDoc{dc: dc, stage: stg, c: testcase.Parse(testcase.RefOf(stg, dc.doc.Path), dc.doc.Text)}
+	if src, err := dc.ws.Files.ReadFile(stg.Contract); err == nil {
+		cd.con = contract.Parse(stg.Contract, src)
+	}
+	return cd, true, nil
+}
+
+// caseCompletion offers, in a case file, the sections, the files the
+// stage reads as stand-in targets, the files beside the case, the stage's
+// outputs and the expectation forms (as snippets).
+func (s *Server) caseCompletion(p *protocol.CompletionParams) ([]protocol.CompletionItem, bool, error) {
+	cd, ok, err := s.caseOf(p.TextDocument.URI)
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	m := cd.dc.doc.Mapper()
+	off, err := m.Offset(fromPosition(p.Position))
+	if err != nil {
+		return nil, true, err
+	}
+	items := []protocol.CompletionItem{}
+	snippet := protocol.InsertTextFormatSnippet
+	for _, sg := range testcase.Complete(cd.dc.ws, cd.stage, cd.con, cd.c, cd.dc.doc.Text, off) {
+		it := item(sg.Label, completionKind(sg.Kind), sg.Detail, sg.Insert, toRange(m, document.Range{Start: sg.From, End: off}))
+		if sg.Snippet {
+			it.InsertTextFormat = &snippet
+		}
+		if sg.Doc != "" {
+			it.Documentation = protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: sg.Doc}
+		}
+		items = append(items, it)
+	}
+	return items, true, nil
+}
+
+func completionKind(kind string) protocol.CompletionItemKind {
+	switch kind {
+	case "section":
+		return protocol.CompletionItemKindModule
+	case "keyword":
+		return protocol.CompletionItemKindKeyword
+	case "input", "output", "file":
+		return protocol.CompletionItemKindFile
+	}
+	return protocol.CompletionItemKindText
+}
+
+// caseHover explains the case element under the cursor; on the title it
+// adds how the case did in the last saved test run.
+func (s *Server) caseHover(p *protocol.HoverParams) (*protocol.Hover, bool, error) {
+	cd, ok, err := s.caseOf(p.TextDocument.URI)
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	m := cd.dc.doc.Mapper()
+	off, err := m.Offset(fromPosition(p.Position))
+	if err != nil {
+		return nil, true, err
+	}
+	text, rng, ok := testcase.Hover(cd.dc.ws, cd.stage, cd.con, cd.c, off)
+	if !ok {
+		return nil, true, nil
+	}
+	if rng == cd.c.TitleRange {
+		text += lastRunOf(cd.dc.ws.Root, cd.c.ID)
+	}
+	r := toRange(m, rng)
+	return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: text}, Range: &r}, true, nil
+}
+
+// lastRunOf sums up a case in the newest saved test run that ran it.
+func lastRunOf(root, caseID string) string {
+	ids, err := stagetest.Runs(root)
+	if err != nil {
+		return ""
+	}
+	for i := len(ids) - 1; i >= 0; i-- {
+		rep, err := stagetest.Load(root, ids[i])
+		if err != nil {
+			continue
+		}
+		var cells []string
+		for _, row := range rep.Matrix {
+			if row.Case != caseID {
+				continue
+			}
+			cell := fmt.Sprintf("%s %s", row.Model, row.Rate())
+			if row.FirstFailure != "" {
+				cell += " (" + clipText(row.FirstFailure, 120) + ")"
+			}
+			cells = append(cells, cell)
+		}
+		if len(cells) > 0 {
+			return fmt.Sprintf("\n\nLast test run (%s): %s.", rep.RunID, strings.Join(cells, "; "))
+		}
+	}
+	return "\n\nNot run yet: `icm test " + caseID + "`, or the Test Explorer."
+}
+
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

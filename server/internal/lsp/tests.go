@@ -1,0 +1,318 @@
+package lsp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/stagetest"
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+// Stage-test commands and notifications of docs/lsp-protocol.md.
+const (
+	cmdTestList   = "icm.testList"
+	cmdTestRun    = "icm.testRun"
+	cmdTestCancel = "icm.testCancel"
+
+	notifyTestEvent    = "icm/testEvent"
+	notifyTestFinished = "icm/testFinished"
+)
+
+// testArgs are the fields of commandArgs the test commands read.
+type testArgs struct {
+	Cases  []string `json:"cases"`
+	Models []string `json:"models"`
+	Repeat int      `json:"repeat"`
+	Token  string   `json:"token"`
+	Keep   bool     `json:"keep"`
+}
+
+// cancelAll stops every test run (shutdown); wait waits for them to end.
+func (t *testRuns) cancelAll() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, c := range t.active {
+		c()
+	}
+}
+
+func (t *testRuns) wait() { t.wg.Wait() }
+
+// caseInfo is one case as icm.testList lists it.
+type caseInfo struct {
+	ID     string   `json:"id"`
+	Stage  string   `json:"stage"`
+	Name   string   `json:"name"`
+	Title  string   `json:"title"`
+	File   string   `json:"file"`
+	Line   int      `json:"line"`
+	Expect []string `json:"expect"`
+	Errors []string `json:"errors,omitempty"`
+}
+
+// workspaceCases is a workspace's cases and the models its profiles offer.
+type workspaceCases struct {
+	Workspace string     `json:"workspace"`
+	Name      string     `json:"name"`
+	Models    []string   `json:"models"`
+	Cases     []caseInfo `json:"cases"`
+}
+
+// testList lists every case of the known workspaces (or the one named),
+// from the buffers as they are now.
+func (s *Server) testList(ctx context.Context, args commandArgs) (any, error) {
+	list := s.wss.all()
+	if args.Workspace != "" {
+		st, err := s.workspaceArg(args)
+		if err != nil {
+			return nil, err
+		}
+		list = []*wsState{st}
+	}
+	out := []workspaceCases{}
+	for _, st := range list {
+		a, err := st.current(ctx)
+		if err != nil {
+			continue // the workspace cannot be read; its status says why
+		}
+		sess, err := st.session()
+		if err != nil {
+			continue
+		}
+		wc := workspaceCases{Workspace: st.root, Name: filepath.Base(st.root), Models: testModels(a.ws, sess.Model()), Cases: []caseInfo{}}
+		sel, err := stagetest.Select(a.ws, a.report, stagetest.Filter{})
+		if err != nil {
+			continue
+		}
+		for _, sl := range sel {
+			wc.Cases = append(wc.Cases, caseInfoOf(a, sl))
+		}
+		out = append(out, wc)
+	}
+	return map[string]any{"workspaces": out}, nil
+}
+
+func caseInfoOf(a *analysis, sl *stagetest.Selected) caseInfo {
+	c := sl.Case
+	ci := caseInfo{ID: c.ID, Stage: c.Stage, Name: c.Name, Title: c.Title, File: c.File, Expect: []string{}, Errors: sl.Errors}
+	if m := mapperFor(a, c.File); m != nil {
+		if pos, err := m.Position(c.TitleRange.Start); err == nil {
+			ci.Line = pos.Line
+		}
+	}
+	for _, e := range c.Expect {
+		ci.Expect = append(ci.Expect, e.Label())
+	}
+	return ci
+}
+
+// testModels are the models the editor offers a test profile for:
+// [test] models, else the model in force (the editor's setting, else
+// config.toml's).
+func testModels(ws *workspace.Workspace, inForce string) []string {
+	if m := ws.Config.Test.Models; len(m) > 0 {
+		return m
+	}
+	if inForce != "" {
+		return []string{inForce}
+	}
+	return []string{}
+}
+
+// testRuns are the stage-test runs going on, by token.
+type testRuns struct {
+	mu     sync.Mutex
+	active map[string]context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+func (t *testRuns) add(token string, cancel context.CancelFunc) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.active == nil {
+		t.active = map[string]context.CancelFunc{}
+	}
+	if _, busy := t.active[token]; busy {
+		return false
+	}
+	t.active[token] = cancel
+	t.wg.Add(1)
+	return true
+}
+
+func (t *testRuns) done(token string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.active, token)
+	t.wg.Done()
+}
+
+func (t *testRuns) cancel(token string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c, ok := t.active[token]
+	if ok {
+		c()
+	}
+	return ok
+}
+
+// testEvent is the params of icm/testEvent.
+type testEvent struct {
+	Token  string     `json:"token"`
+	Kind   string     `json:"kind"`
+	Index  int        `json:"index"`
+	Total  int        `json:"total"`
+	Case   string     `json:"case"`
+	Model  string     `json:"model"`
+	Repeat int        `json:"repeat"`
+	Result *jobResult `json:"result,omitempty"`
+}
+
+// testFinished is the params of icm/testFinished.
+type testFinished struct {
+	Token     string      `json:"token"`
+	Workspace string      `json:"workspace"`
+	RunID     string      `json:"run_id,omitempty"`
+	Passed    bool        `json:"passed"`
+	Cancelled bool        `json:"cancelled"`
+	Saved     string      `json:"saved,omitempty"`
+	Results   []jobResult `json:"results"`
+	Message   string      `json:"message"`
+	Error     *errorData  `json:"error,omitempty"`
+}
+
+// jobResult is a job as the editor shows it: the result, the text of the
+// output the expectations read, and for a failure the output of the last
+// run in which the case passed on the model.
+type jobResult struct {
+	*stagetest.Result
+	// Outputs hides the result's map of every output's text: the editor
+	// gets the one the expectations read, as OutputText.
+	Outputs    *struct{} `json:"outputs,omitempty"`
+	OutputText string    `json:"output_text,omitempty"`
+	Previous   *previous `json:"previous,omitempty"`
+}
+
+type previous struct {
+	RunID string `json:"run_id"`
+	Text  string `json:"text"`
+}
+
+func jobOf(root, runID string, r *stagetest.Result) jobResult {
+	j := jobResult{Result: r, OutputText: r.Outputs[r.Output]}
+	if r.Status == stagetest.StatusFailed {
+		if id, text, ok := stagetest.LastPassing(root, r.Case, r.Model, runID); ok {
+			j.Previous = &previous{RunID: id, Text: text}
+		}
+	}
+	return j
+}
+
+// testRun starts a run of the cases named (every case of the stage named,
+// or of the workspace) on a goroutine and answers at once with its token;
+// each job's start and end follow as icm/testEvent, the end of the run as
+// icm/testFinished. The cases run from the files on disk, each in its own
+// copy of the workspace, through a session of their own.
+func (s *Server) testRun(args commandArgs) (any, error) {
+	st, err := s.workspaceArg(args)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := st.openSession()
+	if err != nil {
+		return nil, err
+	}
+	ws := sess.Workspace()
+	filter := stagetest.Filter{Args: args.Cases, Dir: ws.Root}
+	if len(filter.Args) == 0 && args.Stage != "" {
+		filter.Args = []string{args.Stage}
+	}
+	sel, err := stagetest.Select(ws, sess.Check(ws.Files), filter)
+	if err != nil {
+		sess.Close()
+		return nil, fault.BadRequest(err.Error(), "name cases as STAGE/NAME, as icm.testList lists them")
+	}
+	if len(sel) == 0 {
+		sess.Close()
+		return nil, fault.Missing("no test cases to run in "+ws.Root, "add a case as tests/NAME.md in a stage folder (icm help test)")
+	}
+	token := args.Token
+	if token == "" {
+		token = newToken()
+	}
+	ctx, cancel := context.WithCancel(s.ctx)
+	if !s.tests.add(token, cancel) {
+		cancel()
+		sess.Close()
+		return nil, fault.Busy(fmt.Sprintf("a test run with token %q is already going", token))
+	}
+	opts := stagetest.Options{Models: args.Models, Repeat: args.Repeat, Keep: args.Keep}.WithConfig(ws.Config)
+	opts.Progress = func(ev stagetest.Event) {
+		out := testEvent{Token: token, Kind: ev.Kind, Index: ev.Index, Total: ev.Total, Case: ev.Case, Model: ev.Model, Repeat: ev.Repeat}
+		if ev.Result != nil {
+			j := jobOf(ws.Root, "", ev.Result)
+			out.Result = &j
+		}
+		if err := s.notify(notifyTestEvent, out); err != nil {
+			s.log.Info("unable to send a test event", "err", err)
+		}
+	}
+	go func() {
+		defer s.tests.done(token)
+		defer cancel()
+		defer sess.Close()
+		defer s.recoverLog("test run " + token)
+		fin := testFinished{Token: token, Workspace: st.root, Results: []jobResult{}}
+		rep, err := sess.Test(ctx, sel, opts)
+		switch {
+		case err != nil:
+			f := fault.From(err)
+			fin.Message, fin.Error, fin.Cancelled = f.Error(), dataOf(f), errors.Is(err, context.Canceled)
+		default:
+			fin.RunID, fin.Passed, fin.Cancelled = rep.RunID, rep.Passed, !rep.Complete
+			if saved, err := stagetest.Save(ws.Root, rep); err == nil {
+				fin.Saved = saved
+			} else {
+				s.log.Info("unable to save the test report", "err", err)
+			}
+			for _, r := range rep.Results {
+				fin.Results = append(fin.Results, jobOf(ws.Root, rep.RunID, r))
+			}
+			fin.Message = fmt.Sprintf("%d passed, %d failed, %d could not run", rep.Counts[stagetest.StatusPassed], rep.Counts[stagetest.StatusFailed], rep.Counts[stagetest.StatusError])
+		}
+		if err := s.notify(notifyTestFinished, fin); err != nil {
+			s.log.Info("unable to send testFinished", "err", err)
+		}
+	}()
+	return map[string]any{"started": true, "token": token, "cases": len(sel)}, nil
+}
+
+func newToken() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return "icm-test-" + hex.EncodeToString(b[:])
+}
+
+// testLens is "▶ Test (3 cases)" on a contract whose stage has cases:
+// it runs them (in VS Code, through the Test Explorer).
+func testLens(sr *check.StageReport, line protocol.Range, arg map[string]any) (protocol.CodeLens, bool) {
+	n := len(sr.Cases)
+	if n == 0 {
+		return protocol.CodeLens{}, false
+	}
+	title := fmt.Sprintf("▶ Test (%d cases)", n)
+	if n == 1 {
+		title = "▶ Test (1 case)"
+	}
+	return protocol.CodeLens{Range: line, Command: &protocol.Command{Title: title, Command: cmdTestRun, Arguments: []any{arg}}}, true
+}
