@@ -33,8 +33,11 @@ import (
 //   - want/outputs STAGE: the stage's outputs as `icm check --json` parses
 //     them, one path per line, and `other: WHAT` for a non-file row.
 //
-// A file named NAME.crlf is written as NAME with CRLF line ends, and
-// NAME.b64 as NAME decoded from base64 (for binary inputs).
+// A file named NAME.crlf is written as NAME with CRLF line ends, NAME.b64
+// as NAME decoded from base64 (for binary inputs), and NAME.symlink as a
+// symbolic link NAME to the path it holds. When the archive has a file
+// want/workspace, the workspace is the folder it names (the archive then
+// holds what lies around it: a repository, folders above it).
 func TestCorpus(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "corpus", "*.txtar"))
 	if err != nil || len(files) == 0 {
@@ -47,6 +50,10 @@ func TestCorpus(t *testing.T) {
 				t.Fatal(err)
 			}
 			dir, wants := writeCorpus(t, ar)
+			if sub, ok := wants["workspace"]; ok {
+				dir = filepath.Join(dir, filepath.FromSlash(strings.TrimSpace(sub)))
+				delete(wants, "workspace")
+			}
 			if len(wants) == 0 {
 				t.Fatal("the archive says nothing about what icm must do (no want/ file)")
 			}
@@ -95,6 +102,16 @@ func writeCorpus(t *testing.T, ar *txtar.Archive) (string, map[string]string) {
 				t.Fatalf("%s: %v", f.Name, err)
 			}
 			data = dec
+		}
+		if link, ok := strings.CutSuffix(name, ".symlink"); ok {
+			p := filepath.Join(dir, filepath.FromSlash(link))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(strings.TrimSpace(string(data)), p); err != nil {
+				t.Fatal(err)
+			}
+			continue
 		}
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/document"
 	"github.com/icm-tool/icm/server/internal/promptcount"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/tokens"
@@ -169,39 +170,70 @@ func fenced(text string) string {
 	return fence + "text\n" + text + "\n" + fence + "\n"
 }
 
-// inputHover previews an input file: its first lines and its token count.
+// inputHover previews an input: a file's first lines and its token count,
+// what a folder, glob or placeholder leads to, or why nothing is loaded.
+// It finds the files as the loader does (assemble.Locate).
 func inputHover(dc *docContext, a *analysis, in *contract.Input) string {
 	if in.NonFile {
 		return fmt.Sprintf("**%s**: not a file; shown in the contract, never loaded.", cell(in.What))
 	}
-	if in.Templated {
-		return fmt.Sprintf("**%s**: holds a placeholder; icm loads the file that fits it once there is exactly one.", in.Path)
-	}
-	abs, err := dc.ws.Resolve(dc.stage.Dir, in.Path)
+	loc, err := assemble.Locate(a.ws, dc.stage, *in)
 	if err != nil {
 		return fmt.Sprintf("**%s**: %v", in.Path, err)
 	}
-	rel := dc.ws.Rel(abs)
 	layer := "working material (layer 4, user part)"
 	if in.Layer == contract.LayerReference {
 		layer = "reference (layer 3, system part)"
 	}
+	head := fmt.Sprintf("**%s** · %s", loc.Rel, layer)
+	switch {
+	case in.Templated && len(loc.Matches) > 1:
+		return head + fmt.Sprintf("\n\nA placeholder that %d files fit (%s): icm loads none; name the one to use.", len(loc.Matches), strings.Join(loc.Matches, ", "))
+	case in.Templated && !loc.Exists:
+		return head + "\n\nHolds a placeholder; icm loads the file that fits it once there is exactly one."
+	case !loc.Exists && in.Glob:
+		return head + "\n\nNo file matches."
+	case !loc.Exists && loc.Own:
+		return head + "\n\nThe stage's own output: no previous version yet."
+	case !loc.Exists:
+		if producer := a.report.ProducedBy[loc.Rel]; producer != "" {
+			return head + fmt.Sprintf("\n\nNot produced yet: stage %s writes it.", producer)
+		}
+		if in.Optional {
+			return head + "\n\nOptional, and not there: the stage runs without it."
+		}
+		return head + "\n\nThe file does not exist."
+	case loc.Dir || in.Glob:
+		if len(loc.Files) == 0 {
+			return head + "\n\nAn empty folder: nothing is loaded from it yet."
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s · %d files\n", head, len(loc.Files))
+		for _, f := range loc.Files {
+			fmt.Fprintf(&b, "\n- %s", a.ws.Rel(f))
+		}
+		return b.String()
+	}
+	abs := loc.Files[0]
 	src, err := a.ws.Files.ReadFile(abs)
 	if err != nil {
-		if producer := a.report.ProducedBy[rel]; producer != "" {
-			return fmt.Sprintf("**%s** · %s\n\nNot produced yet: stage %s writes it.", rel, layer, producer)
-		}
-		return fmt.Sprintf("**%s** · %s\n\nThe file does not exist.", rel, layer)
+		return head + fmt.Sprintf("\n\n%v", err)
+	}
+	if in.Templated {
+		head = fmt.Sprintf("**%s** (fits %s) · %s", a.ws.Rel(abs), loc.Rel, layer)
+	}
+	if document.IsBinary(src) {
+		return head + fmt.Sprintf("\n\nA binary file (%d bytes): the model is given its path and size only.", len(src))
 	}
 	text := string(src)
-	if in.Scope != nil && !in.Scope.FreeText {
-		if sel, err := assemble.Select(src, in.Scope); err == nil {
+	if sc := assemble.Effective(src, in.Scope); sc != nil {
+		if sel, err := assemble.Select(src, sc); err == nil {
 			text = sel
 		}
 	}
 	n := tokens.Estimate(text)
 	lines := strings.Count(text, "\n") + 1
-	head := fmt.Sprintf("**%s** · %s · ~%d tokens, %d lines", rel, layer, n, lines)
+	head += fmt.Sprintf(" · ~%d tokens, %d lines", n, lines)
 	if in.Scope != nil {
 		head += " · section: " + in.Scope.Raw
 	}

@@ -98,3 +98,39 @@ func writeFile(t *testing.T, root, rel, text string) {
 		t.Fatal(err)
 	}
 }
+
+// Hovers on inputs written in ICM-template notations say what the loader
+// makes of them: a glob's files, an optional file that is not there, a
+// binary file given by path and size.
+func TestHoverTemplateNotations(t *testing.T) {
+	s := newSession(t)
+	src, err := os.ReadFile(filepath.Join(s.dir, scope))
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra := "- Layer 3 (reference): ../../_config/*.md\n- Layer 4 (working): notes.md (if any)\n- Layer 4 (working): cover.png\n"
+	writeFile(t, s.dir, scope, strings.Replace(string(src), "- Layer 4 (working): input.md\n", "- Layer 4 (working): input.md\n"+extra, 1))
+	writeFile(t, s.dir, "pipeline/01-scope/cover.png", "\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR")
+	s.Open(scope)
+	s.AwaitDiagnostics(scope, "the binary note", func(ds []lsptest.Diagnostic) bool {
+		for _, d := range ds {
+			if strings.Contains(d.Message, "cover.png is a binary file") {
+				return true
+			}
+		}
+		return false
+	})
+	for _, tt := range []struct{ at, want string }{
+		{"../../_config/*.md", "· 2 files\n\n- _config/audience.md\n- _config/voice.md"},
+		{"notes.md", "Optional, and not there: the stage runs without it."},
+		{"cover.png", "A binary file (16 bytes): the model is given its path and size only."},
+	} {
+		got, err := s.Hover(scope, s.Pos(scope, tt.at, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(got, tt.want) {
+			t.Errorf("hover on %s lacks %q:\n%s", tt.at, tt.want, got)
+		}
+	}
+}
