@@ -14,12 +14,12 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/document"
 	"github.com/icm-tool/icm/server/internal/markdown"
+	"github.com/icm-tool/icm/server/internal/textnorm"
 	"github.com/icm-tool/icm/server/internal/tokens"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -146,7 +146,7 @@ func (a *assembler) build(c *contract.Contract) error {
 		if err != nil {
 			return fmt.Errorf("unable to read %s: %w", f.name, err)
 		}
-		t := strings.TrimSpace(string(text))
+		t := strings.TrimSpace(string(textnorm.Text(text)))
 		a.add(Part{Role: RoleSystem, Layer: f.layer, Label: f.name, Path: f.name, Text: t})
 		system = append(system, t)
 	}
@@ -243,6 +243,9 @@ func (a *assembler) file(in contract.Input, loc *Located, abs string, single boo
 	rel := a.ws.Rel(abs)
 	src, err := a.ws.Files.ReadFile(abs)
 	if err != nil {
+		if b, ok := a.refused(role, layer, rel, err); ok {
+			return b, nil
+		}
 		return "", fmt.Errorf("unable to read input %s: %w", rel, err)
 	}
 	p := Part{Role: role, Layer: layer, Label: rel, Path: rel}
@@ -260,6 +263,8 @@ func (a *assembler) file(in contract.Input, loc *Located, abs string, single boo
 		a.add(p)
 		return "## " + rel + "\n\n" + p.Text, nil
 	}
+	// What the model reads: no byte order mark, LF line endings.
+	src = textnorm.Text(src)
 	var scope *contract.Scope
 	if single {
 		scope = Effective(src, in.Scope)
@@ -381,40 +386,33 @@ func (a *assembler) add(p Part) {
 	a.ctx.Parts = append(a.ctx.Parts, p)
 }
 
-// maxFolderFiles bounds how many files a folder input loads.
-const maxFolderFiles = 100
+// maxFolderFiles bounds how many files a folder or glob input loads.
+const maxFolderFiles = workspace.MaxFolderFiles
 
-// listDir lists the regular files under dir (dot files and folders left
-// out), sorted, at most maxFolderFiles.
-func listDir(dir string) []string {
-	var out []string
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || len(out) >= maxFolderFiles {
-			return nil
-		}
-		if strings.HasPrefix(d.Name(), ".") && p != dir {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.Type().IsRegular() {
-			out = append(out, p)
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out
+// refused handles an input file icm will not read (a named pipe, a file
+// over the read cap, a link out of the workspace): for a preview it is a
+// part that says why in place of the text; a run gets the error. ok is
+// false for any other error.
+func (a *assembler) refused(role string, layer int, rel string, err error) (string, bool) {
+	if !workspace.Refused(err) || !a.opts.AllowMissing {
+		return "", false
+	}
+	a.add(Part{Role: role, Layer: layer, Label: rel, Path: rel, Skipped: err.Error()})
+	return "## " + rel + "\n\n(not loaded: " + err.Error() + ")", true
 }
 
 // Select returns the part of a Markdown file a scope names: the whole
 // file when scope is nil or free text, one or more headings' sections, or
 // everything from one heading through the end of another.
 func Select(src []byte, scope *contract.Scope) (string, error) {
+	src = textnorm.Text(src)
 	if scope == nil || scope.FreeText || len(scope.Headings) == 0 {
 		return strings.TrimSpace(string(src)), nil
 	}
 	doc := markdown.Parse(src)
+	if doc.Err != nil {
+		return "", fmt.Errorf("unable to find its sections: %w", doc.Err)
+	}
 	find := func(h string) (int, error) {
 		i, ok := doc.FindHeading(h)
 		if !ok {

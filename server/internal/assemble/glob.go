@@ -62,7 +62,7 @@ func Glob(ws *workspace.Workspace, base, pattern string) ([]string, error) {
 			return
 		}
 		seg := rest[0]
-		entries, err := os.ReadDir(dir)
+		entries, err := ws.Disk.ReadDir(dir)
 		if err != nil {
 			return
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/markdown"
+	"github.com/icm-tool/icm/server/internal/textnorm"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -22,7 +23,11 @@ func Items(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract) (
 	if err != nil {
 		return nil, ws.Rel(abs), fmt.Errorf("stage %s: unable to read the For each source %s: %w", st.Name, ws.Rel(abs), err)
 	}
-	return markdown.Parse(src).Items(), ws.Rel(abs), nil
+	doc := markdown.Parse(textnorm.Text(src))
+	if doc.Err != nil {
+		return nil, ws.Rel(abs), fmt.Errorf("stage %s: the For each source %s: %w", st.Name, ws.Rel(abs), doc.Err)
+	}
+	return doc.Items(), ws.Rel(abs), nil
 }
 
 // WithItem sets opts to assemble item n (1-based) of items, with the

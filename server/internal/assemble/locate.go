@@ -73,7 +73,7 @@ func Locate(ws *workspace.Workspace, st *workspace.Stage, in contract.Input) (*L
 func (l *Located) fill(ws *workspace.Workspace, abs string, dir bool) {
 	if dir {
 		l.Dir = true
-		l.Files = listDir(abs)
+		l.Files, _, _ = ws.FolderFiles(abs)
 		return
 	}
 	l.Files = []string{abs}

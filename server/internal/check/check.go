@@ -6,8 +6,9 @@
 package check
 
 import (
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path"
 	"path/filepath"
 	"sort"
@@ -17,8 +18,10 @@ import (
 	"github.com/icm-tool/icm/server/internal/config"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/document"
+	"github.com/icm-tool/icm/server/internal/markdown"
 	"github.com/icm-tool/icm/server/internal/suggest"
 	"github.com/icm-tool/icm/server/internal/testcase"
+	"github.com/icm-tool/icm/server/internal/textnorm"
 	"github.com/icm-tool/icm/server/internal/tokens"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -91,9 +94,13 @@ func Run(ws *workspace.Workspace, opts Options) *Report {
 	c := &checker{ws: &memo, opts: opts, r: r, producer: map[string]int{}}
 	c.configFindings()
 	c.layoutFindings()
+	c.linkFindings()
 	for _, st := range ws.Stages {
 		sr := &StageReport{Stage: st, Items: -1}
 		r.Stages = append(r.Stages, sr)
+		if st.Escape != nil {
+			continue // reported by linkFindings; nothing of it is read
+		}
 		src, err := c.ws.Files.ReadFile(st.Contract)
 		if err != nil {
 			c.add(contract.Finding{File: st.Dir, Severity: contract.Error, Code: contract.CodeNoContract,
@@ -216,6 +223,7 @@ func (c *checker) stage(sr *StageReport) {
 	for _, f := range k.Findings {
 		c.add(f)
 	}
+	c.stageLayout(st, k)
 	escaped := false
 	for _, in := range k.Inputs {
 		if in.NonFile || in.Path == "" {
@@ -251,7 +259,7 @@ func (c *checker) input(st *workspace.Stage, k *contract.Contract, in contract.I
 	loc, err := assemble.Locate(c.ws, st, in)
 	if err != nil {
 		c.add(contract.Finding{File: st.Contract, Range: in.PathRange, Severity: contract.Error, Code: contract.CodePathEscape,
-			Message: err.Error() + "; icm reads nothing outside the workspace"})
+			Message: escapeMessage(err)})
 		return false
 	}
 	at := func(sev contract.Severity, code, msg string) *contract.Finding {
@@ -283,7 +291,14 @@ func (c *checker) input(st *workspace.Stage, k *contract.Contract, in contract.I
 		}
 		return true
 	case loc.Dir || in.Glob:
-		return true // a folder or glob input loads the files it holds
+		// A folder or glob input loads the files it holds: each must be
+		// one icm reads.
+		for _, f := range loc.Files {
+			if _, err := c.ws.Files.ReadFile(f); err != nil {
+				c.refused(st, in.PathRange, c.ws.Rel(f), err)
+			}
+		}
+		return true
 	}
 	c.file(st, in, loc.Files[0], at)
 	return true
@@ -362,6 +377,7 @@ func (c *checker) file(st *workspace.Stage, in contract.Input, abs string, at fu
 	rel := c.ws.Rel(abs)
 	src, err := c.ws.Files.ReadFile(abs)
 	if err != nil {
+		c.refused(st, in.PathRange, rel, err)
 		return
 	}
 	if document.IsBinary(src) {
@@ -423,7 +439,7 @@ func (c *checker) forEach(sr *StageReport) bool {
 	abs, err := c.ws.Resolve(st.Dir, fe.Path)
 	if err != nil {
 		c.add(contract.Finding{File: st.Contract, Range: fe.PathRange, Severity: contract.Error, Code: contract.CodePathEscape,
-			Message: err.Error() + "; icm reads nothing outside the workspace"})
+			Message: escapeMessage(err)})
 		return false
 	}
 	rel := c.ws.Rel(abs)
@@ -434,6 +450,10 @@ func (c *checker) forEach(sr *StageReport) bool {
 		return true
 	}
 	src, err := c.ws.Files.ReadFile(abs)
+	if workspace.Refused(err) {
+		c.refused(st, fe.PathRange, rel, err)
+		return true
+	}
 	if err != nil {
 		if produced {
 			c.add(contract.Finding{File: st.Contract, Range: fe.PathRange, Severity: contract.Info, Code: contract.CodeInputNotYet,
@@ -446,12 +466,38 @@ func (c *checker) forEach(sr *StageReport) bool {
 			Data:    map[string]string{"path": rel}})
 		return true
 	}
+	if lerr := markdown.Check(textnorm.Text(src)); lerr != nil {
+		c.add(contract.Finding{File: st.Contract, Range: fe.PathRange, Severity: contract.Error, Code: contract.CodeTooDeep,
+			Message: fmt.Sprintf("For each source %s cannot be read: %v", rel, lerr)})
+		return true
+	}
 	sr.Items = len(Items(src))
 	if sr.Items == 0 {
 		c.add(contract.Finding{File: st.Contract, Range: fe.PathRange, Severity: contract.Warning, Code: contract.CodeForEachSource,
 			Message: fmt.Sprintf("%s has no `##` sections, so For each would run no %s", rel, fe.Item)})
 	}
 	return true
+}
+
+// refused reports an input icm will not read: a link out of the
+// workspace, a named pipe or device, a file over the read cap. Other read
+// errors are the machine's, not the contract's, and are left to the run.
+func (c *checker) refused(st *workspace.Stage, at contract.Range, rel string, err error) {
+	if !workspace.Refused(err) {
+		return
+	}
+	code := contract.CodeFileRefused
+	var esc *workspace.EscapeError
+	if errors.As(err, &esc) {
+		code = contract.CodePathEscape
+	}
+	msg := fmt.Sprintf("input %s cannot be read: %v", rel, err)
+	var h interface{ Hint() string }
+	if errors.As(err, &h) {
+		msg += ": " + h.Hint()
+	}
+	c.add(contract.Finding{File: st.Contract, Range: at, Severity: contract.Error, Code: code,
+		Message: msg, Data: map[string]string{"path": rel}})
 }
 
 func (c *checker) servers(st *workspace.Stage, k *contract.Contract) {
@@ -530,7 +576,7 @@ func (c *checker) suggest(rel string) string {
 		if c.opts.Files != nil {
 			c.files = append(c.files, c.opts.Files()...)
 		} else {
-			c.files = append(c.files, ListFiles(c.ws.Root)...)
+			c.files = append(c.files, ListFiles(c.ws)...)
 		}
 	}
 	best, bestD := "", len(rel)/4+2
@@ -565,22 +611,21 @@ func suggestible(f string) bool {
 	return true
 }
 
-// ListFiles lists a workspace's files, relative to root with forward
-// slashes, leaving out dot folders, history/ and node_modules/ (at most 5000).
-func ListFiles(root string) []string {
+// ListFiles lists a workspace's files, relative to its root with forward
+// slashes, leaving out dot folders, history/ and node_modules/ (at most
+// 5000). Links are listed, not followed.
+func ListFiles(ws *workspace.Workspace) []string {
 	var out []string
-	_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+	_ = ws.Disk.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}
 		name := d.Name()
-		if d.IsDir() && p != root && (strings.HasPrefix(name, ".") || name == workspace.HistoryDir || name == "node_modules") {
-			return filepath.SkipDir
+		if d.IsDir() && p != "." && (strings.HasPrefix(name, ".") || name == workspace.HistoryDir || name == "node_modules") {
+			return fs.SkipDir
 		}
 		if !d.IsDir() && len(out) < 5000 {
-			if r, err := filepath.Rel(root, p); err == nil {
-				out = append(out, filepath.ToSlash(r))
-			}
+			out = append(out, p)
 		}
 		return nil
 	})

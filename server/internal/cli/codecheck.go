@@ -3,14 +3,13 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/icm-tool/icm/server/internal/codecheck"
-	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 type codeCheckFlags struct {
@@ -65,7 +64,7 @@ func runCodeCheck(cmd *cobra.Command, env *Env, g *globalFlags, f *codeCheckFlag
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(cwd, file)
 	}
-	src, err := os.ReadFile(abs)
+	src, err := workspace.ReadFileAt(abs, 0)
 	if err != nil {
 		return fmt.Errorf("unable to read %s: %w", file, err)
 	}
@@ -83,12 +82,12 @@ func runCodeCheck(cmd *cobra.Command, env *Env, g *globalFlags, f *codeCheckFlag
 		return err
 	}
 	if f.out != "" {
-		if err := state.WriteFile(resolve(cwd, f.out), out, 0o644); err != nil {
+		if err := workspace.WriteFileAt(resolve(cwd, f.out), out, 0o644); err != nil {
 			return err
 		}
 	}
 	if f.report != "" {
-		if err := state.WriteFile(resolve(cwd, f.report), []byte(codeReport(file, reports)), 0o644); err != nil {
+		if err := workspace.WriteFileAt(resolve(cwd, f.report), []byte(codeReport(file, reports)), 0o644); err != nil {
 			return err
 		}
 	}

@@ -3,14 +3,13 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/critic"
-	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 type critiqueFlags struct {
@@ -50,13 +49,13 @@ the stage that wrote the article), which makes that stage run again; at most
 			if err != nil {
 				return err
 			}
-			article, err := os.ReadFile(resolve(cwd, args[0]))
+			article, err := workspace.ReadFileAt(resolve(cwd, args[0]), 0)
 			if err != nil {
 				return fmt.Errorf("unable to read the article: %w", err)
 			}
 			th := critic.DefaultThresholds()
 			if st, err := sc.ws.Stage(sc.stage); err == nil {
-				src, err := os.ReadFile(st.Contract)
+				src, err := sc.ws.Files.ReadFile(st.Contract)
 				if err != nil {
 					return err
 				}
@@ -66,7 +65,7 @@ the stage that wrote the article), which makes that stage run again; at most
 			}
 			c := &critic.Critic{Client: sc.client, Model: sc.model, Stage: sc.stage, ChunkChars: f.chunkChars, Observe: sc.observer("")}
 			if f.rubric != "" {
-				data, err := os.ReadFile(resolve(cwd, f.rubric))
+				data, err := workspace.ReadFileAt(resolve(cwd, f.rubric), 0)
 				if err != nil {
 					return fmt.Errorf("unable to read the rubric: %w", err)
 				}
@@ -84,12 +83,12 @@ the stage that wrote the article), which makes that stage run again; at most
 			}
 			if f.verdict != "" {
 				data, _ := json.MarshalIndent(v, "", "  ")
-				if err := state.WriteFile(resolve(cwd, f.verdict), append(data, '\n'), 0o644); err != nil {
+				if err := workspace.WriteFileAt(resolve(cwd, f.verdict), append(data, '\n'), 0o644); err != nil {
 					return err
 				}
 			}
 			if f.report != "" {
-				if err := state.WriteFile(resolve(cwd, f.report), []byte(v.Markdown()), 0o644); err != nil {
+				if err := workspace.WriteFileAt(resolve(cwd, f.report), []byte(v.Markdown()), 0o644); err != nil {
 					return err
 				}
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/export"
 	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 func newExportCmd(env *Env, g *globalFlags) *cobra.Command {
@@ -36,17 +37,18 @@ page goes next to the input with an .html extension unless -o says otherwise
 			if err != nil {
 				return err
 			}
-			in, err := exportInput(env, g, cwd, args[0])
+			ws, _ := openWorkspace(env, g)
+			in, err := exportInput(ws, cwd, args[0])
 			if err != nil {
 				return err
 			}
-			src, err := os.ReadFile(in)
+			src, err := readNamed(ws, in)
 			if err != nil {
 				return fmt.Errorf("unable to read %s: %w", in, err)
 			}
 			opts := export.Options{Title: title, Style: style}
 			if sources != "" {
-				data, err := os.ReadFile(resolve(cwd, sources))
+				data, err := readNamed(ws, resolve(cwd, sources))
 				if err != nil {
 					return fmt.Errorf("unable to read the sources file: %w", err)
 				}
@@ -65,7 +67,7 @@ page goes next to the input with an .html extension unless -o says otherwise
 				dst = strings.TrimSuffix(in, filepath.Ext(in)) + ".html"
 			}
 			dst = resolve(cwd, dst)
-			if err := state.WriteFile(dst, page.HTML, 0o644); err != nil {
+			if err := writeNamed(ws, dst, page.HTML); err != nil {
 				return err
 			}
 			fmt.Fprintf(env.Stdout, "wrote %s (%d bytes, %d references)\n", displayPath(env, dst), len(page.HTML), len(page.References))
@@ -82,30 +84,51 @@ page goes next to the input with an .html extension unless -o says otherwise
 
 // exportInput finds the Markdown file to export: a path, or a stage's
 // first Markdown output.
-func exportInput(env *Env, g *globalFlags, cwd, arg string) (string, error) {
+func exportInput(ws *workspace.Workspace, cwd, arg string) (string, error) {
 	p := resolve(cwd, arg)
-	if _, err := os.Stat(p); err == nil {
+	if ws != nil && ws.Disk.Contains(p) {
+		if _, err := ws.Disk.Lstat(p); err == nil {
+			return p, nil
+		}
+	} else if _, err := os.Lstat(p); err == nil {
 		return p, nil
 	}
-	ws, werr := openWorkspace(env, g)
-	if werr != nil {
-		return "", fmt.Errorf("no file %s, and no workspace to find a stage of that name in: %v", arg, werr)
+	if ws == nil {
+		return "", fmt.Errorf("no file %s, and no workspace to find a stage of that name in", arg)
 	}
 	st, err := ws.Stage(arg)
 	if err != nil {
 		return "", fmt.Errorf("%s is neither a file nor a stage: %v", arg, err)
 	}
-	src, err := os.ReadFile(st.Contract)
+	src, err := ws.Files.ReadFile(st.Contract)
 	if err != nil {
 		return "", err
 	}
 	for _, rel := range state.OutputPaths(ws, st, contract.Parse(st.Contract, src)) {
 		if strings.EqualFold(filepath.Ext(rel), ".md") {
-			abs := ws.Abs(rel)
-			if _, err := os.Stat(abs); err == nil {
-				return abs, nil
+			if _, err := ws.Disk.Lstat(rel); err == nil {
+				return ws.Abs(rel), nil
 			}
 		}
 	}
 	return "", fmt.Errorf("stage %s has no Markdown output on disk yet; run it first", st.Name)
+}
+
+// readNamed reads a file named on the command line: through the
+// workspace's Root when it is in the workspace (a link out of it is
+// refused), else as a regular file anywhere.
+func readNamed(ws *workspace.Workspace, p string) ([]byte, error) {
+	if ws != nil && ws.Disk.Contains(p) {
+		return ws.Disk.ReadFile(p)
+	}
+	return workspace.ReadFileAt(p, 0)
+}
+
+// writeNamed writes a file named on the command line, through the
+// workspace's Root when it is in the workspace.
+func writeNamed(ws *workspace.Workspace, p string, data []byte) error {
+	if ws != nil && ws.Disk.Contains(p) {
+		return ws.Disk.WriteFile(p, data, 0o644)
+	}
+	return workspace.WriteFileAt(p, data, 0o644)
 }

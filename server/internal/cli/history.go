@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -192,8 +191,8 @@ func printDiff(env *Env, ws *workspace.Workspace, stage string) error {
 	sort.Strings(names)
 	for _, name := range names {
 		cur := filepath.Join(st.Dir, workspace.OutputDir, name)
-		a, _ := os.ReadFile(prev.Files[name])
-		b, err := os.ReadFile(cur)
+		a, _ := ws.Disk.ReadFile(prev.Files[name])
+		b, err := ws.Disk.ReadFile(cur)
 		if err != nil {
 			fmt.Fprintf(env.Stdout, "%s: no longer written\n", ws.Rel(cur))
 			continue

@@ -7,7 +7,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/research"
-	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 func newResearchCmd(env *Env, g *globalFlags) *cobra.Command {
@@ -74,7 +74,7 @@ section allows.`,
 			if err != nil {
 				return err
 			}
-			if err := state.WriteFile(resolve(cwd, out), []byte(text), 0o644); err != nil {
+			if err := workspace.WriteFileAt(resolve(cwd, out), []byte(text), 0o644); err != nil {
 				return err
 			}
 			fmt.Fprintf(env.Stdout, "%d round(s) of research written to %s\n", len(done), out)

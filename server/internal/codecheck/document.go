@@ -3,10 +3,10 @@ package codecheck
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/verify"
+	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 // CheckDocument checks every Python and Go block of src in order.
@@ -27,9 +27,12 @@ func (c *Checker) CheckDocument(ctx context.Context, src []byte, run bool) []Res
 // Check implements verify.CodeChecker: one finding per failing block, at
 // the line of its first error, saying what to do.
 func (c *Checker) Check(ctx context.Context, out verify.Output, run bool) ([]state.VerifyFinding, error) {
-	src, err := os.ReadFile(out.Abs)
-	if err != nil {
-		return nil, fmt.Errorf("unable to read %s: %w", out.Rel, err)
+	src := out.Data
+	if src == nil {
+		var err error
+		if src, err = workspace.ReadFileAt(out.Abs, 0); err != nil {
+			return nil, fmt.Errorf("unable to read %s: %w", out.Rel, err)
+		}
 	}
 	var fs []state.VerifyFinding
 	for _, r := range c.CheckDocument(ctx, src, run) {

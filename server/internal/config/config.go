@@ -80,6 +80,9 @@ type Workflow struct {
 	ScriptTimeout Duration `toml:"script_timeout"`
 	// TokenBudget is the per-stage assembled-context budget that check warns about.
 	TokenBudget int `toml:"token_budget"`
+	// MaxFileSize caps one read of a workspace file (an input, a
+	// reference, an output being checked); a larger file is a finding.
+	MaxFileSize Size `toml:"max_file_size"`
 }
 
 // Test holds the defaults of `icm test` (its flags win over them).
@@ -157,6 +160,7 @@ func Defaults() Config {
 			ToolTimeout:        Duration{2 * time.Minute},
 			ScriptTimeout:      Duration{60 * time.Second},
 			TokenBudget:        8000,
+			MaxFileSize:        Size(8 << 20),
 		},
 	}
 }
@@ -225,6 +229,9 @@ func (c *Config) validate() error {
 		if filepath.IsAbs(st) || strings.HasPrefix(st, "/") || clean == ".." || strings.HasPrefix(clean, "../") || clean == "." {
 			problems = append(problems, fmt.Sprintf("[workspace] stages = %q: name a folder inside the workspace, like \"phases\"", st))
 		}
+	}
+	if c.Workflow.MaxFileSize < 1<<10 {
+		problems = append(problems, "[workflow] max_file_size must be at least 1KB (write it like \"8MB\")")
 	}
 	if c.Workflow.MaxToolCalls < 1 {
 		problems = append(problems, "[workflow] max_tool_calls must be 1 or more")

@@ -77,6 +77,8 @@ var Keys = []Key{
 		Doc: "The assembled context of a stage above this many tokens gets a warning in `icm check` and the editor."},
 	{Table: "workspace", Name: "stages", Type: "string",
 		Doc: "The folder holding the numbered stage folders, like `\"phases\"`. Empty: `pipeline/`, else `stages/`, else the one top-level folder holding numbered folders with a `CONTEXT.md`."},
+	{Table: "workflow", Name: "max_file_size", Type: "size", Default: `"8MB"`,
+		Doc: "The largest file icm reads from the workspace (an input, a reference, an output it checks), like `\"8MB\"` or `\"512KB\"`. A larger file is an error in `icm check`, never read into memory."},
 	{Table: "test", Name: "models", Type: "array",
 		Doc: "The models of `icm test`'s case × model matrix, like `[\"qwen3.5:9b\", \"llama3.1:8b\"]`; the editor offers one test profile per model. Empty: each stage's own model."},
 	{Table: "test", Name: "repeat", Type: "integer", Default: "1",

@@ -101,6 +101,11 @@ const (
 	CodeConfig            = "config"
 	CodeFormatFileMissing = "format-file-missing"
 	CodeBadThresholds     = "bad-thresholds"
+	CodeContractTooLarge  = "contract-too-large"
+	CodeTooDeep           = "markdown-too-deep"
+	// CodeFileRefused: a file icm will not read (not a regular file, or
+	// over the read cap).
+	CodeFileRefused = "file-refused"
 )
 
 // String renders the finding without its position.

@@ -62,6 +62,11 @@ func (p *parser) listOutput(l markdown.Line) {
 	if m := arrowOutput.FindStringSubmatchIndex(l.Text); m != nil {
 		file, dir := l.Text[m[2]:m[3]], l.Text[m[4]:m[5]]
 		o := Output{Name: file, PathRange: l.Sub(m[2], m[3]-m[2]), Range: l.Range, Format: strings.TrimSpace(cleanWhy(l.Text[m[6]:m[7]]))}
+		if isAbsolute(file) {
+			p.add(o.PathRange, Error, CodePathEscape,
+				fmt.Sprintf("%s is an absolute path; an output is a file name inside the stage's output/ folder: write `- %s -> output/`", file, path.Base(file)))
+			return
+		}
 		d := path.Clean(strings.TrimSuffix(p.stageRelative(dir), "/"))
 		if d != "output" && !strings.HasPrefix(d, "output/") {
 			p.add(l.Sub(m[4], m[5]-m[4]), Error, CodeOutputLocation,
@@ -93,6 +98,13 @@ func (p *parser) listOutput(l markdown.Line) {
 	}
 	o.Path = file
 	p.addOutput(o)
+}
+
+// isAbsolute reports whether p is written as an absolute path (Unix,
+// Windows with a drive, or a UNC share).
+func isAbsolute(p string) bool {
+	return strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) ||
+		(len(p) >= 2 && p[1] == ':' && ((p[0] >= 'a' && p[0] <= 'z') || (p[0] >= 'A' && p[0] <= 'Z')))
 }
 
 // tableOutputs reads an Outputs table. The path column is found by the

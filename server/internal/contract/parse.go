@@ -2,11 +2,13 @@ package contract
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 
 	"github.com/icm-tool/icm/server/internal/markdown"
+	"github.com/icm-tool/icm/server/internal/textnorm"
 )
 
 // Budgets from the method: a contract stays under 80 lines, a reference
@@ -15,6 +17,12 @@ const (
 	MaxContractLines  = 80
 	MaxReferenceLines = 200
 )
+
+// MaxContractBytes is the largest contract parsed: sixteen times the
+// largest contract of the public ICM template, and small enough that the
+// slowest Markdown within it parses in milliseconds. A larger one is a
+// finding, not a parse.
+const MaxContractBytes = 64 << 10
 
 // Section kinds icm knows.
 const (
@@ -74,15 +82,46 @@ type parser struct {
 
 // Parse parses a contract. file is its absolute path (recorded in findings).
 // It never fails: problems become findings on the returned Contract.
+//
+// The text is read as the model would get it: a UTF-8 byte order mark is
+// dropped and CRLF line endings are read as LF, so no text taken from the
+// contract carries either; every range still points into src as given,
+// so positions match the file on disk and the editor's buffer.
 func Parse(file string, src []byte) *Contract {
-	p := &parser{src: src, c: &Contract{File: file, Lines: countLines(src)}}
+	text, offsets := textnorm.Map(src)
+	p := &parser{src: text, c: &Contract{File: file, Lines: countLines(text)}}
 	p.parse()
+	remapRanges(p.c, offsets)
 	return p.c
 }
 
 func (p *parser) parse() {
-	doc := markdown.Parse(p.src)
 	c := p.c
+	defer func() {
+		if c.Inputs == nil {
+			c.Inputs = []Input{}
+		}
+		if c.Outputs == nil {
+			c.Outputs = []Output{}
+		}
+		if c.Findings == nil {
+			c.Findings = []Finding{}
+		}
+	}()
+	if len(p.src) > MaxContractBytes {
+		p.add(Range{}, Error, CodeContractTooLarge, fmt.Sprintf("the contract is too large to read (%d KB; icm reads contracts up to %d KB, and the method keeps them under %d lines): move the material into reference files", len(p.src)>>10, MaxContractBytes>>10, MaxContractLines))
+		return
+	}
+	doc := markdown.Parse(p.src)
+	if doc.Err != nil {
+		at := Range{}
+		var le *markdown.LimitError
+		if errors.As(doc.Err, &le) && le.Line > 0 {
+			at = lineRange(p.src, le.Line-1)
+		}
+		p.add(at, Error, CodeTooDeep, "the contract cannot be read: "+doc.Err.Error())
+		return
+	}
 	if title, ok := doc.Title(); ok {
 		c.Title = strings.TrimSpace(stripPrefixFold(title.Text, "stage:"))
 		c.TitleRange = title.TextRange
@@ -123,15 +162,6 @@ func (p *parser) parse() {
 	if c.Lines > MaxContractLines {
 		p.add(lineRange(p.src, MaxContractLines), Warning, CodeContractTooLong,
 			fmt.Sprintf("the contract has %d lines; the method keeps a contract under %d lines: move detail into a reference file", c.Lines, MaxContractLines))
-	}
-	if c.Inputs == nil {
-		c.Inputs = []Input{}
-	}
-	if c.Outputs == nil {
-		c.Outputs = []Output{}
-	}
-	if c.Findings == nil {
-		c.Findings = []Finding{}
 	}
 }
 

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 // SendBackResult says whether a failing article went back to be rewritten.
@@ -32,7 +32,7 @@ var roundMarker = regexp.MustCompile(`<!-- icm critique: send-back (\d+) of (\d+
 func SendBack(file string, v *Verdict, max int) (*SendBackResult, error) {
 	res := &SendBackResult{File: file, Max: max}
 	prev := 0
-	if data, err := os.ReadFile(file); err == nil {
+	if data, err := workspace.ReadFileAt(file, 0); err == nil {
 		if m := roundMarker.FindSubmatch(data); m != nil {
 			prev, _ = strconv.Atoi(string(m[1]))
 		}
@@ -55,7 +55,7 @@ func SendBack(file string, v *Verdict, max int) (*SendBackResult, error) {
 	list(&b, v.RequiredRevisions)
 	b.WriteString("\n## Specific critiques\n\n")
 	list(&b, v.SpecificCritiques)
-	if err := state.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+	if err := workspace.WriteFileAt(file, []byte(b.String()), 0o644); err != nil {
 		return nil, err
 	}
 	res.Message = fmt.Sprintf("The article was sent back (%d of %d): the revisions are in %s, so the stage that wrote it is stale and runs again with them; this critique then runs again.", res.Round, max, file)

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 func pr(l1, c1, l2, c2 int) *PosRange {
@@ -101,7 +103,12 @@ func TestSnapshotOverlaysDisk(t *testing.T) {
 	s := NewStore()
 	s.Open(unsaved, "file://"+unsaved, 1, []byte("unsaved buffer"))
 	s.Open(onDisk, "file://"+onDisk, 1, []byte("edited"))
-	snap := s.Snapshot()
+	disk, err := workspace.OpenRoot(dir, workspace.RootOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer disk.Close()
+	snap := s.Snapshot().Over(disk)
 	tests := []struct {
 		path, want string
 		size       int64
@@ -123,7 +130,7 @@ func TestSnapshotOverlaysDisk(t *testing.T) {
 		t.Errorf("absent file: err = %v", err)
 	}
 	s.Close(onDisk)
-	if b, _ := s.Snapshot().ReadFile(onDisk); string(b) != "on disk" {
+	if b, _ := s.Snapshot().Over(disk).ReadFile(onDisk); string(b) != "on disk" {
 		t.Errorf("after close = %q, want the disk's text", b)
 	}
 }

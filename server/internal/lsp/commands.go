@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -194,10 +193,7 @@ func (s *Server) probe(ctx context.Context, st *wsState, stageName string, item 
 	if item > 0 {
 		file = filepath.Join(st.root, state.StateDir, "probe", fmt.Sprintf("%s-item%d.md", stg.Name, item))
 	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return nil, fmt.Errorf("unable to create %s: %w", filepath.Dir(file), err)
-	}
-	if err := state.WriteFile(file, []byte(content), 0o644); err != nil {
+	if err := a.ws.Disk.WriteFile(file, []byte(content), 0o644); err != nil {
 		return nil, err
 	}
 	uri := uriOf(file)
@@ -233,13 +229,10 @@ func (s *Server) createFile(st *wsState, p string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(abs); err == nil {
+	if _, err := ws.Disk.Lstat(abs); err == nil {
 		return map[string]any{"created": false, "uri": uriOf(abs)}, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return nil, fmt.Errorf("unable to create %s: %w", filepath.Dir(abs), err)
-	}
-	if err := state.WriteFile(abs, nil, 0o644); err != nil {
+	if err := ws.Disk.WriteFile(abs, nil, 0o644); err != nil {
 		return nil, err
 	}
 	st.touch(false)

@@ -210,26 +210,26 @@ func workspaceFiles(ws *workspace.Workspace, self *workspace.Stage) []string {
 	later := map[string]bool{}
 	for _, st := range ws.Stages {
 		if st.Index >= self.Index && st != self {
-			later[st.Dir] = true
+			later[st.Rel] = true
 		}
 	}
 	var out []string
-	_ = filepath.WalkDir(ws.Root, func(p string, d fs.DirEntry, err error) error {
+	_ = ws.Disk.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}
 		name := d.Name()
 		if d.IsDir() {
-			if p != ws.Root && (strings.HasPrefix(name, ".") || name == workspace.HistoryDir || name == "node_modules" || later[p] ||
-				p == filepath.Join(self.Dir, workspace.OutputDir)) {
-				return filepath.SkipDir
+			if p != "." && (strings.HasPrefix(name, ".") || name == workspace.HistoryDir || name == "node_modules" || later[p] ||
+				p == self.Rel+"/"+workspace.OutputDir) {
+				return fs.SkipDir
 			}
 			return nil
 		}
-		if p == self.Contract || len(out) >= maxPathItems {
+		if p == self.ContractRel() || len(out) >= maxPathItems {
 			return nil
 		}
-		out = append(out, ws.Rel(p))
+		out = append(out, p)
 		return nil
 	})
 	return out

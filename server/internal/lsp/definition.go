@@ -38,7 +38,7 @@ func (s *Server) definition(gctx *glsp.Context, p *protocol.DefinitionParams) (a
 	if err != nil {
 		return nil, nil // the escape is a diagnostic already
 	}
-	src, err := s.store.Snapshot().ReadFile(abs)
+	src, err := s.store.Snapshot().Over(dc.ws.Disk).ReadFile(abs)
 	if err != nil {
 		return nil, nil
 	}

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -147,7 +146,7 @@ func (st *wsState) opened() (*workspace.Workspace, *session.Session, error) {
 	if st.ws != nil {
 		return st.ws, st.sess, nil
 	}
-	ws, err := workspace.Open(st.root, workspace.DiskFiles{})
+	ws, err := workspace.Open(st.root, nil)
 	if err != nil {
 		st.openErr = err
 		return nil, nil, err
@@ -168,7 +167,7 @@ func (st *wsState) opened() (*workspace.Workspace, *session.Session, error) {
 // openSession opens the workspace afresh from disk, with the settings in
 // force, for one operation (a run, an approval, a status); close it after.
 func (st *wsState) openSession() (*session.Session, error) {
-	ws, err := workspace.Open(st.root, workspace.DiskFiles{})
+	ws, err := workspace.Open(st.root, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +191,7 @@ func (st *wsState) analyze() {
 	}
 	st.ensureWindow(sess) // started first, so a hover right after the diagnostics can wait for it
 	view := *ws
-	view.Files = snap
+	view.Files = snap.Over(ws.Disk)
 	rep := check.Run(&view, st.checkOptions(sess))
 	a := &analysis{ws: &view, snap: snap, report: rep, window: st.windowSize()}
 	st.s.pub.publish(st.ctx, batch{owner: st.root, files: st.diagnostics(a)})
@@ -241,8 +240,8 @@ func (st *wsState) current(ctx context.Context) (*analysis, error) {
 func (st *wsState) workspaceFiles() []string {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.files == nil {
-		st.files = check.ListFiles(st.root)
+	if st.files == nil && st.ws != nil {
+		st.files = check.ListFiles(st.ws)
 	}
 	return st.files
 }
@@ -327,7 +326,7 @@ func mapperFor(a *analysis, file string) *document.Mapper {
 			return document.NewMapper(sr.Source)
 		}
 	}
-	src, err := os.ReadFile(file)
+	src, err := a.ws.Disk.ReadFile(file)
 	if err != nil {
 		return document.NewMapper(nil)
 	}

@@ -119,6 +119,9 @@ type Code struct {
 // Doc is a parsed document.
 type Doc struct {
 	Src []byte
+	// Err is set, and the document left empty, when src is past the
+	// limits of what icm parses (see Check).
+	Err error
 	// Headings lists every top-level heading in order.
 	Headings []Heading
 	// blocks are the document's top-level blocks in order.
@@ -131,8 +134,13 @@ var newParser = sync.OnceValue(func() parser.Parser {
 	return goldmark.New(goldmark.WithExtensions(extension.Table)).Parser()
 })
 
-// Parse parses src. It never fails: any byte sequence is some Markdown.
+// Parse parses src. It never fails: any byte sequence is some Markdown;
+// one nested too deeply or too large to parse gives an empty Doc whose Err
+// says why.
 func Parse(src []byte) *Doc {
+	if err := Check(src); err != nil {
+		return &Doc{Src: src, Err: err}
+	}
 	root := newParser().Parse(text.NewReader(src))
 	d := &Doc{Src: src}
 	for n := root.FirstChild(); n != nil; n = n.NextSibling() {

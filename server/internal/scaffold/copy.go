@@ -39,7 +39,7 @@ func CopyFactory(src *workspace.Workspace, dir string) (*Result, error) {
 	res := &Result{Root: root}
 	w := &writer{res: res}
 	copyFile := func(rel string) error {
-		data, err := os.ReadFile(src.Abs(rel))
+		data, err := src.Disk.ReadFile(rel)
 		if err != nil {
 			return fmt.Errorf("unable to read %s: %w", src.Abs(rel), err)
 		}
@@ -142,7 +142,7 @@ func copyTree(src *workspace.Workspace, rel string, skip func(string) bool, copy
 func contracts(src *workspace.Workspace) map[*workspace.Stage]*contract.Contract {
 	out := map[*workspace.Stage]*contract.Contract{}
 	for _, st := range src.Stages {
-		if data, err := os.ReadFile(st.Contract); err == nil {
+		if data, err := src.Files.ReadFile(st.Contract); err == nil {
 			out[st] = contract.Parse(st.Contract, data)
 		}
 	}

@@ -1,8 +1,9 @@
 package scaffold
 
 import (
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -75,7 +76,7 @@ func NewStage(ws *workspace.Workspace, name string) (*Result, error) {
 		d.Input = "input.md"
 	}
 	d.Reference = "../../_config/style.md"
-	if _, err := os.Stat(filepath.Join(ws.Root, "_config", "style.md")); err != nil {
+	if _, err := ws.Disk.Stat(filepath.Join(ws.Root, "_config", "style.md")); err != nil {
 		// The skeleton reads the style guide icm init writes; a workspace
 		// without one gets a reference file of its own to fill in.
 		d.Reference = "references/notes.md"
@@ -108,7 +109,7 @@ func NewStage(ws *workspace.Workspace, name string) (*Result, error) {
 // firstOutput is the first output of a stage with a concrete file name,
 // relative to the stage folder ("output/draft.md"), or "".
 func firstOutput(ws *workspace.Workspace, st *workspace.Stage) string {
-	src, err := os.ReadFile(st.Contract)
+	src, err := ws.Files.ReadFile(st.Contract)
 	if err != nil {
 		return ""
 	}
@@ -127,13 +128,13 @@ var listItem = regexp.MustCompile(`^(\s*)(\d+)([.)])\s|^(\s*)([-*+])\s`)
 // style, or in a new "## Stages" section when there is no such list.
 func addRoute(ws *workspace.Workspace, stage, purpose string) error {
 	p := filepath.Join(ws.Root, workspace.RoutingFile)
-	data, err := os.ReadFile(p)
-	if err != nil && !os.IsNotExist(err) {
+	data, err := ws.Disk.ReadFile(p)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("unable to read the routing file %s: %w", p, err)
 	}
 	text := string(data)
 	updated := insertRoute(text, stageNames(ws), stage, purpose)
-	if err := os.WriteFile(p, []byte(updated), 0o644); err != nil {
+	if err := ws.Disk.WriteFile(p, []byte(updated), 0o644); err != nil {
 		return fmt.Errorf("unable to update the routing file %s: %w", p, err)
 	}
 	return nil

@@ -12,9 +12,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"text/template"
+
+	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 //go:embed templates/*.tmpl
@@ -31,17 +34,27 @@ type Result struct {
 	Stage string
 }
 
-// writer writes new files under a root, refusing to replace any.
+// writer writes new files under a root, refusing to replace any. It
+// writes through a workspace.Root of that folder, so a folder on the way
+// that is a link out of it is refused, as every write of icm is.
 type writer struct {
-	res *Result
+	res  *Result
+	root *workspace.Root
 }
 
 func (w *writer) write(rel string, data []byte) error {
 	abs := filepath.Join(w.res.Root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+	if w.root == nil {
+		r, err := workspace.OpenRoot(w.res.Root, workspace.RootOptions{})
+		if err != nil {
+			return err
+		}
+		w.root = r
+	}
+	if err := w.root.MkdirAll(path.Dir(rel)); err != nil {
 		return fmt.Errorf("unable to create %s: %w", filepath.Dir(abs), err)
 	}
-	f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := w.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("%s already exists; icm does not overwrite it", abs)
 	}

@@ -103,7 +103,7 @@ func checkCalibratedFromHistory(t *testing.T, url, model string, limit float64) 
 	for _, name := range []string{"course-research", "tech-article"} {
 		dir, restore := sampleWorkspace(t, name)
 		open := func() (*Session, *workspace.Workspace, *check.Report) {
-			ws, err := workspace.Open(dir, workspace.DiskFiles{})
+			ws, err := workspace.Open(dir, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,7 +3,6 @@ package session
 import (
 	"context"
 	"fmt"
-	"os"
 	"sort"
 	"time"
 
@@ -157,7 +156,7 @@ func (s *Session) Outputs(stage string) (*Outputs, error) {
 	out := &Outputs{Current: []OutputFile{}, Previous: []KeptOutput{}}
 	for _, rel := range state.OutputPaths(s.ws, st, c) {
 		abs := s.ws.Abs(rel)
-		_, statErr := os.Stat(abs)
+		_, statErr := s.ws.Disk.Stat(abs)
 		out.Current = append(out.Current, OutputFile{Path: abs, Exists: statErr == nil})
 	}
 	versions, err := workflow.Versions(s.ws, st.Name)

@@ -50,7 +50,7 @@ Write B.
 
 func openWS(t *testing.T, archive string) *workspace.Workspace {
 	t.Helper()
-	ws, err := workspace.Open(wstest.Write(t, archive), workspace.DiskFiles{})
+	ws, err := workspace.Open(wstest.Write(t, archive), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ func TestRunSendsItsSpansBeforeReturning(t *testing.T) {
 		t.Fatal("no spans were sent by the time the run returned")
 	}
 
-	lock, err := state.Acquire(ws.Root, "another run")
+	lock, err := state.Acquire(ws.Disk, "another run")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/llm"
-	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -47,7 +46,7 @@ type cacheEntry struct {
 func (s *cacheStore) path(key string) string { return filepath.Join(s.dir, key[:2], key+".json") }
 
 func (s *cacheStore) get(key string) (*llm.ChatResponse, bool) {
-	data, err := os.ReadFile(s.path(key))
+	data, err := workspace.ReadFileAt(s.path(key), 0)
 	if err != nil {
 		return nil, false
 	}
@@ -63,7 +62,7 @@ func (s *cacheStore) put(key string, resp *llm.ChatResponse, now time.Time) erro
 	if err != nil {
 		return err
 	}
-	return state.WriteFile(s.path(key), data, 0o644)
+	return workspace.WriteFileAt(s.path(key), data, 0o644)
 }
 
 // RequestKey is the cache key of a model request: a hash of everything

@@ -3,7 +3,6 @@ package stagetest
 import (
 	"context"
 	"fmt"
-	"os"
 	"path"
 	"regexp"
 	"strings"
@@ -92,7 +91,7 @@ func (ev *evaluation) one(ctx context.Context, e testcase.Expectation) Check {
 	}
 	o := targets[0]
 	ch.File = o.Rel
-	data, err := os.ReadFile(o.Abs)
+	data, err := workspace.ReadFileAt(o.Abs, 0)
 	if err != nil {
 		ch.Message = fmt.Sprintf("%s was not written", o.Rel)
 		return ch

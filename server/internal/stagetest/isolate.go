@@ -2,6 +2,7 @@ package stagetest
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -29,36 +30,54 @@ func skipDir(rel string, name string, stageTests map[string]bool) bool {
 
 // copyWorkspace copies the regular files of src into dst (which must
 // exist), leaving out what skipDir names. Symlinks are left out too: a
-// copy must not reach outside itself.
+// copy must not reach outside itself. Files are read through the
+// workspace's Root and streamed, so a file swapped for a link meanwhile
+// is refused and a large one costs no memory.
 func copyWorkspace(src *workspace.Workspace, dst string) error {
 	stageTests := map[string]bool{}
 	for _, st := range src.Stages {
 		stageTests[st.Rel+"/"+testcase.Dir] = true
 	}
-	return filepath.WalkDir(src.Root, func(p string, d fs.DirEntry, err error) error {
+	return src.Disk.WalkDir(".", func(rel string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if p == src.Root {
+		if rel == "." {
 			return nil
 		}
-		rel := src.Rel(p)
 		target := filepath.Join(dst, filepath.FromSlash(rel))
 		if d.IsDir() {
 			if skipDir(rel, d.Name(), stageTests) {
-				return filepath.SkipDir
+				return fs.SkipDir
 			}
 			return os.MkdirAll(target, 0o755)
 		}
 		if !d.Type().IsRegular() {
 			return nil
 		}
-		data, err := os.ReadFile(p)
-		if err != nil {
+		if err := copyFile(src.Disk, rel, target); err != nil {
 			return fmt.Errorf("unable to copy %s into the test copy: %w", rel, err)
 		}
-		return os.WriteFile(target, data, 0o644)
+		return nil
 	})
+}
+
+// copyFile streams the regular file rel of root to target.
+func copyFile(root *workspace.Root, rel, target string) error {
+	in, _, err := root.Open(rel)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // Provenance values of an input in a result.
@@ -101,10 +120,7 @@ func isolate(src *workspace.Workspace, st *workspace.Stage, con *contract.Contra
 		if err != nil {
 			return fail(fmt.Errorf("%s: %w", c.ID, err))
 		}
-		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-			return fail(err)
-		}
-		if err := os.WriteFile(abs, data, 0o644); err != nil {
+		if err := cp.Disk.WriteFile(abs, data, 0o644); err != nil {
 			return fail(fmt.Errorf("unable to write the stand-in for %s: %w", in.Target, err))
 		}
 		from[cp.Rel(abs)] = FromCase
@@ -115,7 +131,7 @@ func isolate(src *workspace.Workspace, st *workspace.Stage, con *contract.Contra
 		if from[rel] != "" {
 			continue
 		}
-		if _, err := os.Stat(abs); err != nil {
+		if _, err := cp.Disk.Stat(abs); err != nil {
 			if in.Layer == contract.LayerWorking {
 				missing = append(missing, in.Path)
 			}

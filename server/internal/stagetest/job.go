@@ -95,7 +95,7 @@ func (r *Runner) runJob(ctx context.Context, j job) *Result {
 	cst, _ := cp.Stage(j.sel.Stage.Name)
 	ev := &evaluation{src: r.ws, st: j.sel.Stage, cp: cp, cst: cst, con: j.sel.Contract, c: j.sel.Case, codeBlocks: r.backend.CodeBlocks, stageVerify: sr.Verify}
 	ev.outs, ev.primary = outputsOf(cp, cst, j.sel.Contract)
-	if rec, err := state.ReadRecord(cst.Dir); err == nil && rec != nil {
+	if rec, err := state.ReadRecord(cp.Disk, cst.Dir); err == nil && rec != nil {
 		ev.provenance = verify.ProvenanceOf(rec.Sources)
 	}
 	res.Output = ev.primary.Rel
@@ -188,7 +188,7 @@ func outputsOf(cp *workspace.Workspace, st *workspace.Stage, con *contract.Contr
 func readOutputs(outs []verify.Output) map[string]string {
 	m := map[string]string{}
 	for _, o := range outs {
-		data, err := os.ReadFile(o.Abs)
+		data, err := workspace.ReadFileAt(o.Abs, 0)
 		if err != nil {
 			continue
 		}

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -169,7 +168,7 @@ func Save(root string, rep *Report) (string, error) {
 		return "", fmt.Errorf("unable to encode the test report: %w", err)
 	}
 	p := filepath.Join(root, ResultsDir, rep.RunID+".json")
-	if err := state.WriteFile(p, append(data, '\n'), 0o644); err != nil {
+	if err := workspace.WriteFileAt(p, append(data, '\n'), 0o644); err != nil {
 		return "", err
 	}
 	return p, nil
@@ -220,7 +219,7 @@ func Load(root, id string) (*Report, error) {
 	default:
 		return nil, fmt.Errorf("test run %q matches %d runs in %s; give more of its id", id, len(match), dir)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, match[0]+".json"))
+	data, err := workspace.ReadFileAt(filepath.Join(dir, match[0]+".json"), 0)
 	if err != nil {
 		return nil, fmt.Errorf("unable to read test run %s: %w", match[0], err)
 	}

@@ -1,8 +1,12 @@
 package state
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
-	"os"
+	"errors"
+	"fmt"
+	"io/fs"
 	"path"
 	"path/filepath"
 	"sort"
@@ -11,6 +15,8 @@ import (
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/config"
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/document"
+	"github.com/icm-tool/icm/server/internal/textnorm"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -129,26 +135,80 @@ func Reads(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract) [
 	return out
 }
 
-// Fingerprint hashes every file a stage reads.
+// Refused is the hash recorded for a file icm will not read (one that
+// leads outside the workspace, is not a regular file, or is over the read
+// cap): check reports it, and the stage cannot run while it is so.
+const Refused = "refused"
+
+// Fingerprint hashes every file a stage reads, as the model would see it
+// (a byte order mark dropped, CRLF as LF: the same text hashes the same).
+// A folder input hashes the names and contents of the files it loads.
 func Fingerprint(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract) (map[string]string, error) {
 	out := map[string]string{}
 	for _, rel := range Reads(ws, st, c) {
-		data, err := ws.Files.ReadFile(ws.Abs(rel))
-		switch {
-		case err == nil:
-			out[rel] = Hash(data)
-		case os.IsNotExist(err):
-			out[rel] = Missing
-		default:
+		h, err := inputHash(ws, ws.Abs(rel))
+		if err != nil {
 			return nil, err
 		}
+		out[rel] = h
 	}
 	return out, nil
 }
 
+// inputHash hashes one input: a file's normalised text, or a folder's files.
+func inputHash(ws *workspace.Workspace, abs string) (string, error) {
+	info, err := ws.Files.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return Missing, nil
+	case workspace.Refused(err):
+		return Refused, nil
+	case err != nil:
+		return "", fmt.Errorf("unable to read %s: %w", ws.Rel(abs), err)
+	case info.IsDir():
+		return folderHash(ws, abs)
+	}
+	data, err := ws.Files.ReadFile(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return Missing, nil
+	case workspace.Refused(err):
+		return Refused, nil
+	case err != nil:
+		return "", fmt.Errorf("unable to read %s: %w", ws.Rel(abs), err)
+	}
+	if document.IsBinary(data) {
+		return Hash(data), nil
+	}
+	return Hash(textnorm.Text(data)), nil
+}
+
+// folderHash hashes the files a folder input loads, names and contents, so
+// adding, removing, renaming or changing one changes the hash.
+func folderHash(ws *workspace.Workspace, dir string) (string, error) {
+	files, _, err := ws.FolderFiles(dir)
+	if workspace.Refused(err) {
+		return Refused, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("unable to list %s: %w", ws.Rel(dir), err)
+	}
+	h := sha256.New()
+	for _, f := range files {
+		fh, err := inputHash(ws, f)
+		if err != nil {
+			return "", err
+		}
+		rel, _ := filepath.Rel(dir, f)
+		fmt.Fprintf(h, "%s\x00%s\n", filepath.ToSlash(rel), fh)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
 // OutputPaths lists a stage's current output files, workspace-relative:
 // the declared outputs, plus whatever sits in output/ when an output is a
-// folder or holds a placeholder.
+// folder or holds a placeholder. The folder is walked through the
+// workspace's Root: a link in it is not followed.
 func OutputPaths(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract) []string {
 	set := map[string]bool{}
 	scan := false
@@ -160,19 +220,19 @@ func OutputPaths(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contr
 		set[path.Join(st.Rel, o.Path)] = true
 	}
 	if scan {
-		root := filepath.Join(st.Dir, workspace.OutputDir)
-		_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		root := path.Join(st.Rel, workspace.OutputDir)
+		_ = ws.Disk.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil
 			}
 			if strings.HasPrefix(d.Name(), ".") {
 				if d.IsDir() && p != root {
-					return filepath.SkipDir
+					return fs.SkipDir
 				}
 				return nil
 			}
 			if !d.IsDir() {
-				set[ws.Rel(p)] = true
+				set[p] = true
 			}
 			return nil
 		})
@@ -186,10 +246,12 @@ func OutputPaths(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contr
 }
 
 // OutputHashes hashes a stage's current outputs (Missing for absent ones).
-func OutputHashes(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract) (map[string]string, error) {
-	out := map[string]string{}
+// An output icm will not read (a link out of the workspace, a named pipe)
+// is an error naming it.
+func OutputHashes(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract) (Hashes, error) {
+	out := Hashes{}
 	for _, rel := range OutputPaths(ws, st, c) {
-		h, err := HashFile(ws.Abs(rel))
+		h, err := HashFile(ws.Disk, rel)
 		if err != nil {
 			return nil, err
 		}

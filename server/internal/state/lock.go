@@ -4,18 +4,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 // Lock is the run lock of a workspace: an OS file lock that frees itself
 // when the process holding it dies, so a killed run never blocks the next.
 type Lock struct {
-	fl   *flock.Flock
+	f    *os.File
+	root *workspace.Root
 	info string
 }
 
@@ -42,21 +41,32 @@ type holder struct {
 	Command string    `json:"command"`
 }
 
-// Acquire takes the run lock of the workspace at root without waiting.
-func Acquire(root, command string) (*Lock, error) {
-	dir := filepath.Join(root, ".icm")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("unable to create %s: %w", dir, err)
+// Lock file names inside the workspace's .icm folder.
+const (
+	lockFile   = StateDir + "/run.lock"
+	holderFile = StateDir + "/run.json"
+)
+
+// Acquire takes the run lock of the workspace without waiting. The lock
+// file is opened through the workspace's Root, so a .icm folder linked out
+// of the workspace is refused rather than locked.
+func Acquire(root *workspace.Root, command string) (*Lock, error) {
+	if err := root.MkdirAll(StateDir); err != nil {
+		return nil, fmt.Errorf("unable to create the workspace's %s folder: %w", StateDir, err)
 	}
-	fl := flock.New(filepath.Join(dir, "run.lock"))
-	ok, err := fl.TryLock()
+	f, err := root.OpenFile(lockFile, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("unable to lock workspace %s: %w", root, err)
+		return nil, fmt.Errorf("unable to lock workspace %s: %w", root.Dir(), err)
 	}
-	info := filepath.Join(dir, "run.json")
+	ok, err := tryLock(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("unable to lock workspace %s: %w", root.Dir(), err)
+	}
 	if !ok {
-		e := &LockedError{Root: root}
-		if data, err := os.ReadFile(info); err == nil {
+		f.Close()
+		e := &LockedError{Root: root.Dir()}
+		if data, err := root.ReadFileMax(holderFile, maxStateFile); err == nil {
 			var h holder
 			if json.Unmarshal(data, &h) == nil && h.PID > 0 {
 				e.Holder = fmt.Sprintf("pid %d, %s, since %s", h.PID, h.Command, h.Started.Format("15:04:05"))
@@ -65,12 +75,16 @@ func Acquire(root, command string) (*Lock, error) {
 		return nil, e
 	}
 	data, _ := json.Marshal(holder{PID: os.Getpid(), Started: time.Now(), Command: command})
-	_ = WriteFile(info, data, 0o644)
-	return &Lock{fl: fl, info: info}, nil
+	_ = root.WriteFile(holderFile, data, 0o644)
+	return &Lock{f: f, root: root, info: holderFile}, nil
 }
 
 // Release frees the lock.
 func (l *Lock) Release() error {
-	os.Remove(l.info)
-	return l.fl.Unlock()
+	_ = l.root.Remove(l.info)
+	err := unlock(l.f)
+	if cerr := l.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

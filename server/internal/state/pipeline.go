@@ -49,7 +49,11 @@ func Pipeline(ws *workspace.Workspace, contracts map[string]*contract.Contract, 
 	for _, st := range ws.Stages {
 		c := contracts[st.Name]
 		if c == nil {
-			p.Stages = append(p.Stages, &StageState{Stage: st.Name, Status: Invalid, Reason: "no CONTEXT.md"})
+			reason := "no CONTEXT.md"
+			if st.Escape != nil {
+				reason = "the stage folder is a symbolic link to " + st.Escape.Target + ", outside the workspace; icm reads nothing there"
+			}
+			p.Stages = append(p.Stages, &StageState{Stage: st.Name, Status: Invalid, Reason: reason})
 			continue
 		}
 		s, err := Derive(ws, st, c, ResolveSettings(ws.Config.Model, c.Model, opts.Model))

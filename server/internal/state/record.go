@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 // FormatVersion is the version of the record files; readers refuse newer ones.
@@ -48,15 +50,15 @@ type Record struct {
 	// Inputs maps workspace-relative paths of everything the run read (the
 	// contract, layer 0 and 1, inputs, the For each source, schema files) to
 	// their hashes; "missing" for a file that was absent.
-	Inputs map[string]string `json:"inputs"`
+	Inputs Hashes `json:"inputs"`
 	// Settings is the hash of the model settings the run used.
 	Settings string `json:"settings"`
 	Model    string `json:"model,omitempty"`
 	// Outputs maps workspace-relative output paths to the hashes written.
-	Outputs map[string]string `json:"outputs"`
+	Outputs Hashes `json:"outputs"`
 	// PrevOutputs are the output hashes from before this run wrote, so an
 	// interrupted write is not mistaken for a person's edit.
-	PrevOutputs map[string]string `json:"prev_outputs,omitempty"`
+	PrevOutputs Hashes `json:"prev_outputs,omitempty"`
 	// Verify holds the results of the contract's Verify checks.
 	Verify []VerifyResult `json:"verify,omitempty"`
 	// Items is the number of For each items (0 when none).
@@ -146,11 +148,11 @@ func (r *Record) VerifyFailed() bool {
 // Approval records that a person (or an auto gate) accepted a stage's
 // outputs as they were at that moment.
 type Approval struct {
-	Version    int               `json:"version"`
-	Stage      string            `json:"stage"`
-	ApprovedAt time.Time         `json:"approved_at"`
-	RunID      string            `json:"run_id,omitempty"`
-	Outputs    map[string]string `json:"outputs"`
+	Version    int       `json:"version"`
+	Stage      string    `json:"stage"`
+	ApprovedAt time.Time `json:"approved_at"`
+	RunID      string    `json:"run_id,omitempty"`
+	Outputs    Hashes    `json:"outputs"`
 	// By is "user", "auto" (gate auto) or "rerun" (gate rerun).
 	By string `json:"by"`
 	// Forced is set when approved despite failing Verify checks.
@@ -166,24 +168,31 @@ func Hash(data []byte) string {
 // Missing is the hash recorded for a file that does not exist.
 const Missing = "missing"
 
-// HashFile hashes a file, returning Missing when it does not exist.
-func HashFile(path string) (string, error) {
-	data, err := os.ReadFile(path)
+// HashFile hashes a file of the workspace, returning Missing when it does
+// not exist. The file is streamed, not read whole, so an output of any
+// size costs no memory; it must be a regular file inside the workspace.
+func HashFile(root *workspace.Root, path string) (string, error) {
+	f, _, err := root.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Missing, nil
 	}
 	if err != nil {
 		return "", fmt.Errorf("unable to hash %s: %w", path, err)
 	}
-	return Hash(data), nil
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("unable to hash %s: %w", path, err)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func stateFile(stageDir, name string) string { return filepath.Join(stageDir, StateDir, name) }
 
 // ReadRecord reads a stage's run record; nil when the stage never ran.
-func ReadRecord(stageDir string) (*Record, error) {
+func ReadRecord(root *workspace.Root, stageDir string) (*Record, error) {
 	var r Record
-	ok, err := readJSON(stateFile(stageDir, RunFile), &r)
+	ok, err := readJSON(root, stateFile(stageDir, RunFile), &r)
 	if !ok || err != nil {
 		return nil, err
 	}
@@ -191,15 +200,15 @@ func ReadRecord(stageDir string) (*Record, error) {
 }
 
 // WriteRecord writes a stage's run record atomically.
-func WriteRecord(stageDir string, r *Record) error {
+func WriteRecord(root *workspace.Root, stageDir string, r *Record) error {
 	r.Version = FormatVersion
-	return writeJSON(stateFile(stageDir, RunFile), r)
+	return writeJSON(root, stateFile(stageDir, RunFile), r)
 }
 
 // ReadApproval reads a stage's approval; nil when there is none.
-func ReadApproval(stageDir string) (*Approval, error) {
+func ReadApproval(root *workspace.Root, stageDir string) (*Approval, error) {
 	var a Approval
-	ok, err := readJSON(stateFile(stageDir, ApprovalFile), &a)
+	ok, err := readJSON(root, stateFile(stageDir, ApprovalFile), &a)
 	if !ok || err != nil {
 		return nil, err
 	}
@@ -207,22 +216,21 @@ func ReadApproval(stageDir string) (*Approval, error) {
 }
 
 // WriteApproval writes a stage's approval atomically.
-func WriteApproval(stageDir string, a *Approval) error {
+func WriteApproval(root *workspace.Root, stageDir string, a *Approval) error {
 	a.Version = FormatVersion
-	return writeJSON(stateFile(stageDir, ApprovalFile), a)
+	return writeJSON(root, stateFile(stageDir, ApprovalFile), a)
 }
 
 // RemoveApproval withdraws a stage's approval.
-func RemoveApproval(stageDir string) error {
-	err := os.Remove(stateFile(stageDir, ApprovalFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	return err
+func RemoveApproval(root *workspace.Root, stageDir string) error {
+	return root.Remove(stateFile(stageDir, ApprovalFile))
 }
 
-func readJSON(path string, v any) (bool, error) {
-	data, err := os.ReadFile(path)
+// maxStateFile caps a record read back: records are a few KB.
+const maxStateFile = 16 << 20
+
+func readJSON(root *workspace.Root, path string, v any) (bool, error) {
+	data, err := root.ReadFileMax(path, maxStateFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
@@ -244,10 +252,10 @@ func readJSON(path string, v any) (bool, error) {
 	return true, nil
 }
 
-func writeJSON(path string, v any) error {
+func writeJSON(root *workspace.Root, path string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("unable to encode %s: %w", path, err)
 	}
-	return WriteFile(path, append(data, '\n'), 0o644)
+	return root.WriteFile(path, append(data, '\n'), 0o644)
 }

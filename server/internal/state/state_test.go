@@ -12,27 +12,18 @@ import (
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
-func TestWriteFileAtomic(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "sub", "a.md")
-	if err := WriteFile(p, []byte("one"), 0o644); err != nil {
+func openRoot(t *testing.T, dir string) *workspace.Root {
+	t.Helper()
+	r, err := workspace.OpenRoot(dir, workspace.RootOptions{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFile(p, []byte("two"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	got, _ := os.ReadFile(p)
-	if string(got) != "two" {
-		t.Errorf("content = %q", got)
-	}
-	entries, _ := os.ReadDir(filepath.Dir(p))
-	if len(entries) != 1 {
-		t.Errorf("temporary files left behind: %v", entries)
-	}
+	t.Cleanup(func() { r.Close() })
+	return r
 }
 
 func TestLockRefusesSecondRun(t *testing.T) {
-	root := t.TempDir()
+	root := openRoot(t, t.TempDir())
 	l, err := Acquire(root, "icm run")
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +84,7 @@ func fakeRun(t *testing.T, ws *workspace.Workspace, name, output string) {
 	st, _ := ws.Stage(name)
 	c := contracts(t, ws)[name]
 	outRel := st.Rel + "/" + c.Outputs[0].Path
-	if err := WriteFile(ws.Abs(outRel), []byte(output), 0o644); err != nil {
+	if err := ws.Disk.WriteFile(outRel, []byte(output), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	fp, err := Fingerprint(ws, st, c)
@@ -102,7 +93,7 @@ func fakeRun(t *testing.T, ws *workspace.Workspace, name, output string) {
 	}
 	rec := &Record{Stage: name, RunID: "r1", Started: time.Now(), Finished: time.Now(), Status: RunDone,
 		Inputs: fp, Settings: ResolveSettings(ws.Config.Model, c.Model, "").Hash(), Outputs: map[string]string{outRel: Hash([]byte(output))}}
-	if err := WriteRecord(st.Dir, rec); err != nil {
+	if err := WriteRecord(ws.Disk, st.Dir, rec); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -113,7 +104,7 @@ func approve(t *testing.T, ws *workspace.Workspace, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteApproval(st.Dir, &Approval{Stage: name, ApprovedAt: time.Now(), Outputs: outs, By: "user"}); err != nil {
+	if err := WriteApproval(ws.Disk, st.Dir, &Approval{Stage: name, ApprovedAt: time.Now(), Outputs: outs, By: "user"}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -161,9 +152,9 @@ func TestStatusLifecycle(t *testing.T) {
 
 	// A failed run is reported as failed.
 	st, _ := ws.Stage("01-a")
-	rec, _ := ReadRecord(st.Dir)
+	rec, _ := ReadRecord(ws.Disk, st.Dir)
 	rec.Status, rec.Error = RunFailed, "model missing"
-	WriteRecord(st.Dir, rec)
+	WriteRecord(ws.Disk, st.Dir, rec)
 	step("failed", "failed", "stale", "01-a run")
 }
 
@@ -185,11 +176,11 @@ func TestRecordVersionGuard(t *testing.T) {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, StateDir), 0o755)
 	os.WriteFile(filepath.Join(dir, StateDir, RunFile), []byte(`{"version": 99}`), 0o644)
-	if _, err := ReadRecord(dir); err == nil {
+	if _, err := ReadRecord(openRoot(t, dir), dir); err == nil {
 		t.Error("a record from a newer icm must be refused")
 	}
 	os.WriteFile(filepath.Join(dir, StateDir, RunFile), []byte(`{broken`), 0o644)
-	if _, err := ReadRecord(dir); err == nil {
+	if _, err := ReadRecord(openRoot(t, dir), dir); err == nil {
 		t.Error("a broken record must be an error")
 	}
 }

@@ -42,27 +42,33 @@ type StageState struct {
 	// status and outputs are still the good run's.
 	LastFailure *Attempt `json:"last_failure,omitempty"`
 	// Face is how the state reads (FaceOf, filled in by Pipeline).
-	Face     *Face             `json:"face,omitempty"`
-	Outputs  map[string]string `json:"outputs"`
-	LastRun  *time.Time        `json:"last_run,omitempty"`
-	Record   *Record           `json:"record,omitempty"`
-	Approval *Approval         `json:"approval,omitempty"`
+	Face     *Face      `json:"face,omitempty"`
+	Outputs  Hashes     `json:"outputs"`
+	LastRun  *time.Time `json:"last_run,omitempty"`
+	Record   *Record    `json:"record,omitempty"`
+	Approval *Approval  `json:"approval,omitempty"`
 }
 
 // Derive works out a stage's state from its run record, its approval and
 // the files on disk. settings are the model settings a run would use now.
 func Derive(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract, settings Settings) (*StageState, error) {
 	s := &StageState{Stage: st.Name}
-	rec, err := ReadRecord(st.Dir)
+	rec, err := ReadRecord(ws.Disk, st.Dir)
 	if err != nil {
 		return nil, err
 	}
-	appr, err := ReadApproval(st.Dir)
+	appr, err := ReadApproval(ws.Disk, st.Dir)
 	if err != nil {
 		return nil, err
 	}
 	s.Record, s.Approval = rec, appr
 	outs, err := OutputHashes(ws, st, c)
+	if workspace.Refused(err) {
+		// An output icm will not read (a link out of the workspace, a
+		// named pipe) is no output to review, approve or hash.
+		s.Status, s.Reason = Invalid, "its output cannot be used: "+err.Error()
+		return s, nil
+	}
 	if err != nil {
 		return nil, err
 	}

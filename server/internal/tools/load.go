@@ -3,13 +3,16 @@ package tools
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/icm-tool/icm/server/internal/config"
+	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 // Workspace files read besides config.toml, in precedence order.
@@ -36,6 +39,9 @@ func LoadServers(workspaceDir string, cfg config.Config) (Registry, []Problem) {
 	return Loader{LookupEnv: os.LookupEnv, Home: home}.Load(workspaceDir, cfg)
 }
 
+// maxServerFile caps the MCP server files read (.vscode/mcp.json, .mcp.json).
+const maxServerFile = 1 << 20
+
 // Load is LoadServers with this loader's environment.
 func (l Loader) Load(workspaceDir string, cfg config.Config) (Registry, []Problem) {
 	if l.LookupEnv == nil {
@@ -50,10 +56,17 @@ func (l Loader) Load(workspaceDir string, cfg config.Config) (Registry, []Proble
 	var problems []Problem
 	var sources [][]entry
 	sources = append(sources, tomlEntries(cfg, workspaceDir))
+	// The server files are read through the workspace's Root, like every
+	// file of a workspace: regular files only, capped, never through a
+	// link that leads out.
+	root, rerr := workspace.OpenRoot(workspaceDir, workspace.RootOptions{ReadOnly: true, MaxRead: maxServerFile})
 	for _, f := range []struct{ rel, key string }{{VSCodeFile, "servers"}, {PortableFile, "mcpServers"}} {
 		path := filepath.Join(workspaceDir, filepath.FromSlash(f.rel))
-		data, err := os.ReadFile(path)
-		if os.IsNotExist(err) {
+		if rerr != nil {
+			break
+		}
+		data, err := root.ReadFile(f.rel)
+		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
@@ -65,6 +78,9 @@ func (l Loader) Load(workspaceDir string, cfg config.Config) (Registry, []Proble
 		problems = append(problems, ps...)
 	}
 
+	if root != nil {
+		root.Close()
+	}
 	reg := Registry{}
 	for _, es := range sources {
 		for _, e := range es {
@@ -124,7 +140,7 @@ func tomlEntries(cfg config.Config, workspaceDir string) []entry {
 // to a person than none.
 func tomlTableLines(path string) map[string]int {
 	lines := map[string]int{}
-	data, err := os.ReadFile(path)
+	data, err := workspace.ReadFileAt(path, maxServerFile)
 	if err != nil {
 		return lines
 	}

@@ -3,12 +3,12 @@ package verify
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 func jsonSchema(o Output, data []byte, schemaPath string, env Env) ([]state.VerifyFinding, error) {
@@ -19,7 +19,11 @@ func jsonSchema(o Output, data []byte, schemaPath string, env Env) ([]state.Veri
 	if err != nil {
 		return nil, fmt.Errorf("json-schema: %w", err)
 	}
-	sch, err := CompileSchemaFile(abs)
+	raw, err := env.read(abs)
+	if err != nil {
+		return nil, fmt.Errorf("unable to read schema %s: %w", schemaPath, err)
+	}
+	sch, err := CompileSchema(abs, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +39,7 @@ func jsonSchema(o Output, data []byte, schemaPath string, env Env) ([]state.Veri
 
 // CompileSchemaFile reads and compiles a JSON Schema file.
 func CompileSchemaFile(path string) (*jsonschema.Schema, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := workspace.ReadFileAt(path, 0)
 	if err != nil {
 		return nil, fmt.Errorf("unable to read schema %s: %w", path, err)
 	}

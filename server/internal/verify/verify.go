@@ -6,7 +6,6 @@ package verify
 import (
 	"context"
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 	"unicode"
@@ -14,6 +13,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/markdown"
 	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 // Output is one output file to check.
@@ -22,6 +22,9 @@ type Output struct {
 	Rel string
 	// Abs is the file on disk.
 	Abs string
+	// Data is the file's content, read once by Run (through Env.Files)
+	// for every check; a CodeChecker uses it rather than reading Abs.
+	Data []byte
 }
 
 // Env is what checks that run commands or read schemas need.
@@ -42,6 +45,17 @@ type Env struct {
 	// record written before icm kept it), which leaves `sources` checking
 	// the form only and makes `sources-from-tools` say it cannot tell.
 	Provenance *Provenance
+	// Files reads the outputs and schema files: the workspace's, so a link
+	// out of it is refused. nil reads them as regular files, capped.
+	Files workspace.Files
+}
+
+// read reads a file for a check through env.Files.
+func (env Env) read(p string) ([]byte, error) {
+	if env.Files != nil {
+		return env.Files.ReadFile(p)
+	}
+	return workspace.ReadFileAt(p, 0)
 }
 
 // CodeChecker checks the fenced code blocks of a Markdown output.
@@ -81,11 +95,16 @@ func runOne(ctx context.Context, c contract.Check, outs []Output, env Env) ([]st
 	}
 	var all []state.VerifyFinding
 	for _, o := range outs {
-		data, err := os.ReadFile(o.Abs)
+		data, err := env.read(o.Abs)
 		if err != nil {
-			all = append(all, state.VerifyFinding{File: o.Rel, Message: "the output was not written"})
+			msg := "the output was not written"
+			if workspace.Refused(err) {
+				msg = "the output cannot be read: " + err.Error()
+			}
+			all = append(all, state.VerifyFinding{File: o.Rel, Message: msg})
 			continue
 		}
+		o.Data = data
 		var fs []state.VerifyFinding
 		switch c.Kind {
 		case contract.CheckNonEmpty:

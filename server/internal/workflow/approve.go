@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"time"
 
@@ -63,6 +62,8 @@ func ApproveContext(ctx context.Context, ws *workspace.Workspace, name string, o
 		if !opts.Force {
 			return nil, fault.LastRunFailed(st.Name, s.Reason)
 		}
+	case state.Invalid:
+		return nil, fault.Invalid(st.Name, st.Contract, 0, []string{s.Reason})
 	case state.Stale:
 		if !opts.Force {
 			return nil, fault.StaleStage(st.Name, s.Reason)
@@ -73,7 +74,7 @@ func ApproveContext(ctx context.Context, ws *workspace.Workspace, name string, o
 			return nil, err
 		}
 	}
-	return writeApproval(st, s, opts)
+	return writeApproval(ws, st, s, opts)
 }
 
 // reverify runs the Verify checks on the outputs as they are now (a
@@ -88,7 +89,7 @@ func reverify(ctx context.Context, ws *workspace.Workspace, st *workspace.Stage,
 	}
 	sort.Slice(outs, func(i, j int) bool { return outs[i].Rel < outs[j].Rel })
 	env := verify.Env{
-		StageDir: st.Dir, Workspace: ws.Root, Stage: st.Name, CodeBlocks: code,
+		StageDir: st.Dir, Workspace: ws.Root, Stage: st.Name, CodeBlocks: code, Files: ws.Disk,
 		Resolve: func(p string) (string, error) { return ws.Resolve(st.Dir, p) },
 	}
 	if s.Record != nil {
@@ -124,13 +125,13 @@ func reverify(ctx context.Context, ws *workspace.Workspace, st *workspace.Stage,
 // (findings name outputs by workspace-relative path, the stage by name).
 func findingPath(ws *workspace.Workspace, file string) string {
 	abs := ws.Abs(file)
-	if _, err := os.Stat(abs); err != nil {
+	if _, err := ws.Disk.Stat(abs); err != nil {
 		return ""
 	}
 	return abs
 }
 
-func writeApproval(st *workspace.Stage, s *state.StageState, opts ApproveOptions) (*state.Approval, error) {
+func writeApproval(ws *workspace.Workspace, st *workspace.Stage, s *state.StageState, opts ApproveOptions) (*state.Approval, error) {
 	now := time.Now
 	if opts.Now != nil {
 		now = opts.Now
@@ -143,7 +144,7 @@ func writeApproval(st *workspace.Stage, s *state.StageState, opts ApproveOptions
 	if s.Record != nil {
 		a.RunID = s.Record.RunID
 	}
-	if err := state.WriteApproval(st.Dir, a); err != nil {
+	if err := state.WriteApproval(ws.Disk, st.Dir, a); err != nil {
 		return nil, err
 	}
 	return a, nil
@@ -155,7 +156,7 @@ func (e *Engine) approve(st *workspace.Stage, c *contract.Contract, by string) e
 	if err != nil {
 		return err
 	}
-	_, err = writeApproval(st, s, ApproveOptions{By: by, Now: e.opts.Now})
+	_, err = writeApproval(e.ws, st, s, ApproveOptions{By: by, Now: e.opts.Now})
 	if err == nil {
 		e.emit(Event{Kind: EventGate, Stage: st.Name, Status: string(state.Approved), Message: st.Name + " approved by running again (gate rerun)"})
 	}

@@ -3,7 +3,6 @@ package workflow
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 
@@ -31,7 +30,7 @@ func (r *run) commit(ctx context.Context, outputs map[string][]byte, cur *state.
 			after[rel] = state.Hash(data)
 		}
 		rec := r.record(state.RunWriting, after, before)
-		if err := state.WriteRecord(st.Dir, rec); err != nil {
+		if err := state.WriteRecord(e.ws.Disk, st.Dir, rec); err != nil {
 			return err
 		}
 		rels := make([]string, 0, len(outputs))
@@ -41,7 +40,7 @@ func (r *run) commit(ctx context.Context, outputs map[string][]byte, cur *state.
 		sort.Strings(rels)
 		r.touched = true
 		for _, rel := range rels {
-			if err := state.WriteFile(e.ws.Abs(rel), outputs[rel], 0o644); err != nil {
+			if err := e.ws.Disk.WriteFile(rel, outputs[rel], 0o644); err != nil {
 				return err
 			}
 		}
@@ -67,7 +66,7 @@ func (r *run) commit(ctx context.Context, outputs map[string][]byte, cur *state.
 	sort.Slice(outs, func(i, j int) bool { return outs[i].Rel < outs[j].Rel })
 	if len(r.c.Verify) > 0 {
 		r.res.Verify = verify.Run(ctx, r.c.Verify, outs, verify.Env{
-			StageDir: st.Dir, Workspace: e.ws.Root, Stage: st.Name,
+			StageDir: st.Dir, Workspace: e.ws.Root, Stage: st.Name, Files: e.ws.Disk,
 			Resolve:    func(p string) (string, error) { return e.ws.Resolve(st.Dir, p) },
 			CodeBlocks: e.opts.CodeBlocks, Provenance: r.prov,
 		})
@@ -78,17 +77,17 @@ func (r *run) commit(ctx context.Context, outputs map[string][]byte, cur *state.
 	if r.prov != nil {
 		rec.Sources = r.prov.Record()
 	}
-	if err := state.WriteRecord(st.Dir, rec); err != nil {
+	if err := state.WriteRecord(e.ws.Disk, st.Dir, rec); err != nil {
 		return err
 	}
 	r.res.Status = state.RunDone
 	if r.c.Gate != nil && r.c.Gate.Auto && !rec.VerifyFailed() {
-		if err := state.WriteApproval(st.Dir, &state.Approval{Stage: st.Name, ApprovedAt: e.opts.Now(), RunID: e.runID, Outputs: now, By: "auto"}); err != nil {
+		if err := state.WriteApproval(e.ws.Disk, st.Dir, &state.Approval{Stage: st.Name, ApprovedAt: e.opts.Now(), RunID: e.runID, Outputs: now, By: "auto"}); err != nil {
 			return err
 		}
 		r.res.AutoApproved = true
 	}
-	_ = os.RemoveAll(filepath.Join(st.Dir, state.StateDir, state.ItemsDir))
+	_ = e.ws.Disk.RemoveAll(filepath.Join(st.Dir, state.StateDir, state.ItemsDir))
 	e.emit(Event{Kind: EventStageEnd, Stage: st.Name, Status: state.RunDone, Outputs: r.res.Outputs, Verify: r.res.Verify,
 		Duration: r.res.Duration, PromptTokens: r.res.Prompt, OutputTokens: r.res.Output,
 		Message: r.endMessage()})
@@ -161,13 +160,9 @@ func (e *Engine) keepVersions(st *workspace.Stage, cur *state.StageState) error 
 		if h == state.Missing {
 			continue
 		}
-		data, err := os.ReadFile(e.ws.Abs(rel))
-		if err != nil {
-			return fmt.Errorf("unable to keep the previous version of %s: %w", rel, err)
-		}
 		dst := filepath.Join(VersionsDir(e.ws, st.Name), label, filepath.Base(rel))
-		if err := state.WriteFile(dst, data, 0o644); err != nil {
-			return err
+		if err := e.ws.Disk.CopyFile(rel, dst); err != nil {
+			return fmt.Errorf("unable to keep the previous version of %s: %w", rel, err)
 		}
 	}
 	return nil
@@ -176,5 +171,5 @@ func (e *Engine) keepVersions(st *workspace.Stage, cur *state.StageState) error 
 // keepIncomplete saves a cut-off answer for a person to look at.
 func (e *Engine) keepIncomplete(st *workspace.Stage, inc *IncompleteError) error {
 	dst := filepath.Join(VersionsDir(e.ws, st.Name), e.opts.Now().UTC().Format(versionTime)+"-incomplete", "answer.md")
-	return state.WriteFile(dst, []byte(inc.Partial), 0o644)
+	return e.ws.Disk.WriteFile(dst, []byte(inc.Partial), 0o644)
 }

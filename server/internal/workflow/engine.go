@@ -187,7 +187,7 @@ func (e *Engine) emit(ev Event) {
 // or all of them with Options.All) and stops at the review gate. It holds
 // the workspace's run lock throughout.
 func (e *Engine) Run(ctx context.Context) (*Summary, error) {
-	lock, err := state.Acquire(e.ws.Root, "icm run")
+	lock, err := state.Acquire(e.ws.Disk, "icm run")
 	if err != nil {
 		return nil, err
 	}

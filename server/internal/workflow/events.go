@@ -79,10 +79,12 @@ func TracePath(ws *workspace.Workspace, runID string) string {
 
 func openTrace(ws *workspace.Workspace, runID string) (*trace, error) {
 	p := TracePath(ws, runID)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+	// Through the workspace's Root: a history/ linked out of the workspace
+	// is refused, so the prompts a trace holds stay inside.
+	if err := ws.Disk.MkdirAll(workspace.HistoryDir); err != nil {
 		return nil, fmt.Errorf("unable to create %s: %w", filepath.Dir(p), err)
 	}
-	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := ws.Disk.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("unable to open the run trace %s: %w", p, err)
 	}

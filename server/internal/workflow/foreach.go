@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/markdown"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/verify"
+	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 // itemRecord is one finished For each item, kept in
@@ -64,7 +64,7 @@ func (r *run) forEach(ctx context.Context, rep *check.Report, sess ToolSession, 
 		it := items[i]
 		key := state.Hash([]byte(fmt.Sprintf("%s\x00%d\x00%s\x00%s", base, i, it.Title, it.Body)))
 		file := filepath.Join(dir, fmt.Sprintf("%03d.json", i+1))
-		if done, ok := readItem(file, key); ok {
+		if done, ok := readItem(e.ws.Disk, file, key); ok {
 			outs[i] = done.Output
 			if p := verify.ProvenanceOf(done.Sources); p != nil {
 				r.prov.Merge(p)
@@ -87,7 +87,7 @@ func (r *run) forEach(ctx context.Context, rep *check.Report, sess ToolSession, 
 			defer func() { <-sem }()
 			out, prov, err := r.item(ctx, rep, sess, cfg, items, i, nil)
 			if err == nil {
-				err = writeItem(file, itemRecord{Key: key, Title: it.Title, Output: out, Sources: prov.Record()})
+				err = writeItem(e.ws.Disk, file, itemRecord{Key: key, Title: it.Title, Output: out, Sources: prov.Record()})
 			}
 			mu.Lock()
 			defer mu.Unlock()
@@ -141,9 +141,9 @@ func (r *run) item(ctx context.Context, rep *check.Report, sess ToolSession, cfg
 	return res.Output, prov, nil
 }
 
-func readItem(file, key string) (itemRecord, bool) {
+func readItem(root *workspace.Root, file, key string) (itemRecord, bool) {
 	var rec itemRecord
-	data, err := os.ReadFile(file)
+	data, err := root.ReadFile(file)
 	if err != nil {
 		return rec, false
 	}
@@ -153,12 +153,12 @@ func readItem(file, key string) (itemRecord, bool) {
 	return rec, true
 }
 
-func writeItem(file string, rec itemRecord) error {
+func writeItem(root *workspace.Root, file string, rec itemRecord) error {
 	data, err := json.Marshal(rec)
 	if err != nil {
 		return err
 	}
-	if err := state.WriteCheckpoint(file, data, 0o644); err != nil {
+	if err := root.WriteCheckpoint(file, data, 0o644); err != nil {
 		return errors.Join(errors.New("unable to save a finished item"), err)
 	}
 	return nil

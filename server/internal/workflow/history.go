@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -47,14 +46,13 @@ type StageTrace struct {
 // History reads every run trace of a workspace, oldest first. A trace cut
 // by a killed run is read up to its last whole line.
 func History(ws *workspace.Workspace) ([]*RunSummary, error) {
-	paths, err := filepath.Glob(filepath.Join(ws.Root, workspace.HistoryDir, "*.jsonl"))
+	paths, err := traces(ws, "")
 	if err != nil {
 		return nil, err
 	}
-	sort.Strings(paths)
 	var out []*RunSummary
 	for _, p := range paths {
-		r, err := readTrace(p)
+		r, err := readTrace(ws, p)
 		if err != nil {
 			return nil, err
 		}
@@ -65,19 +63,42 @@ func History(ws *workspace.Workspace) ([]*RunSummary, error) {
 
 // Run reads one run's trace by id (a unique prefix is enough).
 func Run(ws *workspace.Workspace, id string) (*RunSummary, error) {
-	paths, _ := filepath.Glob(filepath.Join(ws.Root, workspace.HistoryDir, id+"*.jsonl"))
+	paths, err := traces(ws, id)
+	if err != nil {
+		return nil, err
+	}
 	switch len(paths) {
 	case 0:
 		return nil, fmt.Errorf("no run %q in %s; `icm history` lists the runs", id, filepath.Join(ws.Root, workspace.HistoryDir))
 	case 1:
-		return readTrace(paths[0])
+		return readTrace(ws, paths[0])
 	default:
 		return nil, fmt.Errorf("run id %q matches %d runs; give more of it", id, len(paths))
 	}
 }
 
-func readTrace(path string) (*RunSummary, error) {
-	f, err := os.Open(path)
+// traces lists the trace files of history/ whose run id starts with
+// prefix, oldest first, as paths below the workspace.
+func traces(ws *workspace.Workspace, prefix string) ([]string, error) {
+	entries, err := ws.Disk.ReadDir(workspace.HistoryDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("unable to list the runs: %w", err)
+	}
+	var out []string
+	for _, e := range entries {
+		if n := e.Name(); e.Type().IsRegular() && strings.HasSuffix(n, ".jsonl") && strings.HasPrefix(n, prefix) {
+			out = append(out, workspace.HistoryDir+"/"+n)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func readTrace(ws *workspace.Workspace, path string) (*RunSummary, error) {
+	f, _, err := ws.Disk.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("unable to read trace %s: %w", path, err)
 	}
@@ -155,7 +176,7 @@ type Version struct {
 // Versions lists the kept versions of a stage's outputs, newest first.
 func Versions(ws *workspace.Workspace, stage string) ([]Version, error) {
 	dir := VersionsDir(ws, stage)
-	entries, err := os.ReadDir(dir)
+	entries, err := ws.Disk.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -181,7 +202,7 @@ func Versions(ws *workspace.Workspace, stage string) ([]Version, error) {
 				v.RunID = rest
 			}
 		}
-		files, _ := os.ReadDir(filepath.Join(dir, e.Name()))
+		files, _ := ws.Disk.ReadDir(filepath.Join(dir, e.Name()))
 		for _, f := range files {
 			v.Files[f.Name()] = filepath.Join(dir, e.Name(), f.Name())
 		}

@@ -3,7 +3,6 @@ package workflow
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/icm-tool/icm/server/internal/assemble"
@@ -63,7 +62,7 @@ func (e *Engine) rerunItem(ctx context.Context, rep *check.Report, sr *check.Sta
 		}
 		return nil, fmt.Errorf("stage %s: one item can be run again only in an output that is up to date, and %s; run the whole stage", st.Name, why)
 	}
-	w, err := ReadWritten(st)
+	w, err := ReadWritten(e.ws, st)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +79,7 @@ func (e *Engine) rerunItem(ctx context.Context, rep *check.Report, sr *check.Sta
 	if len(items) != len(w.Items) {
 		return nil, fmt.Errorf("stage %s: %s now has %d items where the last run had %d; run the whole stage", st.Name, rel, len(items), len(w.Items))
 	}
-	current, err := os.ReadFile(e.ws.Abs(w.Output))
+	current, err := e.ws.Disk.ReadFile(w.Output)
 	if err != nil {
 		return nil, fmt.Errorf("unable to read %s: %w", w.Output, err)
 	}
@@ -132,11 +131,11 @@ func (r *run) commitItem(ctx context.Context, cur *state.StageState, w *Written,
 	w.Items[sp.Index-1].Text = strings.TrimSpace(text)
 	model := strings.TrimRight(joinItems(w.Items), "\n") + "\n"
 	before := map[string]string{w.Output: state.Hash([]byte(current))}
-	if err := state.WriteRecord(st.Dir, r.record(state.RunWriting, map[string]string{w.Output: state.Hash([]byte(out))}, before)); err != nil {
+	if err := state.WriteRecord(e.ws.Disk, st.Dir, r.record(state.RunWriting, map[string]string{w.Output: state.Hash([]byte(out))}, before)); err != nil {
 		return err
 	}
 	r.touched = true
-	if err := state.WriteFile(e.ws.Abs(w.Output), []byte(out), 0o644); err != nil {
+	if err := e.ws.Disk.WriteFile(w.Output, []byte(out), 0o644); err != nil {
 		return err
 	}
 	if err := keepWritten(e.ws, st, w, []byte(model)); err != nil {
@@ -173,7 +172,7 @@ func (r *run) commitItem(ctx context.Context, cur *state.StageState, w *Written,
 		rec.PromptTokens += old.PromptTokens
 		rec.OutputTokens += old.OutputTokens
 	}
-	if err := state.WriteRecord(st.Dir, rec); err != nil {
+	if err := state.WriteRecord(e.ws.Disk, st.Dir, rec); err != nil {
 		return err
 	}
 	r.res.Status = state.RunDone

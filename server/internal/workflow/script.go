@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,45 +30,50 @@ const maxScriptOutput = 64 << 10
 // succeeded, so a script killed halfway (or one that fails) never leaves a
 // half-written output behind.
 func (r *run) script(ctx context.Context) error {
+	disk := r.e.ws.Disk
 	staging := filepath.Join(r.st.Dir, state.StateDir, "staging")
-	if err := os.RemoveAll(staging); err != nil {
+	if err := disk.RemoveAll(staging); err != nil {
 		return fmt.Errorf("unable to clear %s: %w", staging, err)
 	}
-	if err := os.MkdirAll(staging, 0o755); err != nil {
+	if err := disk.MkdirAll(staging); err != nil {
 		return fmt.Errorf("unable to create %s: %w", staging, err)
 	}
-	defer os.RemoveAll(staging)
+	defer disk.RemoveAll(staging)
 	if err := r.runScript(ctx, staging); err != nil {
 		return err
 	}
 	r.touched = true
-	return promote(staging, filepath.Join(r.st.Dir, workspace.OutputDir))
+	return promote(disk, staging, filepath.Join(r.st.Dir, workspace.OutputDir))
 }
 
 // promote moves every file under staging to the same place under out,
 // each with a synced atomic rename, then syncs the folders it touched.
-func promote(staging, out string) error {
+// Both folders are in the workspace and every step goes through its Root.
+// Only regular files count as outputs: a link or a named pipe the script
+// left is an error, never moved into output/.
+func promote(disk *workspace.Root, staging, out string) error {
+	from, _ := disk.Rel(staging)
 	dirs := map[string]bool{}
-	err := filepath.WalkDir(staging, func(p string, d os.DirEntry, err error) error {
+	err := disk.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		rel, err := filepath.Rel(staging, p)
-		if err != nil {
+		rel := strings.TrimPrefix(p, from+"/")
+		if !d.Type().IsRegular() {
+			return fmt.Errorf("the script left %s in $ICM_OUTPUT, which is not a regular file (a link or a special file); outputs must be regular files", rel)
+		}
+		dst := filepath.Join(out, filepath.FromSlash(rel))
+		if err := disk.MkdirAll(filepath.Dir(dst)); err != nil {
 			return err
 		}
-		dst := filepath.Join(out, rel)
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		if f, err := os.Open(p); err == nil {
+		if f, _, err := disk.Open(p); err == nil {
 			serr := f.Sync()
 			f.Close()
 			if serr != nil {
 				return serr
 			}
 		}
-		if err := os.Rename(p, dst); err != nil {
+		if err := disk.Rename(p, dst); err != nil {
 			return err
 		}
 		dirs[filepath.Dir(dst)] = true
@@ -77,10 +83,7 @@ func promote(staging, out string) error {
 		return fmt.Errorf("unable to move the script's outputs into %s: %w", out, err)
 	}
 	for d := range dirs {
-		if f, err := os.Open(d); err == nil {
-			_ = f.Sync()
-			f.Close()
-		}
+		_ = disk.SyncDir(d)
 	}
 	return nil
 }
@@ -95,7 +98,7 @@ func (r *run) runScript(ctx context.Context, outDir string) error {
 	if timeout <= 0 {
 		timeout = time.Minute
 	}
-	if err := os.MkdirAll(filepath.Join(st.Dir, workspace.OutputDir), 0o755); err != nil {
+	if err := e.ws.Disk.MkdirAll(filepath.Join(st.Dir, workspace.OutputDir)); err != nil {
 		return fmt.Errorf("unable to create %s: %w", filepath.Join(st.Dir, workspace.OutputDir), err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)

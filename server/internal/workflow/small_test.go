@@ -210,7 +210,7 @@ func TestAllRunsThrough(t *testing.T) {
 
 func TestSecondRunRefused(t *testing.T) {
 	h := newSmall(t, ollamatest.Config{})
-	lock, err := state.Acquire(h.dir, "another run")
+	lock, err := state.Acquire(openWS(t, h.dir).Disk, "another run")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +279,7 @@ func TestCancelledRunLeavesConsistentState(t *testing.T) {
 		t.Errorf("after cancel: %s", st["01-plan"])
 	}
 	// The lock is free again.
-	l, err := state.Acquire(h.dir, "check")
+	l, err := state.Acquire(openWS(t, h.dir).Disk, "check")
 	if err != nil {
 		t.Fatalf("lock after cancel: %v", err)
 	}

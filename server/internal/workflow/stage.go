@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"sort"
 	"strings"
@@ -122,7 +121,7 @@ func (e *Engine) runStage(ctx context.Context, rep *check.Report, sr *check.Stag
 		if cur != nil {
 			before = cur.Outputs
 		}
-		if err := state.WriteRecord(st.Dir, r.record(state.RunWriting, nil, before)); err != nil {
+		if err := state.WriteRecord(e.ws.Disk, st.Dir, r.record(state.RunWriting, nil, before)); err != nil {
 			return nil, err
 		}
 	}
@@ -253,7 +252,7 @@ func (r *run) agentConfig() (agent.Config, error) {
 		if err != nil {
 			return cfg, fmt.Errorf("stage %s: format: %w", r.st.Name, err)
 		}
-		raw, err := os.ReadFile(abs)
+		raw, err := r.e.ws.Files.ReadFile(abs)
 		if err != nil {
 			return cfg, fmt.Errorf("stage %s: unable to read the format schema: %w", r.st.Name, err)
 		}
@@ -462,7 +461,7 @@ func (r *run) restore(status string, err error, note bool) (kept bool) {
 		if note {
 			good.LastFailure = &state.Attempt{RunID: r.e.runID, Status: status, Error: err.Error(), Finished: now}
 		}
-		_ = state.WriteRecord(r.st.Dir, &good)
+		_ = state.WriteRecord(r.e.ws.Disk, r.st.Dir, &good)
 		return true
 	}
 	rec := &state.Record{Stage: r.st.Name, RunID: r.e.runID, Started: now.Add(-r.res.Duration), Finished: now,
@@ -473,6 +472,6 @@ func (r *run) restore(status string, err error, note bool) (kept bool) {
 		// The outputs on disk are still the ones the previous record knew.
 		rec.Outputs, rec.PrevOutputs = prev.Outputs, prev.PrevOutputs
 	}
-	_ = state.WriteRecord(r.st.Dir, rec)
+	_ = state.WriteRecord(r.e.ws.Disk, r.st.Dir, rec)
 	return false
 }

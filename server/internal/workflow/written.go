@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 
@@ -60,20 +59,20 @@ func joinItems(items []WrittenItem) string {
 // keepWritten saves the model's version of a stage's output next to its
 // state, with the item answers of a For each stage.
 func keepWritten(ws *workspace.Workspace, st *workspace.Stage, w *Written, data []byte) error {
-	if err := state.WriteFile(ModelVersionPath(ws, st, w.Output), data, 0o644); err != nil {
+	if err := ws.Disk.WriteFile(ModelVersionPath(ws, st, w.Output), data, 0o644); err != nil {
 		return fmt.Errorf("unable to keep the model's version of %s: %w", w.Output, err)
 	}
 	raw, err := json.MarshalIndent(w, "", "  ")
 	if err != nil {
 		return err
 	}
-	return state.WriteFile(filepath.Join(st.Dir, state.StateDir, WrittenDir, itemsFile), append(raw, '\n'), 0o644)
+	return ws.Disk.WriteFile(filepath.Join(st.Dir, state.StateDir, WrittenDir, itemsFile), append(raw, '\n'), 0o644)
 }
 
 // ReadWritten reads what the model last wrote for a stage; nil when
 // nothing is kept (a script stage, or a run before icm kept it).
-func ReadWritten(st *workspace.Stage) (*Written, error) {
-	raw, err := os.ReadFile(filepath.Join(st.Dir, state.StateDir, WrittenDir, itemsFile))
+func ReadWritten(ws *workspace.Workspace, st *workspace.Stage) (*Written, error) {
+	raw, err := ws.Disk.ReadFile(filepath.Join(st.Dir, state.StateDir, WrittenDir, itemsFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -25,7 +25,12 @@ func TestResolve(t *testing.T) {
 	os.Symlink("loop2", filepath.Join(root, "pipeline/01-a/loop1"))            // a loop
 	os.Symlink("loop1", filepath.Join(root, "pipeline/01-a/loop2"))
 	os.Symlink(filepath.Join(root, "_config"), filepath.Join(root, "pipeline/01-a/abs-in")) // absolute, but inside
-	ws := &Workspace{Root: root}
+	disk, err := OpenRoot(root, RootOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer disk.Close()
+	ws := &Workspace{Root: root, Disk: disk}
 	base := filepath.Join(root, "pipeline/01-a")
 	tests := []struct {
 		p      string

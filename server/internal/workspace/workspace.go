@@ -58,7 +58,16 @@ type Workspace struct {
 	// ConfigErr is set when config.toml could not be read; Config then holds defaults.
 	ConfigErr error
 	// Files reads file contents; the language server overlays unsaved buffers.
+	// Unless overlaid it is Disk.
 	Files Files
+	// Disk is the workspace folder opened for contained access: every read
+	// and write of the workspace's files on disk goes through it.
+	Disk *Root
+	// Escapes lists the folders of the workspace's layout (the stages
+	// folder, a stage folder) that are symbolic links leading outside it.
+	// They are left out of Stages (nothing outside is read) and check
+	// reports each.
+	Escapes []*EscapeError
 }
 
 // Stage is one numbered stage folder.
@@ -75,6 +84,10 @@ type Stage struct {
 	Rel string
 	// Contract is the absolute path of the stage's CONTEXT.md.
 	Contract string
+	// Escape is set when the stage folder is a symbolic link that leads
+	// outside the workspace: the stage is listed (so it is not silently
+	// missing) but nothing of it is read.
+	Escape *EscapeError
 }
 
 // ContractRel returns the contract's path relative to the workspace root.
@@ -130,11 +143,10 @@ func IsRoot(dir string) bool {
 }
 
 // Open reads the workspace at root (which must be a workspace root; use
-// Find first when starting from an arbitrary folder).
+// Find first when starting from an arbitrary folder). files, when not nil,
+// is laid over the disk (the language server's unsaved buffers); nil reads
+// the disk through the workspace's Root.
 func Open(root string, files Files) (*Workspace, error) {
-	if files == nil {
-		files = DiskFiles{}
-	}
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, fmt.Errorf("unable to resolve %s: %w", root, err)
@@ -146,14 +158,24 @@ func Open(root string, files Files) (*Workspace, error) {
 	if !isDir(real) {
 		return nil, fmt.Errorf("unable to open workspace %s: not a folder", root)
 	}
-	ws := &Workspace{Root: real, Files: files}
-	ws.Config, ws.ConfigErr = config.Load(real)
+	disk, err := OpenRoot(real, RootOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("unable to open workspace %s: %w", root, err)
+	}
+	ws := &Workspace{Root: real, Disk: disk, Files: files}
+	ws.Config, ws.ConfigErr = loadConfig(disk)
+	if max := int64(ws.Config.Workflow.MaxFileSize); max > 0 {
+		disk.maxRead = max
+	}
+	if ws.Files == nil {
+		ws.Files = disk
+	}
 	ws.StagesDir = stageDirs[0]
 	if dir, from := stagesFolder(real, ws.Config); dir != "" {
 		ws.StagesDir, ws.StagesFrom = dir, from
 	}
 	ws.Identity = identityIn(real)
-	stages, err := listStages(real, ws.StagesDir)
+	stages, err := ws.listStages()
 	if err != nil {
 		return nil, err
 	}
@@ -162,6 +184,30 @@ func Open(root string, files Files) (*Workspace, error) {
 		ws.Nested = nestedWorkspaces(real)
 	}
 	return ws, nil
+}
+
+// maxConfigBytes caps config.toml, read before the configured cap is known.
+const maxConfigBytes = 1 << 20
+
+// loadConfig reads config.toml through the root over the defaults.
+func loadConfig(disk *Root) (config.Config, error) {
+	path := filepath.Join(disk.Dir(), config.FileName)
+	data, err := disk.ReadFileMax(config.FileName, maxConfigBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return config.Defaults(), nil
+	}
+	if err != nil {
+		return config.Defaults(), fmt.Errorf("unable to read %s: %w", path, err)
+	}
+	return config.Parse(path, data)
+}
+
+// Close releases the workspace's descriptors.
+func (w *Workspace) Close() error {
+	if w.Disk == nil {
+		return nil
+	}
+	return w.Disk.Close()
 }
 
 // Load finds the workspace from start (or uses dir when given) and opens it.
@@ -182,9 +228,19 @@ func Load(dir, start string) (*Workspace, error) {
 	return Open(root, nil)
 }
 
-func listStages(root, stagesDir string) ([]*Stage, error) {
-	entries, err := os.ReadDir(filepath.Join(root, stagesDir))
+// listStages lists the numbered stage folders. A stage folder (or the
+// stages folder) that is a symbolic link is followed when it stays inside
+// the workspace; one that leads out is recorded in Escapes and, for a
+// stage, listed with its Escape set, so check can say so.
+func (w *Workspace) listStages() ([]*Stage, error) {
+	root, stagesDir := w.Root, w.StagesDir
+	entries, err := w.Disk.ReadDir(stagesDir)
 	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	var esc *EscapeError
+	if errors.As(err, &esc) {
+		w.Escapes = append(w.Escapes, &EscapeError{Path: stagesDir, Reason: esc.Reason, Link: esc.Link, Target: esc.Target})
 		return nil, nil
 	}
 	if err != nil {
@@ -192,11 +248,27 @@ func listStages(root, stagesDir string) ([]*Stage, error) {
 	}
 	var stages []*Stage
 	for _, e := range entries {
-		if !e.IsDir() || e.Name() == ProposedDir {
+		if e.Name() == ProposedDir {
 			continue
 		}
 		m := stagePattern.FindStringSubmatch(e.Name())
 		if m == nil {
+			continue
+		}
+		rel := stagesDir + "/" + e.Name()
+		var escape *EscapeError
+		switch {
+		case e.IsDir():
+		case e.Type()&fs.ModeSymlink != 0:
+			if _, err := w.Disk.Resolve(rel); errors.As(err, &esc) {
+				escape = &EscapeError{Path: rel, Reason: esc.Reason, Link: esc.Link, Target: esc.Target}
+				w.Escapes = append(w.Escapes, escape)
+				break
+			}
+			if fi, err := w.Disk.Stat(rel); err != nil || !fi.IsDir() {
+				continue
+			}
+		default:
 			continue
 		}
 		n, err := strconv.Atoi(m[1])
@@ -208,8 +280,9 @@ func listStages(root, stagesDir string) ([]*Stage, error) {
 			Name:     e.Name(),
 			Number:   n,
 			Dir:      dir,
-			Rel:      stagesDir + "/" + e.Name(),
+			Rel:      rel,
 			Contract: filepath.Join(dir, ContractFile),
+			Escape:   escape,
 		})
 	}
 	sort.SliceStable(stages, func(i, j int) bool {

@@ -8,9 +8,7 @@ package ingest
 import (
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -18,6 +16,7 @@ import (
 	ignore "github.com/sabhiram/go-gitignore"
 
 	"github.com/icm-tool/icm/server/internal/document"
+	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 // Limits bound a digest.
@@ -48,11 +47,22 @@ var alwaysSkipped = map[string]bool{".git": true, "node_modules": true, ".venv":
 
 // DigestDir reads the repository at root. Files that a .gitignore (at any
 // level) excludes are left out, and so are binary files and anything past
-// the limits; symlinks are not followed.
+// the limits; symlinks are not followed. Everything is read through a Root
+// of the folder: only regular files, each only as far as MaxFileChars
+// needs, so a huge file costs its first few KB.
 func DigestDir(root, name string, lim Limits) (*Digest, error) {
 	if lim.MaxChars <= 0 {
 		lim = DefaultLimits
 	}
+	r, err := workspace.OpenRoot(root, workspace.RootOptions{ReadOnly: true, MaxRead: maxWholeFile})
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return digest(r, name, lim)
+}
+
+func digest(root *workspace.Root, name string, lim Limits) (*Digest, error) {
 	d := &Digest{Skipped: map[string]string{}}
 	type rule struct {
 		dir string
@@ -75,18 +85,16 @@ func DigestDir(root, name string, lim Limits) (*Digest, error) {
 		return false
 	}
 	var files []string
-	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+	err := root.WalkDir(".", func(rel string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
 		if e.IsDir() {
 			if rel != "." && (alwaysSkipped[e.Name()] || ignored(rel, true)) {
-				return filepath.SkipDir
+				return fs.SkipDir
 			}
-			if gi, err := ignore.CompileIgnoreFile(filepath.Join(p, ".gitignore")); err == nil {
-				rules = append(rules, rule{dir: rel, gi: gi})
+			if data, err := root.ReadFileMax(path.Join(rel, ".gitignore"), 1<<20); err == nil {
+				rules = append(rules, rule{dir: rel, gi: ignore.CompileIgnoreLines(strings.Split(string(data), "\n")...)})
 			}
 			return nil
 		}
@@ -106,7 +114,7 @@ func DigestDir(root, name string, lim Limits) (*Digest, error) {
 	sort.Strings(files)
 	var body strings.Builder
 	for _, rel := range files {
-		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+		data, size, err := readHead(root, rel, lim.MaxFileChars)
 		if err != nil {
 			d.Skipped[rel] = "unreadable"
 			continue
@@ -116,8 +124,8 @@ func DigestDir(root, name string, lim Limits) (*Digest, error) {
 			continue
 		}
 		text := string(data)
-		if len(text) > lim.MaxFileChars {
-			text = cutRunes(text, lim.MaxFileChars) + fmt.Sprintf("\n[... %d more characters not shown]\n", len(data)-lim.MaxFileChars)
+		if size > int64(lim.MaxFileChars) {
+			text = cutRunes(text, lim.MaxFileChars) + fmt.Sprintf("\n[... %d more characters not shown]\n", size-int64(lim.MaxFileChars))
 		}
 		entry := fmt.Sprintf("================================\nFile: %s\n================================\n%s\n\n", rel, strings.TrimRight(text, "\n"))
 		if body.Len()+len(entry) > lim.MaxChars {

@@ -9,8 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/icm-tool/icm/server/internal/fetch"
 )
@@ -137,12 +140,17 @@ func TestLocalPathsStayInside(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := Deps{Root: root}
+	ws, err := d.open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
 	for _, p := range []string{"../" + filepath.Base(outside) + "/secret.md", "/etc/passwd", "link/secret.md"} {
-		if _, err := d.local(p); err == nil {
+		if _, err := d.local(ws, p); err == nil {
 			t.Errorf("%s was allowed", p)
 		}
 	}
-	if _, err := d.local("in.md"); err != nil {
+	if _, err := d.local(ws, "in.md"); err != nil {
 		t.Error(err)
 	}
 }
@@ -215,4 +223,60 @@ func TestShallowClone(t *testing.T) {
 	if err != nil || !strings.Contains(d.Text, "File: main.py") || strings.Contains(d.Text, "noise") {
 		t.Errorf("digest of the clone: %v\n%s", err, d.Text)
 	}
+}
+
+// Case 8 (ingest): a file is read only as far as the cap needs. A 256 MB
+// file costs a few KB whether it is ingested alone or as part of a
+// repository digest, and the text says how much was left out.
+func TestIngestStopsReadingAtItsCap(t *testing.T) {
+	root := t.TempDir()
+	head := strings.Repeat("a line of text\n", 1000)
+	write(t, root, map[string]string{"big.txt": head, "repo/big.md": head})
+	for _, name := range []string{"big.txt", "repo/big.md"} {
+		if err := os.Truncate(filepath.Join(root, name), 256<<20); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lim := Limits{MaxChars: 60000, MaxFileChars: 4000, MaxFiles: 10}
+	_, files := FilesTool(Deps{Root: root, Limits: lim})
+	var req mcp.CallToolRequest
+	req.Params.Arguments = map[string]any{"paths": []any{"big.txt"}, "max_chars": 4000}
+	var res *mcp.CallToolResult
+	var err error
+	if grew := allocated(func() { res, err = files(context.Background(), req) }); grew > 16<<20 {
+		t.Errorf("ingest_files allocated %d MB for a 256 MB file capped at 4000 characters", grew>>20)
+	}
+	if err != nil || res.IsError || !strings.Contains(resultText(res), "more characters not shown") {
+		t.Errorf("ingest_files: %v %s", err, resultText(res))
+	}
+	var dg *Digest
+	if grew := allocated(func() { dg, err = DigestDir(filepath.Join(root, "repo"), "repo", lim) }); grew > 16<<20 {
+		t.Errorf("the digest allocated %d MB for a 256 MB file capped at 4000 characters", grew>>20)
+	}
+	if err != nil || !strings.Contains(dg.Text, "more characters not shown") {
+		t.Errorf("digest: %v\n%.500s", err, dg.Text)
+	}
+}
+
+// allocated returns the bytes f allocated.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+func resultText(r *mcp.CallToolResult) string {
+	if r == nil {
+		return "(no result)"
+	}
+	var b strings.Builder
+	for _, c := range r.Content {
+		if t, ok := c.(mcp.TextContent); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String()
 }

@@ -3,12 +3,14 @@ package ingest
 import (
 	"context"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 // Deps are what the ingest tools need.
@@ -67,12 +69,19 @@ func RepoTool(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			defer cleanup()
 			root = dir
 		} else {
-			if root, err = d.local(src); err != nil {
+			ws, err := d.open()
+			if err != nil {
+				return nil, err
+			}
+			defer ws.Close()
+			rel, err := d.local(ws, src)
+			if err != nil {
 				return mcp.NewToolResultError(err.Error()), nil
 			}
-			if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+			if fi, err := ws.Stat(rel); err != nil || !fi.IsDir() {
 				return mcp.NewToolResultError(fmt.Sprintf("%s is not a folder in the workspace", src)), nil
 			}
+			root = filepath.Join(ws.Dir(), filepath.FromSlash(rel))
 		}
 		dg, err := DigestDir(root, name, lim)
 		if err != nil {
@@ -103,27 +112,31 @@ func FilesTool(d Deps) (mcp.Tool, server.ToolHandlerFunc) {
 			return mcp.NewToolResultError(`the "paths" argument is required: a list of files or folders in the workspace`), nil
 		}
 		max := req.GetInt("max_chars", d.limits().MaxFileChars)
+		ws, err := d.open()
+		if err != nil {
+			return nil, err
+		}
+		defer ws.Close()
 		var b strings.Builder
 		total := 0
 		for _, p := range paths {
-			abs, err := d.local(p)
+			rel, err := d.local(ws, p)
 			if err != nil {
 				fmt.Fprintf(&b, "## %s\n\n(not read: %v)\n\n", p, err)
 				continue
 			}
-			for _, f := range expand(abs) {
-				rel, _ := filepath.Rel(d.Root, f)
-				text, err := ReadFile(f, max)
+			for _, f := range expand(ws, rel) {
+				text, err := readIn(ws, f, max)
 				if err != nil {
-					fmt.Fprintf(&b, "## %s\n\n(not read: %v)\n\n", filepath.ToSlash(rel), err)
+					fmt.Fprintf(&b, "## %s\n\n(not read: %v)\n\n", f, err)
 					continue
 				}
 				if total+len(text) > d.limits().MaxChars {
-					fmt.Fprintf(&b, "## %s\n\n(not shown: the result reached its size limit; ask for this file alone)\n\n", filepath.ToSlash(rel))
+					fmt.Fprintf(&b, "## %s\n\n(not shown: the result reached its size limit; ask for this file alone)\n\n", f)
 					continue
 				}
 				total += len(text)
-				fmt.Fprintf(&b, "## %s\n\n%s\n\n", filepath.ToSlash(rel), strings.TrimSpace(text))
+				fmt.Fprintf(&b, "## %s\n\n%s\n\n", f, strings.TrimSpace(text))
 			}
 		}
 		return mcp.NewToolResultText(strings.TrimSpace(b.String())), nil
@@ -137,44 +150,55 @@ func (d Deps) limits() Limits {
 	return d.Limits
 }
 
-// local resolves p inside Root, refusing absolute paths, .. and symlinks
-// that lead out.
-func (d Deps) local(p string) (string, error) {
+// open opens the workspace folder for reading: every local path is read
+// through it, so nothing outside is, whatever links it holds.
+func (d Deps) open() (*workspace.Root, error) {
+	return workspace.OpenRoot(d.Root, workspace.RootOptions{ReadOnly: true, MaxRead: maxWholeFile})
+}
+
+// local checks p, a path relative to the workspace, and returns it as a
+// path below the workspace: absolute paths, .. and links that lead out
+// are refused.
+func (d Deps) local(ws *workspace.Root, p string) (string, error) {
 	if filepath.IsAbs(p) {
 		return "", fmt.Errorf("%s: give a path relative to the workspace", p)
 	}
-	root, err := filepath.EvalSymlinks(d.Root)
-	if err != nil {
-		return "", err
-	}
-	abs := filepath.Join(root, filepath.FromSlash(p))
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return "", fmt.Errorf("%s does not exist in the workspace", p)
-	}
-	if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+	rel, ok := ws.Rel(p)
+	if !ok {
 		return "", fmt.Errorf("%s is outside the workspace; only files inside it can be read", p)
 	}
-	return real, nil
+	if _, err := ws.Resolve(rel); err != nil {
+		return "", fmt.Errorf("%s is outside the workspace; only files inside it can be read (%v)", p, err)
+	}
+	if _, err := ws.Stat(rel); err != nil {
+		return "", fmt.Errorf("%s does not exist in the workspace", p)
+	}
+	return rel, nil
 }
 
 // expand lists the readable files of a folder (sorted, .gitignore not
-// applied: a person put them there), or the file itself.
-func expand(abs string) []string {
-	fi, err := os.Stat(abs)
+// applied: a person put them there), or the file itself, as paths below
+// the workspace.
+func expand(ws *workspace.Root, rel string) []string {
+	fi, err := ws.Stat(rel)
 	if err != nil || !fi.IsDir() {
-		return []string{abs}
+		return []string{rel}
+	}
+	// Walk the folder the path leads to (it may be a link inside).
+	real, err := ws.Resolve(rel)
+	if err != nil {
+		return nil
 	}
 	var out []string
-	_ = filepath.WalkDir(abs, func(p string, e os.DirEntry, err error) error {
+	_ = ws.WalkDir(real, func(p string, e fs.DirEntry, err error) error {
 		if err == nil && e.Type().IsRegular() {
 			switch strings.ToLower(filepath.Ext(p)) {
 			case ".md", ".markdown", ".txt", ".html", ".htm", ".pdf", ".rst":
 				out = append(out, p)
 			}
 		}
-		if err == nil && e.IsDir() && p != abs && strings.HasPrefix(e.Name(), ".") {
-			return filepath.SkipDir
+		if err == nil && e.IsDir() && p != real && strings.HasPrefix(e.Name(), ".") {
+			return fs.SkipDir
 		}
 		return nil
 	})

@@ -1,0 +1,57 @@
+package workspace
+
+import (
+	"io/fs"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// MaxFolderFiles bounds how many files a folder input loads.
+const MaxFolderFiles = 100
+
+// FolderFiles lists the regular files under the workspace folder dir
+// (absolute), as absolute paths, sorted: what a folder input loads. Dot
+// files and dot folders are left out, links are not followed, and at most
+// MaxFolderFiles are listed; more reports that some were left out.
+func (w *Workspace) FolderFiles(dir string) (files []string, more bool, err error) {
+	name, err := w.Disk.name(dir)
+	if err != nil {
+		return nil, false, err
+	}
+	// Walk the folder the name leads to: the folder itself may be a link
+	// that stays inside (a stage's output/ linked to a shared folder).
+	real, err := w.Disk.Resolve(name)
+	if err != nil {
+		return nil, false, err
+	}
+	err = w.Disk.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == real {
+				return err
+			}
+			return nil
+		}
+		if p != real && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		if len(files) >= MaxFolderFiles {
+			more = true
+			return fs.SkipAll
+		}
+		// Report the file under the folder as it was named, not where a
+		// link on the way led.
+		sub := strings.TrimPrefix(strings.TrimPrefix(p, real), "/")
+		files = append(files, filepath.Join(w.Root, filepath.FromSlash(path.Join(name, sub))))
+		return nil
+	})
+	sort.Strings(files)
+	return files, more, err
+}

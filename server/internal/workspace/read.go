@@ -1,0 +1,126 @@
+package workspace
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// ReadFile reads a regular file of the tree, up to the tree's read cap.
+// p is absolute (inside the tree) or relative to it. A file over the cap
+// is a TooLargeError and is not read; a named pipe, device or socket is a
+// NotRegularError; a path that leaves is an EscapeError.
+func (r *Root) ReadFile(p string) ([]byte, error) { return r.ReadFileMax(p, r.maxRead) }
+
+// ReadFileMax is ReadFile with a cap of its own.
+func (r *Root) ReadFileMax(p string, max int64) ([]byte, error) {
+	f, info, err := r.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	name, _ := r.name(p)
+	return readCapped(f, info, name, max)
+}
+
+// readCapped reads an open regular file whole unless it holds more than
+// max bytes, in which case nothing beyond the check is read.
+func readCapped(f io.Reader, info fs.FileInfo, name string, max int64) ([]byte, error) {
+	if info.Size() > max {
+		return nil, &TooLargeError{Path: name, Size: info.Size(), Max: max}
+	}
+	// The size may change while reading: read one byte more than allowed
+	// to notice a file that grew past the cap.
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("unable to read %s: %w", name, err)
+	}
+	if int64(len(data)) > max {
+		return nil, &TooLargeError{Path: name, Size: int64(len(data)), Max: max}
+	}
+	return data, nil
+}
+
+// Open opens a regular file of the tree for reading and returns it with
+// its details. The open does not block (a named pipe would wait for a
+// writer) and what was opened is checked afterwards, on the descriptor
+// itself: only a regular file is returned.
+func (r *Root) Open(p string) (*os.File, fs.FileInfo, error) {
+	name, err := r.name(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := do(r, "open", name, func(n string) (*os.File, error) {
+		return r.r.OpenFile(n, os.O_RDONLY|openNonblock, 0)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("unable to read %s: %w", name, err)
+	}
+	if !info.Mode().IsRegular() {
+		f.Close()
+		if info.IsDir() {
+			return nil, nil, &fs.PathError{Op: "read", Path: name, Err: errIsDir}
+		}
+		return nil, nil, &NotRegularError{Path: name, Kind: SpecialKind(info.Mode())}
+	}
+	return f, info, nil
+}
+
+// Stat describes a file of the tree, following links that stay inside.
+func (r *Root) Stat(p string) (fs.FileInfo, error) {
+	name, err := r.name(p)
+	if err != nil {
+		return nil, err
+	}
+	return do(r, "stat", name, r.r.Stat)
+}
+
+// Lstat describes a file of the tree without following a final link.
+func (r *Root) Lstat(p string) (fs.FileInfo, error) {
+	name, err := r.name(p)
+	if err != nil {
+		return nil, err
+	}
+	return do(r, "lstat", name, r.r.Lstat)
+}
+
+// ReadDir lists a folder of the tree, sorted by name. Entries describe
+// themselves (a link is a link), so walking the list follows nothing.
+func (r *Root) ReadDir(p string) ([]fs.DirEntry, error) {
+	name, err := r.name(p)
+	if err != nil {
+		return nil, err
+	}
+	return do(r, "readdir", name, func(n string) ([]fs.DirEntry, error) {
+		return fs.ReadDir(r.r.FS(), n)
+	})
+}
+
+// WalkDir walks the tree below p as fs.WalkDir does, in lexical order,
+// without following symbolic links; paths passed to fn are below the tree.
+func (r *Root) WalkDir(p string, fn fs.WalkDirFunc) error {
+	name, err := r.name(p)
+	if err != nil {
+		return err
+	}
+	return fs.WalkDir(r.r.FS(), name, fn)
+}
+
+// Resolve follows p below the tree the way an open would and returns the
+// path it lands on, symlinks followed (components that do not exist yet
+// kept as written), or why it cannot: an EscapeError naming the link that
+// leaves, or a LoopError.
+func (r *Root) Resolve(p string) (string, error) {
+	name, err := r.name(p)
+	if err != nil {
+		return "", err
+	}
+	real, _, err := r.walk(name)
+	return real, err
+}
