@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/lsp"
 	"github.com/icm-tool/icm/server/internal/lsp/lsptest"
+	"github.com/icm-tool/icm/server/internal/testutil/realollama"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 )
 
@@ -27,17 +29,28 @@ func p95(b *testing.B, samples []time.Duration) {
 	b.ReportMetric(float64(samples[len(samples)/2].Microseconds())/1000, "p50-ms")
 }
 
-// benchEditor is a fake editor on course-research with logs discarded.
-func benchEditor(b *testing.B) *lsptest.Editor {
+// benchEditor is a fake editor on course-research with logs discarded;
+// getenv, when set, is the server's environment.
+func benchEditor(b *testing.B, getenv func(string) string) *lsptest.Editor {
 	dir := wstest.Copy(b, "course-research")
-	return lsptest.Start(b, lsptest.Config{Root: dir, Options: lsp.Options{Log: io.Discard, Self: icmBin}, InitOptions: map[string]any{"ollamaHost": "127.0.0.1:1"}})
+	return lsptest.Start(b, lsptest.Config{Root: dir, Options: lsp.Options{Log: io.Discard, Self: icmBin, Getenv: getenv}, InitOptions: map[string]any{"ollamaHost": "127.0.0.1:1"}})
 }
 
 // BenchmarkTypingToDiagnostics measures one keystroke in a contract of the
 // sample workspace until the diagnostics it changes are published (the
 // edit alternately breaks and fixes an input path).
 func BenchmarkTypingToDiagnostics(b *testing.B) {
-	ed := benchEditor(b)
+	benchTyping(b, benchEditor(b, nil))
+}
+
+// BenchmarkTypingToDiagnosticsExact is the same with exact counting on
+// (see BenchmarkHoverExact): each change is counted after its diagnostics
+// are out, so a keystroke that arrives during a count waits for it.
+func BenchmarkTypingToDiagnosticsExact(b *testing.B) {
+	benchTyping(b, benchEditor(b, qwen3Models(b)))
+}
+
+func benchTyping(b *testing.B, ed *lsptest.Editor) {
 	ed.Open(scope)
 	ed.AwaitDiagnostics(scope, "clean", lsptest.None)
 	samples := make([]time.Duration, 0, b.N)
@@ -57,16 +70,61 @@ func BenchmarkTypingToDiagnostics(b *testing.B) {
 	p95(b, samples)
 }
 
+// qwen3Models lays out a models folder holding course-research's model
+// with Qwen3's vocabulary and returns an environment that points
+// OLLAMA_MODELS at it.
+func qwen3Models(b *testing.B) func(string) string {
+	b.Helper()
+	if _, err := realollama.Qwen3TokenizerPath(); errors.Is(err, realollama.ErrQwen3Missing) {
+		b.Skipf("SKIPPED: %v", err)
+	}
+	models := b.TempDir()
+	if err := realollama.LayOut(models, "qwen3.5:9b", realollama.ModelSpec{Vocabulary: realollama.VocabQwen3}, ""); err != nil {
+		b.Fatal(err)
+	}
+	return func(k string) string {
+		if k == "OLLAMA_MODELS" {
+			return models
+		}
+		return os.Getenv(k)
+	}
+}
+
 // BenchmarkHover measures a hover on a stage title (the assembled context
-// with its token table) and on an input line.
+// with its token table) and on an input line, with no model files here:
+// the counts are estimates.
 func BenchmarkHover(b *testing.B) {
-	ed := benchEditor(b)
+	ed := benchEditor(b, nil)
+	benchHover(b, ed, "tokens, estimated")
+}
+
+// BenchmarkHoverExact is BenchmarkHover with exact counting on: the
+// models folder holds the workspace's model with Qwen3's vocabulary (the
+// server at 127.0.0.1:1 does not answer, so the local files are trusted,
+// as for a local Ollama that is not running). Counting happens once per
+// change, after the diagnostics; a hover on an unchanged document only
+// reads the counts. first-count-ms is opening to the first exact count
+// (loading the vocabulary included).
+func BenchmarkHoverExact(b *testing.B) {
+	benchHover(b, benchEditor(b, qwen3Models(b)), "tokens, exact (model tokenizer: BPE qwen2, 151669 tokens)")
+}
+
+// benchHover opens the scope stage, checks the title's hover says want,
+// then times hovers on the title and on an input line.
+func benchHover(b *testing.B, ed *lsptest.Editor, want string) {
+	start := time.Now()
 	ed.Open(scope)
 	ed.AwaitDiagnostics(scope, "analysed", lsptest.None)
 	title, input := ed.Pos(scope, "# Stage", 2), ed.Pos(scope, "input.md", 0)
-	if _, err := ed.Hover(scope, title); err != nil { // warm: the window query
+	// The first hover waits for the window query and the analysis's counts.
+	h, err := ed.Hover(scope, title)
+	if err != nil {
 		b.Fatal(err)
 	}
+	if !strings.Contains(h, want) {
+		b.Fatalf("the hover does not say %q:\n%s", want, h)
+	}
+	first := time.Since(start)
 	samples := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -83,6 +141,7 @@ func BenchmarkHover(b *testing.B) {
 	}
 	b.StopTimer()
 	p95(b, samples)
+	b.ReportMetric(float64(first.Microseconds())/1000, "first-count-ms")
 }
 
 // bigWorkspace writes a workspace of n stages, each reading the previous

@@ -3,6 +3,7 @@ package ollamamodel
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 
@@ -85,14 +86,24 @@ func Load(f *Files) (*Model, error) {
 }
 
 // readKV reads the GGUF file's metadata, every array included (the
-// vocabulary), and no tensor data.
+// vocabulary), and no tensor data: the header is walked and bounded
+// first (see checkHeader), then decoded by the module's reader, which
+// seeks over the tensors without reading them.
 func readKV(path string) (ggml.KV, error) {
+	if _, err := checkHeader(path); err != nil {
+		return nil, err
+	}
 	file, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("unable to open the model file: %w", err)
 	}
 	defer file.Close()
-	g, err := ggml.Decode(file, -1)
+	return decodeKV(file, path)
+}
+
+// decodeKV decodes a checked header.
+func decodeKV(rs io.ReadSeeker, path string) (ggml.KV, error) {
+	g, err := ggml.Decode(rs, -1)
 	if err != nil {
 		return nil, fmt.Errorf("unable to read the model file %s: %w", path, err)
 	}
@@ -108,7 +119,7 @@ func (m *Model) readLayers() error {
 		}
 	}
 	if f.Template != "" {
-		data, err := os.ReadFile(f.Template)
+		data, err := readSmall(f.Template)
 		if err != nil {
 			return fmt.Errorf("model %s: unable to read its template: %w", f.Name, err)
 		}
@@ -117,7 +128,7 @@ func (m *Model) readLayers() error {
 		}
 	}
 	if f.System != "" {
-		data, err := os.ReadFile(f.System)
+		data, err := readSmall(f.System)
 		if err != nil {
 			return fmt.Errorf("model %s: unable to read its system prompt: %w", f.Name, err)
 		}
@@ -132,7 +143,7 @@ func (m *Model) readLayers() error {
 }
 
 func readJSON(path string, v any) error {
-	data, err := os.ReadFile(path)
+	data, err := readSmall(path)
 	if err != nil {
 		return fmt.Errorf("unable to read %s: %w", path, err)
 	}
@@ -172,4 +183,25 @@ func (m *Model) Tokenizer() string {
 		pre = "gpt2"
 	}
 	return fmt.Sprintf("BPE %s, %d tokens", pre, m.vocab)
+}
+
+// maxLayer bounds a small layer (template, system prompt, messages,
+// config): real ones are kilobytes.
+const maxLayer = 4 << 20
+
+// readSmall reads a small layer whole, refusing one over maxLayer.
+func readSmall(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxLayer+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxLayer {
+		return nil, fmt.Errorf("%s is over %d MB, more than a template or prompt layer holds", path, maxLayer>>20)
+	}
+	return data, nil
 }
