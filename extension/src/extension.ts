@@ -7,22 +7,36 @@ import { registerPipelineView } from './pipelineView';
 import { ReviewFlow } from './reviewFlow';
 import { IcmServer } from './server';
 import { registerStatusBar } from './statusBar';
+import { TestExplorer } from './testExplorer';
+import { TestCommand } from './testProtocol';
 
 export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel('ICM', { log: true });
   const model = new PipelineModel();
   const server = new IcmServer(context, log, model);
   const review = new ReviewFlow(server, log);
+  const tests = new TestExplorer(server, log);
   server.setHooks({
     runFinished: (ev) => void review.runFinished(ev),
-    command: review.interceptCommand,
+    command: (command, args, next) => {
+      // The ▶ Test lens runs its stage's cases in the Test Explorer.
+      const a = (args[0] ?? {}) as { workspace?: string; stage?: string; token?: string };
+      if (command === TestCommand.run && a.workspace && a.stage && a.token === undefined) {
+        return tests.runStage(a.workspace, a.stage).catch((err) => review.showError(err, a.workspace));
+      }
+      return review.interceptCommand(command, args, next);
+    },
   });
+  // Cases come and go with the workspaces' files; the list follows the status.
+  const testsFollow = model.onDidChange(() => tests.refreshSoon());
   const running = model.onDidChange(() => {
     void vscode.commands.executeCommand('setContext', 'icm.running', model.running());
   });
   context.subscriptions.push(
     log,
     server,
+    tests,
+    testsFollow,
     running,
     registerPipelineView(model),
     registerStatusBar(model),

@@ -33,6 +33,8 @@ export interface ServerHooks {
 export class IcmServer implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private hooks: ServerHooks | undefined;
+  /** Handlers of other notifications, registered on every client started. */
+  private readonly handlers = new Map<string, Set<(params: unknown) => void>>();
   private command: string | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
@@ -45,6 +47,28 @@ export class IcmServer implements vscode.Disposable {
   }
 
   /** Connects the review flow; called once before start. */
+  /** Receives a server notification (from this and every later client). */
+  onNotification<T>(method: string, handler: (params: T) => void): vscode.Disposable {
+    const set = this.handlers.get(method) ?? new Set();
+    const h = handler as (params: unknown) => void;
+    set.add(h);
+    if (!this.handlers.has(method)) {
+      this.handlers.set(method, set);
+      this.client?.onNotification(method, (params: unknown) => this.dispatch(method, params));
+    }
+    return new vscode.Disposable(() => set.delete(h));
+  }
+
+  private dispatch(method: string, params: unknown): void {
+    for (const h of this.handlers.get(method) ?? []) {
+      try {
+        h(params);
+      } catch (err) {
+        this.log.error(`${method}: ${messageOf(err)}`);
+      }
+    }
+  }
+
   setHooks(hooks: ServerHooks): void {
     this.hooks = hooks;
   }
@@ -88,6 +112,9 @@ export class IcmServer implements vscode.Disposable {
     client.registerFeature(new RunProgressFeature(client));
     client.onNotification(ServerNotification.statusChanged, (ws: WorkspaceStatus) => this.model.update(ws));
     client.onNotification(ServerNotification.runFinished, (ev: RunFinished) => this.hooks?.runFinished(ev));
+    for (const method of this.handlers.keys()) {
+      client.onNotification(method, (params: unknown) => this.dispatch(method, params));
+    }
     this.client = client;
     try {
       await client.start();

@@ -9,9 +9,10 @@ export const TestCommand = {
   cancel: 'icm.testCancel',
 } as const;
 
-/** The notification that reports each job as it starts and ends. */
+/** The notifications of a test run: each job's start and end, then the run's end. */
 export const TestNotification = {
   event: 'icm/testEvent',
+  finished: 'icm/testFinished',
 } as const;
 
 /** One case, as icm.testList lists it. */
@@ -89,22 +90,37 @@ export interface JobResult {
 
 export interface TestRunArgs {
   workspace: string;
-  /** Case ids; none means every case. */
+  /** Case ids; none means every case (of stage, when given). */
   cases?: string[];
+  stage?: string;
   models?: string[];
   repeat?: number;
-  /** Ties the icm/testEvent notifications to this run. */
-  token: string;
+  /** Ties the notifications to this run. */
+  token?: string;
   /** Keep each job's copy of the workspace. */
   keep?: boolean;
 }
 
-export interface TestRunResult {
-  run_id: string;
+/** What icm.testRun answers: the run started. */
+export interface TestRunStarted {
+  started: boolean;
+  token: string;
+  cases: number;
+}
+
+/** The params of icm/testFinished. */
+export interface TestFinished {
+  token: string;
+  workspace: string;
+  run_id?: string;
   passed: boolean;
+  cancelled: boolean;
   /** Where the report was saved. */
-  saved: string;
+  saved?: string;
   results: JobResult[];
+  message: string;
+  /** Why the run could not start its jobs, as an error reply's data. */
+  error?: { kind: string; hint?: string };
 }
 
 export interface TestEvent {

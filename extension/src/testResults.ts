@@ -62,7 +62,7 @@ export function failureMessages(r: JobResult, info: CaseInfo, multiple: boolean)
   const prefix = multiple ? `[${jobLabel(r)}] ` : '';
   if (r.status === 'error' || r.status === 'cancelled') {
     const hint = r.hint ? `\n\n${r.hint}` : '';
-    return [{ text: `${prefix}${r.status === 'error' ? 'could not run' : 'cancelled'}: ${r.error ?? ''}${hint}`, file: info.file, line: info.line }];
+    return [{ text: `${prefix}${r.status === 'error' ? 'could not run' : 'cancelled'}: ${escapeMarkdown(r.error ?? '')}${escapeMarkdown(hint)}`, file: info.file, line: info.line }];
   }
   const out: FailureMessage[] = [];
   for (const c of r.checks) {
@@ -70,14 +70,14 @@ export function failureMessages(r: JobResult, info: CaseInfo, multiple: boolean)
       continue;
     }
     const where = c.source === 'stage' ? ' (the stage’s own Verify check)' : '';
-    let text = `${prefix}✗ ${c.expect}${where}\n\n${c.message ?? ''}`;
+    let text = `${prefix}✗ ${escapeMarkdown(c.expect)}${where}\n\n${escapeMarkdown(c.message ?? '')}`;
     if (c.score !== undefined) {
       text += `\n\nScore ${c.score} of 10, ${c.threshold} needed.`;
     }
     out.push({ text, file: info.file, line: c.line !== undefined && c.line > 0 ? c.line - 1 : info.line });
   }
   if (out.length === 0) {
-    out.push({ text: `${prefix}failed: ${r.first_failure ?? 'no expectation held'}`, file: info.file, line: info.line });
+    out.push({ text: `${prefix}failed: ${escapeMarkdown(r.first_failure ?? 'no expectation held')}`, file: info.file, line: info.line });
   }
   const output = r.output_text ?? '';
   if (r.previous !== undefined) {
@@ -88,6 +88,11 @@ export function failureMessages(r: JobResult, info: CaseInfo, multiple: boolean)
     out[0].text += `\n\nThe output (${r.output ?? 'output'}):\n\n${fence(output)}`;
   }
   return out;
+}
+
+/** Text shown as it is in Markdown: every character Markdown could read as syntax is escaped. */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, (c) => `\\${c}`);
 }
 
 /** A fenced block that the text cannot close early. */

@@ -397,4 +397,39 @@ test('the extension in VS Code', async (t) => {
     assert.match(output, /Stop and restart the model server/, 'the cancelled run left the last output alone');
     await screenshot('cancelled');
   });
+
+  await step(t, 'the Test Explorer lists the course-research cases under their stages', async () => {
+    await runCommand('Testing: Focus on Test Explorer View');
+    const row = (label) => page.locator('.test-explorer .monaco-list-row', { hasText: label });
+    await row('01-scope').first().waitFor();
+    for (const stage of ['02-research', '03-outline', '04-draft']) {
+      await row(stage).first().waitFor();
+    }
+    if ((await row('go-cli').count()) === 0) {
+      await row('01-scope').first().click();
+      await page.keyboard.press('ArrowRight');
+    }
+    await row('go-cli').first().waitFor();
+    await row('local-model').first().waitFor();
+    await screenshot('test-explorer');
+  });
+
+  await step(t, 'running a case shows its failure with the expectation and the output', async () => {
+    const row = page.locator('.test-explorer .monaco-list-row', { hasText: 'go-cli' }).first();
+    await row.hover();
+    await row.locator('.action-label[aria-label="Run Test"]').click();
+    // The scripted model writes three objectives with no "Go": the case fails.
+    await row.locator('.codicon-testing-failed-icon').waitFor({ timeout: 90_000 });
+    await screenshot('test-failed');
+    // The Test Results panel lists the failing expectations; one shows what
+    // it expected, what the stage wrote and where the expectation is.
+    const message = (text) => page.locator('.monaco-list-row', { hasText: text }).filter({ hasText: '✗' }).first();
+    await message('contains "Go"').click();
+    await page.getByText('does not contain "Go"').first().waitFor();
+    await screenshot('test-failure-expectation');
+    // The first failing expectation also shows what the stage wrote.
+    await message('matches').click();
+    await page.getByText('Write small programs').first().waitFor();
+    await screenshot('test-failure-output');
+  });
 });

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { byStage, caseItemId, describeRuns, durationMs, failureMessages, parseItemId, stageItemId } from '../../src/testResults';
+import { byStage, caseItemId, describeRuns, durationMs, escapeMarkdown, failureMessages, parseItemId, stageItemId } from '../../src/testResults';
 import type { CaseInfo, JobResult, WorkspaceCases } from '../../src/testProtocol';
 
 const info: CaseInfo = {
@@ -62,7 +62,7 @@ test('a failure gives one message per failing expectation, at its line, info che
   const ms = failureMessages(job(), info, false);
   assert.equal(ms.length, 2);
   assert.equal(ms[0].line, 13);
-  assert.match(ms[0].text, /^✗ contains "Go"\n\noutput\.md does not contain "Go"/);
+  assert.match(ms[0].text, /^✗ contains "Go"\n\noutput\\\.md does not contain "Go"/);
   assert.match(ms[0].text, /The output \(pipeline\/01-scope\/output\/objectives\.md\):\n\n```\n1\. Write programs\.\n```/);
   assert.equal(ms[0].expected, undefined);
   assert.match(ms[1].text, /Score 5 of 10, 7 needed\./);
@@ -80,6 +80,19 @@ test('with a previous passing output the first message carries the diff', () => 
 test('a job that could not run says why and what to do, at the title', () => {
   const ms = failureMessages(job({ status: 'error', checks: [], error: 'no model server answers', hint: 'start Ollama' }), info, false);
   assert.deepEqual(ms, [{ text: 'could not run: no model server answers\n\nstart Ollama', file: info.file, line: 0 }]);
+});
+
+test('what a message quotes keeps its characters when the Markdown is rendered', () => {
+  const expect = 'matches `(?m)^4\\. `';
+  const ms = failureMessages(
+    job({ checks: [{ expect, kind: 'matches', source: 'case', ok: false, message: 'nothing matches (?m)^4\\.', line: 3 }] }),
+    info,
+    false,
+  );
+  const first = ms[0].text.split('\n\n');
+  assert.equal(first[0], '✗ matches \\`\\(?m\\)^4\\\\\\. \\`');
+  assert.equal(first[1], 'nothing matches \\(?m\\)^4\\\\\\.');
+  assert.equal(escapeMarkdown('a_b*c'), 'a\\_b\\*c');
 });
 
 test('an output holding a fence gets a longer one', () => {
