@@ -89,21 +89,24 @@ const (
 // isolate makes the copy a case runs in: the workspace copied into a new
 // temporary folder, then each stand-in written over the file it
 // replaces. It returns the copy (opened) and where each file the stage
-// reads came from; the caller removes the folder.
+// reads came from; the caller closes the copy and removes its folder.
 func isolate(src *workspace.Workspace, st *workspace.Stage, con *contract.Contract, c *testcase.Case) (*workspace.Workspace, map[string]string, error) {
 	dir, err := os.MkdirTemp("", "icm-test-*")
 	if err != nil {
 		return nil, nil, fmt.Errorf("unable to make a folder for the test copy: %w", err)
 	}
+	var cp *workspace.Workspace
 	fail := func(err error) (*workspace.Workspace, map[string]string, error) {
+		if cp != nil {
+			cp.Close()
+		}
 		os.RemoveAll(dir)
 		return nil, nil, err
 	}
 	if err := copyWorkspace(src, dir); err != nil {
 		return fail(err)
 	}
-	cp, err := workspace.Open(dir, nil)
-	if err != nil {
+	if cp, err = workspace.Open(dir, nil); err != nil {
 		return fail(fmt.Errorf("unable to open the test copy: %w", err))
 	}
 	cst, err := cp.Stage(st.Name)

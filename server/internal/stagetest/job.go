@@ -49,6 +49,7 @@ func (r *Runner) runJob(ctx context.Context, j job) *Result {
 	} else {
 		defer os.RemoveAll(cp.Root)
 	}
+	defer cp.Close() // before the folder goes: it holds the copy's Root open
 	client := r.backend.Client
 	var cache *cachingClient
 	if r.opts.Cache && client != nil {

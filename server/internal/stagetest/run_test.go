@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -325,5 +326,30 @@ func TestLastPassingOutput(t *testing.T) {
 	}
 	if _, _, ok := LastPassing(ws.Root, "01-idea/go", "alpha", good.RunID); ok {
 		t.Error("found a passing run before the first one")
+	}
+}
+
+// Each job's copy is closed before its folder goes: runs do not pile up
+// open files (a language server runs tests for hours).
+func TestJobsLeaveNoOpenFiles(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("needs /proc")
+	}
+	_, client := scripted(t)
+	ws := openSmall(t)
+	fds := func() int {
+		entries, _ := os.ReadDir("/proc/self/fd")
+		return len(entries)
+	}
+	runCases(t, ws, client, Options{}, "01-idea/python") // warm: connections, the clients' pools
+	// Without collections, a Root left open is not closed behind our back.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	before := fds()
+	rep := runCases(t, ws, client, Options{Repeat: 12, Parallel: 1}, "01-idea/python")
+	if !rep.Passed {
+		t.Fatalf("%+v", rep.Matrix)
+	}
+	if after := fds(); after-before > 3 {
+		t.Errorf("%d files open before 12 jobs, %d after", before, after)
 	}
 }
