@@ -53,13 +53,13 @@ the stage that wrote the article), which makes that stage run again; at most
 			if err != nil {
 				return fmt.Errorf("unable to read the article: %w", err)
 			}
-			th := critic.DefaultThresholds()
+			th := contract.DefaultThresholds()
 			if st, err := sc.ws.Stage(sc.stage); err == nil {
 				src, err := sc.ws.Files.ReadFile(st.Contract)
 				if err != nil {
 					return err
 				}
-				if th, err = critic.ContractThresholds(contract.Parse(st.Contract, src)); err != nil {
+				if th, err = contract.Parse(st.Contract, src).Thresholds(); err != nil {
 					return err
 				}
 			}

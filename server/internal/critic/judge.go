@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/icm-tool/icm/server/internal/agent"
+	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/markdown"
 )
@@ -47,7 +48,7 @@ Score each category from 0 (unusable) to 10 (excellent) and give a one-sentence 
 Deduct only for problems you can point to. specific_critiques name the place and the problem; required_revisions say what to change, one change per item. Use empty lists when there is nothing to say.`
 
 // Judge judges the whole article, in chunks when it is long, and decides.
-func (c *Critic) Judge(ctx context.Context, article string, t Thresholds) (*Verdict, error) {
+func (c *Critic) Judge(ctx context.Context, article string, t contract.Thresholds) (*Verdict, error) {
 	limit := c.ChunkChars
 	if limit <= 0 {
 		limit = DefaultChunkChars

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/icm-tool/icm/server/internal/contract"
 )
 
 // CategoryResult is one category's score over the whole article.
@@ -20,7 +22,7 @@ type Verdict struct {
 	Pass bool `json:"pass"`
 	// Overall is the weighted mean of the category scores, times ten (0-100).
 	Overall    float64                   `json:"overall"`
-	Thresholds Thresholds                `json:"thresholds"`
+	Thresholds contract.Thresholds       `json:"thresholds"`
 	Categories map[string]CategoryResult `json:"categories"`
 	// Failed lists why the article did not pass, one line each.
 	Failed            []string `json:"failed,omitempty"`
@@ -40,7 +42,7 @@ type part struct {
 }
 
 // Decide computes the verdict from the chunks' judgments.
-func Decide(parts []part, t Thresholds) *Verdict {
+func Decide(parts []part, t contract.Thresholds) *Verdict {
 	v := &Verdict{Thresholds: t, Categories: map[string]CategoryResult{}, Chunks: len(parts), SpecificCritiques: []string{}, RequiredRevisions: []string{}}
 	var total float64
 	for _, p := range parts {
