@@ -13,6 +13,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -192,6 +193,7 @@ func (e *Engine) Run(ctx context.Context) (*Summary, error) {
 		return nil, err
 	}
 	defer lock.Release()
+	e.sweep()
 	sum := &Summary{RunID: e.runID}
 	start := e.opts.Now()
 	defer func() {
@@ -259,6 +261,17 @@ func (e *Engine) Run(ctx context.Context) (*Summary, error) {
 			return sum, nil
 		}
 	}
+}
+
+// sweep removes what writes of runs that were killed left half done: the
+// temporary files of atomic writes in the folders only icm writes. It
+// runs with the lock held, so no other run is writing there.
+func (e *Engine) sweep() {
+	dirs := []string{filepath.Join(e.ws.Root, state.StateDir), filepath.Join(e.ws.Root, workspace.HistoryDir)}
+	for _, st := range e.ws.Stages {
+		dirs = append(dirs, filepath.Join(st.Dir, workspace.OutputDir), filepath.Join(st.Dir, state.StateDir))
+	}
+	_, _ = e.ws.Disk.SweepTemps(dirs...) // what cannot be removed now is tried again by the next run
 }
 
 // pick chooses the stage to run next; stop is true when the run should end

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/workflow"
 )
@@ -127,6 +128,7 @@ func TestKillAtRandomMoments(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	const kills = 60
+	strays := 0
 	for i := 0; i < kills; i++ {
 		// Force a rerun of everything now and then so writes keep happening.
 		args := []string{"run", "--all", "--force", "--gate", "rerun"}
@@ -145,9 +147,12 @@ func TestKillAtRandomMoments(t *testing.T) {
 				t.Fatalf("kill %d: %s is not a whole version: %q (%v)", i, rel, data, err)
 			}
 		}
-		// Stray temporary files never count as outputs and are not left in output/.
-		tmp, _ := filepath.Glob(filepath.Join(h.dir, "pipeline/*/output/.*.tmp-*"))
-		_ = tmp // a kill between create and rename may leave one; status must ignore it
+		// A kill between creating a temporary file and renaming it into
+		// place may leave one behind: it never counts as an output, and the
+		// next run sweeps it (checked after the final run).
+		if tmp := strayTemps(t, h.dir); len(tmp) > 0 {
+			strays += len(tmp)
+		}
 		st := exec.Command(icmBin, "status", "--json")
 		st.Dir = h.dir
 		data, err := st.Output()
@@ -160,14 +165,31 @@ func TestKillAtRandomMoments(t *testing.T) {
 		if err := json.Unmarshal(data, &s); err != nil || len(s.Stages) != 3 {
 			t.Fatalf("kill %d: status output %s (%v)", i, data, err)
 		}
+		for _, st := range s.Stages {
+			if !knownStates[st.Status] {
+				t.Fatalf("kill %d: stage %s is %q, not a known state", i, st.Stage, st.Status)
+			}
+		}
 	}
+	t.Logf("%d kills left %d temporary file(s) along the way", kills, strays)
 	// After all that, a clean run completes the pipeline.
 	cmd, out := h.icmProcess("run", "--all", "--force", "--gate", "rerun")
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("final run: %v\n%s", err, out)
 	}
-	if got := h.status(); got["03-count"] == "" {
-		t.Fatalf("final status %v", got)
+	// Every stage ran to its gate or past it: nothing is left stale,
+	// failed or pending, and 03-count's own gate is auto.
+	got := h.status()
+	for name, s := range got {
+		if s != state.Approved && s != state.Awaiting {
+			t.Errorf("after the final run %s is %s", name, s)
+		}
+	}
+	if got["03-count"] != state.Approved || len(got) != 3 {
+		t.Errorf("final status %v", got)
+	}
+	if tmp := strayTemps(t, h.dir); len(tmp) > 0 {
+		t.Errorf("temporary files left after the final run: %v", tmp)
 	}
 	for _, rel := range []string{"pipeline/01-plan/output/plan.md", "pipeline/02-write/output/parts.md", "pipeline/03-count/output/count.txt"} {
 		data, err := os.ReadFile(filepath.Join(h.dir, rel))
@@ -175,4 +197,28 @@ func TestKillAtRandomMoments(t *testing.T) {
 			t.Errorf("after the final run %s = %q (%v)", rel, data, err)
 		}
 	}
+}
+
+// knownStates are the states icm status may report.
+var knownStates = map[string]bool{"pending": true, "awaiting-review": true, "approved": true, "stale": true, "failed": true, "invalid": true}
+
+// strayTemps lists the atomic writes' temporary files (".NAME.tmp-*")
+// anywhere in the workspace.
+func strayTemps(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasPrefix(d.Name(), ".") && strings.Contains(d.Name(), ".tmp-") {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

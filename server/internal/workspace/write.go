@@ -73,7 +73,9 @@ func (r *Root) replaceFrom(p string, src io.Reader, perm fs.FileMode, durable bo
 	}
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
-	tmp := path.Join(dir, "."+path.Base(name)+".tmp-"+hex.EncodeToString(rnd[:]))
+	// The temporary file names this process, so a later run can sweep
+	// what a killed one left (SweepTemps).
+	tmp := path.Join(dir, tempName(path.Base(name), hex.EncodeToString(rnd[:])))
 	f, err := r.r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		_, err = r.explain("create", tmp, err)
