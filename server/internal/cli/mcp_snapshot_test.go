@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the snapshot files")
+
+// TestMCPToolSnapshots keeps every tool icm's MCP servers offer (name,
+// description, input schema) in testdata/mcp-tools/SERVER.json. Tool
+// descriptions and schemas are prompts for small models: a change to them
+// must show up as a reviewed diff of these files (go test -run
+// TestMCPToolSnapshots -update rewrites them).
+func TestMCPToolSnapshots(t *testing.T) {
+	root := t.TempDir()
+	servers := []struct {
+		name string
+		args []string
+	}{
+		// As the shipped workspaces start them (their config.toml).
+		{"search", []string{"mcp", "search", "--searxng", "http://localhost:8090"}},
+		{"browser", []string{"mcp", "browser", "--no-cache"}},
+		{"ingest", []string{"mcp", "ingest", "--root", root}},
+	}
+	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`
+	for _, s := range servers {
+		t.Run(s.name, func(t *testing.T) {
+			frames := mcpSession(t, s.args, initFrame, initialized, list)
+			res, ok := frames[2]["result"].(map[string]any)
+			if !ok {
+				t.Fatalf("tools/list answered %v", frames[2])
+			}
+			raw, _ := json.Marshal(res["tools"])
+			var tools []struct {
+				Name        string          `json:"name"`
+				Description string          `json:"description"`
+				InputSchema json.RawMessage `json:"inputSchema"`
+				Annotations json.RawMessage `json:"annotations,omitempty"`
+			}
+			if err := json.Unmarshal(raw, &tools); err != nil || len(tools) == 0 {
+				t.Fatalf("tools = %s (%v)", raw, err)
+			}
+			sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
+			got, err := json.MarshalIndent(tools, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, '\n')
+			file := filepath.Join("testdata", "mcp-tools", s.name+".json")
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(file, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatalf("%v (go test -run TestMCPToolSnapshots -update writes it)", err)
+			}
+			if !bytes.Equal(want, got) {
+				t.Errorf("the %s server's tools differ from %s; if the change is meant, rewrite it with -update and review the diff:\n%s", s.name, file, got)
+			}
+		})
+	}
+}
