@@ -36,7 +36,7 @@ export function buttonLabel(a: ErrorAction): string | undefined {
     case 'approve-anyway':
       return a.stage ? 'Approve Anyway' : undefined;
     case 'run-stage':
-      return a.stage ? 'Run Again' : undefined;
+      return a.stage ? 'Run Stage' : undefined;
     case 'run-anyway':
       return a.stage ? 'Run and Overwrite' : undefined;
     case 'open-file':

@@ -30,7 +30,7 @@ test('errorNotice shows the hint and a button per fix', async (t) => {
     { kind: 'verify-failed', severity: 'warning', hint: /— Fix the output and approve it, or approve it as it is\.$/, buttons: ['Open objectives.md', 'Approve Anyway'] },
     { kind: 'edited-output', severity: 'warning', hint: /— Approve the edit, or run again and overwrite it \(the edited version is kept in history\/versions\/\)\.$/, buttons: ['Approve', 'Run and Overwrite'] },
     { kind: 'contract-invalid', severity: 'error', hint: /— Fix the errors in the stage's contract\.$/, buttons: ['Open CONTEXT.md', 'Show Problems'] },
-    { kind: 'stale', severity: 'warning', hint: /— Run it again, or approve it as it is\.$/, buttons: ['Run Again', 'Approve Anyway'] },
+    { kind: 'stale', severity: 'warning', hint: /— Run it again, or approve it as it is\.$/, buttons: ['Run Stage', 'Approve Anyway'] },
     { kind: 'config-invalid', severity: 'error', hint: /or the model setting\.$/, buttons: ['Open config.toml', 'Choose Model'] },
     { kind: 'locked', severity: 'warning', hint: /wait for that run to finish/i, buttons: [] },
     { kind: 'cancelled', severity: 'info', hint: /running again resumes it\.$/, buttons: [] },
@@ -102,5 +102,5 @@ test('errorNotice shows at most three buttons, without repeats', () => {
       { id: 'run-check', title: '' },
     ],
   };
-  assert.deepEqual(errorNotice('m', data).buttons.map((b) => b.label), ['Run Again', 'Approve Anyway', 'Compare']);
+  assert.deepEqual(errorNotice('m', data).buttons.map((b) => b.label), ['Run Stage', 'Approve Anyway', 'Compare']);
 });

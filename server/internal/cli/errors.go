@@ -87,7 +87,7 @@ func suggest(env *Env, a fault.Action, flags usedFlags) (suggestion, bool) {
 	case fault.ApproveAnyway:
 		return suggestion{"approve it anyway", icm(withModel("approve", a.Stage, "--force")...)}, true
 	case fault.RunStage:
-		return suggestion{"run it again", icm(withModel("run", "--stage", a.Stage)...)}, true
+		return suggestion{"run it", icm(withModel("run", "--stage", a.Stage)...)}, true
 	case fault.RunAnyway:
 		return suggestion{"run it and overwrite", icm(withModel("run", "--stage", a.Stage, "--force")...)}, true
 	case fault.OpenFile:

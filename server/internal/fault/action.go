@@ -68,7 +68,7 @@ type actionInfo struct {
 var actions = map[ActionID]actionInfo{
 	Approve:       {title: "Approve"},
 	ApproveAnyway: {title: "Approve anyway"},
-	RunStage:      {title: "Run again"},
+	RunStage:      {title: "Run the stage"},
 	RunAnyway:     {title: "Run and overwrite"},
 	OpenFile:      {title: "Open ", object: func(a Action) string { return filepath.Base(a.File) }},
 	PullModel:     {title: "Pull ", object: func(a Action) string { return a.Model }},

@@ -81,6 +81,8 @@ type Editor struct {
 	diagVer map[string]int          // how many publishes per path
 	notes   []Notification
 	changed chan struct{}
+	// initResult is the server's answer to initialize.
+	initResult json.RawMessage
 }
 
 type buffer struct {
@@ -180,8 +182,18 @@ func (e *Editor) Initialize() json.RawMessage {
 	if err := e.Call("initialize", params, &res); err != nil {
 		e.t.Fatalf("initialize: %v", err)
 	}
+	e.mu.Lock()
+	e.initResult = res
+	e.mu.Unlock()
 	e.Notify("initialized", map[string]any{})
 	return res
+}
+
+// InitializeResult returns the server's answer to initialize.
+func (e *Editor) InitializeResult() json.RawMessage {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.initResult
 }
 
 // handle answers the server's requests and records its notifications.
