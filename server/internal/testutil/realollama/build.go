@@ -10,11 +10,27 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 )
 
 // ollamaModule is the Go module whose main package is the Ollama server.
 const ollamaModule = "github.com/ollama/ollama"
+
+// serverModuleDir is the nested module the server is built from
+// (server/internal/testutil/ollamaserver): a go.mod of its own, so the
+// server's dependencies stay out of icm's.
+func serverModuleDir() (string, error) {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return "", errors.New("unable to locate the ollamaserver module beside this package")
+	}
+	dir := filepath.Join(filepath.Dir(file), "..", "ollamaserver")
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+		return "", fmt.Errorf("the module the Ollama server is built from is missing (run this from the icm checkout): %w", err)
+	}
+	return dir, nil
+}
 
 // miniaudioHeader stands in for llama.cpp's vendored miniaudio.h, which
 // the module download leaves out (see the header's own comment).
@@ -59,10 +75,11 @@ func CacheDir() (string, error) {
 }
 
 // Build returns the Ollama server built from the ollama module version that
-// go.mod pins, building it into <cache>/ollama-<version>/ollama the first
-// time. It must run inside the icm module (any folder of the checkout, as
-// go test does). A file lock keeps two processes from building at once,
-// and the binary appears under its final name only when it is complete.
+// the ollamaserver module's go.mod pins, building it into
+// <cache>/ollama-<version>/ollama the first time. It must run from the icm
+// checkout (as go test does). A file lock keeps two processes from
+// building at once, and the binary appears under its final name only when
+// it is complete.
 func Build(ctx context.Context, opts BuildOptions) (Binary, error) {
 	cache := opts.CacheDir
 	if cache == "" {
@@ -71,7 +88,11 @@ func Build(ctx context.Context, opts BuildOptions) (Binary, error) {
 			return Binary{}, err
 		}
 	}
-	version, err := pinnedVersion(ctx)
+	mod, err := serverModuleDir()
+	if err != nil {
+		return Binary{}, err
+	}
+	version, err := pinnedVersion(ctx, mod)
 	if err != nil {
 		return Binary{}, err
 	}
@@ -94,19 +115,21 @@ func Build(ctx context.Context, opts BuildOptions) (Binary, error) {
 	if err := checkHeaders(ctx); err != nil {
 		return Binary{}, err
 	}
-	if err := buildInto(ctx, cache, bin, opts.Log); err != nil {
+	if err := buildInto(ctx, mod, cache, bin, opts.Log); err != nil {
 		return Binary{}, err
 	}
 	return bin, nil
 }
 
 // pinnedVersion asks the go command which ollama version the build list
-// holds, which is the one `go build` will use.
-func pinnedVersion(ctx context.Context) (string, error) {
-	out, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Version}}", ollamaModule).Output()
+// of the module in dir holds, which is the one `go build` there will use.
+func pinnedVersion(ctx context.Context, dir string) (string, error) {
+	cmd := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Version}}", ollamaModule)
+	cmd.Dir = dir
+	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("unable to find the %s version in go.mod (run this inside the icm checkout): %w%s",
-			ollamaModule, err, stderrOf(err))
+		return "", fmt.Errorf("unable to find the %s version in %s: %w%s",
+			ollamaModule, filepath.Join(dir, "go.mod"), err, stderrOf(err))
 	}
 	version := strings.TrimSpace(string(out))
 	if version == "" {
@@ -115,9 +138,10 @@ func pinnedVersion(ctx context.Context) (string, error) {
 	return version, nil
 }
 
-// buildInto compiles into a temporary folder inside cache, then renames
-// the result into place, so a killed build never leaves a half binary.
-func buildInto(ctx context.Context, cache string, bin Binary, log io.Writer) error {
+// buildInto compiles the server in the module at mod into a temporary
+// folder inside cache, then renames the result into place, so a killed
+// build never leaves a half binary.
+func buildInto(ctx context.Context, mod, cache string, bin Binary, log io.Writer) error {
 	tmp, err := os.MkdirTemp(cache, "ollama-build-*")
 	if err != nil {
 		return fmt.Errorf("unable to create a build folder in %s: %w", cache, err)
@@ -137,6 +161,7 @@ func buildInto(ctx context.Context, cache string, bin Binary, log io.Writer) err
 	// Without the version in ldflags the server reports 0.0.0.
 	ldflags := "-X " + ollamaModule + "/version.Version=" + strings.TrimPrefix(bin.Version, "v")
 	cmd := exec.CommandContext(ctx, "go", "build", "-ldflags", ldflags, "-o", out, ollamaModule)
+	cmd.Dir = mod
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=1", "CGO_CPPFLAGS="+strings.TrimSpace(os.Getenv("CGO_CPPFLAGS")+" -I"+include))
 	var output bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &output, &output

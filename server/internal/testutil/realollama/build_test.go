@@ -11,16 +11,9 @@ import (
 	"golang.org/x/mod/modfile"
 )
 
-func TestPinnedVersionMatchesGoMod(t *testing.T) {
-	got, err := pinnedVersion(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	gomod, err := exec.CommandContext(t.Context(), "go", "env", "GOMOD").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := strings.TrimSpace(string(gomod))
+// requiredOllama reads the ollama version a go.mod requires.
+func requiredOllama(t *testing.T, path string) string {
+	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -31,17 +24,52 @@ func TestPinnedVersionMatchesGoMod(t *testing.T) {
 	}
 	for _, req := range f.Require {
 		if req.Mod.Path == ollamaModule {
-			if req.Mod.Version != got {
-				t.Errorf("pinnedVersion() = %s, but %s requires %s", got, path, req.Mod.Version)
-			}
-			return
+			return req.Mod.Version
 		}
 	}
-	t.Errorf("%s does not require %s", path, ollamaModule)
+	t.Fatalf("%s does not require %s", path, ollamaModule)
+	return ""
+}
+
+// TestServerModulePinsTheSameOllama: the server the tests build and the
+// ollama packages icm links (api, fs/ggml, tokenizer, template) are one
+// version, although they are two modules; and the build uses that one.
+func TestServerModulePinsTheSameOllama(t *testing.T) {
+	mod, err := serverModuleDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pinnedVersion(t.Context(), mod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gomod, err := exec.CommandContext(t.Context(), "go", "env", "GOMOD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := strings.TrimSpace(string(gomod))
+	if product := requiredOllama(t, root); product != got {
+		t.Errorf("%s requires ollama %s, but the server is built from %s", root, product, got)
+	}
+	if nested := requiredOllama(t, filepath.Join(mod, "go.mod")); nested != got {
+		t.Errorf("pinnedVersion = %s, but the server module requires %s", got, nested)
+	}
+	// The product's module does not carry the server's dependencies.
+	why, err := exec.CommandContext(t.Context(), "go", "mod", "why", "-m", "github.com/gin-gonic/gin").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go mod why: %v\n%s", err, why)
+	}
+	if !strings.Contains(string(why), "does not need") {
+		t.Errorf("icm's module needs gin again:\n%s", why)
+	}
 }
 
 func TestBuildReusesACachedBinary(t *testing.T) {
-	version, err := pinnedVersion(t.Context())
+	mod, err := serverModuleDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	version, err := pinnedVersion(t.Context(), mod)
 	if err != nil {
 		t.Fatal(err)
 	}
