@@ -1,16 +1,13 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"sort"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the snapshot files")
+	"github.com/icm-tool/icm/server/internal/testutil/golden"
+)
 
 // TestMCPToolSnapshots keeps every tool icm's MCP servers offer (name,
 // description, input schema) in testdata/mcp-tools/SERVER.json. Tool
@@ -51,24 +48,7 @@ func TestMCPToolSnapshots(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got = append(got, '\n')
-			file := filepath.Join("testdata", "mcp-tools", s.name+".json")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(file, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatalf("%v (go test -run TestMCPToolSnapshots -update writes it)", err)
-			}
-			if !bytes.Equal(want, got) {
-				t.Errorf("the %s server's tools differ from %s; if the change is meant, rewrite it with -update and review the diff:\n%s", s.name, file, got)
-			}
+			golden.Check(t, filepath.Join("testdata", "mcp-tools", s.name+".json"), append(got, '\n'))
 		})
 	}
 }

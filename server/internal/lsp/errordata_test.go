@@ -1,43 +1,21 @@
 package lsp_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/fault/faulttest"
 	"github.com/icm-tool/icm/server/internal/lsp"
+	"github.com/icm-tool/icm/server/internal/testutil/golden"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files of the protocol surface")
-
-// golden compares got with the file at rel (from the repository root), or
-// rewrites the file with -update. A change to what a client reads shows
-// up as a reviewed diff of that file.
-func golden(t *testing.T, rel string, got []byte) {
+// goldenFile compares got with the file at rel (from the repository root).
+func goldenFile(t *testing.T, rel string, got []byte) {
 	t.Helper()
-	file := filepath.Join(wstest.RepoRoot(t), filepath.FromSlash(rel))
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(file, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v (run go test -run %s -update to write it)", err, t.Name())
-	}
-	if !bytes.Equal(want, got) {
-		t.Errorf("%s differs from what the server sends now (go test -run %s -update rewrites it after review):\n%s", rel, t.Name(), got)
-	}
+	golden.Check(t, filepath.Join(wstest.RepoRoot(t), filepath.FromSlash(rel)), got)
 }
 
 // TestErrorDataOfEveryKind pins the error data of one fault per kind, as
@@ -60,5 +38,5 @@ func TestErrorDataOfEveryKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "extension/test/unit/fixtures/error-data.json", append(got, '\n'))
+	goldenFile(t, "extension/test/unit/fixtures/error-data.json", append(got, '\n'))
 }

@@ -30,7 +30,7 @@ func surface(t *testing.T, s *session, name string, raw []byte) {
 	// JSON escapes nothing in these paths, so plain replacement is exact.
 	text := strings.ReplaceAll(string(out), s.dir, "$WORKSPACE")
 	text = strings.ReplaceAll(text, s.ollama.URL(), "$OLLAMA")
-	golden(t, "server/internal/lsp/testdata/surface/"+name+".json", []byte(text+"\n"))
+	goldenFile(t, "server/internal/lsp/testdata/surface/"+name+".json", []byte(text+"\n"))
 }
 
 // replyOf is an error reply as JSON: code, message and data.
