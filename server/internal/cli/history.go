@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -184,12 +183,7 @@ func printDiff(env *Env, ws *workspace.Workspace, stage string) error {
 		return fmt.Errorf("stage %s has no earlier version kept in %s; it has run at most once", st.Name, ws.Rel(workflow.VersionsDir(ws, st.Name)))
 	}
 	prev := versions[0]
-	names := make([]string, 0, len(prev.Files))
-	for n := range prev.Files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range prev.Names() {
 		cur := filepath.Join(st.Dir, workspace.OutputDir, name)
 		a, _ := ws.Disk.ReadFile(prev.Files[name])
 		b, err := ws.Disk.ReadFile(cur)

@@ -3,7 +3,6 @@ package session
 import (
 	"context"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/assemble"
@@ -164,12 +163,7 @@ func (s *Session) Outputs(stage string) (*Outputs, error) {
 		return nil, fault.From(err)
 	}
 	for _, v := range versions {
-		names := make([]string, 0, len(v.Files))
-		for n := range v.Files {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
+		for _, n := range v.Names() {
 			out.Previous = append(out.Previous, KeptOutput{Path: v.Files[n], RunID: v.RunID, Time: v.Time})
 		}
 	}

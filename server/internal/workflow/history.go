@@ -173,6 +173,16 @@ type Version struct {
 	Files map[string]string `json:"files"`
 }
 
+// Names lists the version's output file names, sorted.
+func (v Version) Names() []string {
+	names := make([]string, 0, len(v.Files))
+	for n := range v.Files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
 // Versions lists the kept versions of a stage's outputs, newest first.
 func Versions(ws *workspace.Workspace, stage string) ([]Version, error) {
 	dir := VersionsDir(ws, stage)
