@@ -1,7 +1,10 @@
 // Package realollama runs the real Ollama server, built from the ollama Go
-// module that go.mod pins, with a tiny model of our own, so tests can check
-// what Ollama does (request validation, templates, streaming, structured
-// output, context handling, errors) without internet or GPU.
+// module that server/internal/testutil/ollamaserver/go.mod pins (a module
+// of its own, so the server's dependencies stay out of icm's go.mod; the
+// same version as the root go.mod's), with a tiny model of our own, so
+// tests can check what Ollama does (request validation, templates,
+// streaming, structured output, context handling, errors) without
+// internet or GPU.
 //
 // # Using it in a test
 //
