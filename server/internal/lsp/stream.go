@@ -19,6 +19,12 @@ import (
 // safely, so it ends the connection.
 const maxFrame = 256 << 20
 
+// maxHeaderLine bounds one header line. Real ones are a few dozen bytes
+// ("Content-Length: 1234"); a longer line is skipped without being kept
+// and the frame it starts is rejected, so a peer that never ends a line
+// costs a fixed buffer, not memory that grows with the line.
+const maxHeaderLine = 4 << 10
+
 // frameStream reads and writes LSP base-protocol frames (Content-Length
 // header, blank line, JSON body). Unlike jsonrpc2's VSCodeObjectCodec, a
 // frame that cannot be understood does not end the session: it is answered
@@ -74,7 +80,10 @@ func (s *frameStream) ReadObject(v any) error {
 func (s *frameStream) readFrame() ([]byte, error) {
 	length, seen := -1, false
 	for {
-		line, err := s.r.ReadString('\n')
+		line, err := s.readLine()
+		if errors.Is(err, errLongLine) {
+			return nil, fmt.Errorf("%w: a header line is longer than %d bytes", errBadFrame, maxHeaderLine)
+		}
 		if err != nil {
 			if err == io.EOF && strings.TrimSpace(line) != "" {
 				return nil, io.ErrUnexpectedEOF
@@ -108,11 +117,44 @@ func (s *frameStream) readFrame() ([]byte, error) {
 	case length > maxFrame:
 		return nil, fmt.Errorf("a %d-byte message is over the %d-byte limit", length, maxFrame)
 	}
-	body := make([]byte, length)
-	if _, err := io.ReadFull(s.r, body); err != nil {
+	// The body grows as it arrives: a header announcing 200 MB followed by
+	// a few bytes costs a few bytes.
+	var body bytes.Buffer
+	body.Grow(min(length, 64<<10))
+	if _, err := io.CopyN(&body, s.r, int64(length)); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
 		return nil, fmt.Errorf("unable to read a %d-byte message: %w", length, err)
 	}
-	return body, nil
+	return body.Bytes(), nil
+}
+
+// errLongLine marks a header line past maxHeaderLine; it has been skipped
+// up to its end.
+var errLongLine = errors.New("header line too long")
+
+// readLine reads one line, newline included, of at most maxHeaderLine
+// bytes. A longer one is read on to its end in buffer-sized pieces that
+// are dropped at once, and errLongLine returned.
+func (s *frameStream) readLine() (string, error) {
+	var line []byte
+	for {
+		chunk, err := s.r.ReadSlice('\n')
+		if len(line)+len(chunk) > maxHeaderLine {
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = s.r.ReadSlice('\n')
+			}
+			if err != nil {
+				return "", err
+			}
+			return "", errLongLine
+		}
+		line = append(line, chunk...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return string(line), err
+		}
+	}
 }
 
 // idOf digs the id out of a message that failed to decode, so the error
