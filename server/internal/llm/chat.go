@@ -85,7 +85,7 @@ func (o *Ollama) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, erro
 		var res *chatResult
 		f := r.run(ctx, func() *failure {
 			var f *failure
-			res, f = o.chatAttempt(ctx, body, req.OnDelta, &delivered)
+			res, f = o.chatAttempt(ctx, body, req.OnDelta, &delivered, capFor(maxOut))
 			if f == nil && len(apiTools) > 0 {
 				f = res.lostToolCall()
 			}
@@ -108,6 +108,8 @@ func (o *Ollama) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, erro
 			e := f.toError(req.Stage, model, r.attempts, r.elapsed())
 			e.Attempts = attempts
 			return nil, e
+		case res.capped:
+			// Cut off before the server's counts came: nothing to judge.
 		default:
 			cut = plan.wasCut(res.final.PromptEvalCount, o.lowCountRatio)
 		}
@@ -139,6 +141,10 @@ type chatResult struct {
 	toolCalls []api.ToolCall
 	final     api.ChatResponse
 	done      bool
+	// chunks counts the chunks of the answer; capped says it went past
+	// its cap and was cut there.
+	chunks int
+	capped bool
 }
 
 // chatChunk is one line of /api/chat's answer, or an error object.
@@ -148,11 +154,12 @@ type chatChunk struct {
 }
 
 // chatAttempt makes one request. delivered becomes true once a delta has
-// been passed to onDelta.
-func (o *Ollama) chatAttempt(ctx context.Context, body []byte, onDelta func(Delta), delivered *bool) (*chatResult, *failure) {
+// been passed to onDelta. An answer past limit ends there, as an
+// incomplete answer holding what came up to the cap.
+func (o *Ollama) chatAttempt(ctx context.Context, body []byte, onDelta func(Delta), delivered *bool, limit answerCap) (*chatResult, *failure) {
 	res := &chatResult{}
 	stream := onDelta != nil
-	f := o.exchange(ctx, "/api/chat", body, stream, func(raw []byte) *failure {
+	f := o.exchangeBounded(ctx, "/api/chat", body, stream, bounds{bytes: limit.wire, total: o.streamTotal}, func(raw []byte) *failure {
 		var c chatChunk
 		if err := json.Unmarshal(raw, &c); err != nil {
 			return &failure{kind: KindStream, retry: retryOnce, msg: "unable to read a chunk of the answer", err: err}
@@ -169,8 +176,12 @@ func (o *Ollama) chatAttempt(ctx context.Context, body []byte, onDelta func(Delt
 			return nil // nothing follows the final chunk; ignore stray data
 		}
 		m := c.Message
+		res.chunks++
 		res.content.WriteString(m.Content)
 		res.thinking.WriteString(m.Thinking)
+		if limit.over(res.chunks, res.content.Len()+res.thinking.Len(), c.EvalCount) {
+			return limit.failure()
+		}
 		res.toolCalls = append(res.toolCalls, m.ToolCalls...)
 		if stream && (m.Content != "" || m.Thinking != "") {
 			*delivered = true
@@ -182,6 +193,10 @@ func (o *Ollama) chatAttempt(ctx context.Context, body []byte, onDelta func(Delt
 		}
 		return nil
 	})
+	if f != nil && f.capped {
+		res.capped, res.done = true, true
+		return res, nil
+	}
 	if f != nil {
 		return nil, f
 	}
@@ -198,7 +213,7 @@ func (o *Ollama) chatAttempt(ctx context.Context, body []byte, onDelta func(Delt
 // an empty answer would otherwise pass for a finished one. Sampling may
 // go differently on a second attempt, so it gets one.
 func (r *chatResult) lostToolCall() *failure {
-	if r.content.Len() > 0 || r.thinking.Len() > 0 || len(r.toolCalls) > 0 || r.final.EvalCount <= 2 || r.final.DoneReason == "length" {
+	if r.capped || r.content.Len() > 0 || r.thinking.Len() > 0 || len(r.toolCalls) > 0 || r.final.EvalCount <= 2 || r.final.DoneReason == "length" {
 		return nil
 	}
 	return &failure{kind: KindStream, retry: retryOnce,
@@ -212,16 +227,21 @@ func (r *chatResult) response(model, server string, plan windowPlan, attempts in
 	if f.Model != "" {
 		model = f.Model
 	}
+	content, thinking := r.content.String(), r.thinking.String()
+	if r.capped {
+		f.DoneReason = DoneAnswerCap
+		content, thinking = truncateText(content, capBaseBytes), truncateText(thinking, capBaseBytes)
+	}
 	return &ChatResponse{
 		Model: model,
 		Message: Message{
 			Role:      RoleAssistant,
-			Content:   r.content.String(),
-			Thinking:  r.thinking.String(),
+			Content:   content,
+			Thinking:  thinking,
 			ToolCalls: fromAPIToolCalls(r.toolCalls),
 		},
 		DoneReason:     f.DoneReason,
-		Incomplete:     f.DoneReason == "length",
+		Incomplete:     f.DoneReason == "length" || r.capped,
 		PromptTokens:   f.PromptEvalCount,
 		OutputTokens:   f.EvalCount,
 		PromptEstimate: plan.estimate,

@@ -41,6 +41,9 @@ type failure struct {
 	tooLong bool
 	// unreachable: no answer came because the server could not be reached.
 	unreachable bool
+	// capped: the answer went past its cap (see answerCap); the caller
+	// returns what came as an incomplete answer.
+	capped bool
 	// url and startCommand say which server failed and how to start one
 	// (set by conn.place).
 	url, startCommand string
@@ -150,6 +153,15 @@ func (o *conn) transportFailure(parent, attempt context.Context, err error) *fai
 			f.hint = "raise [model] timeout, or use a smaller model or shorter inputs"
 		}
 		return f
+	}
+	if errors.Is(err, errAnswerCap) {
+		return &failure{kind: KindStream, retry: retryNever, capped: true, msg: "the answer's body went past its cap", err: err}
+	}
+	var dl *deadlineError
+	if errors.As(context.Cause(attempt), &dl) {
+		// Retrying would take as long again.
+		return &failure{kind: KindUnavailable, retry: retryNever, msg: dl.Error(), err: dl,
+			hint: "the server kept sending without finishing; check its log, or ask for a shorter answer (max_output)"}
 	}
 	var stall *stallError
 	if errors.As(context.Cause(attempt), &stall) {

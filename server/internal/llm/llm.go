@@ -18,6 +18,10 @@ import (
 	"github.com/icm-tool/icm/server/internal/tokens"
 )
 
+// DoneAnswerCap is the DoneReason of an answer icm cut off because the
+// server sent more than max_output allows: it is incomplete.
+const DoneAnswerCap = "answer-cap"
+
 // Roles of chat messages.
 const (
 	RoleSystem    = "system"
@@ -99,7 +103,8 @@ type Delta struct {
 type ChatResponse struct {
 	Model   string
 	Message Message
-	// DoneReason is the server's stop reason ("stop", "length", ...).
+	// DoneReason is the server's stop reason ("stop", "length", ...), or
+	// DoneAnswerCap when icm cut the answer off.
 	DoneReason string
 	// Incomplete is true when the answer stopped for length: it must not be
 	// accepted as a finished output.

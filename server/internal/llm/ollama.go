@@ -53,6 +53,8 @@ type settings struct {
 	callTimeout time.Duration
 	firstByte   time.Duration
 	idle        time.Duration
+	// streamTotal bounds one attempt at an answer, whatever keeps arriving.
+	streamTotal time.Duration
 
 	retryBudget time.Duration
 	maxAttempts int
@@ -88,6 +90,7 @@ func defaultSettings() settings {
 		maxOutput:     DefaultMaxOutput,
 		firstByte:     DefaultFirstByteTimeout,
 		idle:          DefaultIdleTimeout,
+		streamTotal:   DefaultStreamDeadline,
 		retryBudget:   DefaultRetryBudget,
 		maxAttempts:   DefaultMaxAttempts,
 		baseDelay:     500 * time.Millisecond,
@@ -154,6 +157,17 @@ func WithStreamTimeouts(firstByte, idle time.Duration) Option {
 		}
 		if idle > 0 {
 			o.idle = idle
+		}
+	}
+}
+
+// WithStreamDeadline bounds one attempt at an answer from the request to
+// its last byte, even while data keeps coming (DefaultStreamDeadline when
+// zero or not given).
+func WithStreamDeadline(d time.Duration) Option {
+	return func(o *settings) {
+		if d > 0 {
+			o.streamTotal = d
 		}
 	}
 }

@@ -95,7 +95,7 @@ func (o *OpenAI) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, erro
 	var res *oaResult
 	f := r.run(ctx, func() *failure {
 		var f *failure
-		res, f = o.chatAttempt(ctx, body, req.OnDelta, &delivered)
+		res, f = o.chatAttempt(ctx, body, req.OnDelta, &delivered, capFor(plan.answerTokens()))
 		if f != nil && delivered {
 			// Part of the answer reached the caller: a retry would repeat it.
 			f.retry = retryNever
@@ -119,7 +119,7 @@ func (o *OpenAI) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, erro
 		}
 		return nil, e
 	}
-	if plan.wasCutOpenAI(res.usage.PromptTokens, o.lowCountRatio) {
+	if !res.capped && plan.wasCutOpenAI(res.usage.PromptTokens, o.lowCountRatio) {
 		e := plan.cutError(req.Stage, info, res.usage.PromptTokens, false)
 		e.Attempts = r.attempts
 		return nil, e
@@ -173,14 +173,19 @@ type oaResult struct {
 	usage              oaUsage
 	timings            *oaTimings
 	model              string
+	// chunks counts the events of the answer; capped says it went past
+	// its cap and was cut there.
+	chunks int
+	capped bool
 }
 
 // chatAttempt makes one request. delivered becomes true once a delta has
-// been passed to onDelta.
-func (o *OpenAI) chatAttempt(ctx context.Context, body []byte, onDelta func(Delta), delivered *bool) (*oaResult, *failure) {
+// been passed to onDelta. An answer past limit ends there, as an
+// incomplete answer holding what came up to the cap.
+func (o *OpenAI) chatAttempt(ctx context.Context, body []byte, onDelta func(Delta), delivered *bool, limit answerCap) (*oaResult, *failure) {
 	res := &oaResult{}
 	stream := onDelta != nil
-	f := o.exchange(ctx, "/chat/completions", body, stream, func(raw []byte) *failure {
+	f := o.exchangeBounded(ctx, "/chat/completions", body, stream, bounds{bytes: limit.wire, total: o.streamTotal}, func(raw []byte) *failure {
 		var a oaAnswer
 		if err := json.Unmarshal(raw, &a); err != nil {
 			return &failure{kind: KindStream, retry: retryOnce, msg: "unable to read the server's answer", err: err}
@@ -210,7 +215,11 @@ func (o *OpenAI) chatAttempt(ctx context.Context, body []byte, onDelta func(Delt
 				m = c.Delta
 			}
 			if m != nil {
+				res.chunks++
 				res.add(m, stream, onDelta, delivered)
+			}
+			if limit.over(res.chunks, res.content.Len()+res.reasoning.Len(), res.usage.CompletionTokens) {
+				return limit.failure()
 			}
 			if c.FinishReason != nil && *c.FinishReason != "" {
 				res.finish = *c.FinishReason
@@ -218,6 +227,10 @@ func (o *OpenAI) chatAttempt(ctx context.Context, body []byte, onDelta func(Delt
 		}
 		return nil
 	})
+	if f != nil && f.capped {
+		res.capped = true
+		return res, nil
+	}
 	if f != nil {
 		return nil, f
 	}
@@ -260,16 +273,21 @@ func (r *oaResult) response(model, server string, plan windowPlan, attempts int,
 	if r.model != "" {
 		model = r.model
 	}
+	content, thinking, finish := r.content.String(), r.reasoning.String(), r.finish
+	if r.capped {
+		finish = DoneAnswerCap
+		content, thinking = truncateText(content, capBaseBytes), truncateText(thinking, capBaseBytes)
+	}
 	resp := &ChatResponse{
 		Model: model,
 		Message: Message{
 			Role:      RoleAssistant,
-			Content:   r.content.String(),
-			Thinking:  r.reasoning.String(),
+			Content:   content,
+			Thinking:  thinking,
 			ToolCalls: r.toolCalls,
 		},
-		DoneReason:     r.finish,
-		Incomplete:     r.finish == "length",
+		DoneReason:     finish,
+		Incomplete:     finish == "length" || r.capped,
 		PromptTokens:   r.usage.PromptTokens,
 		OutputTokens:   r.usage.CompletionTokens,
 		PromptEstimate: plan.estimate,

@@ -127,11 +127,23 @@ const maxErrorBody = 64 << 10
 // and each later one within the idle limit; a plain answer arrives whole
 // after generation, so only the caller's context bounds it.
 func (o *conn) exchange(ctx context.Context, path string, body []byte, stream bool, each func(raw []byte) *failure) (f *failure) {
+	return o.exchangeBounded(ctx, path, body, stream, bounds{}, each)
+}
+
+// exchangeBounded is exchange with bounds on the answer: past b.bytes of
+// body the exchange ends with a capped failure, and past b.total it is
+// cancelled even while data keeps coming (the idle watchdog cannot tell a
+// server that talks forever from one that is working).
+func (o *conn) exchangeBounded(ctx context.Context, path string, body []byte, stream bool, b bounds, each func(raw []byte) *failure) (f *failure) {
 	defer func() { o.place(f) }()
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	wd := &watchdog{cancel: cancel}
 	defer wd.stop()
+	if b.total > 0 {
+		t := time.AfterFunc(b.total, func() { cancel(&deadlineError{total: b.total}) })
+		defer t.Stop()
+	}
 	if stream {
 		wd.arm(o.firstByte, &stallError{first: true, wait: o.firstByte})
 	}
@@ -168,10 +180,14 @@ func (o *conn) exchange(ctx context.Context, path string, body []byte, stream bo
 		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 		return statusFailure(resp, data, o.now(), o.dialect)
 	}
-	if stream && o.dialect.sse {
-		return o.readEvents(ctx, actx, resp.Body, wd, each)
+	var answer io.Reader = resp.Body
+	if b.bytes > 0 {
+		answer = &capReader{r: resp.Body, left: b.bytes}
 	}
-	dec := json.NewDecoder(resp.Body)
+	if stream && o.dialect.sse {
+		return o.readEvents(ctx, actx, answer, wd, each)
+	}
+	dec := json.NewDecoder(answer)
 	idle := &stallError{wait: o.idle}
 	for {
 		var raw json.RawMessage
@@ -181,6 +197,9 @@ func (o *conn) exchange(ctx context.Context, path string, body []byte, stream bo
 		}
 		if err != nil {
 			var syn *json.SyntaxError
+			if errors.Is(err, errAnswerCap) {
+				return o.transportFailure(ctx, actx, err)
+			}
 			if errors.As(err, &syn) {
 				return &failure{kind: KindStream, retry: retryOnce, msg: "the server's answer is not JSON", err: err}
 			}

@@ -367,14 +367,15 @@ func (r *run) account(res *agent.Result) {
 	}
 }
 
-// IncompleteError says the model stopped for length: the answer is not
-// accepted as a finished output.
+// IncompleteError says the answer did not finish within the output limit
+// (the model stopped for length, or the server sent past max_output and
+// was cut off): it is not accepted as a finished output.
 type IncompleteError struct {
 	Stage, Item, Partial string
 }
 
 func (e *IncompleteError) Error() string {
-	return fmt.Sprintf("stage %s: the answer was cut off at the output limit (done_reason length); it was not saved as the output", label(e.Stage, e.Item))
+	return fmt.Sprintf("stage %s: the answer was cut off at the output limit (max_output); it was not saved as the output", label(e.Stage, e.Item))
 }
 
 // Fault says how to leave room for the whole answer.

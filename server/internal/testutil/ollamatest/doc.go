@@ -80,6 +80,7 @@
 //	ollamatest.StreamFailure("partial", "boom") // {"error":"boom"} mid-stream (500 if not streaming)
 //	ollamatest.Hang()                           // nothing until the client cancels
 //	ollamatest.Drop("partial")                  // half the answer, then the connection closes
+//	ollamatest.Flood("word ", n)                // the piece n times past num_predict, then done "stop"; n < 1: forever
 //
 // and can be adjusted: .WithDelay(d), .WithHold(ch) (wait in the slot until
 // ch is closed), .WithCounts(promptEval, eval), .WithThinking(s). A

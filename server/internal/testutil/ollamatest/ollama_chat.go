@@ -1,6 +1,7 @@
 package ollamatest
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -93,15 +94,15 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Streaming() {
-		s.writeStream(w, req, rep)
+		s.writeStream(r.Context(), w, req, rep)
 	} else {
-		s.writeSingle(w, req, rep)
+		s.writeSingle(r.Context(), w, req, rep)
 	}
 }
 
 // writeStream sends the answer as NDJSON chunks: thinking, content, tool
 // calls, then the done chunk with the counts.
-func (s *Server) writeStream(w http.ResponseWriter, req *Request, rep *Reply) {
+func (s *Server) writeStream(ctx context.Context, w http.ResponseWriter, req *Request, rep *Reply) {
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
 	flusher, _ := w.(http.Flusher)
@@ -114,6 +115,24 @@ func (s *Server) writeStream(w http.ResponseWriter, req *Request, rep *Reply) {
 	}
 
 	evalStart := time.Now()
+	if rep.Turn.flooding() {
+		c := s.base(req)
+		c.Message.Content = rep.Turn.FloodPiece
+		b, _ := json.Marshal(c)
+		flush := func() {
+			if flusher != nil {
+				flusher.Flush()
+			}
+		}
+		if !floodStream(ctx, rep.Turn, append(b, '\n'), w, flush) {
+			return
+		}
+		done := s.base(req)
+		done.Done, done.DoneReason = true, "stop"
+		done.Metrics = metrics(rep, time.Since(evalStart))
+		send(done)
+		return
+	}
 	chunks := s.chunks(req, rep)
 	if rep.Turn.Drop {
 		for _, c := range chunks[:(len(chunks)+1)/2] {
@@ -137,13 +156,22 @@ func (s *Server) writeStream(w http.ResponseWriter, req *Request, rep *Reply) {
 
 // writeSingle sends the whole answer as one JSON object, as Ollama does
 // when "stream" is false.
-func (s *Server) writeSingle(w http.ResponseWriter, req *Request, rep *Reply) {
+func (s *Server) writeSingle(ctx context.Context, w http.ResponseWriter, req *Request, rep *Reply) {
 	if rep.Turn.StreamError {
 		writeError(w, http.StatusInternalServerError, rep.Turn.Error)
 		return
 	}
 	evalStart := time.Now()
 	resp := s.base(req)
+	if rep.Turn.flooding() {
+		const marker = "\x00flood\x00"
+		resp.Message.Content = marker
+		resp.Done, resp.DoneReason = true, "stop"
+		resp.Metrics = metrics(rep, time.Since(evalStart))
+		head, tail := splitAround(resp, marker)
+		floodSingle(ctx, w, rep.Turn, head, tail)
+		return
+	}
 	resp.Message.Content = rep.Turn.Content
 	resp.Message.Thinking = rep.Turn.Thinking
 	resp.Message.ToolCalls = s.toolCalls(rep.Turn.ToolCalls)

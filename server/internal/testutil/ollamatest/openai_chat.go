@@ -1,6 +1,7 @@
 package ollamatest
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -82,9 +83,9 @@ func (s *Server) handleOpenAIChat(w http.ResponseWriter, r *http.Request) {
 	completionID := fmt.Sprintf("chatcmpl-%08d", req.Seq)
 	if oreq.Stream {
 		usage := oreq.StreamOptions != nil && oreq.StreamOptions.IncludeUsage
-		s.writeOAStream(w, req, rep, completionID, usage)
+		s.writeOAStream(r.Context(), w, req, rep, completionID, usage)
 	} else {
-		s.writeOASingle(w, req, rep, completionID)
+		s.writeOASingle(r.Context(), w, req, rep, completionID)
 	}
 }
 
@@ -117,12 +118,22 @@ func oaUsage(rep *Reply) map[string]int {
 }
 
 // writeOASingle sends the whole answer as one chat.completion object.
-func (s *Server) writeOASingle(w http.ResponseWriter, req *Request, rep *Reply, id string) {
+func (s *Server) writeOASingle(ctx context.Context, w http.ResponseWriter, req *Request, rep *Reply, id string) {
 	if rep.Turn.StreamError {
 		writeOAError(w, http.StatusInternalServerError, "InternalServerError", rep.Turn.Error)
 		return
 	}
 	msg := map[string]any{"role": "assistant", "content": rep.Turn.Content}
+	if rep.Turn.flooding() {
+		const marker = "\x00flood\x00"
+		msg["content"] = marker
+		head, tail := splitAround(map[string]any{
+			"id": id, "object": "chat.completion", "created": time.Now().Unix(), "model": req.Model,
+			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": "stop"}},
+		}, marker)
+		floodSingle(ctx, w, rep.Turn, head, tail)
+		return
+	}
 	if rep.Turn.Thinking != "" {
 		msg["reasoning_content"] = rep.Turn.Thinking
 	}
@@ -150,7 +161,7 @@ func (s *Server) writeOASingle(w http.ResponseWriter, req *Request, rep *Reply, 
 }
 
 // writeOAStream sends the answer as server-sent events.
-func (s *Server) writeOAStream(w http.ResponseWriter, req *Request, rep *Reply, id string, includeUsage bool) {
+func (s *Server) writeOAStream(ctx context.Context, w http.ResponseWriter, req *Request, rep *Reply, id string, includeUsage bool) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
@@ -168,6 +179,21 @@ func (s *Server) writeOAStream(w http.ResponseWriter, req *Request, rep *Reply, 
 			"id": id, "object": "chat.completion.chunk", "created": created, "model": req.Model,
 			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}},
 		}
+	}
+	if rep.Turn.flooding() {
+		b, _ := json.Marshal(chunk(map[string]any{"content": rep.Turn.FloodPiece}, nil))
+		flush := func() {
+			if flusher != nil {
+				flusher.Flush()
+			}
+		}
+		if !floodStream(ctx, rep.Turn, []byte("data: "+string(b)+"\n\n"), w, flush) {
+			return
+		}
+		send(chunk(map[string]any{}, "stop"))
+		_, _ = io.WriteString(w, "data: [DONE]\n\n")
+		flush()
+		return
 	}
 	var chunks []map[string]any
 	chunks = append(chunks, chunk(map[string]any{"role": "assistant", "content": ""}, nil))

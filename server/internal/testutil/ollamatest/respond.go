@@ -96,7 +96,7 @@ func (e *Engine) shape(req *Request, m Model, rep *Reply) {
 		}
 	}
 
-	if limit, ok := req.IntOption("num_predict"); ok && limit > 0 && e.cfg.CountTokens(t.Content) > limit {
+	if limit, ok := req.IntOption("num_predict"); ok && limit > 0 && !t.flooding() && e.cfg.CountTokens(t.Content) > limit {
 		t.Content = cutToTokens(t.Content, limit, e.cfg.CountTokens)
 		t.DoneReason = "length"
 		if t.EvalCount == 0 {

@@ -50,6 +50,12 @@ type Turn struct {
 	// Drop, when true, sends part of the answer and then closes the
 	// connection without finishing the response.
 	Drop bool
+	// FloodPiece, when not empty, makes a runaway model: the answer is
+	// FloodPiece sent FloodCount times (one chunk each when streaming),
+	// whatever num_predict says, then a normal done chunk; a FloodCount
+	// below 1 never ends, until the client goes away.
+	FloodPiece string
+	FloodCount int
 }
 
 // ToolCall is one function call in a scripted answer.
@@ -116,6 +122,14 @@ func Hang() Turn { return Turn{Hang: true} }
 
 // Drop sends part of content and then closes the connection mid-response.
 func Drop(content string) Turn { return Turn{Content: content, Drop: true} }
+
+// Flood answers with piece repeated n times, past any num_predict, and
+// then stops normally (done_reason "stop"); n < 1 streams it until the
+// client hangs up. It is the model server that never stops talking.
+func Flood(piece string, n int) Turn { return Turn{FloodPiece: piece, FloodCount: n} }
+
+// flooding reports whether the turn is a runaway answer.
+func (t Turn) flooding() bool { return t.FloodPiece != "" }
 
 // WithDelay returns the turn answering d later than the configured latency.
 func (t Turn) WithDelay(d time.Duration) Turn { t.Delay = d; return t }
