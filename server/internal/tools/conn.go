@@ -51,7 +51,7 @@ func dial(ctx context.Context, s Server, opts Options) (*conn, error) {
 	var tr transport.Interface
 	switch s.Transport {
 	case TransportStdio, "":
-		p, err := startProc(s, procConfig{dir: opts.Dir, lookupEnv: opts.LookupEnv, ringSize: opts.StderrBytes, exitLinger: opts.exitLinger})
+		p, err := startProc(s, procConfig{dir: opts.Dir, lookupEnv: opts.LookupEnv, ringSize: opts.StderrBytes, exitLinger: opts.exitLinger, reaper: opts.Reaper})
 		if err != nil {
 			cancel()
 			return nil, &ServerError{Server: s.Name, Kind: FailStart, Err: err}

@@ -209,3 +209,46 @@ func TestChildEnv(t *testing.T) {
 		t.Errorf("childEnv = %q, want %q", got, want)
 	}
 }
+
+// A helper that calls setsid leaves the server's process group, so killing
+// the group does not reach it; closing the session must end it all the
+// same (and its own children), whatever the server does.
+func TestCloseEndsChildrenThatLeftTheGroup(t *testing.T) {
+	for _, stubborn := range []bool{false, true} {
+		t.Run(map[bool]string{false: "polite server", true: "stubborn server"}[stubborn], func(t *testing.T) {
+			f := newFixture(t)
+			opts := testOptions()
+			opts.ShutdownGrace = 200 * time.Millisecond
+			var flags []string
+			if stubborn {
+				flags = []string{"-stubborn"}
+			}
+			s, err := Open(context.Background(), Registry{"fx": f.server("fx", flags...)}, map[string][]string{"fx": {"spawn"}}, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := s.Call(context.Background(), "fx_spawn", map[string]any{"setsid": true, "ignore_term": true})
+			if err != nil {
+				s.Close()
+				t.Fatal(err)
+			}
+			grandchild, err := strconv.Atoi(res.Text)
+			if err != nil || !alive(grandchild) {
+				s.Close()
+				t.Fatalf("spawn answered %q; grandchild not running", res.Text)
+			}
+			leader := s.conns["fx"].proc.cmd.Process.Pid
+			if _, pgrp, ok := procStat(strconv.Itoa(grandchild)); !ok || pgrp == leader {
+				t.Fatalf("the grandchild is in group %d, want a group of its own (setsid)", pgrp)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatalf("Close: %v", err)
+			}
+			for _, pid := range f.pids() {
+				if alive(pid) {
+					t.Errorf("process %d survived Close", pid)
+				}
+			}
+		})
+	}
+}

@@ -37,6 +37,11 @@ type Options struct {
 	ClientVersion string
 	// Logger receives mcp-go's transport logs (default: discarded).
 	Logger *slog.Logger
+	// Reaper is the binary that runs each stdio server as a child
+	// subreaper, so processes it starts that leave its process group
+	// (setsid) are still ended with the session (default: this binary, on
+	// Linux; "-" runs servers directly).
+	Reaper string
 	// exitLinger is how long after a child exits its stdout stays open for
 	// a last answer still in the pipe.
 	exitLinger time.Duration
@@ -75,6 +80,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ClientVersion == "" {
 		o.ClientVersion = "dev"
+	}
+	switch o.Reaper {
+	case "":
+		o.Reaper = defaultReaper()
+	case "-":
+		o.Reaper = ""
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"sync"
 	"syscall"
@@ -62,6 +63,10 @@ type procConfig struct {
 	lookupEnv  func(string) (string, bool)
 	ringSize   int
 	exitLinger time.Duration
+	// reaper, when set, is the binary that runs the server as a child
+	// subreaper (see reaper_linux.go), so helpers that leave the process
+	// group are ended too.
+	reaper string
 }
 
 // startProc starts a stdio server in its own process group with a minimal
@@ -81,12 +86,30 @@ func startProc(s Server, pc procConfig) (*proc, error) {
 		closeAll(inR, inW, outR, outW)
 		return nil, fmt.Errorf("unable to start MCP server %q: %w", s.Name, err)
 	}
-	cmd := exec.Command(s.Command, s.Args...)
-	cmd.Env = childEnv(pc.lookupEnv, s.Env)
-	cmd.Dir = pc.dir
+	dir := pc.dir
 	if s.Dir != "" {
-		cmd.Dir = s.Dir
+		dir = s.Dir
 	}
+	cmd := exec.Command(s.Command, s.Args...)
+	if cmd.Err == nil && pc.reaper != "" {
+		// The reaper would start it: find out here that it cannot be, so
+		// the error says so rather than "exited during start-up". A
+		// relative path is relative to the server's folder.
+		p := cmd.Path
+		if !filepath.IsAbs(p) && dir != "" {
+			p = filepath.Join(dir, p)
+		}
+		_, cmd.Err = exec.LookPath(p)
+	}
+	if cmd.Err != nil {
+		closeAll(inR, inW, outR, outW, errR, errW)
+		return nil, fmt.Errorf("unable to start MCP server %q (%s, from %s): %w; check the command and that it is installed", s.Name, s.Command, s.Location(), cmd.Err)
+	}
+	if pc.reaper != "" {
+		cmd = exec.Command(pc.reaper, append([]string{reaperArg, cmd.Path}, s.Args...)...)
+	}
+	cmd.Env = childEnv(pc.lookupEnv, s.Env)
+	cmd.Dir = dir
 	// *os.File values are passed to the child as they are, so exec starts
 	// no copying goroutines and Wait never waits on a grandchild that keeps
 	// a pipe open.

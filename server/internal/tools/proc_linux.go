@@ -7,12 +7,6 @@ import (
 	"syscall"
 )
 
-// sysProcAttr puts the child in its own process group (so the group can be
-// signalled as one) and has the kernel kill it if icm itself dies.
-func sysProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-}
-
 // groupAlive reports whether a process other than a zombie is still in the
 // group. kill(-pgid, 0) would also count zombies, and orphaned grandchildren
 // stay zombies for as long as whoever adopted them fails to reap them.
@@ -33,21 +27,25 @@ func groupAlive(pgid int) bool {
 	return false
 }
 
+// procParent reads the state and parent of /proc/PID/stat.
+func procParent(pid string) (state byte, ppid int, ok bool) {
+	f, ok := procFields(pid)
+	if !ok {
+		return 0, 0, false
+	}
+	p, err := strconv.Atoi(string(f[1]))
+	if err != nil {
+		return 0, 0, false
+	}
+	return f[0][0], p, true
+}
+
 // procStat reads the state and process group of /proc/PID/stat. The command
 // name may contain spaces and parentheses, so fields are counted from the
 // last ')'.
 func procStat(pid string) (state byte, pgrp int, ok bool) {
-	b, err := os.ReadFile("/proc/" + pid + "/stat")
-	if err != nil {
-		return 0, 0, false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, 0, false
-	}
-	f := bytes.Fields(b[i+1:])
-	// After the name: state ppid pgrp ...
-	if len(f) < 3 || len(f[0]) != 1 {
+	f, ok := procFields(pid)
+	if !ok {
 		return 0, 0, false
 	}
 	g, err := strconv.Atoi(string(f[2]))
@@ -55,4 +53,23 @@ func procStat(pid string) (state byte, pgrp int, ok bool) {
 		return 0, 0, false
 	}
 	return f[0][0], g, true
+}
+
+// procFields returns the fields of /proc/PID/stat after the command name:
+// state, ppid, pgrp and on. The name may contain spaces and parentheses,
+// so the fields are counted from the last ')'.
+func procFields(pid string) ([][]byte, bool) {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return nil, false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return nil, false
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 3 || len(f[0]) != 1 {
+		return nil, false
+	}
+	return f, true
 }

@@ -159,6 +159,7 @@ func addProcessTools(s *server.MCPServer, opts Options) {
 	s.AddTool(mcp.NewTool("spawn",
 		mcp.WithDescription("Start a grandchild process that sleeps; answer its pid."),
 		mcp.WithBoolean("ignore_term", mcp.Description("The grandchild ignores SIGTERM.")),
+		mcp.WithBoolean("setsid", mcp.Description("The grandchild starts a session of its own, leaving the server's process group.")),
 	), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		args := []string{"-sleeper"}
 		if opts.PIDDir != "" {
@@ -180,6 +181,9 @@ func addProcessTools(s *server.MCPServer, opts Options) {
 		cmd.Stdout = os.Stdout
 		cmd.Stderr = os.Stderr
 		cmd.ExtraFiles = []*os.File{readyW}
+		if req.GetBool("setsid", false) {
+			cmd.SysProcAttr = newSession()
+		}
 		err = cmd.Start()
 		readyW.Close()
 		if err != nil {
