@@ -15,8 +15,11 @@ import (
 func main() {
 	// When started as the code sandbox's init or launcher, do only that.
 	sandbox.Main()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	go cli.OnSignal(sigs, cancel, cli.ShutdownGrace, os.Exit, os.Stderr)
 	code := cli.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
+	cancel()
 	os.Exit(code)
 }
