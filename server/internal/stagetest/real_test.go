@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/icm-tool/icm/server/internal/check"
@@ -16,16 +15,6 @@ import (
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
-
-// chatCounter counts the chat requests that reach the server.
-type chatCounter struct{ n atomic.Int64 }
-
-func (c *chatCounter) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.URL.Path == "/api/chat" {
-		c.n.Add(1)
-	}
-	return http.DefaultTransport.RoundTrip(r)
-}
 
 // TestRealOllamaMechanics runs cases against the real Ollama server and
 // its tiny random-weight model. What the model writes is noise (printable
@@ -91,7 +80,7 @@ Another stand-in.
 	if err != nil {
 		t.Fatal(err)
 	}
-	counter := &chatCounter{}
+	counter := &realollama.ChatCounter{}
 	client, err := llm.FromConfig(ws.Config.Model, func(string) string { return "" }, llm.WithHTTPClient(&http.Client{Transport: counter}))
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +95,7 @@ Another stand-in.
 	// Repeats 1 and 2 of the first run have seeds 7 and 8; the second run
 	// starts at 8, so its first repeat must say what the first run's second did.
 	first := run(Options{Repeat: 2, Seed: 7, Cache: true})
-	calls := counter.n.Load()
+	calls := counter.Chats()
 	for _, r := range first.Results {
 		if r.Status == StatusError || r.Status == StatusCancelled {
 			t.Fatalf("%s #%d: %s: %s", r.Case, r.Repeat, r.Status, r.Error)
@@ -133,9 +122,9 @@ Another stand-in.
 		}
 	}
 	// The cache: the first run's requests again, and not one reaches the server.
-	calls = counter.n.Load()
+	calls = counter.Chats()
 	cached := run(Options{Repeat: 2, Seed: 7, Cache: true})
-	if n := counter.n.Load() - calls; n != 0 {
+	if n := counter.Chats() - calls; n != 0 {
 		t.Errorf("the cached run sent %d chat requests", n)
 	}
 	for i, r := range cached.Results {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/workflow"
@@ -174,41 +175,52 @@ func TestMatrixOverTwoModels(t *testing.T) {
 }
 
 // --baseline: a case that passed before and fails now is reported worse.
+// Here the model's answer changes between the runs (as a new model
+// version's would), the case and the model name stay the same.
 func TestBaselineShowsARegression(t *testing.T) {
-	_, client := scripted(t)
+	srv := ollamatest.New(t, ollamatest.Config{Models: []ollamatest.Model{{Name: "gamma", ContextLength: 8192}}})
+	answer := "1. Write Go programs.\n"
+	srv.On(ollamatest.HasFormat()).Reply(ollamatest.JSON(map[string]any{"score": 8, "reason": "Verbs first."}))
+	srv.On(ollamatest.LastUserContains("Learn Go")).ReplyFunc(func(*ollamatest.Request) ollamatest.Turn { return ollamatest.Text(answer) })
+	srv.On(ollamatest.LastUserContains("Learn Python")).Reply(ollamatest.Text("1. Write Python scripts.\n"))
+	client, err := llm.NewOllama(llm.WithBaseURL(srv.URL()), llm.WithRetry(0, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
 	ws := openSmall(t)
-	base := runCases(t, ws, client, Options{Models: []string{"alpha"}, Repeat: 2})
+	base := runCases(t, ws, client, Options{Models: []string{"gamma"}, Judge: "gamma", Repeat: 2})
 	if !base.Passed {
-		t.Fatal("the baseline failed")
+		t.Fatalf("the baseline failed: %+v", base.Matrix)
 	}
 	if _, err := Save(ws.Root, base); err != nil {
 		t.Fatal(err)
 	}
-	// The model changes its mind (here: the matrix's model is beta now,
-	// whose Go answers lack "Go"), under the same cell name.
-	cur := runCases(t, ws, client, Options{Models: []string{"beta"}, Repeat: 2})
-	for _, r := range cur.Results {
-		r.Model = "alpha"
-	}
-	cur.summarize()
+	answer = "1. Write programs.\n" // the Go case's "contains \"Go\"" fails now
+	cur := runCases(t, ws, client, Options{Models: []string{"gamma"}, Judge: "gamma", Repeat: 2})
 	loaded, err := Load(ws.Root, Latest)
 	if err != nil || loaded.RunID != base.RunID {
 		t.Fatalf("load latest: %v %v", loaded, err)
 	}
 	cmp := Compare(loaded, cur)
-	if cmp.Worse != 1 || cmp.Better != 0 {
+	if cmp.Worse != 1 || cmp.Better != 0 || cmp.Baseline != base.RunID {
 		t.Fatalf("%+v", cmp)
 	}
-	var worse Change
+	var worse, same Change
 	for _, c := range cmp.Changes {
-		if c.Kind == ChangeWorse {
+		switch c.Kind {
+		case ChangeWorse:
 			worse = c
+		case ChangeSame:
+			same = c
 		}
 	}
-	if worse.Case != "01-idea/go" || worse.Before != "2/2" || worse.After != "0/2" || !strings.Contains(worse.FirstFailure, `contains "Go"`) {
+	if worse.Case != "01-idea/go" || worse.Before != "2/2" || worse.After != "0/2" || !strings.Contains(worse.FirstFailure, `contains "Go"`) || worse.CaseChanged {
 		t.Errorf("worse %+v", worse)
 	}
-	if s := worse.String(); !strings.HasPrefix(s, "worse 01-idea/go × alpha: 2/2 → 0/2; first failure: contains") {
+	if same.Case != "01-idea/python" {
+		t.Errorf("the python case (it says nothing about Go) should be the same: %+v", cmp.Changes)
+	}
+	if s := worse.String(); !strings.HasPrefix(s, "worse 01-idea/go × gamma: 2/2 → 0/2; first failure: contains") {
 		t.Errorf("line %q", s)
 	}
 	if _, err := Load(ws.Root, "2099"); err == nil || !strings.Contains(err.Error(), "no saved test run") {

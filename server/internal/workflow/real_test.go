@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/icm-tool/icm/server/internal/llm"
@@ -18,16 +17,6 @@ import (
 	"github.com/icm-tool/icm/server/internal/tokens"
 	"github.com/icm-tool/icm/server/internal/workflow"
 )
-
-// chatCounter counts chat requests that reach the model server.
-type chatCounter struct{ n atomic.Int64 }
-
-func (c *chatCounter) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.URL.Path == "/api/chat" {
-		c.n.Add(1)
-	}
-	return http.DefaultTransport.RoundTrip(r)
-}
 
 // TestRealOllamaStages runs stages against a real Ollama server (built from
 // the pinned module) and its tiny byte-level model: the text is noise, the
@@ -83,7 +72,7 @@ func TestRealOllamaStages(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "pipeline/01-scope/input.md"), []byte(input), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		counter := &chatCounter{}
+		counter := &realollama.ChatCounter{}
 		client, err := llm.NewOllama(append([]llm.OllamaOption{llm.WithBaseURL(srv.URL), llm.WithHTTPClient(&http.Client{Transport: counter})}, opts...)...)
 		if err != nil {
 			t.Fatal(err)
@@ -96,7 +85,7 @@ func TestRealOllamaStages(t *testing.T) {
 		if _, serr := os.Stat(filepath.Join(dir, "pipeline/01-scope/output/objectives.md")); serr == nil {
 			t.Error("an output was saved from a prompt that did not fit")
 		}
-		return counter.n.Load(), err
+		return counter.Chats(), err
 	}
 	prose := strings.Repeat("The learner installs the server, pulls a small model and calls it from a short script. ", 100)
 
