@@ -242,6 +242,9 @@ export class TestExplorer implements vscode.Disposable {
     if (r !== undefined) {
       const mark = r.status === 'passed' ? '✓' : '✗';
       p.run.appendOutput(`${mark} [${ev.index}/${ev.total}] ${r.case} × ${r.model} #${r.repeat}: ${r.status}${r.first_failure ? ` — ${r.first_failure}` : ''}\r\n`, undefined, item);
+      if (r.copy) {
+        p.run.appendOutput(`  the copy it ran in is kept at ${r.copy}\r\n`, undefined, item);
+      }
     }
   }
 

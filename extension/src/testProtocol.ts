@@ -84,6 +84,8 @@ export interface JobResult {
   previous?: { run_id: string; text: string };
   /** Nanoseconds. */
   duration: number;
+  /** The job's copy of the workspace, when the run kept it (the debug profile). */
+  copy?: string;
   prompt_tokens: number;
   output_tokens: number;
 }
