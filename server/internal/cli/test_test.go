@@ -153,3 +153,26 @@ func TestTestCommandListAndErrors(t *testing.T) {
 		}
 	}
 }
+
+// icm check reports a case's problems as it does a contract's: file, line
+// and column, and exit status 1 for an error.
+func TestCheckReportsCaseFindings(t *testing.T) {
+	dir := wstest.Copy(t, "course-research")
+	p := filepath.Join(dir, "pipeline", "03-outline", "tests", "bad.md")
+	if err := os.WriteFile(p, []byte("# Case: bad\n\n## Inputs\n- notes.md <- nowhere.md\n\n## Expect\n- contain \"x\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code := runICM(t, "check", "-w", dir)
+	if code != 1 {
+		t.Errorf("exit %d with an error in a case", code)
+	}
+	for _, want := range []string{
+		"pipeline/03-outline/tests/bad.md:7:3: error: unknown expectation \"contain\"",
+		"pipeline/03-outline/tests/bad.md:4:3: warning: 03-outline does not read notes.md",
+		"pipeline/03-outline/tests/bad.md:4:15: error: the stand-in nowhere.md does not exist",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("icm check lacks %q:\n%s", want, out)
+		}
+	}
+}
