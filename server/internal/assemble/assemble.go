@@ -232,6 +232,11 @@ func (a *assembler) inputs(c *contract.Contract, layer int, role string) ([]stri
 			}
 			blocks = append(blocks, block)
 		}
+		if loc.More {
+			// Said, not silent: the context holds only part of the folder.
+			a.add(Part{Role: role, Layer: layer, Label: loc.Rel + "/", Path: loc.Rel,
+				Skipped: fmt.Sprintf("only its first %d files are loaded", maxFolderFiles)})
+		}
 	}
 	return blocks, nil
 }

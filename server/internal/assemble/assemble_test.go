@@ -2,6 +2,7 @@ package assemble
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -160,5 +161,33 @@ func TestSelectScopes(t *testing.T) {
 		if (err != nil) != tt.err || got != tt.want {
 			t.Errorf("Select(%+v) = %q, %v; want %q", tt.scope, got, err, tt.want)
 		}
+	}
+}
+
+// TestFolderInputSaysWhatItLeavesOut: a folder input loads its first
+// workspace.MaxFolderFiles files and says so, rather than stopping
+// silently.
+func TestFolderInputSaysWhatItLeavesOut(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("-- CLAUDE.md --\n# Id\n-- pipeline/01-a/CONTEXT.md --\n# Stage: 01-a\n\n## Inputs\n- Layer 4 (working): notes/\n\n## Process\nRead.\n\n## Outputs\n- a.md -> output/\n")
+	for i := 0; i <= workspace.MaxFolderFiles; i++ {
+		fmt.Fprintf(&b, "-- pipeline/01-a/notes/n%03d.md --\nNote %d.\n", i, i)
+	}
+	ws, st, c := load(t, wstest.Write(t, b.String()), "01-a")
+	cx, err := Stage(ws, st, c, Options{AllowMissing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, notes := 0, 0
+	for _, p := range cx.Parts {
+		switch {
+		case strings.HasPrefix(p.Label, "pipeline/01-a/notes/n"):
+			loaded++
+		case p.Label == "pipeline/01-a/notes/" && strings.Contains(p.Note(), "only its first 100 files are loaded"):
+			notes++
+		}
+	}
+	if loaded != workspace.MaxFolderFiles || notes != 1 {
+		t.Errorf("%d files loaded and %d notes, want %d and 1", loaded, notes, workspace.MaxFolderFiles)
 	}
 }

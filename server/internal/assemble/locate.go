@@ -21,6 +21,9 @@ type Located struct {
 	Dir bool
 	// Files are the files to load, absolute and sorted.
 	Files []string
+	// More is set when a folder holds more files than are loaded
+	// (workspace.MaxFolderFiles).
+	More bool
 	// Matches are the workspace-relative paths a glob or placeholder matched.
 	Matches []string
 	// Own is set when the input lies in the stage's own output/ folder: the
@@ -73,7 +76,7 @@ func Locate(ws *workspace.Workspace, st *workspace.Stage, in contract.Input) (*L
 func (l *Located) fill(ws *workspace.Workspace, abs string, dir bool) {
 	if dir {
 		l.Dir = true
-		l.Files, _, _ = ws.FolderFiles(abs)
+		l.Files, l.More, _ = ws.FolderFiles(abs)
 		return
 	}
 	l.Files = []string{abs}
