@@ -4,9 +4,10 @@
 import * as vscode from 'vscode';
 import type { PipelineModel } from './model';
 import type { PipelineNode } from './pipelineView';
-import { pickOrder, stateLabel, workspaceOf } from './present';
+import { modelStatusText, pickOrder, stateLabel, workspaceOf } from './present';
 import {
   ServerCommand,
+  type ModelStatus,
   type OutputsResult,
   type ProbeResult,
   type StageStatus,
@@ -21,6 +22,7 @@ interface Deps {
   model: PipelineModel;
   review: ReviewFlow;
   log: vscode.LogOutputChannel;
+  runs: { refresh: () => Promise<void>; reveal: (workspace: string, runId: string) => Promise<void> };
 }
 
 interface StageRef {
@@ -28,7 +30,7 @@ interface StageRef {
   stage: StageStatus;
 }
 
-export function registerCommands({ server, model, review, log }: Deps): vscode.Disposable {
+export function registerCommands({ server, model, review, log, runs }: Deps): vscode.Disposable {
   const activeFile = () => vscode.window.activeTextEditor?.document.uri.fsPath;
 
   const pickWorkspace = async (prefer?: (ws: WorkspaceStatus) => boolean): Promise<WorkspaceStatus | undefined> => {
@@ -88,7 +90,7 @@ export function registerCommands({ server, model, review, log }: Deps): vscode.D
     'icm.pipeline.runStage': async (arg) => {
       const ref = await pickStage(arg, 'Run stage');
       if (ref) {
-        await server.execute(ServerCommand.runStage, { workspace: ref.ws.workspace, stage: ref.stage.name });
+        await review.runStage(ref.ws.workspace, ref.stage.name);
       }
     },
     'icm.pipeline.runAll': async () => {
@@ -178,6 +180,68 @@ export function registerCommands({ server, model, review, log }: Deps): vscode.D
       }
     },
     'icm.pipeline.refresh': () => server.refresh(),
+    'icm.runs.refresh': () => runs.refresh(),
+    'icm.checkModelServer': async () => {
+      const ws = await pickWorkspace();
+      if (ws === undefined) {
+        return;
+      }
+      const r = await server.execute<ModelStatus>(ServerCommand.modelStatus, { workspace: ws.workspace });
+      const text = modelStatusText(r);
+      if (!r.reachable) {
+        const choice = await vscode.window.showErrorMessage(text, 'Set the model server');
+        if (choice !== undefined) {
+          await vscode.commands.executeCommand('workbench.action.openSettings', 'icm.ollama.host');
+        }
+        return;
+      }
+      if (!r.installed) {
+        const pull = `Pull ${r.model}`;
+        const choice = await vscode.window.showWarningMessage(text, pull);
+        if (choice === pull) {
+          await review.pull(undefined, r.model, ws.workspace);
+        }
+        return;
+      }
+      void vscode.window.showInformationMessage(text);
+    },
+    'icm.pullModel': async () => {
+      const ws = await pickWorkspace();
+      if (ws) {
+        await review.pull(undefined, undefined, ws.workspace);
+      }
+    },
+    'icm.runs.openCall': async (arg) => {
+      const a = arg as { uri?: string } | undefined;
+      if (a?.uri !== undefined) {
+        await vscode.window.showTextDocument(vscode.Uri.parse(a.uri), { preview: true });
+      }
+    },
+    'icm.showRun': async (arg) => {
+      const a = arg as { workspace?: string; runId?: string } | undefined;
+      if (a?.workspace !== undefined && a.runId !== undefined) {
+        await runs.reveal(a.workspace, a.runId);
+      }
+    },
+    'icm.output.compare': async (arg) => {
+      const a = (arg ?? {}) as { workspace?: string; stage?: string; path?: string };
+      let target = a;
+      if (a.workspace === undefined) {
+        const ref = await pickStage(arg, 'Compare with the model\'s version, the output of', (st) => (st.lastRun ?? '') !== '', 'no stage has run yet');
+        if (ref === undefined) {
+          return;
+        }
+        target = { workspace: ref.ws.workspace, stage: ref.stage.name };
+      }
+      await review.compareWithModel(target.workspace as string, target.stage, target.path);
+    },
+    'icm.output.rerunItem': async (arg) => {
+      const a = (arg ?? {}) as { workspace?: string; stage?: string; item?: number; title?: string };
+      if (a.workspace === undefined || a.stage === undefined || a.item === undefined) {
+        return;
+      }
+      await review.rerunItem(a.workspace, a.stage, a.item, a.title ?? `item ${a.item}`);
+    },
     'icm.restartServer': () => server.restart(),
     'icm.showLogs': async () => log.show(),
   };

@@ -12,6 +12,10 @@ export interface FixDeps {
   log: vscode.LogOutputChannel;
   /** Approves with the review flow's questions (Verify failures). */
   approve(workspace: string, stage: string): Promise<boolean>;
+  /** Diffs a stage's output against what the model wrote. */
+  compareWithModel?(workspace: string, stage: string): Promise<void>;
+  /** Pulls a model through the server, with its progress in a notification. */
+  pull?(workspace: string, model: string): Promise<void>;
 }
 
 /** The settings the server's set-server and choose-model actions name, as this extension spells them. */
@@ -88,6 +92,10 @@ export async function performFix(a: ErrorAction, workspace: string | undefined, 
       }
       return;
     case 'pull-model': {
+      if (deps.pull !== undefined && workspace !== undefined && a.model) {
+        await deps.pull(workspace, a.model);
+        return;
+      }
       const icm = server.executable() ?? 'icm';
       const term = vscode.window.createTerminal({ name: `ICM: pull ${a.model}`, cwd: workspace, env: a.url ? { OLLAMA_HOST: a.url } : {} });
       term.show();
@@ -113,6 +121,11 @@ export async function performFix(a: ErrorAction, workspace: string | undefined, 
       return;
     case 'show-diff':
       await vscode.commands.executeCommand('icm.pipeline.compareOutput', { kind: 'stage', workspace, stage });
+      return;
+    case 'compare-model':
+      if (deps.compareWithModel !== undefined && workspace !== undefined) {
+        await deps.compareWithModel(workspace, stage);
+      }
       return;
     case 'run-check':
       await vscode.commands.executeCommand('workbench.actions.view.problems');

@@ -29,7 +29,18 @@ function baseName(uri: string): string {
  * A button's label, or undefined for a fix this extension cannot perform
  * (an id from a newer server, or one missing what it needs).
  */
-export function buttonLabel(a: ErrorAction): string | undefined {
+export function buttonLabel(a: ErrorAction, kind?: string): string | undefined {
+  // An edited output: what is at stake is the person's edit.
+  if (kind === 'edited-output' && a.stage) {
+    switch (a.id) {
+      case 'approve':
+        return 'Approve my edit';
+      case 'compare-model':
+        return 'Compare';
+      case 'run-anyway':
+        return 'Overwrite';
+    }
+  }
   switch (a.id) {
     case 'approve':
       return a.stage ? 'Approve' : undefined;
@@ -55,6 +66,8 @@ export function buttonLabel(a: ErrorAction): string | undefined {
       return 'Set Server Address';
     case 'show-diff':
       return a.stage ? 'Compare' : undefined;
+    case 'compare-model':
+      return a.stage ? "Compare with the Model's Version" : undefined;
     case 'run-check':
       return 'Show Problems';
   }
@@ -77,7 +90,7 @@ export function errorNotice(message: string, data: ErrorData | undefined): Error
   const hint = data.hint?.trim();
   const buttons: ErrorButton[] = [];
   for (const action of data.actions) {
-    const label = buttonLabel(action);
+    const label = buttonLabel(action, data.kind);
     if (label !== undefined && !buttons.some((b) => b.label === label) && buttons.length < maxButtons) {
       buttons.push({ label, action });
     }

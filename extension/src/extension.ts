@@ -5,16 +5,20 @@ import { registerCommands } from './commands';
 import { PipelineModel } from './model';
 import { registerPipelineView } from './pipelineView';
 import { ReviewFlow } from './reviewFlow';
+import { registerRunsView } from './runsView';
 import { IcmServer } from './server';
 import { registerStatusBar } from './statusBar';
 import { TestExplorer } from './testExplorer';
 import { TestCommand } from './testProtocol';
+import { registerVirtualDocs } from './virtualDocs';
 
 export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel('ICM', { log: true });
   const model = new PipelineModel();
   const server = new IcmServer(context, log, model);
-  const review = new ReviewFlow(server, log);
+  const runs = registerRunsView(server, model, log);
+  const docs = registerVirtualDocs(server);
+  const review = new ReviewFlow(server, log, model, runs.reveal);
   const tests = new TestExplorer(server, log);
   server.setHooks({
     runFinished: (ev) => void review.runFinished(ev),
@@ -26,6 +30,7 @@ export function activate(context: vscode.ExtensionContext): void {
       }
       return review.interceptCommand(command, args, next);
     },
+    virtualDocumentChanged: docs.changed,
   });
   // Cases come and go with the workspaces' files; the list follows the status.
   const testsFollow = model.onDidChange(() => tests.refreshSoon());
@@ -39,8 +44,10 @@ export function activate(context: vscode.ExtensionContext): void {
     testsFollow,
     running,
     registerPipelineView(model),
+    runs.disposable,
+    docs.disposable,
     registerStatusBar(model),
-    registerCommands({ server, model, review, log }),
+    registerCommands({ server, model, review, log, runs }),
   );
   // Activation does not wait for the server: commands work (and say what is
   // wrong) even when it fails to start. Disposing the subscriptions stops it.

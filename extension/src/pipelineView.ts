@@ -1,15 +1,17 @@
 // The Pipeline view: stages in order with their state, token estimate and
 // last run; one workspace's stages at the top level, or one node per
-// workspace when several are open.
+// workspace when several are open; a collapsed legend of the states last.
 import * as vscode from 'vscode';
 import type { PipelineModel } from './model';
-import { stageView, statusBarView } from './present';
+import { legend, stageView, statusBarView } from './present';
 import type { StageStatus, WorkspaceStatus } from './protocol';
 
 /** A tree element; commands run from the view receive it as their argument. */
 export type PipelineNode =
   | { kind: 'workspace'; workspace: string }
-  | { kind: 'stage'; workspace: string; stage: string };
+  | { kind: 'stage'; workspace: string; stage: string }
+  | { kind: 'legend'; workspace: string }
+  | { kind: 'legendEntry'; workspace: string; state: string };
 
 class PipelineProvider implements vscode.TreeDataProvider<PipelineNode> {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -21,17 +23,42 @@ class PipelineProvider implements vscode.TreeDataProvider<PipelineNode> {
 
   getChildren(node?: PipelineNode): PipelineNode[] {
     const list = this.model.workspaces();
+    const theLegend: PipelineNode = { kind: 'legend', workspace: '' };
     if (node === undefined) {
-      if (list.length === 1) {
-        return stages(list[0]);
+      if (list.length === 0) {
+        return [];
       }
-      return list.map((ws) => ({ kind: 'workspace', workspace: ws.workspace }));
+      if (list.length === 1) {
+        return [...stages(list[0]), theLegend];
+      }
+      return [...list.map((ws): PipelineNode => ({ kind: 'workspace', workspace: ws.workspace })), theLegend];
+    }
+    if (node.kind === 'legend') {
+      return legend().map((l) => ({ kind: 'legendEntry', workspace: '', state: l.state }));
     }
     const ws = this.model.get(node.workspace);
     return node.kind === 'workspace' && ws !== undefined ? stages(ws) : [];
   }
 
   getTreeItem(node: PipelineNode): vscode.TreeItem {
+    if (node.kind === 'legend') {
+      const item = new vscode.TreeItem('Legend', vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = 'icm.legend';
+      item.iconPath = new vscode.ThemeIcon('info');
+      item.tooltip = 'What each state means; the lens, this view, the status bar and `icm status` use the same words.';
+      return item;
+    }
+    if (node.kind === 'legendEntry') {
+      const l = legend().find((x) => x.state === node.state);
+      const item = new vscode.TreeItem(l?.label ?? node.state, vscode.TreeItemCollapsibleState.None);
+      item.id = `icm.legend.${node.state}`;
+      item.description = legendWords[node.state] ?? '';
+      item.tooltip = `${l?.label ?? node.state}: ${legendWords[node.state] ?? ''}`;
+      if (l !== undefined) {
+        item.iconPath = new vscode.ThemeIcon(l.icon.id, l.icon.color ? new vscode.ThemeColor(l.icon.color) : undefined);
+      }
+      return item;
+    }
     const ws = this.model.get(node.workspace);
     if (node.kind === 'workspace' || ws === undefined) {
       const item = new vscode.TreeItem(ws?.name ?? node.workspace, vscode.TreeItemCollapsibleState.Expanded);
@@ -57,6 +84,17 @@ class PipelineProvider implements vscode.TreeDataProvider<PipelineNode> {
     return item;
   }
 }
+
+/** What each state means, for the legend. */
+const legendWords: Record<string, string> = {
+  pending: 'not run yet',
+  running: 'a run is working on it',
+  'awaiting-review': 'output written; read, edit, approve',
+  approved: 'the next stage reads it',
+  stale: 'something it read changed; runs again',
+  failed: 'its last run failed; no good output to keep',
+  invalid: 'its contract has errors; it cannot run',
+};
 
 function stages(ws: WorkspaceStatus): PipelineNode[] {
   return ws.stages.map((st) => ({ kind: 'stage', workspace: ws.workspace, stage: st.name }));

@@ -1,7 +1,9 @@
 // How workspace and stage states read in the Pipeline view and the status
 // bar. Plain data out, so the wording is tested without VS Code.
-import type { StageState, StageStatus, WorkspaceStatus } from './protocol';
+import type { ModelStatus, StageFace, StageState, StageStatus, WorkspaceStatus } from './protocol';
 
+// The same vocabulary as the server's state.FaceOf, for a server too old
+// to send faces. Errors are red.
 const labels: Record<StageState, string> = {
   pending: 'pending',
   running: 'running',
@@ -20,8 +22,36 @@ const icons: Record<StageState, { id: string; color?: string }> = {
   approved: { id: 'pass-filled', color: 'testing.iconPassed' },
   stale: { id: 'history', color: 'charts.orange' },
   failed: { id: 'error', color: 'testing.iconFailed' },
-  invalid: { id: 'warning', color: 'problemsWarningIcon.foreground' },
+  invalid: { id: 'error', color: 'errorForeground' },
 };
+
+/** Every state in pipeline order, with its words and icon: the view's legend. */
+export function legend(): { state: StageState; label: string; icon: { id: string; color?: string } }[] {
+  const order: StageState[] = ['pending', 'running', 'awaiting-review', 'approved', 'stale', 'failed', 'invalid'];
+  return order.map((state) => ({ state, label: labels[state], icon: icons[state] }));
+}
+
+/** A stage's face: the server's, or one made from its status (an older server). */
+export function faceOf(ws: WorkspaceStatus, st: StageStatus): StageFace {
+  const state = effectiveState(ws, st);
+  if (state === 'running') {
+    const r = ws.running;
+    const detail =
+      r !== null && r !== undefined && (r.items ?? 0) > 0 ? `${r.done ?? 0} of ${r.items} items done` : undefined;
+    return { status: 'running', label: labels.running, detail, icon: icons.running.id, tone: 'info' };
+  }
+  if (st.face !== undefined) {
+    return st.face;
+  }
+  const icon = icons[state] ?? { id: 'question' };
+  const reason = st.reason !== undefined && st.reason !== stateLabel(state) ? st.reason : undefined;
+  return { status: state, label: stateLabel(state), detail: reason, icon: icon.id, color: icon.color, tone: state === 'failed' || state === 'invalid' ? 'error' : 'info' };
+}
+
+/** The face in one line: "approved · last re-run failed: ...". */
+export function faceText(f: StageFace): string {
+  return f.detail !== undefined && f.detail !== '' ? `${f.label} · ${f.detail}` : f.label;
+}
 
 /** The words for a state; an unknown state from a newer server reads as itself. */
 export function stateLabel(state: string): string {
@@ -66,16 +96,60 @@ export function effectiveState(ws: WorkspaceStatus, st: StageStatus): StageState
   return ws.running?.stage === st.name ? 'running' : st.status;
 }
 
-/** "[2/5]" while a For each runs an item, else "". */
+/** "[2/5]" while a For each runs, counting finished items, else "". */
 export function itemProgress(ws: WorkspaceStatus, stage: string): string {
   const r = ws.running;
   if (r === null || r === undefined || r.stage !== stage) {
     return '';
   }
-  if (r.items === undefined || r.items <= 0 || r.item === undefined || r.item <= 0) {
+  if (r.items === undefined || r.items <= 0) {
     return '';
   }
-  return `[${r.item}/${r.items}]`;
+  return `[${r.done ?? 0}/${r.items}]`;
+}
+
+/** "4 calls, ~5.2k tokens" for a For each stage, "~1.3k tokens" for one call. */
+export function callsText(st: StageStatus): string | undefined {
+  if (st.calls !== undefined && st.calls > 1 && st.stageTokens !== undefined) {
+    return `${st.calls} calls, ${formatTokens(st.stageTokens)}`;
+  }
+  return formatTokens(st.tokens);
+}
+
+/** "4,504 in / 312 out · 12.3s · qwen3.5:9b" from the last run's record. */
+export function lastRunText(st: StageStatus): string | undefined {
+  const r = st.lastRunStats;
+  if (r === undefined) {
+    return undefined;
+  }
+  const parts = [`${r.promptTokens.toLocaleString('en-US')} tokens in / ${r.outputTokens.toLocaleString('en-US')} out`, formatDuration(r.durationMs)];
+  if (r.model !== undefined && r.model !== '') {
+    parts.push(r.model);
+  }
+  const calls = [`${r.modelCalls} model ${r.modelCalls === 1 ? 'call' : 'calls'}`];
+  if (r.toolCalls > 0) {
+    calls.push(`${r.toolCalls} tool ${r.toolCalls === 1 ? 'call' : 'calls'}`);
+  }
+  if ((r.toolErrors ?? 0) > 0) {
+    calls.push(`${r.toolErrors} failed`);
+  }
+  parts.push(calls.join(', '));
+  return parts.join(' · ');
+}
+
+/** "850 ms", "12.3 s", "2 min 5 s". */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) {
+    return '';
+  }
+  if (ms < 1000) {
+    return `${Math.round(ms)} ms`;
+  }
+  if (ms < 60_000) {
+    return `${(ms / 1000).toFixed(1).replace(/\.0$/, '')} s`;
+  }
+  const m = Math.floor(ms / 60_000);
+  return `${m} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
 export interface StageView {
@@ -93,12 +167,16 @@ export interface StageView {
 /** What the Pipeline view shows for one stage. */
 export function stageView(ws: WorkspaceStatus, st: StageStatus, now: Date): StageView {
   const state = effectiveState(ws, st);
-  const tokens = formatTokens(st.tokens);
+  const face = faceOf(ws, st);
+  const tokens = callsText(st);
   const ran = formatRunTime(st.lastRun, now);
   const item = itemProgress(ws, st.name);
-  const parts = [item === '' ? stateLabel(state) : `${stateLabel(state)} ${item}`];
+  const parts = [item === '' ? face.label : `${face.label} ${item}`];
   if (st.verifyFailed === true && state === 'awaiting-review') {
     parts[0] += ', Verify failed';
+  }
+  if (face.detail?.startsWith('last re-run ') === true) {
+    parts[0] += ', last re-run failed';
   }
   if (tokens !== undefined) {
     parts.push(tokens);
@@ -107,33 +185,38 @@ export function stageView(ws: WorkspaceStatus, st: StageStatus, now: Date): Stag
     parts.push(ran);
   }
   const hasOutput = st.lastRun !== undefined && st.lastRun !== '' && (st.outputs?.length ?? 0) > 0;
-  const tip = [`**${st.name}**: ${stateLabel(state)}`];
-  if (st.reason !== undefined && st.reason !== '' && st.reason !== stateLabel(state)) {
-    tip.push(escapeMarkdown(st.reason));
+  // The tooltip holds the full text the row may cut off.
+  const tip = [`**${st.name}**: ${escapeMarkdown(face.label)}`];
+  if (face.detail !== undefined && face.detail !== '') {
+    tip.push(escapeMarkdown(face.detail));
   }
   if (tokens !== undefined) {
     tip.push(`Context: ${tokens}`);
   }
+  const last = lastRunText(st);
   if (ran !== undefined) {
-    tip.push(`Last run: ${new Date(st.lastRun as string).toLocaleString()}`);
+    tip.push(`Last run: ${new Date(st.lastRun as string).toLocaleString()}${last !== undefined ? ` · ${escapeMarkdown(last)}` : ''}`);
+  }
+  if ((st.downstream?.length ?? 0) > 0) {
+    tip.push(`Read by: ${(st.downstream as string[]).join(', ')}`);
   }
   return {
     id: `${ws.workspace}#${st.name}`,
     label: st.name,
     description: parts.join(' · '),
     tooltip: tip.join('\n\n'),
-    icon: icons[state] ?? { id: 'question' },
+    icon: { id: face.icon, color: face.color },
     contextValue: `stage:${state}${hasOutput ? ':output' : ''}`,
     accessibleLabel: `${st.name}, ${parts.join(', ')}`,
   };
 }
 
+// What the status bar says of the next stage: the state's words, and for a
+// stage that runs next, that it does.
 const nextWords: Partial<Record<StageState, string>> = {
   pending: 'ready to run',
   stale: 'stale, runs again',
   failed: 'failed, runs again',
-  invalid: 'has errors',
-  'awaiting-review': 'awaiting review',
 };
 
 export interface StatusBarView {
@@ -142,6 +225,8 @@ export interface StatusBarView {
   /** "01-scope awaiting review". */
   label: string;
   tooltip: string;
+  /** A theme colour id for an error, else undefined. */
+  color?: string;
 }
 
 /** The status bar's one line: what runs now, or the workspace's next step. */
@@ -157,9 +242,11 @@ export function statusBarView(ws: WorkspaceStatus): StatusBarView {
     return { icon: 'pass', label: 'all stages approved', tooltip };
   }
   const st = ws.stages.find((s) => s.name === next.stage);
-  const words = (st && nextWords[st.status]) ?? next.action;
-  const icon = next.action === 'approve' ? 'eye' : next.action === 'fix' ? 'warning' : 'play';
-  return { icon, label: `${next.stage} ${words}`, tooltip };
+  const face = st !== undefined ? faceOf(ws, st) : undefined;
+  // The state's own words, with what happens next where that is a run.
+  const words = (st && (nextWords[st.status] ?? face?.label)) ?? next.action;
+  const icon = next.action === 'approve' ? 'eye' : next.action === 'fix' ? 'error' : 'play';
+  return { icon, label: `${next.stage} ${words}`, tooltip: face?.detail ? `${tooltip}\n${next.stage}: ${faceText(face)}` : tooltip, color: face?.tone === 'error' ? face.color : undefined };
 }
 
 /**
@@ -210,4 +297,17 @@ export function pickOrder(ws: WorkspaceStatus, candidates: StageStatus[], active
     .map((st, i) => ({ st, i }))
     .sort((a, b) => rank(a.st) - rank(b.st) || a.i - b.i)
     .map((x) => x.st);
+}
+
+/** What Check the Model Server says. */
+export function modelStatusText(r: ModelStatus): string {
+  if (!r.reachable) {
+    return `No model server answers at ${r.url}${r.error ? ` (${r.error})` : ''}. Start Ollama (\`ollama serve\`), or set icm.ollama.host.`;
+  }
+  const server = `The model server at ${r.url}${r.version ? ` (Ollama ${r.version})` : ''}`;
+  if (!r.installed) {
+    const mean = r.suggestion ? ` Did you mean ${r.suggestion}?` : '';
+    return `${server} answers, but has no ${r.model}.${mean} Pull it, or pick one it has: ${r.models.join(', ') || 'none yet'}.`;
+  }
+  return `${server} answers and has ${r.model}.`;
 }

@@ -12,13 +12,75 @@ export const ServerCommand = {
   approveStage: 'icm.approveStage',
   probe: 'icm.probe',
   outputs: 'icm.outputs',
+  runs: 'icm.runs',
+  virtualDocument: 'icm.virtualDocument',
+  runItem: 'icm.runItem',
+  compareOutput: 'icm.compareOutput',
+  modelStatus: 'icm.modelStatus',
+  pullModel: 'icm.pullModel',
 } as const;
 
 /** Notifications the server sends. */
 export const ServerNotification = {
   statusChanged: 'icm/statusChanged',
   runFinished: 'icm/runFinished',
+  virtualDocumentChanged: 'icm/virtualDocumentChanged',
 } as const;
+
+/** URI schemes of the read-only documents the server provides. */
+export const VirtualScheme = {
+  /** A stage's assembled context: icm-context:/WORKSPACE/STAGE.md?item=N */
+  context: 'icm-context',
+  /** One model call's request and reply: icm-call:/WORKSPACE/RUN/STAGE/ITEM/CALL.md */
+  call: 'icm-call',
+  /** The model's version of an output: icm-model:/OUTPUT */
+  model: 'icm-model',
+} as const;
+
+/** One line of a run's tree (the server's workflow.RunNode). */
+export interface RunNode {
+  kind: 'stage' | 'item' | 'model' | 'tool' | 'verify';
+  text: string;
+  stage: string;
+  index?: number;
+  call?: number;
+  error?: string;
+  promptTokens?: number;
+  outputTokens?: number;
+  durationMs?: number;
+  args?: Record<string, unknown>;
+  size?: number;
+  /** For a model call: the icm-call: document with its request and reply. */
+  uri?: string;
+  children?: RunNode[];
+}
+
+/** One run, newest first in RunsResult. */
+export interface RunEntry {
+  id: string;
+  /** RFC 3339. */
+  start: string;
+  durationMs: number;
+  promptTokens: number;
+  outputTokens: number;
+  finished: boolean;
+  stages: RunNode[];
+}
+
+export interface RunsResult {
+  runs: RunEntry[];
+}
+
+export interface VirtualDocumentResult {
+  text: string;
+}
+
+export interface CompareResult {
+  /** The model's version (an icm-model: URI) and the file as it is. */
+  model: string;
+  current: string;
+  title: string;
+}
 
 /** A stage's state; "running" only while a run of it is going. */
 export type StageState =
@@ -30,10 +92,40 @@ export type StageState =
   | 'failed'
   | 'invalid';
 
+/**
+ * How a stage's state reads, derived once by the server (state.FaceOf) for
+ * every face: lens, Pipeline view, status bar, notices and `icm status`.
+ */
+export interface StageFace {
+  status: StageState;
+  /** The state in words: "awaiting review", "has errors". */
+  label: string;
+  /** More when there is more: "last re-run failed: ...". */
+  detail?: string;
+  /** A codicon id and a theme colour id. */
+  icon: string;
+  color?: string;
+  /** ok, info, warning or error. */
+  tone: string;
+}
+
+/** What a stage's last finished run used, from its run record. */
+export interface LastRunStats {
+  runId: string;
+  model?: string;
+  promptTokens: number;
+  outputTokens: number;
+  durationMs: number;
+  modelCalls: number;
+  toolCalls: number;
+  toolErrors?: number;
+}
+
 export interface StageStatus {
   name: string;
   status: StageState;
   reason?: string;
+  face?: StageFace;
   /** Absolute path of the stage's CONTEXT.md. */
   contract: string;
   /** Absolute paths of the outputs the contract declares. */
@@ -45,13 +137,24 @@ export interface StageStatus {
   /** RFC 3339 time of the last run, absent when it never ran. */
   lastRun?: string;
   verifyFailed?: boolean;
+  /** The last finished run's real figures. */
+  lastRunStats?: LastRunStats;
+  /** Model calls the whole stage makes at the least (a For each: one per item). */
+  calls?: number;
+  /** Tokens of the whole stage's first calls (a For each: every item's). */
+  stageTokens?: number;
+  /** The stages that read this one's outputs, directly or through others. */
+  downstream?: string[];
 }
 
 export interface RunningStatus {
   stage: string;
   runId: string;
+  /** The For each item last started (its position in the source). */
   item?: number;
   items?: number;
+  /** How many items have finished. */
+  done?: number;
 }
 
 export interface NextStep {
@@ -90,6 +193,17 @@ export interface RunFinished {
   verifyFailed?: boolean;
   /** Why the run failed, with the fixes to offer. */
   error?: ErrorData;
+  /** Set when no stage ran (Run All with nothing to do, a gate, an error first). */
+  nothingRan?: boolean;
+  /** The stage's tool calls and how many failed. */
+  toolCalls?: number;
+  toolErrors?: number;
+  /** The run wrote what was there already: an approval stands. */
+  sameOutput?: boolean;
+  /** The stage's state after the run. */
+  face?: StageFace;
+  /** The For each item run again, when one was. */
+  item?: number;
 }
 
 export interface ProbeResult {
@@ -136,4 +250,21 @@ export interface ErrorData {
   hint?: string;
   location?: Location;
   actions: ErrorAction[];
+}
+
+/** What icm.modelStatus says about a workspace's model server. */
+export interface ModelStatus {
+  /** The server's address. */
+  url: string;
+  reachable: boolean;
+  /** The server's version, when it answered. */
+  version?: string;
+  /** The model the workspace runs (the setting, else config.toml). */
+  model: string;
+  installed: boolean;
+  /** The installed model probably meant, when the model is missing. */
+  suggestion?: string;
+  models: string[];
+  /** What went wrong, in words, when it did. */
+  error?: string;
 }

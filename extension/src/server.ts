@@ -28,6 +28,8 @@ export type CommandInterceptor = (
 export interface ServerHooks {
   runFinished(ev: RunFinished): void;
   command: CommandInterceptor;
+  /** A read-only document the server provides changed. */
+  virtualDocumentChanged?(uri: string): void;
 }
 
 export class IcmServer implements vscode.Disposable {
@@ -97,7 +99,12 @@ export class IcmServer implements vscode.Disposable {
     const run = { command, args: ['lsp'], options: { cwd: folder } };
     const serverOptions: ServerOptions = { run, debug: run };
     const clientOptions: LanguageClientOptions = {
-      documentSelector: [{ scheme: 'file', language: 'markdown' }],
+      // Contracts and outputs, and each workspace's config.toml (which
+      // VS Code opens as plain text: no TOML language is built in).
+      documentSelector: [
+        { scheme: 'file', language: 'markdown' },
+        { scheme: 'file', pattern: '**/config.toml' },
+      ],
       outputChannel: this.log,
       initializationOptions: this.settings(),
       synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher('**/*.{md,toml}') },
@@ -115,6 +122,7 @@ export class IcmServer implements vscode.Disposable {
     for (const method of this.handlers.keys()) {
       client.onNotification(method, (params: unknown) => this.dispatch(method, params));
     }
+    client.onNotification(ServerNotification.virtualDocumentChanged, (p: { uri: string }) => this.hooks?.virtualDocumentChanged?.(p.uri));
     this.client = client;
     try {
       await client.start();

@@ -18,6 +18,7 @@ export function registerStatusBar(model: PipelineModel): vscode.Disposable {
     const v = statusBarView(ws);
     item.text = `$(${v.icon}) ${v.label}`;
     item.tooltip = v.tooltip;
+    item.color = v.color !== undefined ? new vscode.ThemeColor(v.color) : undefined;
     item.show();
   };
   update();

@@ -28,7 +28,7 @@ test('errorNotice shows the hint and a button per fix', async (t) => {
     { kind: 'model-unreachable', severity: 'error', hint: /— Start the model server at http:\/\/127\.0\.0\.1:11434, or point icm at one that runs\.$/, buttons: ['Start Ollama', 'Set Server Address'] },
     { kind: 'model-missing', severity: 'error', hint: /— The server has no model "qwen3:4b" \(did you mean qwen3:8b\?\): pull it, or name a model the server has\.$/, buttons: ['Pull qwen3:4b', 'Use qwen3:8b'] },
     { kind: 'verify-failed', severity: 'warning', hint: /— Fix the output and approve it, or approve it as it is\.$/, buttons: ['Open objectives.md', 'Approve Anyway'] },
-    { kind: 'edited-output', severity: 'warning', hint: /— Approve the edit, or run again and overwrite it \(the edited version is kept in history\/versions\/\)\.$/, buttons: ['Approve', 'Run and Overwrite'] },
+    { kind: 'edited-output', severity: 'warning', hint: /— Approve the edit, or run again and overwrite it \(the edited version is kept in history\/versions\/\)\.$/, buttons: ['Approve my edit', 'Compare', 'Overwrite'] },
     { kind: 'contract-invalid', severity: 'error', hint: /— Fix the errors in the stage's contract\.$/, buttons: ['Open CONTEXT.md', 'Show Problems'] },
     { kind: 'stale', severity: 'warning', hint: /— Run it again, or approve it as it is\.$/, buttons: ['Run Stage', 'Approve Anyway'] },
     { kind: 'config-invalid', severity: 'error', hint: /or the model setting\.$/, buttons: ['Open config.toml', 'Choose Model'] },

@@ -1,6 +1,12 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+  callsText,
+  faceOf,
+  faceText,
+  formatDuration,
+  lastRunText,
+  legend,
   formatRunTime,
   formatTokens,
   pickOrder,
@@ -118,7 +124,7 @@ test('stageView', async (t) => {
     {
       name: 'running For each item from the workspace',
       ws: workspace({
-        running: { stage: '02-research', runId: 'r', item: 2, items: 5 },
+        running: { stage: '02-research', runId: 'r', item: 4, items: 5, done: 2 },
         stages: [stage('02-research', { status: 'pending', tokens: 12345 })],
       }),
       stage: '02-research',
@@ -181,7 +187,7 @@ test('statusBarView', async (t) => {
         next: { stage: '02-research', action: 'fix', message: 'fix it' },
         stages: [stage('02-research', { status: 'invalid' })],
       }),
-      icon: 'warning',
+      icon: 'error',
       label: '02-research has errors',
     },
     {
@@ -192,7 +198,7 @@ test('statusBarView', async (t) => {
     },
     {
       name: 'running a For each',
-      ws: workspace({ running: { stage: '04-draft', runId: 'r', item: 3, items: 5 } }),
+      ws: workspace({ running: { stage: '04-draft', runId: 'r', item: 5, items: 5, done: 3 } }),
       icon: 'sync~spin',
       label: '04-draft running [3/5]',
     },
@@ -263,4 +269,60 @@ test('pickOrder', async (t) => {
       ['03-outline'],
     ),
   );
+});
+
+test('faces come from the server, the same words everywhere', async (t) => {
+  const face = {
+    status: 'approved' as const,
+    label: 'approved',
+    detail: 'last re-run failed: no model server at http://127.0.0.1:11434',
+    icon: 'pass-filled',
+    color: 'testing.iconPassed',
+    tone: 'warning',
+  };
+  const ws = workspace({ stages: [stage('01-scope', { status: 'approved', face, lastRun: new Date(2026, 10, 30, 10, 0).toISOString() })] });
+  await t.test('the view row', () => {
+    const v = stageView(ws, ws.stages[0], now);
+    assert.equal(v.description, 'approved, last re-run failed · ~819 tokens · ran 10:00');
+    assert.equal(v.icon.id, 'pass-filled');
+    assert.match(v.tooltip, /last re-run failed: no model server at http:\/\/127\.0\.0\.1:11434/);
+  });
+  await t.test('the one line', () =>
+    assert.equal(faceText(faceOf(ws, ws.stages[0])), 'approved · last re-run failed: no model server at http://127.0.0.1:11434'),
+  );
+  await t.test('running overrides the disk state and counts finished items', () => {
+    const f = faceOf(workspace({ running: { stage: '01-scope', runId: 'r', item: 3, items: 4, done: 2 }, stages: ws.stages }), ws.stages[0]);
+    assert.equal(faceText(f), 'running · 2 of 4 items done');
+  });
+  await t.test('an older server: errors are red', () => {
+    const f = faceOf(workspace(), stage('02-research', { status: 'invalid', reason: 'cannot run: input missing' }));
+    assert.deepEqual([f.label, f.icon, f.color, f.tone], ['has errors', 'error', 'errorForeground', 'error']);
+  });
+  await t.test('the legend names every state once', () => {
+    const l = legend();
+    assert.equal(new Set(l.map((x) => x.state)).size, 7);
+    assert.equal(l.find((x) => x.state === 'invalid')?.label, 'has errors');
+  });
+});
+
+test('counts that match the run', async (t) => {
+  await t.test('a For each stage counts its calls', () =>
+    assert.equal(callsText(stage('04-draft', { calls: 4, stageTokens: 5210 })), '4 calls, ~5.2k tokens'),
+  );
+  await t.test('one call', () => assert.equal(callsText(stage('01-scope', { calls: 1, stageTokens: 819 })), '~819 tokens'));
+  await t.test('the last run', () =>
+    assert.equal(
+      lastRunText(
+        stage('02-research', {
+          lastRunStats: { runId: 'r', model: 'qwen3.5:9b', promptTokens: 4504, outputTokens: 312, durationMs: 12340, modelCalls: 3, toolCalls: 5, toolErrors: 2 },
+        }),
+      ),
+      '4,504 tokens in / 312 out · 12.3 s · qwen3.5:9b · 3 model calls, 5 tool calls, 2 failed',
+    ),
+  );
+  await t.test('durations', () => {
+    assert.equal(formatDuration(850), '850 ms');
+    assert.equal(formatDuration(2000), '2 s');
+    assert.equal(formatDuration(125_000), '2 min 5 s');
+  });
 });

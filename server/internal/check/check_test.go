@@ -415,3 +415,20 @@ Go.
 		}
 	}
 }
+
+// TestDownstream: the course pipeline's stages feed the later ones; the
+// draft reads the research and the outline, the outline the scope.
+func TestDownstream(t *testing.T) {
+	rep := Run(open(t, wstest.Copy(t, "course-research")), Options{})
+	down := Downstream(rep)
+	for stage, want := range map[string]string{
+		"01-scope":    "02-research,03-outline,04-draft",
+		"02-research": "03-outline,04-draft",
+		"03-outline":  "04-draft",
+		"04-draft":    "",
+	} {
+		if got := strings.Join(down[stage], ","); got != want {
+			t.Errorf("downstream of %s = %q, want %q", stage, got, want)
+		}
+	}
+}

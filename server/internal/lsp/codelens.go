@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -12,9 +13,12 @@ import (
 )
 
 // codeLenses puts Run, Approve, the token count and the state on a
-// contract's title, and on a file that a later stage loops over, how many
-// items that stage will run (so a person trimming an outline sees the
-// effect before drafting).
+// contract's title; the state, Approve, Compare and Re-run on a stage's
+// output file (and Re-run this item on each item of a For each output);
+// and on a file that a later stage loops over, how many items that stage
+// will run (so a person trimming an outline sees the effect before
+// drafting). The state reads as it does in the Pipeline view and `icm
+// status`: both come from the same derived face.
 func (s *Server) codeLenses(gctx *glsp.Context, p *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
 	ctx := s.ctxOf(gctx)
 	dc, ok, err := s.contextOf(p.TextDocument.URI)
@@ -26,7 +30,8 @@ func (s *Server) codeLenses(gctx *glsp.Context, p *protocol.CodeLensParams) ([]p
 		return nil, err
 	}
 	if dc.c == nil {
-		return forEachSourceLenses(dc, a), nil
+		out := s.outputLenses(ctx, dc)
+		return append(out, forEachSourceLenses(dc, a)...), nil
 	}
 	m := dc.doc.Mapper()
 	pos, err := m.Position(dc.c.TitleRange.Start)
@@ -44,48 +49,46 @@ func (s *Server) codeLenses(gctx *glsp.Context, p *protocol.CodeLensParams) ([]p
 			out = append(out, l)
 		}
 	}
-	status, reason := stageState(dc, s)
-	if running := s.runs.running(dc.ws.Root); running != nil && running.Stage == dc.stage.Name {
-		status, reason = statusRunning, "a run is working on it"
-	}
-	if status == string(state.Awaiting) {
+	row := s.stageRow(ctx, dc.st, dc.stage.Name)
+	if row != nil && row.Status == string(state.Awaiting) {
 		out = append(out, lens("✓ Approve", cmdApprove))
 	}
 	if sr := a.stageOfContract(dc.doc.Path); sr != nil && sr.Context != nil {
-		out = append(out, lens(fmt.Sprintf("~%d tokens", sr.Context.Total), cmdProbe))
+		title := fmt.Sprintf("~%d tokens", sr.Context.Total)
+		if n := a.counts[dc.stage.Name]; n != nil && len(n.Items) > 1 {
+			title = fmt.Sprintf("%d calls, %s", len(n.Items), approxTokens(n.Total.Tokens))
+		}
+		out = append(out, lens(title, cmdProbe))
 	}
-	out = append(out, lens(stateTitle(status, reason), cmdStatus))
+	if row != nil {
+		out = append(out, lens(row.Face.Text(), cmdStatus))
+	}
 	return out, nil
 }
 
-// stateTitle is the state lens: the state in words, and the reason when it
-// says more than the state does ("stale: changed since the last run: ...").
-func stateTitle(status, reason string) string {
-	title := strings.ReplaceAll(status, "-", " ")
-	switch reason {
-	case "", "approved", "output approved", "output awaiting review", status:
-		return title
+// approxTokens is a token count for a lens: "~819 tokens", "~5.2k tokens".
+func approxTokens(n int) string {
+	if n < 1000 {
+		return fmt.Sprintf("~%d tokens", n)
 	}
-	return title + ": " + reason
+	k := fmt.Sprintf("%.1f", float64(n)/1000)
+	return "~" + strings.TrimSuffix(k, ".0") + "k tokens"
 }
 
-// stageState derives one stage's state from disk, as `icm status` does.
-func stageState(dc *docContext, s *Server) (string, string) {
-	ws, err := dc.st.workspace()
-	if err != nil {
-		return "unknown", err.Error()
+// stageRow is one stage's row of the workspace's status, as the Pipeline
+// view has it: the last status sent, or a fresh one.
+func (s *Server) stageRow(ctx context.Context, st *wsState, stage string) *StageStatus {
+	ws := s.lastStatus(st)
+	if ws == nil {
+		fresh := s.status(ctx, st)
+		ws = &fresh
 	}
-	src, err := ws.Files.ReadFile(dc.stage.Contract)
-	if err != nil {
-		return string(state.Pending), "the contract is not saved yet"
+	for i := range ws.Stages {
+		if ws.Stages[i].Name == stage {
+			return &ws.Stages[i]
+		}
 	}
-	c := parseContract(dc.stage.Contract, src)
-	set := state.ResolveSettings(ws.Config.Model, c.Model, s.currentSettings().Model)
-	ss, err := state.Derive(ws, dc.stage, c, set)
-	if err != nil {
-		return "unknown", err.Error()
-	}
-	return string(ss.Status), ss.Reason
+	return nil
 }
 
 // forEachSourceLenses finds the stages that loop over this file.

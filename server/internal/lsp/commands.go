@@ -11,7 +11,6 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/icm-tool/icm/server/internal/fault"
-	"github.com/icm-tool/icm/server/internal/state"
 )
 
 // Commands and notifications of docs/lsp-protocol.md.
@@ -38,6 +37,16 @@ type commandArgs struct {
 	Item      int    `json:"item"`
 	Path      string `json:"path"`
 	testArgs
+	// URI names a document the server provides (icm.virtualDocument).
+	URI string `json:"uri"`
+	// Note is a person's feedback for one item's call (icm.runItem).
+	Note string `json:"note"`
+	// RunID, Index and Call name one model call of a run.
+	RunID string `json:"runId"`
+	Index int    `json:"index"`
+	Call  int    `json:"call"`
+	// Model names a model (icm.pullModel).
+	Model string `json:"model"`
 }
 
 // executeCommand answers at once: long commands start work on goroutines
@@ -115,7 +124,10 @@ func (s *Server) executeCommand(gctx *glsp.Context, p *protocol.ExecuteCommandPa
 	case cmdTestCancel:
 		return map[string]bool{"cancelled": s.tests.cancel(args.Token)}, nil
 	}
-	return nil, fault.NoSuchCommand(p.Command, commandNames)
+	if res, ok, err := s.reviewCommand(ctx, p.Command, args); ok {
+		return res, err
+	}
+	return nil, fault.NoSuchCommand(p.Command, allCommands())
 }
 
 // needsStage lists the commands that act on one stage.
@@ -164,20 +176,33 @@ type probeResult struct {
 }
 
 // probe assembles a stage's context from the current buffers, as `icm
-// probe` does from disk, writes it to .icm/probe/<stage>.md and asks the
-// client to show it.
+// probe` does from disk, and names it as a read-only icm-context: document
+// (the client opens it; it follows the contracts as they change). Nothing
+// is written to disk.
 func (s *Server) probe(ctx context.Context, st *wsState, stageName string, item int) (*probeResult, error) {
-	a, err := st.current(ctx)
+	title, content, err := s.probeText(ctx, st, stageName, item)
 	if err != nil {
 		return nil, err
+	}
+	uri := contextURI(st.root, stageName, item)
+	s.vdocs.seen(uri, content)
+	return &probeResult{URI: uri, Title: title, Content: content}, nil
+}
+
+// probeText is a stage's assembled context as Markdown: the token table,
+// then the system and user texts.
+func (s *Server) probeText(ctx context.Context, st *wsState, stageName string, item int) (string, string, error) {
+	a, err := st.current(ctx)
+	if err != nil {
+		return "", "", err
 	}
 	sess, err := st.session()
 	if err != nil {
-		return nil, err
+		return "", "", err
 	}
 	pr, err := sess.Probe(a.snap, stageName, item)
 	if err != nil {
-		return nil, err
+		return "", "", err
 	}
 	stg, cx := pr.Stage, pr.Context
 	title := fmt.Sprintf("Probe: %s", stg.Name)
@@ -185,30 +210,10 @@ func (s *Server) probe(ctx context.Context, st *wsState, stageName string, item 
 		title += fmt.Sprintf(" item %d", item)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n~%d tokens (system %d, user %d), estimated with %s. Unsaved editor changes are included.\n\n", title, cx.Total, cx.SystemTokens, cx.UserTokens, cx.Estimator)
+	fmt.Fprintf(&b, "# %s\n\n~%d tokens (system %d, user %d), estimated with %s. Unsaved editor changes are included; this view follows the contract as it changes.\n\n", title, cx.Total, cx.SystemTokens, cx.UserTokens, cx.Estimator)
 	b.WriteString(partsTable(cx, a.counts[stg.Name], item))
 	fmt.Fprintf(&b, "\n## System (%d tokens)\n\n%s\n## User (%d tokens)\n\n%s", cx.SystemTokens, fenced(cx.System), cx.UserTokens, fenced(cx.User))
-	content := b.String()
-	file := filepath.Join(st.root, state.StateDir, "probe", stg.Name+".md")
-	if item > 0 {
-		file = filepath.Join(st.root, state.StateDir, "probe", fmt.Sprintf("%s-item%d.md", stg.Name, item))
-	}
-	if err := a.ws.Disk.WriteFile(file, []byte(content), 0o644); err != nil {
-		return nil, err
-	}
-	uri := uriOf(file)
-	if s.clientSupports(func(c protocol.ClientCapabilities) bool {
-		return c.Window != nil && c.Window.ShowDocument != nil && c.Window.ShowDocument.Support
-	}) {
-		s.goBackground(func() {
-			yes := true
-			var res protocol.ShowDocumentResult
-			if err := s.call(s.ctx, "window/showDocument", protocol.ShowDocumentParams{URI: uri, TakeFocus: &yes}, &res); err != nil {
-				s.log.Info("the client did not show the probe", "err", err)
-			}
-		})
-	}
-	return &probeResult{URI: uri, Title: title, Content: content}, nil
+	return title, b.String(), nil
 }
 
 // createFile makes an empty input file the contract names (the quick fix

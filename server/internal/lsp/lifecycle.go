@@ -74,7 +74,7 @@ func (s *Server) capabilities() protocol.ServerCapabilities {
 		CodeActionProvider: protocol.CodeActionOptions{
 			CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix, protocol.CodeActionKindSource},
 		},
-		ExecuteCommandProvider:  &protocol.ExecuteCommandOptions{Commands: commandNames},
+		ExecuteCommandProvider:  &protocol.ExecuteCommandOptions{Commands: allCommands()},
 		WorkspaceSymbolProvider: true,
 		Workspace: &protocol.ServerCapabilitiesWorkspace{
 			WorkspaceFolders: &protocol.WorkspaceFoldersServerCapabilities{Supported: &yes, ChangeNotifications: &protocol.BoolOrString{Value: true}},

@@ -98,6 +98,10 @@ type Server struct {
 	// across the sessions it opens (one per workspace opening) and the
 	// analyses (each counts every stage).
 	counting *session.Counting
+	// vdocs are the read-only documents the client was given.
+	vdocs vdocSet
+	// statuses are the last status sent per workspace.
+	statuses statusCache
 	// bg tracks goroutines the server started, so Serve returns only once
 	// they are done.
 	bg sync.WaitGroup

@@ -4,11 +4,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"time"
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
+	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/state"
 )
 
@@ -29,6 +31,8 @@ type RunningInfo struct {
 	RunID string `json:"runId"`
 	Item  int    `json:"item"`
 	Items int    `json:"items"`
+	// Done counts the For each items finished so far.
+	Done int `json:"done"`
 }
 
 // StageStatus is one stage in a WorkspaceStatus.
@@ -42,6 +46,38 @@ type StageStatus struct {
 	Items        int        `json:"items"`
 	LastRun      *time.Time `json:"lastRun,omitempty"`
 	VerifyFailed bool       `json:"verifyFailed"`
+	// Face is how the state reads: the same words and icon in every face.
+	Face state.Face `json:"face"`
+	// LastRunStats are the last finished run's real figures.
+	LastRunStats *lastRunStats `json:"lastRunStats,omitempty"`
+	// Calls and StageTokens are the whole stage's first calls: one for a
+	// plain stage, one per item for a For each stage.
+	Calls       int `json:"calls,omitempty"`
+	StageTokens int `json:"stageTokens,omitempty"`
+	// Downstream are the stages that read this one's outputs, directly or
+	// through others: the ones a new output makes stale.
+	Downstream []string `json:"downstream"`
+}
+
+// lastRunStats is what a stage's last finished run used.
+type lastRunStats struct {
+	RunID        string `json:"runId"`
+	Model        string `json:"model,omitempty"`
+	PromptTokens int    `json:"promptTokens"`
+	OutputTokens int    `json:"outputTokens"`
+	DurationMs   int64  `json:"durationMs"`
+	ModelCalls   int    `json:"modelCalls"`
+	ToolCalls    int    `json:"toolCalls"`
+	ToolErrors   int    `json:"toolErrors,omitempty"`
+}
+
+// statsOf reads a run record's figures; nil when the stage never finished a run.
+func statsOf(r *state.Record) *lastRunStats {
+	if r == nil || r.Status != state.RunDone {
+		return nil
+	}
+	return &lastRunStats{RunID: r.RunID, Model: r.Model, PromptTokens: r.PromptTokens, OutputTokens: r.OutputTokens,
+		DurationMs: r.Finished.Sub(r.Started).Milliseconds(), ModelCalls: r.ModelCalls, ToolCalls: r.ToolCalls, ToolErrors: r.ToolErrors}
 }
 
 // statusRunning is the status shown for the stage a run is working on.
@@ -65,13 +101,15 @@ func (s *Server) status(ctx context.Context, st *wsState) WorkspaceStatus {
 		return out
 	}
 	out.Next = p.Next
+	down := check.Downstream(rep)
 	a, _ := st.current(ctx)
 	running := s.runs.running(st.root)
 	out.Running = running
 	for i, ss := range p.Stages {
 		stg := disk.Stages[i]
 		row := StageStatus{Name: ss.Stage, Status: string(ss.Status), Reason: ss.Reason, Contract: stg.Contract,
-			Outputs: []string{}, Items: -1, LastRun: ss.LastRun, VerifyFailed: ss.VerifyFailed}
+			Outputs: []string{}, Items: -1, LastRun: ss.LastRun, VerifyFailed: ss.VerifyFailed,
+			Face: state.FaceOf(ss, false, ""), LastRunStats: statsOf(ss.Record), Downstream: down[stg.Name]}
 		if sr := rep.Stage(stg.Name); sr != nil && sr.Contract != nil {
 			c := sr.Contract
 			for _, rel := range state.OutputPaths(disk, stg, c) {
@@ -85,13 +123,28 @@ func (s *Server) status(ctx context.Context, st *wsState) WorkspaceStatus {
 					row.Tokens = sr.Context.Total
 				}
 			}
+			if n := a.counts[stg.Name]; n != nil {
+				row.Calls, row.StageTokens = max(1, len(n.Items)), n.Total.Tokens
+			}
 		}
 		if running != nil && running.Stage == stg.Name {
 			row.Status, row.Reason = statusRunning, "a run is working on it"
+			row.Face = state.FaceOf(ss, true, runningDetail(running))
+		}
+		if row.Downstream == nil {
+			row.Downstream = []string{}
 		}
 		out.Stages = append(out.Stages, row)
 	}
 	return out
+}
+
+// runningDetail says how far a run has come: "2 of 4 items done".
+func runningDetail(r *RunningInfo) string {
+	if r.Items > 0 {
+		return fmt.Sprintf("%d of %d items done", r.Done, r.Items)
+	}
+	return "a run is working on it"
 }
 
 // statusMayHaveChanged sends icm/statusChanged when the workspace's status
@@ -106,6 +159,7 @@ func (s *Server) statusMayHaveChanged(st *wsState) {
 		if err != nil {
 			return
 		}
+		s.statuses.put(ws)
 		h := sha256.Sum256(raw)
 		st.mu.Lock()
 		same := st.statusHash == h

@@ -199,6 +199,7 @@ func (st *wsState) analyze() {
 	// takes tens of milliseconds; the memo keeps unchanged stages').
 	a.counts = st.countStages(st.ctx, sess, &view, rep)
 	st.finish(epoch, a)
+	st.s.contextDocsChanged(st)
 }
 
 func (st *wsState) finish(epoch uint64, a *analysis) {

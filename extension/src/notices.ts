@@ -1,0 +1,132 @@
+// What the editor says when a run ends: the stage it is about (Run All
+// names the stage it stopped at), the state in the same words as the
+// Pipeline view, failed tool calls, and for a failure the hint and one
+// button per fix the server offers. Plain data out, so the wording is
+// tested without VS Code.
+import { faceText } from './present';
+import { errorNotice } from './errors';
+import type { ErrorAction, RunFinished } from './protocol';
+
+/** A fix offered on an error, as the server sends it. */
+export type FixAction = ErrorAction;
+
+/** The buttons a notice can offer besides the server's fixes. */
+export const Button = {
+  openOutput: 'Open Output',
+  approve: 'Approve',
+  showRun: 'Show Run',
+  showLogs: 'Show Logs',
+  retry: 'Retry',
+} as const;
+
+export interface NoticeAction {
+  title: string;
+  /** A Button value, or a fix id ("pull-model", "start-server", ...). */
+  id: string;
+  fix?: FixAction;
+}
+
+export interface RunNotice {
+  severity: 'info' | 'warning' | 'error';
+  text: string;
+  actions: NoticeAction[];
+}
+
+const button = (id: string): NoticeAction => ({ id, title: id });
+
+/** The hint a failure's error data carries, as the error presenter words it. */
+function hintOf(ev: RunFinished): string {
+  if (ev.error === undefined) {
+    return '';
+  }
+  // errorNotice puts " — Hint." after the message: keep that part.
+  const t = errorNotice('', ev.error).text;
+  const i = t.indexOf(' — ');
+  return i >= 0 ? t.slice(i) : '';
+}
+
+/**
+ * The buttons for a failure's fixes: the ones the error presenter offers
+ * (at most three, most likely first), then Retry when the fix lies outside
+ * icm (a server to start, a model to pull).
+ */
+export function fixActions(ev: RunFinished): NoticeAction[] {
+  const err = ev.error;
+  if (err === undefined) {
+    return [button(Button.showLogs)];
+  }
+  const out: NoticeAction[] = errorNotice('', err).buttons.map((b) => ({ id: b.action.id, title: b.label, fix: b.action }));
+  if (retryKinds.has(err.kind) && ev.stage !== '') {
+    out.push(button(Button.retry));
+  }
+  if (out.length === 0) {
+    out.push(button(Button.showLogs));
+  }
+  return out;
+}
+
+// After starting a server or pulling a model, the run is worth another go.
+const retryKinds = new Set(['model-unreachable', 'model-missing', 'model-failed', 'tool-failed']);
+
+/** "2 of 5 tool calls failed", or "" when none did. */
+export function toolLine(ev: RunFinished): string {
+  const n = ev.toolErrors ?? 0;
+  const of = ev.toolCalls ?? 0;
+  if (n <= 0) {
+    return '';
+  }
+  return n === of ? `every tool call failed (${n} of ${of})` : `${n} of ${of} tool calls failed`;
+}
+
+/** The notice shown when a stage run ends. */
+export function runNotice(ev: RunFinished): RunNotice {
+  const stage = ev.stage !== '' ? ev.stage : 'The run';
+  const after = ev.face !== undefined ? ` ${stage} is ${faceText(ev.face)}.` : '';
+  if (ev.cancelled) {
+    return { severity: 'info', text: `${stage} run cancelled; its last output and approval are kept.`, actions: [] };
+  }
+  if (ev.nothingRan === true) {
+    // Nothing ran (everything approved, or a gate or an error stops the
+    // run before any stage): say where it stands, offer nothing to approve.
+    const why = ev.message !== undefined && ev.message !== '' ? ev.message : 'nothing needed running';
+    if (!ev.ok) {
+      return { severity: 'error', text: `Nothing ran: ${why}${hintOf(ev)}`, actions: fixActions(ev) };
+    }
+    return { severity: 'info', text: `Nothing ran: ${why}`, actions: [] };
+  }
+  if (!ev.ok) {
+    const what = ev.error?.kind === 'edited-output' ? `${stage} was not run again` : `${stage} failed`;
+    const msg = ev.message !== undefined && ev.message !== '' ? `: ${ev.message}` : '';
+    return { severity: 'error', text: `${what}${msg}${hintOf(ev)}${after}`, actions: fixActions(ev) };
+  }
+  const tools = toolLine(ev);
+  const withRun = ev.runId !== '' ? [button(Button.showRun)] : [];
+  if (ev.sameOutput === true && ev.face?.status === 'approved') {
+    return {
+      severity: tools === '' ? 'info' : 'warning',
+      text: `${stage} ran again and wrote the same output: it is still approved, and nothing after it goes stale.${tools === '' ? '' : ` ${cap(tools)}.`}`,
+      actions: [button(Button.openOutput), ...withRun],
+    };
+  }
+  const head = ev.item !== undefined && ev.item > 0 ? `${stage} item ${ev.item} written again` : `${stage} finished`;
+  const problems: string[] = [];
+  if (tools !== '') {
+    problems.push(tools);
+  }
+  if (ev.verifyFailed === true) {
+    problems.push('its output failed Verify checks' + (ev.message !== undefined && ev.message !== '' ? `: ${ev.message}` : ''));
+  }
+  const text =
+    problems.length === 0
+      ? `${head} and awaits review.`
+      : `${head} and awaits review, but ${problems.join('; ')}.`;
+  return {
+    severity: problems.length === 0 ? 'info' : 'warning',
+    text,
+    actions: [button(Button.openOutput), button(Button.approve), ...withRun],
+  };
+}
+
+function cap(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}

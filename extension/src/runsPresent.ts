@@ -1,0 +1,85 @@
+// How runs read in the Runs view. Plain data out, so the wording is tested
+// without VS Code.
+import { formatDuration, formatRunTime, formatTokens } from './present';
+import type { RunEntry, RunNode } from './protocol';
+
+export interface RunItemView {
+  label: string;
+  description: string;
+  /** Markdown. */
+  tooltip: string;
+  icon: { id: string; color?: string };
+}
+
+const red = 'testing.iconFailed';
+
+/** A run's row: when, how long, tokens; red when a stage in it failed. */
+export function runView(run: RunEntry, now: Date): RunItemView {
+  const when = formatRunTime(run.start, now)?.replace(/^ran /, '') ?? run.id;
+  const stages = run.stages.map((s) => s.stage).join(', ');
+  const failed = run.stages.some((s) => s.error !== undefined && s.error !== '');
+  const toolErrors = countToolErrors(run.stages);
+  const parts = [formatDuration(run.durationMs), `${run.promptTokens.toLocaleString('en-US')} in / ${run.outputTokens.toLocaleString('en-US')} out`];
+  if (toolErrors > 0) {
+    parts.push(`${toolErrors} tool ${toolErrors === 1 ? 'call' : 'calls'} failed`);
+  }
+  if (!run.finished) {
+    parts.push('stopped early');
+  }
+  return {
+    label: `${when} · ${stages === '' ? 'nothing ran' : stages}`,
+    description: parts.join(' · '),
+    tooltip: [`**run ${run.id}**`, `Started ${new Date(run.start).toLocaleString()}`, parts.join(' · ')].join('\n\n'),
+    icon: failed ? { id: 'error', color: red } : toolErrors > 0 ? { id: 'warning', color: 'charts.orange' } : { id: 'history' },
+  };
+}
+
+const kindIcons: Record<RunNode['kind'], string> = {
+  stage: 'layers',
+  item: 'list-flat',
+  model: 'hubot',
+  tool: 'tools',
+  verify: 'checklist',
+};
+
+/** A stage, item, model call, tool call or Verify result of a run. */
+export function runNodeView(n: RunNode): RunItemView {
+  // The server's line is "name  figures  figures": the first part labels it.
+  const [label, ...rest] = n.text.split('  ');
+  const description = rest.join(' · ');
+  const tip = [`**${escape(label)}**`];
+  if (description !== '') {
+    tip.push(escape(description));
+  }
+  if (n.kind === 'model' && (n.promptTokens !== undefined || n.outputTokens !== undefined)) {
+    tip.push(`${formatTokens(n.promptTokens ?? 0)} in, ${formatTokens(n.outputTokens ?? 0)} out. Select to read the request and the reply.`);
+  }
+  if (n.kind === 'tool' && n.args !== undefined) {
+    tip.push('Arguments:\n\n```json\n' + JSON.stringify(n.args, null, 2) + '\n```');
+  }
+  if (n.error !== undefined && n.error !== '') {
+    tip.push(`**Error:** ${escape(n.error)}`);
+  }
+  const failed = n.error !== undefined && n.error !== '';
+  return {
+    label,
+    description,
+    tooltip: tip.join('\n\n'),
+    icon: failed ? { id: 'error', color: red } : { id: kindIcons[n.kind] ?? 'circle-small' },
+  };
+}
+
+function countToolErrors(nodes: RunNode[]): number {
+  let n = 0;
+  for (const x of nodes) {
+    if (x.kind === 'tool' && x.error !== undefined && x.error !== '') {
+      n++;
+    }
+    n += countToolErrors(x.children ?? []);
+  }
+  return n;
+}
+
+function escape(s: string): string {
+  return s.replace(/([\\`*_{}[\]<>()#+!|])/g, '\\$1');
+}

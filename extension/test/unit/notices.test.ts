@@ -1,0 +1,119 @@
+import * as assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { runNotice } from '../../src/notices';
+import type { RunFinished, StageStatus } from '../../src/protocol';
+import { rerunQuestion } from '../../src/rerun';
+
+const base: RunFinished = { workspace: '/w', stage: '01-scope', runId: 'r1', ok: true, cancelled: false };
+const approved = { status: 'approved' as const, label: 'approved', icon: 'pass-filled', tone: 'ok' };
+
+test('runNotice', async (t) => {
+  const cases: { name: string; ev: Partial<RunFinished>; severity: string; text: RegExp; actions: string[] }[] = [
+    { name: 'awaits review', ev: {}, severity: 'info', text: /^01-scope finished and awaits review\.$/, actions: ['Open Output', 'Approve', 'Show Run'] },
+    {
+      name: 'tool calls failed',
+      ev: { stage: '02-research', toolCalls: 5, toolErrors: 2 },
+      severity: 'warning',
+      text: /^02-research finished and awaits review, but 2 of 5 tool calls failed\.$/,
+      actions: ['Open Output', 'Approve', 'Show Run'],
+    },
+    {
+      name: 'every tool call failed',
+      ev: { stage: '02-research', toolCalls: 1, toolErrors: 1 },
+      severity: 'warning',
+      text: /but every tool call failed \(1 of 1\)/,
+      actions: ['Open Output', 'Approve', 'Show Run'],
+    },
+    {
+      name: 'the same output keeps the approval',
+      ev: { sameOutput: true, face: approved },
+      severity: 'info',
+      text: /ran again and wrote the same output: it is still approved/,
+      actions: ['Open Output', 'Show Run'],
+    },
+    {
+      name: 'Run All with nothing to run names where it stands, offers no Approve',
+      ev: { stage: '', nothingRan: true, message: 'every stage is approved' },
+      severity: 'info',
+      text: /^Nothing ran: every stage is approved$/,
+      actions: [],
+    },
+    {
+      name: 'refused connection: the hint, start and retry',
+      ev: {
+        ok: false,
+        message: 'no model server at http://127.0.0.1:11434',
+        face: { ...approved, detail: 'last re-run failed: no model server at http://127.0.0.1:11434', tone: 'warning' },
+        error: {
+          kind: 'model-unreachable',
+          hint: 'start Ollama, or set icm.ollama.host',
+          actions: [{ id: 'start-server', title: 'Start the model server', command: 'ollama serve', url: 'http://127.0.0.1:11434' }, { id: 'set-server', title: 'Set the model server' }],
+        },
+      },
+      severity: 'error',
+      text: /^01-scope failed: no model server at http:\/\/127\.0\.0\.1:11434 — Start Ollama, or set icm\.ollama\.host\. 01-scope is approved · last re-run failed/,
+      actions: ['Start Ollama', 'Set Server Address', 'Retry'],
+    },
+    {
+      name: 'missing model: pull',
+      ev: {
+        ok: false,
+        message: 'model "qwen3.5:9" is not installed — did you mean "qwen3.5:9b"?',
+        error: {
+          kind: 'model-missing',
+          hint: 'use "qwen3.5:9b"',
+          actions: [{ id: 'pull-model', title: 'Pull qwen3.5:9', model: 'qwen3.5:9' }, { id: 'choose-model', title: 'Choose a model', model: 'qwen3.5:9b' }],
+        },
+      },
+      severity: 'error',
+      text: /did you mean "qwen3\.5:9b"\?/,
+      actions: ['Pull qwen3.5:9', 'Use qwen3.5:9b', 'Retry'],
+    },
+    {
+      name: 'an edited output is not a failure of the stage',
+      ev: {
+        ok: false,
+        message: 'notes.md was edited since the last run and not approved',
+        error: {
+          kind: 'edited-output',
+          actions: [
+            { id: 'approve', title: 'Approve', stage: '01-scope' },
+            { id: 'compare-model', title: "Compare with the model's version", stage: '01-scope' },
+            { id: 'run-anyway', title: 'Run and overwrite', stage: '01-scope' },
+          ],
+        },
+      },
+      severity: 'error',
+      text: /^01-scope was not run again: notes\.md was edited/,
+      actions: ['Approve my edit', 'Compare', 'Overwrite'],
+    },
+    { name: 'cancelled', ev: { cancelled: true, ok: false }, severity: 'info', text: /cancelled; its last output and approval are kept/, actions: [] },
+    { name: 'a failure without data shows the logs', ev: { ok: false, message: 'boom' }, severity: 'error', text: /^01-scope failed: boom$/, actions: ['Show Logs'] },
+  ];
+  for (const c of cases) {
+    await t.test(c.name, () => {
+      const n = runNotice({ ...base, ...c.ev });
+      assert.equal(n.severity, c.severity);
+      assert.match(n.text, c.text);
+      assert.deepEqual(
+        n.actions.map((a) => a.title),
+        c.actions,
+      );
+    });
+  }
+});
+
+function stage(name: string, status: StageStatus['status'], downstream: string[] = []): StageStatus {
+  return { name, status, contract: `/w/pipeline/${name}/CONTEXT.md`, downstream };
+}
+
+test('rerunQuestion', async (t) => {
+  const all = [stage('01-scope', 'approved', ['02-research', '03-outline']), stage('02-research', 'approved'), stage('03-outline', 'pending')];
+  await t.test('an approved stage names the stages that go stale', () => {
+    const q = rerunQuestion(all[0], all);
+    assert.equal(q?.text, '01-scope is approved. Run it again?');
+    assert.match(q?.detail ?? '', /02-research and 03-outline go stale \(02-research is approved now\)/);
+  });
+  await t.test('nothing to ask for a stage that is not approved', () => assert.equal(rerunQuestion(all[2], all), undefined));
+  await t.test('an approved last stage', () => assert.match(rerunQuestion(stage('04-draft', 'approved'), all)?.detail ?? '', /needs approving again/));
+});

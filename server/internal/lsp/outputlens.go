@@ -1,0 +1,125 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/workflow"
+)
+
+// Client commands the output lenses name: the extension runs them itself
+// (a diff, a prompt for a note) and calls the server from there.
+const (
+	clientCompare   = "icm.output.compare"
+	clientRerunItem = "icm.output.rerunItem"
+)
+
+// outputLenses are the review lenses on a stage's output file: its state
+// in words, Approve when it awaits review, Compare with the model's version
+// when icm kept one, Re-run; and in a For each output, on each item's
+// section, Re-run this item with the item's own state.
+func (s *Server) outputLenses(ctx context.Context, dc *docContext) []protocol.CodeLens {
+	stg := dc.ws.StageOf(dc.doc.Path)
+	if stg == nil || stg.Contract == dc.doc.Path {
+		return nil
+	}
+	src, err := dc.ws.Files.ReadFile(stg.Contract)
+	if err != nil {
+		return nil
+	}
+	c := contract.Parse(stg.Contract, src)
+	rel := dc.ws.Rel(dc.doc.Path)
+	isOutput := false
+	for _, o := range state.OutputPaths(dc.ws, stg, c) {
+		if o == rel {
+			isOutput = true
+		}
+	}
+	if !isOutput {
+		return nil
+	}
+	row := s.stageRow(ctx, dc.st, stg.Name)
+	if row == nil {
+		return nil
+	}
+	top := protocol.Range{}
+	arg := map[string]any{"workspace": dc.ws.Root, "stage": stg.Name, "path": dc.doc.Path}
+	lens := func(rng protocol.Range, title, command string, a map[string]any) protocol.CodeLens {
+		return protocol.CodeLens{Range: rng, Command: &protocol.Command{Title: title, Command: command, Arguments: []any{a}}}
+	}
+	out := []protocol.CodeLens{lens(top, row.Face.Text(), cmdStatus, arg)}
+	if row.Status == string(state.Awaiting) {
+		out = append(out, lens(top, "✓ Approve", cmdApprove, arg))
+	}
+	hasModel := false
+	if _, err := dc.ws.Disk.Stat(workflow.ModelVersionPath(dc.ws, stg, rel)); err == nil {
+		hasModel = true
+		out = append(out, lens(top, "⇄ Compare with the model's version", clientCompare, arg))
+	}
+	if row.Status != statusRunning {
+		out = append(out, lens(top, "▶ Re-run", cmdRunStage, arg))
+	}
+	if c.ForEach == nil || !hasModel {
+		return out
+	}
+	w, err := workflow.ReadWritten(dc.ws, stg)
+	if err != nil || w == nil || w.Output != rel || len(w.Items) == 0 {
+		return out
+	}
+	m := dc.doc.Mapper()
+	for _, sp := range workflow.LocateItems(string(dc.doc.Text), w.Items) {
+		if !sp.Found {
+			continue
+		}
+		pos, err := m.Position(sp.Start)
+		if err != nil {
+			continue
+		}
+		at := protocol.Range{Start: protocol.Position{Line: protocol.UInteger(pos.Line)}, End: protocol.Position{Line: protocol.UInteger(pos.Line)}}
+		ia := map[string]any{"workspace": dc.ws.Root, "stage": stg.Name, "item": sp.Index, "title": sp.Title}
+		if row.Status != statusRunning {
+			out = append(out, lens(at, "▶ Re-run this item", clientRerunItem, ia))
+		}
+		out = append(out, lens(at, itemWords(sp, len(w.Items)), cmdStatus, ia))
+	}
+	return out
+}
+
+// itemWords is an item's state in its lens: "item 2 of 4 · edited".
+func itemWords(sp workflow.ItemSpan, n int) string {
+	words := "as the model wrote it"
+	if sp.Edited {
+		words = "edited"
+	}
+	return fmt.Sprintf("item %d of %d · %s", sp.Index, n, words)
+}
+
+// statusCache keeps the last status sent per workspace, so the lenses
+// read the very words the Pipeline view shows.
+type statusCache struct {
+	mu sync.Mutex
+	m  map[string]*WorkspaceStatus
+}
+
+func (c *statusCache) put(ws WorkspaceStatus) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]*WorkspaceStatus{}
+	}
+	c.m[ws.Workspace] = &ws
+}
+
+func (c *statusCache) get(root string) *WorkspaceStatus {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[root]
+}
+
+// lastStatus is the last status sent for a workspace; nil before any.
+func (s *Server) lastStatus(st *wsState) *WorkspaceStatus { return s.statuses.get(st.root) }

@@ -1,0 +1,121 @@
+package lsp
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/icm-tool/icm/server/internal/workflow"
+)
+
+// maxRuns bounds the runs icm.runs lists, newest first.
+const maxRuns = 50
+
+// runEntry is one run in icm.runs (docs/lsp-protocol.md).
+type runEntry struct {
+	ID           string     `json:"id"`
+	Start        time.Time  `json:"start"`
+	DurationMs   int64      `json:"durationMs"`
+	PromptTokens int        `json:"promptTokens"`
+	OutputTokens int        `json:"outputTokens"`
+	Finished     bool       `json:"finished"`
+	Stages       []*runNode `json:"stages"`
+}
+
+// runNode is one line of a run's tree, as `icm history --run` prints it.
+type runNode struct {
+	Kind         string         `json:"kind"`
+	Text         string         `json:"text"`
+	Stage        string         `json:"stage"`
+	Index        int            `json:"index,omitempty"`
+	Call         int            `json:"call,omitempty"`
+	Error        string         `json:"error,omitempty"`
+	PromptTokens int            `json:"promptTokens,omitempty"`
+	OutputTokens int            `json:"outputTokens,omitempty"`
+	DurationMs   int64          `json:"durationMs,omitempty"`
+	Args         map[string]any `json:"args,omitempty"`
+	Size         int            `json:"size,omitempty"`
+	// URI opens a model call's request and reply (icm-call:).
+	URI      string     `json:"uri,omitempty"`
+	Children []*runNode `json:"children,omitempty"`
+}
+
+// runsOf lists a workspace's runs, newest first, each as its tree.
+func (s *Server) runsOf(st *wsState) (map[string]any, error) {
+	ws, err := st.workspace()
+	if err != nil {
+		return nil, err
+	}
+	all, err := workflow.History(ws)
+	if err != nil {
+		return nil, err
+	}
+	out := []runEntry{}
+	for i := len(all) - 1; i >= 0 && len(out) < maxRuns; i-- {
+		r := all[i]
+		if len(r.Stages) == 0 {
+			continue // a run that ran nothing
+		}
+		e := runEntry{ID: r.ID, Start: r.Start, DurationMs: r.Duration.Milliseconds(), PromptTokens: r.Prompt, OutputTokens: r.Output, Finished: r.Finished}
+		for _, n := range workflow.RunTree(r) {
+			e.Stages = append(e.Stages, wireNode(st.root, r.ID, n))
+		}
+		out = append(out, e)
+	}
+	return map[string]any{"runs": out}, nil
+}
+
+func wireNode(root, runID string, n *workflow.RunNode) *runNode {
+	w := &runNode{Kind: n.Kind, Text: n.Text, Stage: n.Stage, Index: n.Index, Call: n.Call, Error: n.Error,
+		PromptTokens: n.PromptTokens, OutputTokens: n.OutputTokens, DurationMs: n.Duration.Milliseconds(), Args: n.Args, Size: n.Size}
+	if n.Kind == workflow.NodeModel && n.Call > 0 {
+		w.URI = callURI(root, runID, n.Stage, n.Index, n.Call)
+	}
+	for _, c := range n.Children {
+		w.Children = append(w.Children, wireNode(root, runID, c))
+	}
+	return w
+}
+
+// compareResult is what icm.compareOutput returns: the two sides of a
+// diff, the model's version (read-only) and the file as it is.
+type compareResult struct {
+	Model   string `json:"model"`
+	Current string `json:"current"`
+	Title   string `json:"title"`
+}
+
+// compareOutput names the model's version of a stage's output (by path,
+// or the stage's model output) for the client to diff with the file.
+func (s *Server) compareOutput(st *wsState, stage, path string) (*compareResult, error) {
+	ws, err := st.workspace()
+	if err != nil {
+		return nil, err
+	}
+	if path == "" {
+		if stage == "" {
+			return nil, fmt.Errorf("%s needs a stage or an output path", cmdCompareOutput)
+		}
+		stg, err := ws.Stage(stage)
+		if err != nil {
+			return nil, err
+		}
+		w, err := workflow.ReadWritten(ws, stg)
+		if err != nil {
+			return nil, err
+		}
+		if w == nil {
+			return nil, fmt.Errorf("icm has no model's version of %s's output: it last ran before icm kept one; run it again", stage)
+		}
+		path = ws.Abs(w.Output)
+	}
+	stg := ws.StageOf(path)
+	if stg == nil {
+		return nil, fmt.Errorf("%s is not a stage's output", path)
+	}
+	if _, err := ws.Disk.Stat(workflow.ModelVersionPath(ws, stg, ws.Rel(path))); err != nil {
+		return nil, fmt.Errorf("icm has no model's version of %s: it was not written by a model stage's run since icm keeps one", ws.Rel(path))
+	}
+	name := filepath.Base(path)
+	return &compareResult{Model: modelURI(path), Current: uriOf(path), Title: fmt.Sprintf("%s: the model's version ↔ yours", name)}, nil
+}

@@ -1,0 +1,269 @@
+package lsp
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/workflow"
+)
+
+// URI schemes of the read-only documents the server provides
+// (docs/lsp-protocol.md). Nothing is written to disk for them.
+const (
+	// schemeContext is a stage's assembled context:
+	// icm-context:/WORKSPACE/STAGE.md, with ?item=N for a For each item.
+	schemeContext = "icm-context"
+	// schemeCall is one model call of a run, request and reply:
+	// icm-call:/WORKSPACE/RUN/STAGE/ITEM/CALL.md (ITEM 0 for none).
+	schemeCall = "icm-call"
+	// schemeModel is an output as the model wrote it: icm-model:/OUTPUT.
+	schemeModel = "icm-model"
+
+	notifyVirtualDocumentChanged = "icm/virtualDocumentChanged"
+)
+
+// contextURI is the icm-context: URI of a stage (and item) of a workspace.
+func contextURI(root, stage string, item int) string {
+	u := url.URL{Scheme: schemeContext, Path: filepath.ToSlash(filepath.Join(root, stage+".md"))}
+	if item > 0 {
+		u.RawQuery = "item=" + strconv.Itoa(item)
+	}
+	return u.String()
+}
+
+// callURI is the icm-call: URI of one model call of a run.
+func callURI(root, runID, stage string, index, call int) string {
+	p := filepath.Join(root, runID, stage, strconv.Itoa(index), strconv.Itoa(call)+".md")
+	return (&url.URL{Scheme: schemeCall, Path: filepath.ToSlash(p)}).String()
+}
+
+// modelURI is the icm-model: URI of an output file.
+func modelURI(output string) string {
+	return (&url.URL{Scheme: schemeModel, Path: filepath.ToSlash(output)}).String()
+}
+
+// virtualDocument answers icm.virtualDocument: the text of a document the
+// server provides. It remembers icm-context: URIs it answered, so it can
+// tell the client when their text changes (see contextDocsChanged).
+func (s *Server) virtualDocument(ctx context.Context, raw string) (map[string]string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("unable to read the URI %q: %w", raw, err)
+	}
+	var text string
+	switch u.Scheme {
+	case schemeContext:
+		text, err = s.contextText(ctx, u)
+		if err == nil {
+			s.vdocs.seen(raw, text)
+		}
+	case schemeCall:
+		text, err = s.callText(u)
+	case schemeModel:
+		text, err = s.modelText(u)
+	default:
+		return nil, fmt.Errorf("icm provides no %s: documents (only %s:, %s: and %s:)", u.Scheme, schemeContext, schemeCall, schemeModel)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"text": text}, nil
+}
+
+// contextText is a stage's assembled context as the probe shows it.
+func (s *Server) contextText(ctx context.Context, u *url.URL) (string, error) {
+	p := filepath.FromSlash(u.Path)
+	root, stage := filepath.Dir(p), strings.TrimSuffix(filepath.Base(p), ".md")
+	st := s.wss.byName(root)
+	if st == nil {
+		return "", fmt.Errorf("%s is not an icm workspace the server knows", root)
+	}
+	item := 0
+	if v := u.Query().Get("item"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return "", fmt.Errorf("item %q: items are numbered from 1", v)
+		}
+		item = n
+	}
+	_, content, err := s.probeText(ctx, st, stage, item)
+	return content, err
+}
+
+// callText renders one model call of a run: what was offered, every
+// message of the request, and the reply.
+func (s *Server) callText(u *url.URL) (string, error) {
+	parts := strings.Split(strings.TrimSuffix(filepath.FromSlash(u.Path), ".md"), string(filepath.Separator))
+	if len(parts) < 5 {
+		return "", fmt.Errorf("%s is not a model call's URI (WORKSPACE/RUN/STAGE/ITEM/CALL.md)", u)
+	}
+	n := len(parts)
+	root := string(filepath.Separator) + filepath.Join(parts[:n-4]...)
+	runID, stage := parts[n-4], parts[n-3]
+	index, err1 := strconv.Atoi(parts[n-2])
+	call, err2 := strconv.Atoi(parts[n-1])
+	if err1 != nil || err2 != nil {
+		return "", fmt.Errorf("%s: the item and the call are numbers", u)
+	}
+	st := s.wss.byName(root)
+	if st == nil {
+		return "", fmt.Errorf("%s is not an icm workspace the server knows", root)
+	}
+	ws, err := st.workspace()
+	if err != nil {
+		return "", err
+	}
+	r, err := workflow.Run(ws, runID)
+	if err != nil {
+		return "", err
+	}
+	ex, err := workflow.FindExchange(r, stage, index, call)
+	if err != nil {
+		return "", err
+	}
+	return exchangeMarkdown(r.ID, ex), nil
+}
+
+// exchangeMarkdown is a model call as a person reads it.
+func exchangeMarkdown(runID string, ex *workflow.Exchange) string {
+	m := ex.Call
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Model call %d of %s", m.Call, ex.Stage)
+	if ex.Item != "" {
+		fmt.Fprintf(&b, ", item %d: %s", ex.Index, ex.Item)
+	}
+	fmt.Fprintf(&b, "\n\nRun %s · %s · %d tokens in / %d out · %s", runID, m.Model, m.PromptTokens, m.OutputTokens, m.Duration.Round(1e7))
+	if m.DoneReason != "" {
+		fmt.Fprintf(&b, " · stopped: %s", m.DoneReason)
+	}
+	if m.PromptEstimate > 0 {
+		fmt.Fprintf(&b, " · icm counted %d before the call, window %d", m.PromptEstimate, m.NumCtx)
+	}
+	b.WriteString("\n")
+	if len(m.Tools) > 0 {
+		fmt.Fprintf(&b, "\nTools offered: %s\n", strings.Join(m.Tools, ", "))
+	}
+	b.WriteString("\n## Request\n")
+	for i, msg := range ex.Request {
+		writeMessage(&b, fmt.Sprintf("%d. %s", i+1, msg.Role), msg)
+	}
+	b.WriteString("\n## Reply\n")
+	switch {
+	case m.Reply != nil:
+		writeMessage(&b, m.Reply.Role, *m.Reply)
+	case m.Err != "":
+		fmt.Fprintf(&b, "\nThe call failed: %s\n", m.Err)
+	}
+	return b.String()
+}
+
+func writeMessage(b *strings.Builder, head string, msg llm.Message) {
+	if msg.ToolName != "" {
+		head += " (result of " + msg.ToolName + ")"
+	}
+	fmt.Fprintf(b, "\n### %s\n\n", head)
+	if msg.Thinking != "" {
+		b.WriteString(fenced("thinking:\n" + msg.Thinking))
+	}
+	if msg.Content != "" {
+		b.WriteString(fenced(msg.Content))
+	}
+	for _, c := range msg.ToolCalls {
+		args, _ := json.MarshalIndent(c.Arguments, "", "  ")
+		fmt.Fprintf(b, "Calls `%s` with:\n\n%s", c.Name, fenced(string(args)))
+	}
+}
+
+// modelText is an output as the model last wrote it.
+func (s *Server) modelText(u *url.URL) (string, error) {
+	out := filepath.FromSlash(u.Path)
+	st := s.wss.forPath(out)
+	if st == nil {
+		return "", fmt.Errorf("%s is not in an icm workspace the server knows", out)
+	}
+	ws, err := st.workspace()
+	if err != nil {
+		return "", err
+	}
+	stg := ws.StageOf(out)
+	if stg == nil {
+		return "", fmt.Errorf("%s is not a stage's output", out)
+	}
+	data, err := ws.Disk.ReadFile(workflow.ModelVersionPath(ws, stg, ws.Rel(out)))
+	if err != nil {
+		return "", fmt.Errorf("icm has no model's version of %s: the stage last ran before icm kept it; run it again", ws.Rel(out))
+	}
+	return string(data), nil
+}
+
+// vdocSet remembers the context documents the client has open (those it
+// asked for) and the hash of the text it got, to tell it of changes.
+type vdocSet struct {
+	mu   sync.Mutex
+	docs map[string][32]byte
+}
+
+func (s *vdocSet) seen(uri, text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.docs == nil {
+		s.docs = map[string][32]byte{}
+	}
+	s.docs[uri] = sha256.Sum256([]byte(text))
+}
+
+// under lists the remembered URIs of a workspace.
+func (s *vdocSet) under(root string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for uri := range s.docs {
+		if u, err := url.Parse(uri); err == nil && filepath.Dir(filepath.FromSlash(u.Path)) == root {
+			out = append(out, uri)
+		}
+	}
+	return out
+}
+
+// changed records text for uri and reports whether it differs from what
+// the client last got.
+func (s *vdocSet) changed(uri, text string) bool {
+	h := sha256.Sum256([]byte(text))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old, ok := s.docs[uri]
+	s.docs[uri] = h
+	return !ok || old != h
+}
+
+// contextDocsChanged tells the client which of a workspace's open context
+// documents read differently after an analysis; it works off the read loop.
+func (s *Server) contextDocsChanged(st *wsState) {
+	uris := s.vdocs.under(st.root)
+	if len(uris) == 0 {
+		return
+	}
+	s.goBackground(func() {
+		for _, uri := range uris {
+			u, err := url.Parse(uri)
+			if err != nil {
+				continue
+			}
+			text, err := s.contextText(st.ctx, u)
+			if err != nil || !s.vdocs.changed(uri, text) {
+				continue
+			}
+			if err := s.notify(notifyVirtualDocumentChanged, map[string]string{"uri": uri}); err != nil {
+				s.log.Info("unable to tell the client a document changed", "uri", uri, "err", err)
+			}
+		}
+	})
+}
