@@ -37,6 +37,9 @@ func (s *Server) completion(gctx *glsp.Context, p *protocol.CompletionParams) (a
 		return items, err
 	}
 	dc, ok, err := s.contextOf(p.TextDocument.URI)
+	if err == nil && ok && dc.c == nil && isConfig(dc) {
+		return s.configCompletion(ctx, dc, p.Position)
+	}
 	if err != nil || !ok || dc.c == nil {
 		return nil, err
 	}

@@ -28,6 +28,9 @@ func (s *Server) hover(gctx *glsp.Context, p *protocol.HoverParams) (*protocol.H
 	if h, isCase, err := s.caseHover(p); isCase {
 		return h, err
 	}
+	if dc, ok, err := s.contextOf(p.TextDocument.URI); err == nil && ok && dc.c == nil && isConfig(dc) {
+		return s.configHover(ctx, dc, p.Position)
+	}
 	dc, t, ok, err := s.targetAt(p.TextDocument.URI, p.Position)
 	if err != nil || !ok {
 		return nil, err

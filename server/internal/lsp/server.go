@@ -102,6 +102,8 @@ type Server struct {
 	vdocs vdocSet
 	// statuses are the last status sent per workspace.
 	statuses statusCache
+	// models are the model servers' installed models.
+	models modelLists
 	// bg tracks goroutines the server started, so Serve returns only once
 	// they are done.
 	bg sync.WaitGroup

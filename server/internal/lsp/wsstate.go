@@ -10,6 +10,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/promptcount"
 
 	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/config"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/document"
 	"github.com/icm-tool/icm/server/internal/session"
@@ -192,7 +193,9 @@ func (st *wsState) analyze() {
 	st.ensureWindow(sess) // started first, so a hover right after the diagnostics can wait for it
 	view := *ws
 	view.Files = snap.Over(ws.Disk)
-	rep := check.Run(&view, st.checkOptions(sess))
+	opts := st.checkOptions(sess)
+	opts.Models, opts.ModelServer = st.s.modelFacts(st, sess)
+	rep := check.Run(&view, opts)
 	a := &analysis{ws: &view, snap: snap, report: rep, window: st.windowSize()}
 	st.s.pub.publish(st.ctx, batch{owner: st.root, files: st.diagnostics(a)})
 	// Counted after the diagnostics are out (an exact count of a stage
@@ -292,6 +295,10 @@ func (st *wsState) diagnostics(a *analysis) map[string]fileDiagnostics {
 		for _, c := range sr.Cases {
 			add(c.File)
 		}
+	}
+	// config.toml too, so a fixed problem there is cleared.
+	if cfg := filepath.Join(a.ws.Root, config.FileName); fileExists(a, cfg) {
+		add(cfg)
 	}
 	for _, f := range a.report.Findings {
 		file := f.File

@@ -1,0 +1,119 @@
+package lsp_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/icm-tool/icm/server/internal/lsp/lsptest"
+)
+
+type configItem struct {
+	Label         string `json:"label"`
+	Detail        string `json:"detail"`
+	Documentation struct {
+		Value string `json:"value"`
+	} `json:"documentation"`
+	TextEdit struct {
+		NewText string `json:"newText"`
+	} `json:"textEdit"`
+}
+
+func completeAt(t *testing.T, s *session, file, at string, delta int) []configItem {
+	t.Helper()
+	var items []configItem
+	if err := s.TextDocumentCall("textDocument/completion", file, map[string]any{"position": s.Pos(file, at, delta)}, &items); err != nil {
+		t.Fatal(err)
+	}
+	return items
+}
+
+func labels(items []configItem) string {
+	var out []string
+	for _, it := range items {
+		out = append(out, it.Label)
+	}
+	return strings.Join(out, ",")
+}
+
+// TestConfigDiagnostics: a model name with a slip in config.toml gets a
+// squiggle on its value that names the installed model meant (from the
+// model server's /api/tags), and an unknown key one with the key meant;
+// fixing them clears the file.
+func TestConfigDiagnostics(t *testing.T) {
+	s := newSession(t)
+	const cfg = "config.toml"
+	s.Open(cfg)
+	s.AwaitDiagnostics(cfg, "the sample config is clean", lsptest.None)
+	s.Edit(cfg, `name = "qwen3.5:9b"`, `name = "qwen3.5:9"`)
+	ds := s.AwaitDiagnostics(cfg, "the model typo", lsptest.HasCode("config-model-missing"))
+	d := ds[0]
+	if !strings.Contains(d.Message, `did you mean "qwen3.5:9b"?`) || d.Data["suggest"] != "qwen3.5:9b" || d.Severity != 2 {
+		t.Errorf("model diagnostic: %+v", d)
+	}
+	if want := s.Pos(cfg, `"qwen3.5:9"`, 0); d.Range.Start != want {
+		t.Errorf("the squiggle starts at %+v, want the value at %+v", d.Range.Start, want)
+	}
+	s.Edit(cfg, "temperature = 0.1", "temprature = 0.1")
+	ds = s.AwaitDiagnostics(cfg, "the unknown key too", func(ds []lsptest.Diagnostic) bool { return len(ds) == 2 })
+	var unknown *lsptest.Diagnostic
+	for i := range ds {
+		if ds[i].Code == "config-unknown-key" {
+			unknown = &ds[i]
+		}
+	}
+	if unknown == nil || !strings.Contains(unknown.Message, `did you mean "temperature"?`) {
+		t.Errorf("unknown key diagnostic: %+v", ds)
+	}
+	s.Edit(cfg, `name = "qwen3.5:9"`, `name = "qwen3.5:9b"`)
+	s.Edit(cfg, "temprature = 0.1", "temperature = 0.1")
+	s.AwaitDiagnostics(cfg, "fixed", lsptest.None)
+}
+
+// TestConfigCompletionAndHover: keys of the table the cursor is in, the
+// installed models for [model] name, allowed values for an enumerated
+// key, and a hover with each key's doc.
+func TestConfigCompletionAndHover(t *testing.T) {
+	s := newSession(t)
+	const cfg = "config.toml"
+	s.Open(cfg)
+	s.AwaitDiagnostics(cfg, "analysed", lsptest.None)
+
+	// A new line in [model] completes [model] keys, with their docs.
+	s.Edit(cfg, "think = false\n", "think = false\nnu\n")
+	items := completeAt(t, s, cfg, "nu\n", 2)
+	got := labels(items)
+	for _, want := range []string{"name", "num_ctx", "max_output", "provider", "temperature"} {
+		if !strings.Contains(","+got+",", ","+want+",") {
+			t.Errorf("[model] keys %q lack %s", got, want)
+		}
+	}
+	if strings.Contains(got, "gate") {
+		t.Errorf("[model] keys include [workflow]'s gate: %q", got)
+	}
+	for _, it := range items {
+		if it.Label == "num_ctx" && (it.TextEdit.NewText != "num_ctx = " || !strings.Contains(it.Documentation.Value, "context window")) {
+			t.Errorf("num_ctx item: %+v", it)
+		}
+	}
+	// The model's value completes the models the server has.
+	items = completeAt(t, s, cfg, `"qwen3.5:9b"`, 1)
+	if got := labels(items); got != "qwen3.5:9b" || items[0].TextEdit.NewText != `"qwen3.5:9b"` || items[0].Detail != "installed on the model server" {
+		t.Errorf("model names = %+v", items)
+	}
+	// An enumerated value completes its values.
+	if got := labels(completeAt(t, s, cfg, `gate = "explicit"`, 8)); got != "explicit,rerun" {
+		t.Errorf("gate values = %q", got)
+	}
+	// Hovers document the key.
+	h, err := s.Hover(cfg, s.Pos(cfg, "max_tool_calls", 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(h, "**workflow.max_tool_calls** · integer, default 24") || !strings.Contains(h, "Bounds the tool calls") {
+		t.Errorf("hover = %q", h)
+	}
+	h, _ = s.Hover(cfg, s.Pos(cfg, "name = ", 1))
+	if !strings.Contains(h, "Installed on the model server: `qwen3.5:9b`") {
+		t.Errorf("model name hover = %q", h)
+	}
+}

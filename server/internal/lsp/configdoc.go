@@ -1,0 +1,171 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/icm-tool/icm/server/internal/config"
+	"github.com/icm-tool/icm/server/internal/document"
+)
+
+// isConfig reports whether dc is its workspace's config.toml.
+func isConfig(dc *docContext) bool {
+	return filepath.Base(dc.doc.Path) == config.FileName && filepath.Dir(dc.doc.Path) == dc.ws.Root
+}
+
+// configCompletion offers, in config.toml: the keys of the table the
+// cursor is in (with their docs), table names on a header line, and
+// values: the allowed ones of an enumerated key, true/false, and for
+// [model] name the models the server has.
+func (s *Server) configCompletion(ctx context.Context, dc *docContext, pos protocol.Position) (any, error) {
+	line, lineStart, off, err := lineText(dc.doc, pos)
+	if err != nil {
+		return nil, err
+	}
+	prefix := line[:off-lineStart]
+	m := dc.doc.Mapper()
+	replace := func(from int) protocol.Range {
+		return toRange(m, document.Range{Start: lineStart + from, End: off})
+	}
+	trim := strings.TrimLeft(prefix, " \t")
+	lead := len(prefix) - len(trim)
+	if strings.HasPrefix(trim, "[") {
+		return tableItems(replace(lead)), nil
+	}
+	e, onLine, table := config.EntryAt(dc.doc.Text, off)
+	if onLine && !e.Header && off >= e.Value.Start {
+		return s.valueItems(ctx, dc, e, replace(e.Value.Start-lineStart)), nil
+	}
+	if strings.Contains(trim, "=") {
+		return nil, nil
+	}
+	items := []protocol.CompletionItem{}
+	kind := protocol.CompletionItemKindProperty
+	for _, k := range config.KeysOf(table) {
+		insert := k.Name + " = "
+		if k.Type == "string" || k.Type == "duration" {
+			insert += `"`
+		}
+		items = append(items, protocol.CompletionItem{
+			Label: k.Name, Kind: &kind, Detail: ptr(k.Type + defaultNote(k)),
+			Documentation: protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: k.Doc},
+			TextEdit:      protocol.TextEdit{Range: replace(lead), NewText: insert},
+		})
+	}
+	return items, nil
+}
+
+func defaultNote(k config.Key) string {
+	if k.Default == "" {
+		return ""
+	}
+	return ", default " + k.Default
+}
+
+// tableItems are the tables config.toml may have.
+func tableItems(rng protocol.Range) []protocol.CompletionItem {
+	kind := protocol.CompletionItemKindModule
+	var out []protocol.CompletionItem
+	for _, t := range []string{"model", "workflow", "[model.servers]", "mcp.servers.NAME"} {
+		name := strings.Trim(t, "[]")
+		doc := config.Tables[strings.Replace(name, "NAME", "*", 1)]
+		label := "[" + t + "]"
+		out = append(out, protocol.CompletionItem{Label: label, Kind: &kind,
+			Documentation: protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: doc},
+			TextEdit:      protocol.TextEdit{Range: rng, NewText: label}})
+	}
+	return out
+}
+
+// valueItems completes a key's value.
+func (s *Server) valueItems(ctx context.Context, dc *docContext, e config.Entry, rng protocol.Range) []protocol.CompletionItem {
+	k, ok := config.Lookup(e.Path)
+	if !ok {
+		return nil
+	}
+	kind := protocol.CompletionItemKindValue
+	var values []string
+	detail := ""
+	switch {
+	case e.Path == "model.name":
+		if sess, err := dc.st.session(); err == nil {
+			values = s.awaitModels(ctx, dc.st, sess)
+		}
+		detail = "installed on the model server"
+	case len(k.Values) > 0:
+		values = k.Values
+	case k.Type == "boolean":
+		return []protocol.CompletionItem{
+			{Label: "true", Kind: &kind, TextEdit: protocol.TextEdit{Range: rng, NewText: "true"}},
+			{Label: "false", Kind: &kind, TextEdit: protocol.TextEdit{Range: rng, NewText: "false"}},
+		}
+	}
+	out := make([]protocol.CompletionItem, 0, len(values))
+	for _, v := range values {
+		quoted := `"` + v + `"`
+		item := protocol.CompletionItem{Label: v, Kind: &kind, FilterText: &quoted, TextEdit: protocol.TextEdit{Range: rng, NewText: quoted}}
+		if detail != "" {
+			item.Detail = ptr(detail)
+		}
+		out = append(out, item)
+	}
+	return out
+}
+
+// configHover documents the key under the cursor (or a table header).
+func (s *Server) configHover(ctx context.Context, dc *docContext, pos protocol.Position) (*protocol.Hover, error) {
+	off, err := dc.doc.Mapper().Offset(fromPosition(pos))
+	if err != nil {
+		return nil, nil
+	}
+	e, ok, _ := config.EntryAt(dc.doc.Text, off)
+	if !ok {
+		return nil, nil
+	}
+	var text string
+	if e.Header {
+		table := e.Table
+		if strings.HasPrefix(table, "mcp.servers.") {
+			table = "mcp.servers.*"
+		}
+		doc, known := config.Tables[table]
+		if !known {
+			return nil, nil
+		}
+		text = fmt.Sprintf("**[%s]**\n\n%s", e.Table, doc)
+	} else {
+		k, known := config.Lookup(e.Path)
+		if !known {
+			return nil, nil
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "**%s** · %s%s\n\n%s", e.Path, k.Type, defaultNote(k), k.Doc)
+		if len(k.Values) > 0 {
+			fmt.Fprintf(&b, "\n\nOne of: `%s`", strings.Join(k.Values, "`, `"))
+		}
+		if sess, err := dc.st.session(); err == nil && e.Path == "model.name" {
+			if names, ok := s.installedModels(dc.st, sess); ok {
+				if len(names) == 0 {
+					b.WriteString("\n\nThe model server has no models yet.")
+				} else {
+					fmt.Fprintf(&b, "\n\nInstalled on the model server: `%s`", strings.Join(names, "`, `"))
+				}
+			}
+		}
+		text = b.String()
+	}
+	r := toRange(dc.doc.Mapper(), document.Range{Start: e.Key.Start, End: e.Key.End})
+	return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: text}, Range: &r}, nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// fileExists reports whether an analysis sees file (a buffer or on disk).
+func fileExists(a *analysis, file string) bool {
+	_, err := a.ws.Files.Stat(file)
+	return err == nil
+}

@@ -1,0 +1,43 @@
+package session
+
+import (
+	"context"
+	"time"
+
+	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/llm"
+)
+
+// modelsWait bounds asking the model server which models it has.
+const modelsWait = 5 * time.Second
+
+// Models lists the models the model server in force has installed (for
+// config.toml's model check and completion). It tries once, briefly: the
+// editor asks in the background and must not wait for a server that is
+// not there.
+func (s *Session) Models(ctx context.Context) ([]string, error) {
+	c, err := s.newClient(llm.WithRetry(time.Second, 1))
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, modelsWait)
+	defer cancel()
+	names, err := llm.ListModels(ctx, c)
+	if err != nil {
+		return nil, fault.From(err)
+	}
+	return names, nil
+}
+
+// ServerURL is the address of the model server in force ("" when the
+// client cannot say, as a pool of several cannot).
+func (s *Session) ServerURL() string {
+	c, err := s.Client()
+	if err != nil {
+		return ""
+	}
+	if b, ok := c.(interface{ BaseURL() string }); ok {
+		return b.BaseURL()
+	}
+	return ""
+}
