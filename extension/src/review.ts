@@ -1,40 +1,7 @@
-// What the review flow says when a run ends, and how it reads the server's
-// answers about Verify failures and earlier outputs.
+// How the review flow reads the server's answers: error data, Verify
+// failures and earlier outputs. (What it says when a run ends is notices.ts.)
 import * as path from 'node:path';
-import type { ErrorData, OutputsResult, RunFinished } from './protocol';
-
-export const Action = {
-  openOutput: 'Open Output',
-  approve: 'Approve',
-  showLogs: 'Show Logs',
-  openContract: 'Open Contract',
-  approveAnyway: 'Approve Anyway',
-} as const;
-
-export interface Notice {
-  severity: 'info' | 'warning' | 'error';
-  text: string;
-  actions: string[];
-}
-
-/** The message shown when a stage run ends, with the buttons it offers. */
-export function runFinishedNotice(ev: RunFinished): Notice {
-  const detail = ev.message !== undefined && ev.message !== '' ? `: ${ev.message}` : '';
-  if (ev.cancelled) {
-    return { severity: 'info', text: `${ev.stage} run cancelled.`, actions: [] };
-  }
-  if (!ev.ok) {
-    return { severity: 'error', text: `${ev.stage} failed${detail}`, actions: [Action.showLogs, Action.openContract] };
-  }
-  if (ev.verifyFailed === true) {
-    return {
-      severity: 'warning',
-      text: `${ev.stage} finished, but its output failed Verify checks${detail}`,
-      actions: [Action.openOutput, Action.approve],
-    };
-  }
-  return { severity: 'info', text: `${ev.stage} finished and awaits review.`, actions: [Action.openOutput, Action.approve] };
-}
+import type { ErrorData, OutputsResult } from './protocol';
 
 /** The message of anything thrown. */
 export function messageOf(err: unknown): string {

@@ -106,7 +106,9 @@ export class IcmServer implements vscode.Disposable {
         { scheme: 'file', pattern: '**/config.toml' },
       ],
       outputChannel: this.log,
-      initializationOptions: this.settings(),
+      // The server's log lines come as window/logMessage with their level,
+      // not as stderr (which the output channel would show as errors).
+      initializationOptions: { ...this.settings(), logToClient: true },
       synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher('**/*.{md,toml}') },
       middleware: {
         executeCommand: (cmd, args, next) => {

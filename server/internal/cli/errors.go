@@ -109,6 +109,8 @@ func suggest(env *Env, a fault.Action, flags usedFlags) (suggestion, bool) {
 		return suggestion{"or use another model", "--model NAME, or [model] name in config.toml"}, true
 	case fault.ShowDiff:
 		return suggestion{"compare", icm("history", "--diff", a.Stage)}, true
+	case fault.CompareModel:
+		return suggestion{"see the edit", icm("history", "--diff", a.Stage, "--written")}, true
 	case fault.RunCheck:
 		return suggestion{"list every problem", icm("check")}, true
 	}

@@ -28,7 +28,7 @@ func TestEveryErrorKindRendersTheSameFixes(t *testing.T) {
 		fault.Incomplete:       {-32803, nil, nil},
 		fault.ModelFailed:      {-32803, nil, nil},
 		fault.VerifyFailed:     {-32803, []string{"see:  /w/course-research/pipeline/01-scope/output/objectives.md:3", "approve it anyway:  icm approve 01-scope --force -w /w/course-research"}, []string{"open-file", "approve-anyway"}},
-		fault.EditedOutput:     {-32803, []string{"approve it as it is:  icm approve 01-scope -w /w/course-research", "run it and overwrite:  icm run --stage 01-scope --force -w /w/course-research"}, []string{"approve", "run-anyway"}},
+		fault.EditedOutput:     {-32803, []string{"approve it as it is:  icm approve 01-scope -w /w/course-research", "see the edit:  icm history --diff 01-scope --written -w /w/course-research", "run it and overwrite:  icm run --stage 01-scope --force -w /w/course-research"}, []string{"approve", "compare-model", "run-anyway"}},
 		fault.ContractInvalid:  {-32803, []string{"see:  /w/course-research/pipeline/01-scope/CONTEXT.md:7", "list every problem:  icm check -w /w/course-research"}, []string{"open-file", "run-check"}},
 		fault.Stale:            {-32803, []string{"run it:  icm run --stage 01-scope -w /w/course-research", "approve it anyway:  icm approve 01-scope --force -w /w/course-research"}, []string{"run-stage", "approve-anyway"}},
 		fault.NotRun:           {-32803, []string{"run it:  icm run --stage 01-scope -w /w/course-research"}, []string{"run-stage"}},

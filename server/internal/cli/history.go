@@ -19,14 +19,15 @@ import (
 
 func newHistoryCmd(env *Env, g *globalFlags) *cobra.Command {
 	var runID, diffStage, callStage string
-	var asJSON bool
+	var asJSON, written bool
 	var call, callItem int
 	cmd := &cobra.Command{
 		Use:   "history",
 		Short: "Summarise past runs: time and tokens per stage",
 		Long: `History reads the run traces in history/ and prints one block per run: each
 stage it ran with its status, wall time, model calls, tool calls and tokens.
---run ID prints one run as a tree of its model and tool calls; with --stage
+--diff STAGE --written shows a person's edit: the output against what the
+model wrote. --run ID prints one run as a tree of its model and tool calls; with --stage
 and --call N (and --item for a For each stage) it prints that model call's
 whole request and its reply. --diff STAGE shows how a stage's output changed
 between its last two versions.`,
@@ -38,6 +39,8 @@ between its last two versions.`,
 				return err
 			}
 			switch {
+			case diffStage != "" && written:
+				return printWrittenDiff(env, ws, diffStage)
 			case diffStage != "":
 				return printDiff(env, ws, diffStage)
 			case runID != "":
@@ -96,6 +99,7 @@ between its last two versions.`,
 	}
 	cmd.Flags().StringVar(&runID, "run", "", "print one run (id or unique prefix) as a tree")
 	cmd.Flags().StringVar(&diffStage, "diff", "", "show how STAGE's output changed between its last two versions")
+	cmd.Flags().BoolVar(&written, "written", false, "with --diff, compare the output with what the model wrote (a person's edit)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
 	cmd.Flags().IntVar(&call, "call", 0, "with --run and --stage, print model call N's request and reply")
 	cmd.Flags().StringVar(&callStage, "stage", "", "the stage of --call")
@@ -204,5 +208,43 @@ func printDiff(env *Env, ws *workspace.Workspace, stage string) error {
 		}
 		fmt.Fprint(env.Stdout, d)
 	}
+	return nil
+}
+
+// printWrittenDiff shows how a stage's output differs from what the model
+// last wrote: the person's edit.
+func printWrittenDiff(env *Env, ws *workspace.Workspace, stage string) error {
+	st, err := ws.Stage(stage)
+	if err != nil {
+		return err
+	}
+	w, err := workflow.ReadWritten(st)
+	if err != nil {
+		return err
+	}
+	if w == nil {
+		return fmt.Errorf("stage %s has no model's version kept: it last ran before icm kept one; run it again", st.Name)
+	}
+	model := workflow.ModelVersionPath(ws, st, w.Output)
+	a, err := os.ReadFile(model)
+	if err != nil {
+		return fmt.Errorf("unable to read the model's version of %s: %w", w.Output, err)
+	}
+	b, err := os.ReadFile(ws.Abs(w.Output))
+	if err != nil {
+		return fmt.Errorf("unable to read %s: %w", w.Output, err)
+	}
+	d, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A: difflib.SplitLines(string(a)), B: difflib.SplitLines(string(b)),
+		FromFile: w.Output + " (the model's version)", ToFile: w.Output, Context: 3,
+	})
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(d) == "" {
+		fmt.Fprintf(env.Stdout, "%s: as the model wrote it\n", w.Output)
+		return nil
+	}
+	fmt.Fprint(env.Stdout, d)
 	return nil
 }

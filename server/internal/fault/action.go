@@ -36,6 +36,9 @@ const (
 	SetServer ActionID = "set-server"
 	// ShowDiff compares Stage's output with the version kept before it.
 	ShowDiff ActionID = "show-diff"
+	// CompareModel compares Stage's output with what the model wrote: a
+	// person's edit.
+	CompareModel ActionID = "compare-model"
 	// RunCheck lists every problem of the workspace (what `icm check`
 	// and the editor's diagnostics show).
 	RunCheck ActionID = "run-check"
@@ -76,6 +79,7 @@ var actions = map[ActionID]actionInfo{
 	ChooseModel:   {title: "Choose a model"},
 	SetServer:     {title: "Set the model server"},
 	ShowDiff:      {title: "Compare with the previous version"},
+	CompareModel:  {title: "Compare with the model's version"},
 	RunCheck:      {title: "Show the problems"},
 }
 

@@ -81,7 +81,7 @@ func Edited(stage string, outputs []string, file string) *Error {
 		Msg: fmt.Sprintf("stage %s: %s was edited since the last run and not approved; running again would overwrite the edit",
 			stage, strings.Join(outputs, ", ")),
 		Hint: "approve the edit, or run again and overwrite it (the edited version is kept in history/versions/)"}
-	return e.With(Action{ID: Approve, Stage: stage}, Action{ID: RunAnyway, Stage: stage})
+	return e.With(Action{ID: Approve, Stage: stage}, Action{ID: CompareModel, Stage: stage}, Action{ID: RunAnyway, Stage: stage})
 }
 
 // Invalid is a stage that cannot run because its contract has errors;

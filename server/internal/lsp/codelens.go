@@ -79,6 +79,9 @@ func approxTokens(n int) string {
 // view has it: the last status sent, or a fresh one.
 func (s *Server) stageRow(ctx context.Context, st *wsState, stage string) *StageStatus {
 	ws := s.lastStatus(st)
+	if ws != nil && (ws.Running == nil) != (s.runs.running(st.root) == nil) {
+		ws = nil // a run began or ended since: the status sent is behind
+	}
 	if ws == nil {
 		fresh := s.status(ctx, st)
 		ws = &fresh

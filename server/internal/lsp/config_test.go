@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -115,5 +116,23 @@ func TestConfigCompletionAndHover(t *testing.T) {
 	h, _ = s.Hover(cfg, s.Pos(cfg, "name = ", 1))
 	if !strings.Contains(h, "Installed on the model server: `qwen3.5:9b`") {
 		t.Errorf("model name hover = %q", h)
+	}
+}
+
+// TestLogsGoToTheClientWithTheirLevel: a client that asks for it gets the
+// server's log as window/logMessage, an info line as info (type 3), not
+// as stderr that a client shows as errors.
+func TestLogsGoToTheClientWithTheirLevel(t *testing.T) {
+	s := newSession(t, func(c *lsptest.Config) { c.InitOptions["logToClient"] = true })
+	s.Open(scope)
+	raw := s.AwaitNotification("window/logMessage", "the context window line", func(raw json.RawMessage) bool {
+		return strings.Contains(string(raw), "context window")
+	})
+	var m struct {
+		Type    int    `json:"type"`
+		Message string `json:"message"`
+	}
+	if err := json.Unmarshal(raw, &m); err != nil || m.Type != 3 || !strings.Contains(m.Message, "level=INFO") {
+		t.Errorf("window/logMessage = %s", raw)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
@@ -17,6 +18,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/document"
 	"github.com/icm-tool/icm/server/internal/promptcount"
 	"github.com/icm-tool/icm/server/internal/session"
+	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/tokens"
 )
 
@@ -91,7 +93,14 @@ func (s *Server) stageHover(dc *docContext, a *analysis) string {
 	model := dc.st.modelName()
 	b.WriteString(windowLine(total, a.window, model))
 	if sr.Items >= 0 {
-		fmt.Fprintf(&b, "\n\nFor each: runs %d times, once per item, each with the item added to the user part.", sr.Items)
+		calls := fmt.Sprintf("%d calls", sr.Items)
+		if n := a.counts[dc.stage.Name]; n != nil && len(n.Items) > 0 {
+			calls = fmt.Sprintf("%d calls, %s", len(n.Items), approxTokens(n.Total.Tokens))
+		}
+		fmt.Fprintf(&b, "\n\nFor each: %s in the whole stage's first calls, one per item, each with the item added to the user part.", calls)
+	}
+	if line := lastRunLine(dc.stage.Dir); line != "" {
+		b.WriteString("\n\n" + line)
 	}
 	b.WriteString("\n\n")
 	b.WriteString(partsTable(cx, a.counts[dc.stage.Name], 0))
@@ -397,3 +406,34 @@ func firstLine(s string) string {
 }
 
 var _ = path.Join
+
+// lastRunLine is what the stage's last finished run really used, from its
+// run record: "Last run: 4,504 tokens in / 312 out · 12.3 s · qwen3.5:9b ·
+// 3 model calls, 5 tool calls (2 failed)"; "" when it never finished one.
+func lastRunLine(stageDir string) string {
+	rec, err := state.ReadRecord(stageDir)
+	if err != nil || rec == nil || rec.Status != state.RunDone {
+		return ""
+	}
+	line := fmt.Sprintf("Last run: %s tokens in / %s out · %s", thousands(rec.PromptTokens), thousands(rec.OutputTokens), rec.Finished.Sub(rec.Started).Round(100*time.Millisecond))
+	if rec.Model != "" {
+		line += " · " + rec.Model
+	}
+	line += fmt.Sprintf(" · %s", plural(rec.ModelCalls, "model call"))
+	if rec.ToolCalls > 0 {
+		line += ", " + plural(rec.ToolCalls, "tool call")
+		if rec.ToolErrors > 0 {
+			line += fmt.Sprintf(" (%d failed)", rec.ToolErrors)
+		}
+	}
+	return line
+}
+
+// thousands writes 4504 as 4,504.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

@@ -103,6 +103,10 @@ func (s *Server) initialize(_ *glsp.Context, p *protocol.InitializeParams) (any,
 	s.settings = readSettings(s.settings, p.InitializationOptions)
 	s.initialized = true
 	s.mu.Unlock()
+	if logToClient(p.InitializationOptions) {
+		send := s.notify
+		s.sink.notify.Store(&send)
+	}
 	version := s.opts.Version
 	return protocol.InitializeResult{
 		Capabilities: s.capabilities(),

@@ -130,6 +130,3 @@ func locate(c *contract.Contract, m *document.Mapper, off int) target {
 	}
 	return target{}
 }
-
-// parseContract parses a contract's text (a seam so callers read plainly).
-func parseContract(file string, src []byte) *contract.Contract { return contract.Parse(file, src) }

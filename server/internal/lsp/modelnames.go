@@ -118,3 +118,12 @@ func (s *Server) modelFacts(st *wsState, sess *session.Session) ([]string, strin
 	}
 	return names, "the model server"
 }
+
+// forget drops every list, so the next check asks again (after a pull).
+func (m *modelLists) forget() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, l := range m.m {
+		l.at = time.Time{}
+	}
+}

@@ -136,13 +136,22 @@ func TestRunForEachReportsItems(t *testing.T) {
 		v := progressValues(s, "icm-run-"+started.RunID)
 		return len(v) > 0 && v[len(v)-1]["kind"] == "end"
 	})
+	// Progress counts the items finished (they run two at a time and end
+	// in any order), so it only grows, up to 2 of 2.
 	var items []string
+	last := -1.0
 	for _, v := range progressValues(s, "icm-run-"+started.RunID) {
-		if m, _ := v["message"].(string); strings.Contains(m, "[") && strings.Contains(m, "/2]") && v["percentage"] != nil {
+		if m, _ := v["message"].(string); strings.Contains(m, "items done") && v["percentage"] != nil {
 			items = append(items, m)
+			pct := v["percentage"].(float64)
+			if pct < last {
+				t.Errorf("progress went back from %v%% to %v%%: %q", last, pct, m)
+			}
+			last = pct
 		}
 	}
-	if len(items) < 2 || !strings.Contains(strings.Join(items, "\n"), "04-draft [2/2] Two") {
+	all := strings.Join(items, "\n")
+	if len(items) < 2 || !strings.Contains(all, "running [2/2] Two") || !strings.HasPrefix(items[len(items)-1], "04-draft: 2 of 2 items done") || last != 100 {
 		t.Errorf("item reports = %q", items)
 	}
 }

@@ -105,6 +105,8 @@ func (s *Server) progressCancel(gctx *glsp.Context, _ *protocol.WorkDoneProgress
 	if json.Unmarshal(p.Token, &token) != nil {
 		token = string(p.Token) // a number token, as written
 	}
-	s.runs.cancelToken(token)
+	if !s.pulls.cancel(token) {
+		s.runs.cancelToken(token)
+	}
 	return nil
 }

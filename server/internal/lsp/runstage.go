@@ -8,6 +8,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/session"
+	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/workflow"
 )
 
@@ -16,6 +17,8 @@ type runRequest struct {
 	stage string // one stage; "" for the next stage that needs running
 	all   bool   // go on through the gates
 	force bool   // overwrite outputs edited without approval
+	item  int    // with stage: that For each item only
+	note  string // with item: feedback for its call
 }
 
 // runFinished is the params of icm/runFinished.
@@ -31,6 +34,19 @@ type runFinished struct {
 	// Error describes a failed run as an error reply's data does, so the
 	// client offers the same fixes.
 	Error *errorData `json:"error,omitempty"`
+	// NothingRan is set when no stage started: everything was approved, a
+	// gate held, or the run failed before its first stage.
+	NothingRan bool `json:"nothingRan,omitempty"`
+	// ToolCalls and ToolErrors count the stage's tool calls and failures.
+	ToolCalls  int `json:"toolCalls,omitempty"`
+	ToolErrors int `json:"toolErrors,omitempty"`
+	// SameOutput is set when the run wrote what was there already, so an
+	// approval stands and nothing after the stage goes stale.
+	SameOutput bool `json:"sameOutput,omitempty"`
+	// Face is the stage's state after the run, in the words of every face.
+	Face *state.Face `json:"face,omitempty"`
+	// Item is the For each item run again, when one was.
+	Item int `json:"item,omitempty"`
 }
 
 // start begins a run (the code behind `icm run`, through a session of its
@@ -43,8 +59,8 @@ func (r *runs) start(st *wsState, req runRequest) (string, error) {
 	}
 	ctx, cancel := context.WithCancel(r.s.ctx)
 	a := &activeRun{cancel: cancel}
-	rp := &runProgress{s: r.s, st: st, run: a, tools: map[string]int{}}
-	run, err := sess.NewRun(session.RunRequest{Stage: req.stage, All: req.all, Force: req.force}, rp.event)
+	rp := &runProgress{s: r.s, st: st, run: a, item: req.item, tools: map[string]int{}, toolErrors: map[string]int{}, before: map[string]map[string]string{}}
+	run, err := sess.NewRun(session.RunRequest{Stage: req.stage, Item: req.item, Note: req.note, All: req.all, Force: req.force}, rp.event)
 	if err != nil {
 		cancel()
 		sess.Close()
@@ -89,16 +105,28 @@ func (r *runs) start(st *wsState, req runRequest) (string, error) {
 		}
 		if !rp.finishedAny || err != nil {
 			// No stage reported its end (nothing to run, the lock was held,
-			// the contract was invalid), or one failed: say how the run
-			// ended, with the error's fixes.
+			// the contract was invalid, the model server was not there), or
+			// one failed: say how the run ended, with the error's fixes.
 			f := runFinished{Workspace: st.root, Stage: a.info.Stage, RunID: a.id, OK: err == nil && !cancelled,
-				Cancelled: cancelled, Message: msg, Outputs: []string{}}
+				Cancelled: cancelled, Message: msg, Outputs: []string{}, NothingRan: !rp.finishedAny, Item: req.item}
 			if rp.failed != nil {
 				f = *rp.failed
 				f.Message, f.Cancelled = msg, cancelled
 			}
 			if err != nil {
-				f.Error = dataOf(fault.From(err))
+				fe := fault.From(err)
+				f.Error = dataOf(fe)
+				if f.Stage == "" {
+					f.Stage = fe.Stage
+				}
+				if fe.Stage != "" {
+					// The run was for that stage: it failed, even before
+					// it started.
+					f.NothingRan = false
+				}
+			}
+			if f.Stage != "" && !f.NothingRan {
+				f.Face = r.s.diskFace(st, f.Stage)
 			}
 			r.s.sendRunFinished(f)
 		}
@@ -111,11 +139,17 @@ func (r *runs) start(st *wsState, req runRequest) (string, error) {
 
 // runProgress turns the engine's events into progress reports.
 type runProgress struct {
-	s           *Server
-	st          *wsState
-	run         *activeRun
-	p           *progress
-	tools       map[string]int // tool calls per stage
+	s    *Server
+	st   *wsState
+	run  *activeRun
+	p    *progress
+	item int // the For each item the run is for, 0 for whole stages
+	// tools and toolErrors count each stage's tool calls and failures.
+	tools      map[string]int
+	toolErrors map[string]int
+	// before holds each stage's output hashes as its last good run wrote
+	// them, to tell a run that wrote the same output.
+	before      map[string]map[string]string
 	finishedAny bool
 	// failed is the end of the stage that failed, sent with the run's
 	// error once the run returns it.
@@ -126,26 +160,40 @@ func (rp *runProgress) event(ev workflow.Event) {
 	root := rp.st.root
 	switch ev.Kind {
 	case workflow.EventStageStart:
-		rp.s.runs.update(root, func(i *RunningInfo) { i.Stage, i.Item, i.Items = ev.Stage, 0, 0 })
+		rp.s.runs.update(root, func(i *RunningInfo) { i.Stage, i.Item, i.Items, i.Done = ev.Stage, 0, 0, 0 })
+		rp.before[ev.Stage] = rp.goodOutputs(ev.Stage)
 		rp.report(ev.Stage+": "+ev.Message, -1)
 		rp.s.statusMayHaveChanged(rp.st)
-	case workflow.EventItemStart:
-		rp.s.runs.update(root, func(i *RunningInfo) { i.Item, i.Items = ev.Index, ev.Count })
+	case workflow.EventItemStart, workflow.EventItemEnd:
+		rp.s.runs.update(root, func(i *RunningInfo) { i.Item, i.Items, i.Done = ev.Index, ev.Count, ev.Done })
 		pct := -1
 		if ev.Count > 0 {
-			pct = (ev.Index - 1) * 100 / ev.Count
+			pct = ev.Done * 100 / ev.Count
 		}
-		rp.report(fmt.Sprintf("%s [%d/%d] %s", ev.Stage, ev.Index, ev.Count, ev.Item), pct)
+		verb := "running"
+		if ev.Kind == workflow.EventItemEnd {
+			verb = "finished"
+		}
+		rp.report(fmt.Sprintf("%s: %d of %d items done · %s [%d/%d] %s%s", ev.Stage, ev.Done, ev.Count, verb, ev.Index, ev.Count, ev.Item, rp.failures(ev.Stage)), pct)
+		if ev.Kind == workflow.EventItemEnd {
+			rp.s.statusMayHaveChanged(rp.st)
+		}
 	case workflow.EventTool:
 		rp.tools[ev.Stage]++
-		name := ""
-		if ev.Tool != nil {
-			name = ev.Tool.Name
+		t := ev.Tool
+		if t != nil && t.IsError {
+			rp.toolErrors[ev.Stage]++
+			rp.report(fmt.Sprintf("%s: tool %s failed: %s%s", labelOf(ev), t.Name, firstLine(t.Err), rp.failures(ev.Stage)), -1)
+			return
 		}
-		rp.report(fmt.Sprintf("%s: tool %s (%d calls)", ev.Stage, name, rp.tools[ev.Stage]), -1)
+		name := ""
+		if t != nil {
+			name = t.Name
+		}
+		rp.report(fmt.Sprintf("%s: tool %s · %s%s", labelOf(ev), name, plural(rp.tools[ev.Stage], "tool call"), rp.failures(ev.Stage)), -1)
 	case workflow.EventModel:
 		if ev.Model != nil {
-			rp.report(fmt.Sprintf("%s: model call %d", labelOf(ev), ev.Model.Call), -1)
+			rp.report(fmt.Sprintf("%s: model call %d%s", labelOf(ev), ev.Model.Call, rp.failures(ev.Stage)), -1)
 		}
 	case workflow.EventVerify:
 		rp.report(ev.Stage+": "+ev.Message, -1)
@@ -160,7 +208,13 @@ func (rp *runProgress) event(ev workflow.Event) {
 			failed = failed || !v.OK
 		}
 		f := runFinished{Workspace: root, Stage: ev.Stage, RunID: ev.RunID, OK: ev.Err == "",
-			Cancelled: errors.Is(rp.s.ctxErr(), context.Canceled) || rp.cancelled(), Message: ev.Message, Outputs: outs, VerifyFailed: failed}
+			Cancelled: errors.Is(rp.s.ctxErr(), context.Canceled) || rp.cancelled(), Message: ev.Message, Outputs: outs, VerifyFailed: failed,
+			ToolCalls: rp.tools[ev.Stage], ToolErrors: rp.toolErrors[ev.Stage], Item: rp.item}
+		if ev.Err == "" {
+			before := rp.before[ev.Stage]
+			f.SameOutput = before != nil && sameHashes(before, rp.goodOutputs(ev.Stage))
+		}
+		f.Face = rp.s.diskFace(rp.st, ev.Stage)
 		if ev.Err != "" {
 			rp.failed = &f // sent with the run's error
 		} else {
@@ -168,6 +222,75 @@ func (rp *runProgress) event(ev workflow.Event) {
 		}
 		rp.s.statusMayHaveChanged(rp.st)
 	}
+}
+
+// failures is " · 2 of 5 tool calls failed" once a stage's tool calls
+// have failed, so the progress keeps saying it after later steps.
+func (rp *runProgress) failures(stage string) string {
+	n := rp.toolErrors[stage]
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" · %d of %d tool calls failed", n, rp.tools[stage])
+}
+
+// goodOutputs are the output hashes of a stage's last good run, nil when
+// it has none.
+func (rp *runProgress) goodOutputs(stage string) map[string]string {
+	ws, err := rp.st.workspace()
+	if err != nil {
+		return nil
+	}
+	stg, err := ws.Stage(stage)
+	if err != nil {
+		return nil
+	}
+	rec, err := state.ReadRecord(stg.Dir)
+	if err != nil || rec == nil || rec.Status != state.RunDone {
+		return nil
+	}
+	return rec.Outputs
+}
+
+func sameHashes(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// plural is "1 tool call", "3 tool calls".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// diskFace is how a stage reads on disk now (not as running), for the
+// notice when its run ends.
+func (s *Server) diskFace(st *wsState, stage string) *state.Face {
+	sess, err := st.openSession()
+	if err != nil {
+		return nil
+	}
+	defer sess.Close()
+	p, _, err := sess.Status()
+	if err != nil {
+		return nil
+	}
+	for _, ss := range p.Stages {
+		if ss.Stage == stage && ss.Face != nil {
+			f := *ss.Face
+			return &f
+		}
+	}
+	return nil
 }
 
 func (rp *runProgress) cancelled() bool {

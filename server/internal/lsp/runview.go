@@ -3,6 +3,7 @@ package lsp
 import (
 	"fmt"
 	"path/filepath"
+	"sort"
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/workflow"
@@ -50,9 +51,13 @@ func (s *Server) runsOf(st *wsState) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Newest first by when they started: run ids sort by the second only.
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Start.After(all[j].Start) })
 	out := []runEntry{}
-	for i := len(all) - 1; i >= 0 && len(out) < maxRuns; i-- {
-		r := all[i]
+	for _, r := range all {
+		if len(out) >= maxRuns {
+			break
+		}
 		if len(r.Stages) == 0 {
 			continue // a run that ran nothing
 		}

@@ -104,6 +104,10 @@ type Server struct {
 	statuses statusCache
 	// models are the model servers' installed models.
 	models modelLists
+	// pulls are the model downloads going on.
+	pulls pulls
+	// sink is where log lines go (stderr, or the client's log).
+	sink *logSink
 	// bg tracks goroutines the server started, so Serve returns only once
 	// they are done.
 	bg sync.WaitGroup
@@ -116,12 +120,13 @@ func New(opts Options) *Server {
 	}
 	s := &Server{
 		opts:     opts,
-		log:      slog.New(slog.NewTextHandler(opts.Log, &slog.HandlerOptions{Level: slog.LevelInfo})),
+		sink:     &logSink{stderr: opts.Log},
 		store:    document.NewStore(),
 		inflight: map[jsonrpc2.ID]context.CancelFunc{},
 		reqCtx:   map[*glsp.Context]context.Context{},
 	}
 	s.counting = session.NewCounting(s.getenv)
+	s.log = slog.New(slog.NewTextHandler(s.sink, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	s.handler = s.protocolHandler()
 	return s
 }

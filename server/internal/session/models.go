@@ -41,3 +41,29 @@ func (s *Session) ServerURL() string {
 	}
 	return ""
 }
+
+// Pull downloads model ("" for the model in force) onto the model server,
+// reporting each step (status, bytes done of total, 0 when unknown) to
+// progress; it returns the model pulled.
+func (s *Session) Pull(ctx context.Context, model string, progress func(status string, completed, total int64)) (string, error) {
+	if model == "" {
+		model = s.Model()
+	}
+	if model == "" {
+		return "", fault.Config("no model named to pull", "set [model] name in config.toml, or the model setting", s.ws.Config.Path)
+	}
+	c, err := s.Client()
+	if err != nil {
+		return model, err
+	}
+	err = c.Pull(ctx, model, func(p llm.PullProgress) {
+		if progress != nil {
+			progress(p.Status, p.Completed, p.Total)
+		}
+	})
+	if err != nil {
+		return model, fault.From(err)
+	}
+	// The model is there now: a check of the model name asks again.
+	return model, nil
+}

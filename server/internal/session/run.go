@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/codecheck"
@@ -86,7 +87,14 @@ func (r *Run) event(ev workflow.Event) {
 // first stage needs a model. Whatever happens, the run's spans are sent
 // before it returns. Errors are *fault.Error.
 func (r *Run) Execute(ctx context.Context) (*workflow.Summary, error) {
-	if err := r.reachable(ctx); err != nil {
+	if stage, err := r.reachable(ctx); err != nil {
+		// The stage did not start, but its state says the re-run failed
+		// and why, as when a run fails midway.
+		if stage != "" {
+			if werr := workflow.NoteFailure(r.s.ws, stage, r.ID(), err, time.Now()); werr != nil {
+				r.s.warn("the failed run was not recorded: " + werr.Error())
+			}
+		}
 		return nil, err
 	}
 	stop := r.s.trace(ctx, r)
@@ -104,31 +112,31 @@ func (r *Run) Execute(ctx context.Context) (*workflow.Summary, error) {
 
 // reachable fails fast, with how to start it, when the stage about to run
 // needs a model and its server does not answer, instead of after the
-// retries of the first call.
-func (r *Run) reachable(ctx context.Context) error {
+// retries of the first call. stage names that stage.
+func (r *Run) reachable(ctx context.Context) (stage string, err error) {
 	rep := check.Run(r.s.ws, check.Options{Servers: r.s.box.Names()})
 	p, err := rep.Pipeline(r.s.opts.Settings.Model)
 	if err != nil {
-		return nil // the run itself reports it
+		return "", nil // the run itself reports it
 	}
 	name := r.req.Stage
 	if name == "" {
 		if p.Next.Action != state.ActionRun && !r.req.All {
-			return nil
+			return "", nil
 		}
 		name = p.Next.Stage
 	}
 	if sr := rep.Stage(name); sr != nil && sr.Contract != nil && sr.Contract.Script != nil && !r.req.All {
-		return nil // a Script stage needs no model
+		return "", nil // a Script stage needs no model
 	}
 	client, err := r.s.Client()
 	if err != nil {
-		return err
+		return "", err
 	}
 	if err := llm.Ping(ctx, client); err != nil {
-		return fault.From(err)
+		return name, fault.From(err).In(name)
 	}
-	return nil
+	return "", nil
 }
 
 // CodeBlocks is the checker `code-blocks` Verify checks run in: this

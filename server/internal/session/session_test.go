@@ -272,3 +272,40 @@ One.
 		t.Errorf("an unknown stage: %v", err)
 	}
 }
+
+// TestUnreachableServerKeepsTheApproval: with the model server gone, a
+// re-run of an approved stage fails at once (before the engine starts)
+// with how to start the server, and the stage stays approved, saying its
+// re-run failed and why.
+func TestUnreachableServerKeepsTheApproval(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Config{AllowUnscripted: true, Models: []ollamatest.Model{{Name: "config-model"}}})
+	srv.Default(ollamatest.Text("done"))
+	ws := openWS(t, strings.Replace(threeStages, "%s", "", 1))
+	up := Open(ws, Options{Settings: Settings{Host: srv.URL()}})
+	defer up.Close()
+	r, err := up.NewRun(RunRequest{Stage: "01-a"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := up.Approve(context.Background(), "01-a", false); err != nil {
+		t.Fatal(err)
+	}
+	down := Open(ws, Options{Settings: Settings{Host: closedPort(t)}})
+	defer down.Close()
+	r, err = down.NewRun(RunRequest{Stage: "01-a"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.Execute(context.Background())
+	if f := fault.From(err); f == nil || f.Kind != fault.ModelUnreachable || f.Stage != "01-a" {
+		t.Fatalf("run with the server gone: %v (%+v)", err, f)
+	}
+	p, _, _ := up.Status()
+	s := p.Stages[0]
+	if s.Status != state.Approved || s.LastFailure == nil || s.Face == nil || !strings.HasPrefix(s.Face.Detail, "last re-run failed: ") {
+		t.Errorf("01-a after the failed re-run: %s %+v %+v", s.Status, s.LastFailure, s.Face)
+	}
+}

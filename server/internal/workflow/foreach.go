@@ -70,8 +70,8 @@ func (r *run) forEach(ctx context.Context, rep *check.Report, sess ToolSession, 
 				r.prov.Merge(p)
 			}
 			r.res.Reused++
-			e.emit(Event{Kind: EventItemEnd, Stage: st.Name, Item: it.Title, Index: i + 1, Count: len(items), Done: r.itemsDone(true),
-				Message: fmt.Sprintf("[%d/%d] %s (kept from an interrupted run)", i+1, len(items), it.Title)})
+			r.emitItem(Event{Kind: EventItemEnd, Stage: st.Name, Item: it.Title, Index: i + 1, Count: len(items),
+				Message: fmt.Sprintf("[%d/%d] %s (kept from an interrupted run)", i+1, len(items), it.Title)}, true)
 			continue
 		}
 		select {
@@ -121,8 +121,8 @@ func (r *run) item(ctx context.Context, rep *check.Report, sess ToolSession, cfg
 	it := items[i]
 	e, st := r.e, r.st
 	n := len(items)
-	e.emit(Event{Kind: EventItemStart, Stage: st.Name, Item: it.Title, Index: i + 1, Count: n, Done: r.itemsDone(false),
-		Message: fmt.Sprintf("[%d/%d] %s", i+1, n, it.Title)})
+	r.emitItem(Event{Kind: EventItemStart, Stage: st.Name, Item: it.Title, Index: i + 1, Count: n,
+		Message: fmt.Sprintf("[%d/%d] %s", i+1, n, it.Title)}, false)
 	opts := assemble.Options{ProducedBy: rep.ProducedBy}
 	assemble.WithItem(&opts, items, i+1)
 	actx, err := assemble.Stage(e.ws, st, r.c, opts)
@@ -135,9 +135,7 @@ func (r *run) item(ctx context.Context, rep *check.Report, sess ToolSession, cfg
 	if err != nil {
 		return "", nil, err
 	}
-	done := r.itemsDone(true)
-	e.emit(Event{Kind: EventItemEnd, Stage: st.Name, Item: it.Title, Index: i + 1, Count: n, Done: done,
-		Message: fmt.Sprintf("[%d/%d] %s done (%d of %d finished)", i+1, n, it.Title, done, n)})
+	r.emitItem(Event{Kind: EventItemEnd, Stage: st.Name, Item: it.Title, Index: i + 1, Count: n}, true)
 	return res.Output, prov, nil
 }
 

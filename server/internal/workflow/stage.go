@@ -64,15 +64,20 @@ type run struct {
 	done int
 }
 
-// itemsDone returns how many items have finished; with finished set, it
-// counts one more first.
-func (r *run) itemsDone(finished bool) int {
+// emitItem sends an item event with how many items have finished (one
+// more first, with finished): the count and the sending happen together,
+// so the events carry counts that only grow, in the order they are sent.
+func (r *run) emitItem(ev Event, finished bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if finished {
 		r.done++
 	}
-	return r.done
+	ev.Done = r.done
+	if ev.Message == "" && finished {
+		ev.Message = fmt.Sprintf("[%d/%d] %s done (%d of %d finished)", ev.Index, ev.Count, ev.Item, r.done, ev.Count)
+	}
+	r.e.emit(ev)
 }
 
 func (e *Engine) runStage(ctx context.Context, rep *check.Report, sr *check.StageReport, cur *state.StageState) (*StageResult, error) {

@@ -1,0 +1,129 @@
+package lsp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/icm-tool/icm/server/internal/suggest"
+)
+
+// modelStatus is what icm.modelStatus answers (docs/lsp-protocol.md).
+type modelStatus struct {
+	URL        string   `json:"url"`
+	Reachable  bool     `json:"reachable"`
+	Model      string   `json:"model"`
+	Installed  bool     `json:"installed"`
+	Suggestion string   `json:"suggestion,omitempty"`
+	Models     []string `json:"models"`
+	Error      string   `json:"error,omitempty"`
+}
+
+// modelStatusOf asks the workspace's model server whether it answers and
+// has the model in force (the walkthrough's first step).
+func (s *Server) modelStatusOf(ctx context.Context, st *wsState) (*modelStatus, error) {
+	sess, err := st.session()
+	if err != nil {
+		return nil, err
+	}
+	out := &modelStatus{URL: sess.ServerURL(), Model: sess.Model(), Models: []string{}}
+	names, err := sess.Models(ctx)
+	if err != nil {
+		out.Error = err.Error()
+		return out, nil
+	}
+	out.Reachable, out.Models = true, names
+	for _, n := range names {
+		if strings.EqualFold(n, out.Model) || strings.EqualFold(n, out.Model+":latest") {
+			out.Installed = true
+		}
+	}
+	if !out.Installed {
+		out.Suggestion = suggest.Model(out.Model, names)
+	}
+	return out, nil
+}
+
+// pulls are the model downloads in progress, by progress token, so the
+// progress notification's Cancel stops them.
+type pulls struct {
+	mu sync.Mutex
+	m  map[string]context.CancelFunc
+}
+
+func (p *pulls) add(token string, cancel context.CancelFunc) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.m == nil {
+		p.m = map[string]context.CancelFunc{}
+	}
+	p.m[token] = cancel
+}
+
+func (p *pulls) done(token string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.m, token)
+}
+
+// cancel stops the pull of a token; false when there is none.
+func (p *pulls) cancel(token string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c, ok := p.m[token]
+	if ok {
+		c()
+	}
+	return ok
+}
+
+// pullModel downloads a model onto the workspace's model server with its
+// progress in a cancellable notification, and answers when it is done.
+func (s *Server) pullModel(ctx context.Context, st *wsState, model string) (map[string]string, error) {
+	sess, err := st.session()
+	if err != nil {
+		return nil, err
+	}
+	if model == "" {
+		model = sess.Model()
+	}
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	token := "icm-pull-" + hex.EncodeToString(b[:])
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.pulls.add(token, cancel)
+	defer s.pulls.done(token)
+	p := s.beginProgress(ctx, token, "icm: pulling "+model, "asking the model server")
+	pulled, err := sess.Pull(ctx, model, func(status string, done, total int64) {
+		if total > 0 {
+			p.report(fmt.Sprintf("%s: %s of %s", status, sizeText(done), sizeText(total)), int(done*100/total))
+			return
+		}
+		p.report(status, -1)
+	})
+	if err != nil {
+		p.end("failed: " + err.Error())
+		return nil, err
+	}
+	p.end(pulled + " is on the model server")
+	st.s.models.forget()
+	st.touch(false)
+	return map[string]string{"model": pulled}, nil
+}
+
+// sizeText is a download size for people: 812 MB, 5.2 GB.
+func sizeText(n int64) string {
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.1f GB", float64(n)/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%.0f MB", float64(n)/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%.0f KB", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%d B", n)
+}

@@ -1,0 +1,197 @@
+package lsp_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/icm-tool/icm/server/internal/lsp/lsptest"
+	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
+)
+
+func lensTitles(t *testing.T, s *session, file string) string {
+	t.Helper()
+	var ls []lens
+	if err := s.TextDocumentCall("textDocument/codeLens", file, nil, &ls); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(titles(ls), " | ")
+}
+
+func runAndWait(t *testing.T, s *session, command string, args map[string]any) finished {
+	t.Helper()
+	before := len(s.Notifications("icm/runFinished"))
+	if _, err := s.ExecuteCommand(command, args); err != nil {
+		t.Fatal(err)
+	}
+	var f finished
+	s.Await("the run ends", func() bool {
+		all := s.Notifications("icm/runFinished")
+		if len(all) <= before {
+			return false
+		}
+		f = runFinished(t, all[len(all)-1])
+		return true
+	})
+	// The run is over once its progress ends (the run is then no longer
+	// the workspace's active one).
+	s.Await("the progress ends", func() bool {
+		v := progressValues(s, "icm-run-"+f.RunID)
+		return len(v) > 0 && v[len(v)-1]["kind"] == "end"
+	})
+	return f
+}
+
+// TestOutputFileLenses: the output a stage wrote has its state in words,
+// Approve, Compare with the model's version and Re-run; Compare names the
+// model's version, which reads as the model wrote it while the file holds
+// the person's edit; approving from the lens approves.
+func TestOutputFileLenses(t *testing.T) {
+	s := newSession(t)
+	s.ollama.Default(ollamatest.Text("1. Install Ollama.\n2. Pull a small model.\n"))
+	const out = "pipeline/01-scope/output/objectives.md"
+	if f := runAndWait(t, s, "icm.runStage", map[string]any{"workspace": s.dir, "stage": "01-scope"}); !f.OK {
+		t.Fatalf("run: %+v", f)
+	}
+	s.AwaitNotification("icm/statusChanged", "awaiting review", stageIs("01-scope", "awaiting-review"))
+	s.Open(out)
+	s.Await("the output's lenses", func() bool { return strings.HasPrefix(lensTitles(t, s, out), "awaiting review") })
+	if got := lensTitles(t, s, out); got != "awaiting review | ✓ Approve | ⇄ Compare with the model's version | ▶ Re-run" {
+		t.Errorf("output lenses = %q", got)
+	}
+	// The person edits and saves; the lens says so.
+	s.Edit(out, "2. Pull a small model.\n", "2. Pull a small model.\n3. My own objective.\n")
+	if err := os.WriteFile(filepath.Join(s.dir, out), []byte(s.Text(out)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.Save(out)
+	s.Await("the edit shows", func() bool { return strings.HasPrefix(lensTitles(t, s, out), "awaiting review · output edited") })
+	raw, err := s.ExecuteCommand("icm.compareOutput", map[string]any{"workspace": s.dir, "stage": "01-scope"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmp struct{ Model, Current, Title string }
+	if err := json.Unmarshal(raw, &cmp); err != nil || !strings.HasPrefix(cmp.Model, "icm-model:") || cmp.Current != s.DocURI(out) {
+		t.Fatalf("compareOutput = %s", raw)
+	}
+	raw, err = s.ExecuteCommand("icm.virtualDocument", map[string]any{"uri": cmp.Model})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vd struct{ Text string }
+	_ = json.Unmarshal(raw, &vd)
+	if vd.Text != "1. Install Ollama.\n2. Pull a small model.\n" {
+		t.Errorf("the model's version = %q", vd.Text)
+	}
+	if _, err := s.ExecuteCommand("icm.approveStage", map[string]any{"workspace": s.dir, "stage": "01-scope", "path": s.Abs(out)}); err != nil {
+		t.Fatal(err)
+	}
+	s.AwaitNotification("icm/statusChanged", "approved", stageIs("01-scope", "approved"))
+	s.Await("the lens follows", func() bool { return strings.HasPrefix(lensTitles(t, s, out), "approved") })
+	if got := lensTitles(t, s, out); strings.Contains(got, "Approve |") {
+		t.Errorf("an approved output offers Approve: %q", got)
+	}
+}
+
+// TestForEachItemLensesAndCallCount: a For each stage's contract counts
+// its calls ("2 calls, ~N tokens"); its output has Re-run this item and
+// the item's state on each item; icm.runItem runs that item alone and
+// keeps the person's edit in the other one.
+func TestForEachItemLensesAndCallCount(t *testing.T) {
+	s := newSession(t)
+	s.ollama.On(ollamatest.LastUserContains("shorter, please")).Reply(ollamatest.Text("## Two\n\nTwo, shorter."))
+	s.ollama.On(ollamatest.LastUserContains("## One")).Reply(ollamatest.Text("## One\n\nAbout one."))
+	s.ollama.On(ollamatest.LastUserContains("## Two")).Reply(ollamatest.Text("## Two\n\nAbout two."))
+	writeFile(t, s.dir, "pipeline/02-research/output/notes.md", "## Notes\n- fact\nSources: https://example.org\n")
+	writeFile(t, s.dir, "pipeline/03-outline/output/outline.md", "# Outline\n\n## One\n- a\n\n## Two\n- b\n")
+	s.Open(draft)
+	s.AwaitDiagnostics(draft, "analysed", func([]lsptest.Diagnostic) bool { return true })
+	s.Await("the call count", func() bool {
+		return regexp.MustCompile(`\| 2 calls, ~[\d.]+k? tokens \|`).MatchString(lensTitles(t, s, draft))
+	})
+	h, err := s.Hover(draft, s.Pos(draft, "# Stage", 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`For each: 2 calls, ~[\d.]+k? tokens in the whole stage's first calls`).MatchString(h) {
+		t.Errorf("hover lacks the stage's calls:\n%s", h)
+	}
+
+	if f := runAndWait(t, s, "icm.runStage", map[string]any{"workspace": s.dir, "stage": "04-draft", "force": true}); !f.OK {
+		t.Fatalf("run: %+v", f)
+	}
+	const out = "pipeline/04-draft/output/draft.md"
+	s.Open(out)
+	s.Await("the item lenses", func() bool { return strings.Contains(lensTitles(t, s, out), "item 2 of 2") })
+	got := lensTitles(t, s, out)
+	for _, want := range []string{"▶ Re-run this item | item 1 of 2 · as the model wrote it", "▶ Re-run this item | item 2 of 2 · as the model wrote it"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lenses %q lack %q", got, want)
+		}
+	}
+	// After the run, the hover says what it really used.
+	h, _ = s.Hover(draft, s.Pos(draft, "# Stage", 2))
+	if !regexp.MustCompile(`Last run: [\d,]+ tokens in / [\d,]+ out · \S+ · qwen3\.5:9b · 2 model calls`).MatchString(h) {
+		t.Errorf("hover lacks the last run:\n%s", h)
+	}
+	// The person edits item 1; item 2 runs again with a note.
+	s.Edit(out, "About one.", "About one, in my words.")
+	if err := os.WriteFile(filepath.Join(s.dir, out), []byte(s.Text(out)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.Save(out)
+	s.Await("item 1 reads edited", func() bool { return strings.Contains(lensTitles(t, s, out), "item 1 of 2 · edited") })
+	if f := runAndWait(t, s, "icm.runItem", map[string]any{"workspace": s.dir, "stage": "04-draft", "item": 2, "note": "shorter, please"}); !f.OK {
+		t.Fatalf("item run: %+v", f)
+	}
+	data, _ := os.ReadFile(filepath.Join(s.dir, out))
+	if want := "## One\n\nAbout one, in my words.\n\n## Two\n\nTwo, shorter.\n"; string(data) != want {
+		t.Errorf("after re-running item 2:\n%s\nwant:\n%s", data, want)
+	}
+}
+
+// TestRunsView: icm.runs lists runs newest first as trees of stages,
+// items and calls; a model call's URI opens its request and reply.
+func TestRunsView(t *testing.T) {
+	s := newSession(t)
+	s.ollama.Default(ollamatest.Text("1. Install Ollama.\n"))
+	runAndWait(t, s, "icm.runStage", map[string]any{"workspace": s.dir, "stage": "01-scope"})
+	second := runAndWait(t, s, "icm.runStage", map[string]any{"workspace": s.dir, "stage": "01-scope"})
+	raw, err := s.ExecuteCommand("icm.runs", map[string]any{"workspace": s.dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Runs []struct {
+			ID     string
+			Stages []struct {
+				Kind, Text, Stage string
+				Children          []struct{ Kind, Text, URI string }
+			}
+		}
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Runs) != 2 || r.Runs[0].ID != second.RunID {
+		t.Fatalf("runs = %s", raw)
+	}
+	st := r.Runs[0].Stages[0]
+	if st.Kind != "stage" || !strings.HasPrefix(st.Text, "01-scope  done") || len(st.Children) == 0 || st.Children[0].Kind != "model" || st.Children[0].URI == "" {
+		t.Fatalf("the run's tree = %+v", st)
+	}
+	raw, err = s.ExecuteCommand("icm.virtualDocument", map[string]any{"uri": st.Children[0].URI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vd struct{ Text string }
+	_ = json.Unmarshal(raw, &vd)
+	for _, want := range []string{"# Model call 1 of 01-scope", "## Request", "### 1. system", "### 2. user", "## Reply", "1. Install Ollama."} {
+		if !strings.Contains(vd.Text, want) {
+			t.Errorf("the call's document lacks %q:\n%s", want, vd.Text)
+		}
+	}
+}
