@@ -3,8 +3,8 @@ package llm
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net"
+	"sort"
 	"sync"
 	"time"
 
@@ -31,6 +31,8 @@ type digests struct {
 	at  time.Time
 	m   map[string]string
 	err error
+	// names are the models as the server names them, sorted (Models).
+	names []string
 }
 
 // CountPrompt counts req's prompt exactly when the model's files are on
@@ -134,16 +136,38 @@ func (o *Ollama) tags(ctx context.Context) (map[string]string, error) {
 		// nothing about the server, so nothing is remembered.
 		return nil, ctx.Err()
 	}
-	d.at, d.m, d.err = o.now(), nil, nil
+	d.at, d.m, d.err, d.names = o.now(), nil, nil, nil
 	if f != nil {
-		d.err = errors.New(f.msg)
+		d.err = f.toError("", "", 1, 0)
 		return nil, d.err
 	}
 	d.m = map[string]string{}
 	for _, m := range list.Models {
 		d.m[model.ParseName(m.Name).String()] = m.Digest
+		d.names = append(d.names, m.Name)
 	}
+	sort.Strings(d.names)
 	return d.m, nil
+}
+
+// installed lists the server's models through the same /api/tags answer
+// counting remembers, so asking for both costs one request per expiry.
+func (o *Ollama) installed(ctx context.Context) ([]string, error) {
+	if _, err := o.tags(ctx); err != nil {
+		return nil, err
+	}
+	d := o.memory.digestsOf(o.base.String())
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]string{}, d.names...), nil
+}
+
+// forgetTags drops the remembered /api/tags answer (after a pull).
+func (o *Ollama) forgetTags() {
+	d := o.memory.digestsOf(o.base.String())
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.at = time.Time{}
 }
 
 func isLoopback(host string) bool {

@@ -26,23 +26,9 @@ func ListModels(ctx context.Context, c Client) ([]string, error) {
 	return nil, &Error{Kind: KindUnsupported, Msg: "this model client cannot list the server's models"}
 }
 
-// Models lists the installed models (GET /api/tags).
-func (o *Ollama) Models(ctx context.Context) ([]string, error) {
-	var tags struct {
-		Models []struct {
-			Name string `json:"name"`
-		} `json:"models"`
-	}
-	if err := o.getJSON(ctx, "/api/tags", &tags); err != nil {
-		return nil, err
-	}
-	names := make([]string, 0, len(tags.Models))
-	for _, m := range tags.Models {
-		names = append(names, m.Name)
-	}
-	sort.Strings(names)
-	return names, nil
-}
+// Models lists the installed models (GET /api/tags, the answer shared
+// with counting: see CountMemory).
+func (o *Ollama) Models(ctx context.Context) ([]string, error) { return o.installed(ctx) }
 
 // Models lists the served models (GET /models).
 func (o *OpenAI) Models(ctx context.Context) ([]string, error) {

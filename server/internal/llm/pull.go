@@ -59,8 +59,10 @@ func (o *Ollama) Pull(ctx context.Context, model string, progress func(PullProgr
 		}
 		return f
 	})
-	// Whatever happened, the model may have changed: ask /api/show again.
+	// Whatever happened, the model may have changed: ask /api/show and
+	// /api/tags again.
 	o.models.forget(model)
+	o.forgetTags()
 	if f != nil {
 		e := f.toError("", model, r.attempts, r.elapsed())
 		if e.Kind == KindModelMissing {
