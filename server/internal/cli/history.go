@@ -218,7 +218,7 @@ func printWrittenDiff(env *Env, ws *workspace.Workspace, stage string) error {
 	if err != nil {
 		return err
 	}
-	w, err := workflow.ReadWritten(st)
+	w, err := workflow.ReadWritten(ws, st)
 	if err != nil {
 		return err
 	}
@@ -226,11 +226,11 @@ func printWrittenDiff(env *Env, ws *workspace.Workspace, stage string) error {
 		return fmt.Errorf("stage %s has no model's version kept: it last ran before icm kept one; run it again", st.Name)
 	}
 	model := workflow.ModelVersionPath(ws, st, w.Output)
-	a, err := os.ReadFile(model)
+	a, err := ws.Disk.ReadFile(model)
 	if err != nil {
 		return fmt.Errorf("unable to read the model's version of %s: %w", w.Output, err)
 	}
-	b, err := os.ReadFile(ws.Abs(w.Output))
+	b, err := ws.Disk.ReadFile(ws.Abs(w.Output))
 	if err != nil {
 		return fmt.Errorf("unable to read %s: %w", w.Output, err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/tokens"
+	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 // previewLines is how many lines of a file or a context part a hover shows.
@@ -99,7 +100,7 @@ func (s *Server) stageHover(dc *docContext, a *analysis) string {
 		}
 		fmt.Fprintf(&b, "\n\nFor each: %s in the whole stage's first calls, one per item, each with the item added to the user part.", calls)
 	}
-	if line := lastRunLine(dc.stage.Dir); line != "" {
+	if line := lastRunLine(dc.ws.Disk, dc.stage.Dir); line != "" {
 		b.WriteString("\n\n" + line)
 	}
 	b.WriteString("\n\n")
@@ -410,8 +411,8 @@ var _ = path.Join
 // lastRunLine is what the stage's last finished run really used, from its
 // run record: "Last run: 4,504 tokens in / 312 out · 12.3 s · qwen3.5:9b ·
 // 3 model calls, 5 tool calls (2 failed)"; "" when it never finished one.
-func lastRunLine(stageDir string) string {
-	rec, err := state.ReadRecord(stageDir)
+func lastRunLine(disk *workspace.Root, stageDir string) string {
+	rec, err := state.ReadRecord(disk, stageDir)
 	if err != nil || rec == nil || rec.Status != state.RunDone {
 		return ""
 	}

@@ -245,7 +245,7 @@ func (rp *runProgress) goodOutputs(stage string) map[string]string {
 	if err != nil {
 		return nil
 	}
-	rec, err := state.ReadRecord(stg.Dir)
+	rec, err := state.ReadRecord(ws.Disk, stg.Dir)
 	if err != nil || rec == nil || rec.Status != state.RunDone {
 		return nil
 	}

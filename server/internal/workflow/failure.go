@@ -19,12 +19,12 @@ func NoteFailure(ws *workspace.Workspace, stage, runID string, failure error, no
 	if err != nil {
 		return err
 	}
-	lock, err := state.Acquire(ws.Root, "icm run")
+	lock, err := state.Acquire(ws.Disk, "icm run")
 	if err != nil {
 		return err
 	}
 	defer lock.Release()
-	rec, err := state.ReadRecord(st.Dir)
+	rec, err := state.ReadRecord(ws.Disk, st.Dir)
 	if err != nil {
 		return err
 	}
@@ -39,7 +39,7 @@ func NoteFailure(ws *workspace.Workspace, stage, runID string, failure error, no
 	default:
 		rec = &state.Record{Stage: st.Name, RunID: runID, Started: now, Finished: now, Status: state.RunFailed, Error: failure.Error()}
 	}
-	if err := state.WriteRecord(st.Dir, rec); err != nil {
+	if err := state.WriteRecord(ws.Disk, st.Dir, rec); err != nil {
 		return fmt.Errorf("unable to record the failed run of %s: %w", st.Name, err)
 	}
 	return nil
