@@ -61,6 +61,9 @@ type Part struct {
 	// Placeholder is the contract's path holding a placeholder, when this
 	// part is the one file that fits it.
 	Placeholder string `json:"placeholder,omitempty"`
+	// Shared is set for a file read from the repository above the
+	// workspace (a leading "/" in the contract): read-only.
+	Shared bool `json:"shared,omitempty"`
 }
 
 // Context is an assembled stage context.
@@ -245,15 +248,15 @@ func (a *assembler) inputs(c *contract.Contract, layer int, role string) ([]stri
 // names (single-file inputs only), or for a binary file (or a "path only"
 // scope) just its path and size.
 func (a *assembler) file(in contract.Input, loc *Located, abs string, single bool, role string, layer int) (string, error) {
-	rel := a.ws.Rel(abs)
-	src, err := a.ws.Files.ReadFile(abs)
+	rel := a.ws.InputRel(abs)
+	src, err := a.ws.ReadInput(abs)
 	if err != nil {
 		if b, ok := a.refused(role, layer, rel, err); ok {
 			return b, nil
 		}
 		return "", fmt.Errorf("unable to read input %s: %w", rel, err)
 	}
-	p := Part{Role: role, Layer: layer, Label: rel, Path: rel}
+	p := Part{Role: role, Layer: layer, Label: rel, Path: rel, Shared: loc.Shared}
 	if in.Templated {
 		p.Placeholder = loc.Rel
 	}
@@ -466,6 +469,8 @@ func (p Part) Note() string {
 		return "not loaded: " + p.Skipped
 	case p.Placeholder != "":
 		return "fits " + p.Placeholder
+	case p.Shared:
+		return "shared, read-only"
 	}
 	return ""
 }

@@ -11,13 +11,15 @@ import (
 )
 
 // Glob returns the files matching pattern, written relative to the folder
-// base ("../../_config/*.md", "notes/**/*.md"), sorted and at most
-// maxFolderFiles. Each segment matches as path.Match does and "**" matches
-// any depth of folders; dot files match only a pattern that names the dot.
-// The folders before the first wildcard must resolve inside the workspace,
-// and a match that reaches outside it through a symlink is left out. A
-// pattern ending in "/" matches folders instead of files.
-func Glob(ws *workspace.Workspace, base, pattern string) ([]string, error) {
+// base ("../../_config/*.md", "notes/**/*.md", "/_core/templates/*.md"),
+// sorted and at most maxFolderFiles, and the absolute path the pattern
+// stands for. Each segment matches as path.Match does and "**" matches any
+// depth of folders; dot files match only a pattern that names the dot. The
+// folders before the first wildcard resolve as an input path does: inside
+// the workspace, or in the repository above it (read-only); a match that
+// reaches outside through a symlink is left out. A pattern ending in "/"
+// matches folders instead of files.
+func Glob(ws *workspace.Workspace, base, pattern string) (matches []string, at string, err error) {
 	wantDir := strings.HasSuffix(pattern, "/")
 	kind := func(info os.FileInfo) bool {
 		if wantDir {
@@ -25,32 +27,37 @@ func Glob(ws *workspace.Workspace, base, pattern string) ([]string, error) {
 		}
 		return info.Mode().IsRegular()
 	}
-	segs := strings.Split(path.Clean(filepath.ToSlash(pattern)), "/")
+	rooted := strings.HasPrefix(pattern, "/")
+	segs := strings.Split(strings.TrimPrefix(path.Clean(filepath.ToSlash(pattern)), "/"), "/")
 	fixed := 0
 	for fixed < len(segs) && !hasMeta(segs[fixed]) {
 		segs[fixed] = unescape(segs[fixed])
 		fixed++
 	}
 	start := base
-	if fixed > 0 {
+	if fixed > 0 || rooted {
 		prefix := strings.Join(segs[:fixed], "/")
+		if rooted {
+			prefix = "/" + prefix
+		}
+		abs, _, err := ws.ResolveInput(base, prefix)
+		if err != nil {
+			return nil, "", err
+		}
+		at = filepath.Join(abs, filepath.FromSlash(strings.Join(segs[fixed:], "/")))
 		if fixed == len(segs) {
 			// No wildcard at all: the path itself, when it is a file.
-			abs, err := ws.Resolve(base, prefix)
-			if err != nil {
-				return nil, err
+			if info, err := ws.StatInput(abs); err == nil && kind(info) {
+				return []string{abs}, at, nil
 			}
-			if info, err := ws.Files.Stat(abs); err == nil && kind(info) {
-				return []string{abs}, nil
-			}
-			return nil, nil
-		}
-		abs, err := ws.Resolve(base, prefix)
-		if err != nil {
-			return nil, err
+			return nil, at, nil
 		}
 		start = abs
+	} else {
+		at = filepath.Join(base, filepath.FromSlash(strings.Join(segs, "/")))
 	}
+	shared := ws.Shared(start)
+	root := ws.InputRoot(start)
 	var out []string
 	seen := map[string]bool{}
 	var walk func(dir string, rest []string)
@@ -62,7 +69,7 @@ func Glob(ws *workspace.Workspace, base, pattern string) ([]string, error) {
 			return
 		}
 		seg := rest[0]
-		entries, err := ws.Disk.ReadDir(dir)
+		entries, err := root.ReadDir(dir)
 		if err != nil {
 			return
 		}
@@ -77,8 +84,8 @@ func Glob(ws *workspace.Workspace, base, pattern string) ([]string, error) {
 		}
 		for _, e := range entries {
 			name := e.Name()
-			if strings.HasPrefix(name, ".") && !strings.HasPrefix(seg, ".") {
-				continue
+			if strings.HasPrefix(name, ".") && (shared || !strings.HasPrefix(seg, ".")) {
+				continue // never a hidden file outside the workspace
 			}
 			if ok, _ := path.Match(seg, name); !ok {
 				continue
@@ -88,18 +95,10 @@ func Glob(ws *workspace.Workspace, base, pattern string) ([]string, error) {
 				walk(p, rest[1:])
 				continue
 			}
-			if seen[p] || len(out) >= maxFolderFiles {
+			if seen[p] || len(out) >= maxFolderFiles || !contained(ws, p, shared) {
 				continue
 			}
-			rel, err := filepath.Rel(ws.Root, p)
-			if err != nil {
-				continue
-			}
-			real, err := ws.Resolve(ws.Root, filepath.ToSlash(rel))
-			if err != nil {
-				continue
-			}
-			if info, err := ws.Files.Stat(real); err == nil && kind(info) {
+			if info, err := ws.StatInput(p); err == nil && kind(info) {
 				seen[p] = true
 				out = append(out, p)
 			}
@@ -107,7 +106,34 @@ func Glob(ws *workspace.Workspace, base, pattern string) ([]string, error) {
 	}
 	walk(start, segs[fixed:])
 	sort.Strings(out)
-	return out, nil
+	return out, at, nil
+}
+
+// contained reports whether a match may be read: inside the workspace
+// without a link that leads out, or in the repository, whose read-only
+// Root refuses links that leave it on every read.
+func contained(ws *workspace.Workspace, p string, shared bool) bool {
+	if shared {
+		return true
+	}
+	rel, err := filepath.Rel(ws.Root, p)
+	if err != nil {
+		return false
+	}
+	_, err = ws.Resolve(ws.Root, filepath.ToSlash(rel))
+	return err == nil
+}
+
+// patternTail counts the segments of pattern from the first that holds a
+// wildcard to the end.
+func patternTail(pattern string) int {
+	segs := strings.Split(strings.Trim(path.Clean(filepath.ToSlash(pattern)), "/"), "/")
+	for i, seg := range segs {
+		if hasMeta(seg) {
+			return len(segs) - i
+		}
+	}
+	return 0
 }
 
 // hasMeta reports whether a pattern segment holds an unescaped wildcard.

@@ -2,6 +2,7 @@ package assemble
 
 import (
 	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/icm-tool/icm/server/internal/contract"
@@ -29,46 +30,61 @@ type Located struct {
 	// Own is set when the input lies in the stage's own output/ folder: the
 	// previous version of what the stage writes.
 	Own bool
+	// Shared is set when the input lies outside the workspace, in the
+	// repository above it: read-only.
+	Shared bool
 }
 
 // Locate resolves a file input of stage st. The error is an escape (the
-// path leaves the workspace); a missing file is Exists false.
+// path leaves the workspace, and its repository); a missing file is
+// Exists false.
 func Locate(ws *workspace.Workspace, st *workspace.Stage, in contract.Input) (*Located, error) {
-	abs, err := ws.Resolve(st.Dir, in.Path)
-	if err != nil {
-		return nil, err
-	}
-	l := &Located{Abs: abs, Rel: ws.Rel(abs)}
-	l.Own = OwnOutput(st, l.Rel)
+	l := &Located{}
 	switch {
-	case in.Templated:
-		pattern := contract.PlaceholderGlob(in.Path)
-		matches, err := Glob(ws, st.Dir, pattern)
+	case in.Templated || in.Glob:
+		pattern := in.Path
+		if in.Templated {
+			pattern = contract.PlaceholderGlob(in.Path)
+		}
+		matches, at, err := Glob(ws, st.Dir, pattern)
 		if err != nil {
 			return nil, err
 		}
-		for _, m := range matches {
-			l.Matches = append(l.Matches, ws.Rel(m))
+		l.Abs, l.Rel, l.Shared = at, ws.InputRel(at), ws.Shared(at)
+		if in.Templated {
+			// Shown as written, with its placeholders: the resolved folders
+			// before the first one, then the contract's own segments.
+			tail := patternTail(pattern)
+			dir := at
+			for range tail {
+				dir = filepath.Dir(dir)
+			}
+			segs := strings.Split(strings.Trim(path.Clean(filepath.ToSlash(in.Path)), "/"), "/")
+			l.Abs = filepath.Join(append([]string{dir}, segs[max(0, len(segs)-tail):]...)...)
+			l.Rel = ws.InputRel(l.Abs)
 		}
-		if len(matches) == 1 {
+		for _, m := range matches {
+			l.Matches = append(l.Matches, ws.InputRel(m))
+		}
+		switch {
+		case in.Glob:
+			l.Files, l.Exists = matches, len(matches) > 0
+		case len(matches) == 1:
 			l.Exists = true
 			l.fill(ws, matches[0], strings.HasSuffix(pattern, "/"))
 		}
-	case in.Glob:
-		matches, err := Glob(ws, st.Dir, in.Path)
+	default:
+		abs, shared, err := ws.ResolveInput(st.Dir, in.Path)
 		if err != nil {
 			return nil, err
 		}
-		for _, m := range matches {
-			l.Matches = append(l.Matches, ws.Rel(m))
-		}
-		l.Files, l.Exists = matches, len(matches) > 0
-	default:
-		if info, err := ws.Files.Stat(abs); err == nil {
+		l.Abs, l.Rel, l.Shared = abs, ws.InputRel(abs), shared
+		if info, err := ws.StatInput(abs); err == nil {
 			l.Exists = true
 			l.fill(ws, abs, info.IsDir())
 		}
 	}
+	l.Own = OwnOutput(st, l.Rel)
 	return l, nil
 }
 

@@ -294,11 +294,15 @@ func (c *checker) input(st *workspace.Stage, k *contract.Contract, in contract.I
 		// A folder or glob input loads the files it holds: each must be
 		// one icm reads.
 		for _, f := range loc.Files {
-			if _, err := c.ws.Files.ReadFile(f); err != nil {
-				c.refused(st, in.PathRange, c.ws.Rel(f), err)
+			if _, err := c.ws.ReadInput(f); err != nil {
+				c.refused(st, in.PathRange, c.ws.InputRel(f), err)
 			}
 		}
 		return true
+	}
+	if loc.Shared {
+		at(contract.Info, contract.CodeSharedInput,
+			fmt.Sprintf("%s is read from %s, in the repository above the workspace: read-only", rel, loc.Abs))
 	}
 	c.file(st, in, loc.Files[0], at)
 	return true
@@ -362,6 +366,16 @@ func (c *checker) absent(st *workspace.Stage, in contract.Input, loc *assemble.L
 			fmt.Sprintf("%s does not exist; the contract marks it optional, so the stage runs without it", rel))
 		return
 	}
+	if loc.Shared {
+		where := fmt.Sprintf("up to %s, the repository root", c.ws.Repository)
+		if !c.ws.RepositoryIsGit {
+			where = fmt.Sprintf("up to %s (outside git, icm looks at most three folders up)", c.ws.Repository)
+		}
+		f := at(contract.Error, contract.CodeInputMissing,
+			fmt.Sprintf("input %s does not exist in the workspace nor in the folders above it %s", rel, where))
+		f.Data = map[string]string{"path": rel}
+		return
+	}
 	f := at(contract.Error, contract.CodeInputMissing, fmt.Sprintf("input %s does not exist and no earlier stage produces it", rel))
 	f.Data = map[string]string{"path": rel}
 	if s := c.suggest(rel); s != "" {
@@ -374,8 +388,8 @@ func (c *checker) absent(st *workspace.Stage, in contract.Input, loc *assemble.L
 // file checks one existing file input: binary files, long references and
 // scopes that name headings the file lacks.
 func (c *checker) file(st *workspace.Stage, in contract.Input, abs string, at func(contract.Severity, string, string) *contract.Finding) {
-	rel := c.ws.Rel(abs)
-	src, err := c.ws.Files.ReadFile(abs)
+	rel := c.ws.InputRel(abs)
+	src, err := c.ws.ReadInput(abs)
 	if err != nil {
 		c.refused(st, in.PathRange, rel, err)
 		return
@@ -386,10 +400,7 @@ func (c *checker) file(st *workspace.Stage, in contract.Input, abs string, at fu
 		return
 	}
 	if in.Layer == contract.LayerReference {
-		if n := lineCount(src); n > contract.MaxReferenceLines {
-			at(contract.Warning, contract.CodeReferenceTooLong,
-				fmt.Sprintf("reference %s has %d lines; the method keeps reference files under %d lines: split it or section-scope the input", rel, n, contract.MaxReferenceLines))
-		}
+		c.referenceLength(in, rel, textnorm.Text(src), c.ws.Shared(abs), at)
 	}
 	sc := in.Scope
 	switch {
@@ -409,6 +420,34 @@ func (c *checker) file(st *workspace.Stage, in contract.Input, abs string, at fu
 				Message: fmt.Sprintf("%s: %v", rel, err)})
 		}
 	}
+}
+
+// referenceLength holds a reference to the method's line budget, counting
+// what the stage loads (the sections its scope names, or the whole file).
+// A file shared from the repository above the workspace is not the
+// workspace's to split: its length is a note.
+func (c *checker) referenceLength(in contract.Input, rel string, src []byte, shared bool, at func(contract.Severity, string, string) *contract.Finding) {
+	loaded := string(src)
+	if sc := assemble.Effective(src, in.Scope); sc != nil {
+		if sel, err := assemble.Select(src, sc); err == nil {
+			loaded = sel
+		}
+	}
+	n := lineCount([]byte(loaded))
+	if n <= contract.MaxReferenceLines {
+		return
+	}
+	if shared {
+		at(contract.Info, contract.CodeReferenceTooLong,
+			fmt.Sprintf("shared reference %s loads %d lines; the method keeps references under %d lines: section-scope the input to load less", rel, n, contract.MaxReferenceLines))
+		return
+	}
+	what := "has"
+	if loaded != string(src) {
+		what = "loads"
+	}
+	at(contract.Warning, contract.CodeReferenceTooLong,
+		fmt.Sprintf("reference %s %s %d lines; the method keeps reference files under %d lines: split it or section-scope the input", rel, what, n, contract.MaxReferenceLines))
 }
 
 // producerOf names the earlier stage that declares rel as an output (or a
@@ -555,8 +594,14 @@ func (c *checker) fileSettings(st *workspace.Stage, k *contract.Contract) {
 
 func (c *checker) budget(st *workspace.Stage, k *contract.Contract, ctx *assemble.Context) {
 	if budget := c.ws.Config.Workflow.TokenBudget; budget > 0 && ctx.Total > budget {
-		c.add(contract.Finding{File: st.Contract, Range: k.TitleRange, Severity: contract.Warning, Code: contract.CodeOverBudget,
-			Message: fmt.Sprintf("the assembled context is about %d tokens, over the stage budget of %d; section-scope or trim the inputs", ctx.Total, budget)})
+		// The method's 8,000 is a rule of thumb, a note; a budget the
+		// workspace sets in config.toml is its own limit, a warning.
+		sev, whose := contract.Warning, "the stage budget of config.toml"
+		if budget == config.Defaults().Workflow.TokenBudget {
+			sev, whose = contract.Info, "the method's stage budget"
+		}
+		c.add(contract.Finding{File: st.Contract, Range: k.TitleRange, Severity: sev, Code: contract.CodeOverBudget,
+			Message: fmt.Sprintf("the assembled context is about %d tokens, over %s (%d); section-scope or trim the inputs", ctx.Total, whose, budget)})
 	}
 	if w := c.opts.Window; w > 0 && ctx.Total+c.opts.Reserve > w {
 		c.add(contract.Finding{File: st.Contract, Range: k.TitleRange, Severity: contract.Error, Code: contract.CodeOverWindow,

@@ -95,9 +95,14 @@ func TestPathEscapesRefused(t *testing.T) {
 	contractPath := filepath.Join(dir, "pipeline/01-a/CONTEXT.md")
 	src, _ := os.ReadFile(contractPath)
 	m := document.NewMapper(src)
-	wantLines := map[int]string{4: "../../../../../../../etc/passwd", 5: "/etc/hostname", 6: "link/secret.md"}
+	wantLines := map[int]string{4: "../../../../../../../etc/passwd", 6: "link/secret.md"}
 	got := map[int]bool{}
 	for _, f := range rep.Findings {
+		// A leading "/" names the repository above the workspace, never the
+		// file system's root: /etc/hostname is missing there.
+		if line, _, _ := m.LineCol(f.Range.Start); line == 5 && f.Code == contract.CodeInputMissing && f.Severity == contract.Error && !strings.Contains(f.Message, "is read from") {
+			got[5] = true
+		}
 		if f.Code != contract.CodePathEscape {
 			continue
 		}
@@ -117,6 +122,9 @@ func TestPathEscapesRefused(t *testing.T) {
 		if !got[line] {
 			t.Errorf("no path-escape finding on line %d; findings: %v", line, rep.Findings)
 		}
+	}
+	if !got[5] {
+		t.Errorf("no input-missing finding for /etc/hostname on line 5; findings: %v", rep.Findings)
 	}
 	for _, p := range files.paths {
 		if !strings.HasPrefix(p, dir+string(filepath.Separator)) {
@@ -277,44 +285,6 @@ Write it.
 	rep := Run(open(t, dir), Options{})
 	if n := rep.Stage("01-a").Items; n != 3 {
 		t.Errorf("items = %d, want 3", n)
-	}
-}
-
-// The ICM-template fixtures are real workspaces other people wrote, valid
-// for the template: each opens with no error and no warning.
-func TestTemplateFixturesOpen(t *testing.T) {
-	// The whole folder is copied: it stands for the repository root that
-	// holds the workspaces and the template's shared _core/ folder.
-	root := wstest.CopyDir(t, filepath.Join(wstest.RepoRoot(t), "server", "testdata", "icm-template"))
-	entries, err := os.ReadDir(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, e := range entries {
-		dir := filepath.Join(root, e.Name())
-		if !e.IsDir() || !workspace.IsRoot(dir) {
-			continue
-		}
-		ws := open(t, dir)
-		if ws.StagesDir != "stages" || len(ws.Stages) < 3 {
-			t.Errorf("%s: stages dir %q, %d stages", e.Name(), ws.StagesDir, len(ws.Stages))
-		}
-		rep := Run(ws, Options{})
-		for _, f := range rep.Findings {
-			if f.Severity > contract.Warning {
-				continue
-			}
-			src, _ := os.ReadFile(f.File)
-			if f.Code == contract.CodePathEscape && strings.HasPrefix(string(src[f.Range.Start:f.Range.End]), "/_core/") {
-				continue // repository-root paths: not read yet
-			}
-			t.Errorf("%s: %s: %s", e.Name(), f.File, f)
-		}
-		n++
-	}
-	if n != 4 {
-		t.Errorf("opened %d fixture workspaces, want 4", n)
 	}
 }
 

@@ -74,7 +74,7 @@ var Keys = []Key{
 	{Table: "workflow", Name: "tool_timeout", Type: "duration", Default: `"2m"`, Doc: "Bounds one tool call, like `\"2m\"`."},
 	{Table: "workflow", Name: "script_timeout", Type: "duration", Default: `"60s"`, Doc: "Bounds a `## Script` stage whose contract gives no timeout."},
 	{Table: "workflow", Name: "token_budget", Type: "integer", Default: "8000",
-		Doc: "The assembled context of a stage above this many tokens gets a warning in `icm check` and the editor."},
+		Doc: "The assembled context of a stage above this many tokens gets a warning in `icm check` and the editor (a note at the method's default, 8000)."},
 	{Table: "workspace", Name: "stages", Type: "string",
 		Doc: "The folder holding the numbered stage folders, like `\"phases\"`. Empty: `pipeline/`, else `stages/`, else the one top-level folder holding numbered folders with a `CONTEXT.md`."},
 	{Table: "workflow", Name: "max_file_size", Type: "size", Default: `"8MB"`,

@@ -67,6 +67,7 @@ const (
 	CodeBadInput          = "bad-input"
 	CodeNonFileInput      = "non-file-input"
 	CodeNonFileOutput     = "non-file-output"
+	CodeSharedInput       = "shared-input"
 	CodeKeptAsText        = "kept-as-text"
 	CodeInputOptional     = "input-optional"
 	CodeBinaryInput       = "binary-input"

@@ -35,10 +35,18 @@ func (s *Server) definition(gctx *glsp.Context, p *protocol.DefinitionParams) (a
 		return nil, nil
 	}
 	abs, err := dc.ws.Resolve(dc.stage.Dir, rel)
+	if t.kind == onInput {
+		// An input may be a shared file of the repository above (/_core/...).
+		abs, _, err = dc.ws.ResolveInput(dc.stage.Dir, rel)
+	}
 	if err != nil {
 		return nil, nil // the escape is a diagnostic already
 	}
-	src, err := s.store.Snapshot().Over(dc.ws.Disk).ReadFile(abs)
+	read := s.store.Snapshot().Over(dc.ws.Disk).ReadFile
+	if dc.ws.Shared(abs) {
+		read = dc.ws.ReadInput
+	}
+	src, err := read(abs)
 	if err != nil {
 		return nil, nil
 	}
@@ -60,30 +68,33 @@ func (s *Server) documentLinks(gctx *glsp.Context, p *protocol.DocumentLinkParam
 	}
 	m := dc.doc.Mapper()
 	var out []protocol.DocumentLink
-	link := func(rel string, r contract.Range) {
+	link := func(rel string, r contract.Range, input bool) {
 		if r.Len() == 0 {
 			return
 		}
 		abs, err := dc.ws.Resolve(dc.stage.Dir, rel)
+		if input {
+			abs, _, err = dc.ws.ResolveInput(dc.stage.Dir, rel)
+		}
 		if err != nil {
 			return
 		}
 		target := uriOf(abs)
-		tip := dc.ws.Rel(abs)
+		tip := dc.ws.InputRel(abs)
 		out = append(out, protocol.DocumentLink{Range: toRange(m, r), Target: &target, Tooltip: &tip})
 	}
 	for _, in := range dc.c.Inputs {
-		if !in.NonFile && !in.Templated && in.Path != "" {
-			link(in.Path, in.PathRange)
+		if !in.NonFile && !in.Templated && !in.Glob && in.Path != "" {
+			link(in.Path, in.PathRange, true)
 		}
 	}
 	for _, o := range dc.c.Outputs {
 		if !o.Templated {
-			link(o.Path, o.PathRange)
+			link(o.Path, o.PathRange, false)
 		}
 	}
 	if fe := dc.c.ForEach; fe != nil {
-		link(fe.Path, fe.PathRange)
+		link(fe.Path, fe.PathRange, false)
 	}
 	return out, nil
 }

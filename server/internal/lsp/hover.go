@@ -223,17 +223,17 @@ func inputHover(dc *docContext, a *analysis, in *contract.Input) string {
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s · %d files\n", head, len(loc.Files))
 		for _, f := range loc.Files {
-			fmt.Fprintf(&b, "\n- %s", a.ws.Rel(f))
+			fmt.Fprintf(&b, "\n- %s", a.ws.InputRel(f))
 		}
 		return b.String()
 	}
 	abs := loc.Files[0]
-	src, err := a.ws.Files.ReadFile(abs)
+	src, err := a.ws.ReadInput(abs)
 	if err != nil {
 		return head + fmt.Sprintf("\n\n%v", err)
 	}
 	if in.Templated {
-		head = fmt.Sprintf("**%s** (fits %s) · %s", a.ws.Rel(abs), loc.Rel, layer)
+		head = fmt.Sprintf("**%s** (fits %s) · %s", a.ws.InputRel(abs), loc.Rel, layer)
 	}
 	if document.IsBinary(src) {
 		return head + fmt.Sprintf("\n\nA binary file (%d bytes): the model is given its path and size only.", len(src))

@@ -98,16 +98,18 @@ func Reads(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract) [
 		if in.NonFile || in.Path == "" {
 			continue
 		}
-		if in.Glob || in.Templated {
+		loc, err := assemble.Locate(ws, st, in)
+		switch {
+		case err != nil:
+		case in.Glob || in.Templated:
 			// What the pattern matched is what the run read.
-			if loc, err := assemble.Locate(ws, st, in); err == nil {
-				for _, f := range loc.Files {
-					set[ws.Rel(f)] = true
-				}
+			for _, f := range loc.Files {
+				set[ws.InputRel(f)] = true
 			}
-			continue
+		default:
+			// A shared file is named "/..." (its place in the repository).
+			set[loc.Rel] = true
 		}
-		addRel(in.Path)
 	}
 	// The stage's own previous output is read to be revised; it changing
 	// is the run's doing, not a reason to run again.
@@ -146,7 +148,7 @@ const Refused = "refused"
 func Fingerprint(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract) (map[string]string, error) {
 	out := map[string]string{}
 	for _, rel := range Reads(ws, st, c) {
-		h, err := inputHash(ws, ws.Abs(rel))
+		h, err := inputHash(ws, ws.InputAbs(rel))
 		if err != nil {
 			return nil, err
 		}
@@ -157,7 +159,7 @@ func Fingerprint(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contr
 
 // inputHash hashes one input: a file's normalised text, or a folder's files.
 func inputHash(ws *workspace.Workspace, abs string) (string, error) {
-	info, err := ws.Files.Stat(abs)
+	info, err := ws.StatInput(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return Missing, nil
@@ -168,7 +170,7 @@ func inputHash(ws *workspace.Workspace, abs string) (string, error) {
 	case info.IsDir():
 		return folderHash(ws, abs)
 	}
-	data, err := ws.Files.ReadFile(abs)
+	data, err := ws.ReadInput(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return Missing, nil

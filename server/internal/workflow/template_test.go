@@ -1,6 +1,10 @@
 package workflow_test
 
 import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -86,4 +90,96 @@ func TestRevisingStageRuns(t *testing.T) {
 	if st := h.status()["01-brief"]; st != state.Awaiting {
 		t.Errorf("after the second run: %s, want awaiting-review (not stale)", st)
 	}
+}
+
+// A stage reading a file of the repository above its workspace
+// (/_core/rules.md): the run is given it, writes nothing outside the
+// workspace, and the stage goes stale when the shared file changes.
+func TestSharedInputRuns(t *testing.T) {
+	repo := wstest.Write(t, `
+-- .git/HEAD --
+ref: refs/heads/main
+-- _core/rules.md --
+SHARED-RULE-1
+-- ws/CLAUDE.md --
+# Identity
+-- ws/config.toml --
+[model]
+name = "qwen3.5:9b"
+-- ws/stages/01-a/CONTEXT.md --
+# Stage 01: A
+
+## Inputs
+
+| Source | File/Location | Why |
+|--------|---------------|-----|
+| Rules | `+"`/_core/rules.md`"+` | House rules |
+
+## Process
+
+WRITE by the rules.
+
+## Outputs
+
+- a.md -> output/
+`)
+	h := &harness{t: t, dir: filepath.Join(repo, "ws"), srv: ollamatest.New(t, ollamatest.Config{
+		Models: []ollamatest.Model{{Name: model, ContextLength: 32768, Family: "qwen3", Capabilities: []string{"completion"}}},
+	})}
+	c, err := llm.NewOllama(llm.WithBaseURL(h.srv.URL()), llm.WithRetry(0, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.client = c
+	var system string
+	h.srv.On(ollamatest.UserContains("WRITE by the rules")).ReplyFunc(func(r *ollamatest.Request) ollamatest.Turn {
+		system = r.System()
+		return ollamatest.Text("# A\n\ndone")
+	})
+	before := treeOf(t, repo, "ws")
+	h.mustRun(workflow.Options{})
+	if !strings.Contains(system, "SHARED-RULE-1") {
+		t.Errorf("the run was not given the shared file:\n%s", system)
+	}
+	if after := treeOf(t, repo, "ws"); after != before {
+		t.Errorf("the run changed files outside the workspace:\nbefore %s\nafter  %s", before, after)
+	}
+	h.approve("01-a")
+	if st := h.status()["01-a"]; st != state.Approved {
+		t.Fatalf("after approving: %s", st)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "_core", "rules.md"), []byte("SHARED-RULE-2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if st := h.status()["01-a"]; st != state.Stale {
+		t.Errorf("after the shared file changed: %s, want stale", st)
+	}
+}
+
+// treeOf lists every file below root except those under skip, with their
+// contents, so two listings differ when anything outside skip changed.
+func treeOf(t *testing.T, root, skip string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if d.IsDir() && rel == skip {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(&b, "%s=%q;", rel, data)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

@@ -16,17 +16,20 @@ const MaxFolderFiles = 100
 // files and dot folders are left out, links are not followed, and at most
 // MaxFolderFiles are listed; more reports that some were left out.
 func (w *Workspace) FolderFiles(dir string) (files []string, more bool, err error) {
-	name, err := w.Disk.name(dir)
+	// A shared folder (in the repository above the workspace) is listed
+	// through the repository's read-only Root.
+	root := w.InputRoot(dir)
+	name, err := root.name(dir)
 	if err != nil {
 		return nil, false, err
 	}
 	// Walk the folder the name leads to: the folder itself may be a link
 	// that stays inside (a stage's output/ linked to a shared folder).
-	real, err := w.Disk.Resolve(name)
+	real, err := root.Resolve(name)
 	if err != nil {
 		return nil, false, err
 	}
-	err = w.Disk.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
+	err = root.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == real {
 				return err
@@ -49,7 +52,7 @@ func (w *Workspace) FolderFiles(dir string) (files []string, more bool, err erro
 		// Report the file under the folder as it was named, not where a
 		// link on the way led.
 		sub := strings.TrimPrefix(strings.TrimPrefix(p, real), "/")
-		files = append(files, filepath.Join(w.Root, filepath.FromSlash(path.Join(name, sub))))
+		files = append(files, filepath.Join(root.Dir(), filepath.FromSlash(path.Join(name, sub))))
 		return nil
 	})
 	sort.Strings(files)

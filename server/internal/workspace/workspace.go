@@ -63,6 +63,17 @@ type Workspace struct {
 	// Disk is the workspace folder opened for contained access: every read
 	// and write of the workspace's files on disk goes through it.
 	Disk *Root
+	// Repository is the repository root above the workspace that shared
+	// inputs (a leading "/", or ".." climbing out) are read from, read-only;
+	// "" when there is none.
+	Repository string
+	// RepositoryIsGit is set when Repository holds .git; otherwise it is
+	// the highest of the (at most three) folders above the workspace.
+	RepositoryIsGit bool
+	// above are the folders from the workspace's parent up to Repository,
+	// nearest first; repo is Repository opened read-only.
+	above []string
+	repo  *Root
 	// Escapes lists the folders of the workspace's layout (the stages
 	// folder, a stage folder) that are symbolic links leading outside it.
 	// They are left out of Stages (nothing outside is read) and check
@@ -170,6 +181,8 @@ func Open(root string, files Files) (*Workspace, error) {
 	if ws.Files == nil {
 		ws.Files = disk
 	}
+	// A repository root that cannot be opened only means no shared inputs.
+	_ = ws.openRepository()
 	ws.StagesDir = stageDirs[0]
 	if dir, from := stagesFolder(real, ws.Config); dir != "" {
 		ws.StagesDir, ws.StagesFrom = dir, from
@@ -204,6 +217,9 @@ func loadConfig(disk *Root) (config.Config, error) {
 
 // Close releases the workspace's descriptors.
 func (w *Workspace) Close() error {
+	if w.repo != nil {
+		_ = w.repo.Close()
+	}
 	if w.Disk == nil {
 		return nil
 	}
