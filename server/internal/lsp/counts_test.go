@@ -16,10 +16,10 @@ import (
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 )
 
-// TestHoverCountsToolDefinitions: a stage with tools is counted with the
-// definitions its servers list, in the first call and the token table.
-func TestHoverCountsToolDefinitions(t *testing.T) {
-	s := newSession(t)
+// researchTitleHover is 02-research's title hover once its tool servers
+// have been listed (or have failed to be).
+func researchTitleHover(t *testing.T, s *session) string {
+	t.Helper()
 	s.Open(scope)
 	s.Open(research)
 	s.AwaitDiagnostics(scope, "analysed", lsptest.None)
@@ -34,6 +34,14 @@ func TestHoverCountsToolDefinitions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return got
+}
+
+// TestHoverCountsToolDefinitions: a stage with tools is counted with the
+// definitions its servers list, in the first call and the token table.
+func TestHoverCountsToolDefinitions(t *testing.T) {
+	s := newSession(t)
+	got := researchTitleHover(t, s)
 	m := regexp.MustCompile(`First call: (\d+) tokens, estimated, of which 5 tool definitions take (\d+)`).FindStringSubmatch(got)
 	if m == nil {
 		t.Fatalf("the first call does not count the 5 tool definitions:\n%s", got)
@@ -59,18 +67,7 @@ func TestHoverCountsToolDefinitions(t *testing.T) {
 // left out of the count, and the hover says so and why.
 func TestHoverSaysWhichToolsAreLeftOut(t *testing.T) {
 	s := newSession(t, func(c *lsptest.Config) { c.Options.Self = filepath.Join(t.TempDir(), "no-icm-here") })
-	s.Open(scope)
-	s.Open(research)
-	s.AwaitDiagnostics(scope, "analysed", lsptest.None)
-	for _, server := range []string{"search-server", "browser-server"} {
-		if _, err := s.Hover(research, s.Pos(research, server, 0)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := s.Hover(research, s.Pos(research, "# Stage", 2))
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := researchTitleHover(t, s)
 	for _, want := range []string{"⚠ Counted without the tool definitions of browser-server: ", "; search-server: "} {
 		if !strings.Contains(got, want) {
 			t.Errorf("hover lacks %q:\n%s", want, got)

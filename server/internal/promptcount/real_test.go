@@ -5,10 +5,7 @@ import (
 	"errors"
 	"math"
 	"os"
-	"path/filepath"
 	"testing"
-
-	"golang.org/x/tools/txtar"
 
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/check"
@@ -33,30 +30,13 @@ type sampleStage struct {
 }
 
 // sampleStages copies course-research and tech-article with the sample
-// outputs of testdata/outputs.txtar and lists every stage with the tool
+// outputs (wstest.CopyWithSamples) and lists every stage with the tool
 // definitions its MCP servers (icm itself) offer it.
 func sampleStages(t *testing.T, model string) []sampleStage {
 	t.Helper()
-	arch, err := txtar.ParseFile("testdata/outputs.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []sampleStage
 	for _, name := range []string{"course-research", "tech-article"} {
-		dir := wstest.Copy(t, name)
-		for _, f := range arch.Files {
-			rel, ok := cutPrefix(f.Name, name+"/")
-			if !ok {
-				continue
-			}
-			p := filepath.Join(dir, filepath.FromSlash(rel))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		dir, _ := wstest.CopyWithSamples(t, name)
 		ws, err := workspace.Open(dir, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -87,13 +67,6 @@ func sampleStages(t *testing.T, model string) []sampleStage {
 		}
 	}
 	return out
-}
-
-func cutPrefix(s, p string) (string, bool) {
-	if len(s) >= len(p) && s[:len(p)] == p {
-		return s[len(p):], true
-	}
-	return s, false
 }
 
 // serverCount makes the call for real, answer cut to one token, and

@@ -5,12 +5,9 @@ import (
 	"errors"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"golang.org/x/tools/txtar"
 
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/check"
@@ -23,35 +20,6 @@ import (
 	"github.com/icm-tool/icm/server/internal/workflow"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
-
-// sampleWorkspace copies a shipped workspace with the sample outputs of
-// promptcount's testdata (every stage assembles with real inputs, the For
-// each stages have items) and returns a function that puts them back.
-func sampleWorkspace(t *testing.T, name string) (string, func()) {
-	t.Helper()
-	arch, err := txtar.ParseFile(filepath.Join(wstest.RepoRoot(t), "server/internal/promptcount/testdata/outputs.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := wstest.Copy(t, name)
-	restore := func() {
-		for _, f := range arch.Files {
-			rel, ok := strings.CutPrefix(f.Name, name+"/")
-			if !ok {
-				continue
-			}
-			p := filepath.Join(dir, filepath.FromSlash(rel))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	restore()
-	return dir, restore
-}
 
 // firstCalls are a stage's first calls as its run makes them: one, or
 // one per For each item.
@@ -101,7 +69,7 @@ func checkCalibratedFromHistory(t *testing.T, url, model string, limit float64) 
 	ctx := context.Background()
 	worst := 0.0
 	for _, name := range []string{"course-research", "tech-article"} {
-		dir, restore := sampleWorkspace(t, name)
+		dir, restore := wstest.CopyWithSamples(t, name)
 		open := func() (*Session, *workspace.Workspace, *check.Report) {
 			ws, err := workspace.Open(dir, nil)
 			if err != nil {
