@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/llm"
@@ -67,15 +68,36 @@ type Counter struct {
 	Memo *Memo
 }
 
-// Memo remembers exact and server counts by request. It is safe for
-// concurrent use.
+// Memo remembers exact and server counts by request, each for memoTTL.
+// It is safe for concurrent use.
 type Memo struct {
 	mu sync.Mutex
-	m  map[[32]byte]tokens.Count
+	m  map[[32]byte]memoEntry
+	// now is the clock (time.Now when nil).
+	now func() time.Time
 }
 
-// memoLimit bounds a memo; it starts over when full.
-const memoLimit = 4096
+func (m *Memo) clock() time.Time {
+	if m.now != nil {
+		return m.now()
+	}
+	return time.Now()
+}
+
+type memoEntry struct {
+	n  tokens.Count
+	at time.Time
+}
+
+const (
+	// memoLimit bounds a memo; it starts over when full.
+	memoLimit = 4096
+	// memoTTL is how long a count stands: the request says nothing of
+	// the model's files, and a pull of a new version (or a server that
+	// stops serving the local files) must be seen within a minute, as
+	// the client sees it.
+	memoTTL = time.Minute
+)
 
 func (m *Memo) key(req llm.ChatRequest) [32]byte {
 	data, _ := json.Marshal(struct {
@@ -94,18 +116,18 @@ func (c *Counter) Count(ctx context.Context, req llm.ChatRequest) (tokens.Count,
 	}
 	k := c.Memo.key(req)
 	c.Memo.mu.Lock()
-	n, ok := c.Memo.m[k]
+	e, ok := c.Memo.m[k]
 	c.Memo.mu.Unlock()
-	if ok {
-		return n, nil
+	if ok && c.Memo.clock().Sub(e.at) < memoTTL {
+		return e.n, nil
 	}
 	n, err := c.count(ctx, req)
 	if err == nil && n.Known() {
 		c.Memo.mu.Lock()
 		if c.Memo.m == nil || len(c.Memo.m) >= memoLimit {
-			c.Memo.m = map[[32]byte]tokens.Count{}
+			c.Memo.m = map[[32]byte]memoEntry{}
 		}
-		c.Memo.m[k] = n
+		c.Memo.m[k] = memoEntry{n: n, at: c.Memo.clock()}
 		c.Memo.mu.Unlock()
 	}
 	return n, err
