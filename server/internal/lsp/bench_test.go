@@ -70,6 +70,46 @@ func benchTyping(b *testing.B, ed *lsptest.Editor) {
 	p95(b, samples)
 }
 
+// BenchmarkTypingNewText is BenchmarkTypingToDiagnostics with a text the
+// server has not seen at every keystroke, as in real typing (the edit
+// also adds a character to the Process), one keystroke every 100 ms:
+// with exact counting on, the changed stage is counted afresh after each
+// keystroke's diagnostics.
+func BenchmarkTypingNewText(b *testing.B) {
+	benchNewText(b, benchEditor(b, nil))
+}
+
+// BenchmarkTypingNewTextExact is BenchmarkTypingNewText with exact
+// counting on.
+func BenchmarkTypingNewTextExact(b *testing.B) {
+	benchNewText(b, benchEditor(b, qwen3Models(b)))
+}
+
+func benchNewText(b *testing.B, ed *lsptest.Editor) {
+	ed.Open(scope)
+	ed.AwaitDiagnostics(scope, "clean", lsptest.None)
+	const gap = 100 * time.Millisecond
+	samples := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		text := strings.Replace(ed.Text(scope), "padded list.", "padded list.!", 1)
+		start := time.Now()
+		if i%2 == 0 {
+			ed.SetText(scope, strings.Replace(text, "working): input.md", "working): inputs.md", 1))
+			ed.AwaitDiagnostics(scope, "broken", lsptest.HasCode("input-missing"))
+		} else {
+			ed.SetText(scope, strings.Replace(text, "working): inputs.md", "working): input.md", 1))
+			ed.AwaitDiagnostics(scope, "fixed", lsptest.None)
+		}
+		samples = append(samples, time.Since(start))
+		b.StopTimer()
+		time.Sleep(gap)
+		b.StartTimer()
+	}
+	b.StopTimer()
+	p95(b, samples)
+}
+
 // qwen3Models lays out a models folder holding course-research's model
 // with Qwen3's vocabulary and returns an environment that points
 // OLLAMA_MODELS at it.
