@@ -25,6 +25,8 @@ import (
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
+
+	"github.com/icm-tool/icm/server/internal/markdown"
 )
 
 // Source is a known source: its URL and a title for the reference list.
@@ -72,6 +74,11 @@ func HTML(src []byte, opts Options) (*Page, error) {
 	}
 	if _, ok := styles.Registry[style]; !ok {
 		return nil, fmt.Errorf("unknown code style %q; chroma's styles include github, monokai, dracula", style)
+	}
+	// goldmark's time grows with size times nesting: refuse what icm
+	// would not parse anywhere else, at once.
+	if err := markdown.Check(src); err != nil {
+		return nil, err
 	}
 	cites := &citations{byURL: map[string]int{}, titles: map[string]string{}}
 	for _, s := range opts.Sources {

@@ -106,6 +106,14 @@ func runOne(ctx context.Context, c contract.Check, outs []Output, env Env) ([]st
 		}
 		o.Data = data
 		var fs []state.VerifyFinding
+		if c.Kind == contract.CheckHeadings || c.Kind == contract.CheckSources {
+			// These read the output's structure: one nested past what icm
+			// parses cannot pass, and says why.
+			if lerr := markdown.Check(data); lerr != nil {
+				all = append(all, state.VerifyFinding{File: o.Rel, Message: "the output cannot be read as Markdown: " + lerr.Error()})
+				continue
+			}
+		}
 		switch c.Kind {
 		case contract.CheckNonEmpty:
 			if strings.TrimSpace(string(data)) == "" {
