@@ -160,29 +160,35 @@ func Fingerprint(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contr
 // inputHash hashes one input: a file's normalised text, or a folder's files.
 func inputHash(ws *workspace.Workspace, abs string) (string, error) {
 	info, err := ws.StatInput(abs)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return Missing, nil
-	case workspace.Refused(err):
-		return Refused, nil
-	case err != nil:
-		return "", fmt.Errorf("unable to read %s: %w", ws.Rel(abs), err)
-	case info.IsDir():
+	if h, done, err := unreadHash(ws, abs, err); done {
+		return h, err
+	}
+	if info.IsDir() {
 		return folderHash(ws, abs)
 	}
 	data, err := ws.ReadInput(abs)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return Missing, nil
-	case workspace.Refused(err):
-		return Refused, nil
-	case err != nil:
-		return "", fmt.Errorf("unable to read %s: %w", ws.Rel(abs), err)
+	if h, done, err := unreadHash(ws, abs, err); done {
+		return h, err
 	}
 	if document.IsBinary(data) {
 		return Hash(data), nil
 	}
 	return Hash(textnorm.Text(data)), nil
+}
+
+// unreadHash is what a read error makes of an input's hash: Missing for
+// a file that is not there, Refused for one icm will not read, an error
+// otherwise; done is false when there was no error.
+func unreadHash(ws *workspace.Workspace, abs string, err error) (h string, done bool, _ error) {
+	switch {
+	case err == nil:
+		return "", false, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return Missing, true, nil
+	case workspace.Refused(err):
+		return Refused, true, nil
+	}
+	return "", true, fmt.Errorf("unable to read %s: %w", ws.Rel(abs), err)
 }
 
 // folderHash hashes the files a folder input loads, names and contents, so

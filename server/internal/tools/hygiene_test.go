@@ -159,20 +159,7 @@ func TestCloseLeavesNoProcesses(t *testing.T) {
 			f := newFixture(t)
 			opts := testOptions()
 			opts.ShutdownGrace = 200 * time.Millisecond
-			s, err := Open(context.Background(), Registry{"fx": f.server("fx", tc.flags...)}, map[string][]string{"fx": {"spawn"}}, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := s.Call(context.Background(), "fx_spawn", map[string]any{"ignore_term": tc.ignoreTerm})
-			if err != nil {
-				s.Close()
-				t.Fatal(err)
-			}
-			grandchild, err := strconv.Atoi(res.Text)
-			if err != nil || !alive(grandchild) {
-				s.Close()
-				t.Fatalf("spawn answered %q; grandchild not running", res.Text)
-			}
+			s, grandchild := spawnGrandchild(t, f, opts, tc.flags, map[string]any{"ignore_term": tc.ignoreTerm})
 			if len(f.pids()) != 2 {
 				t.Errorf("%d pid files, want server and grandchild", len(f.pids()))
 			}
@@ -223,20 +210,7 @@ func TestCloseEndsChildrenThatLeftTheGroup(t *testing.T) {
 			if stubborn {
 				flags = []string{"-stubborn"}
 			}
-			s, err := Open(context.Background(), Registry{"fx": f.server("fx", flags...)}, map[string][]string{"fx": {"spawn"}}, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := s.Call(context.Background(), "fx_spawn", map[string]any{"setsid": true, "ignore_term": true})
-			if err != nil {
-				s.Close()
-				t.Fatal(err)
-			}
-			grandchild, err := strconv.Atoi(res.Text)
-			if err != nil || !alive(grandchild) {
-				s.Close()
-				t.Fatalf("spawn answered %q; grandchild not running", res.Text)
-			}
+			s, grandchild := spawnGrandchild(t, f, opts, flags, map[string]any{"setsid": true, "ignore_term": true})
 			leader := s.conns["fx"].proc.cmd.Process.Pid
 			if _, pgrp, ok := procStat(strconv.Itoa(grandchild)); !ok || pgrp == leader {
 				t.Fatalf("the grandchild is in group %d, want a group of its own (setsid)", pgrp)
@@ -251,4 +225,26 @@ func TestCloseEndsChildrenThatLeftTheGroup(t *testing.T) {
 			}
 		})
 	}
+}
+
+// spawnGrandchild opens a session on the fixture with flags and has it
+// spawn a grandchild with args, returning the session and the
+// grandchild's pid.
+func spawnGrandchild(t *testing.T, f *fixture, opts Options, flags []string, args map[string]any) (*Session, int) {
+	t.Helper()
+	s, err := Open(context.Background(), Registry{"fx": f.server("fx", flags...)}, map[string][]string{"fx": {"spawn"}}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Call(context.Background(), "fx_spawn", args)
+	if err != nil {
+		s.Close()
+		t.Fatal(err)
+	}
+	grandchild, err := strconv.Atoi(res.Text)
+	if err != nil || !alive(grandchild) {
+		s.Close()
+		t.Fatalf("spawn answered %q; grandchild not running", res.Text)
+	}
+	return s, grandchild
 }
