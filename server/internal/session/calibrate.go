@@ -2,7 +2,6 @@ package session
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -67,7 +66,7 @@ func (s *Session) Calibration(model string) promptcount.Calibration {
 // tracesKey names the run traces as they are now: a run that starts,
 // grows or ends changes it.
 func tracesKey(ws *workspace.Workspace) string {
-	entries, err := os.ReadDir(filepath.Join(ws.Root, workspace.HistoryDir))
+	entries, err := ws.Disk.ReadDir(workspace.HistoryDir)
 	if err != nil {
 		return ""
 	}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -45,18 +44,24 @@ const maxTraceLine = 16 << 20
 // the server's count have none. A trace cut by a killed run is read up to
 // its last whole line; one that cannot be read is skipped.
 func ModelCalls(ws *workspace.Workspace, maxRuns int) ([]ModelCall, error) {
-	paths, err := filepath.Glob(filepath.Join(ws.Root, workspace.HistoryDir, "*.jsonl"))
+	// The traces are listed and read through the workspace's Root, like
+	// every file of the workspace: a history/ linked out of it, or a trace
+	// that is not a regular file, is skipped, never followed.
+	paths, err := traces(ws, "")
+	if workspace.Refused(err) {
+		return nil, nil // icm check says why
+	}
 	if err != nil {
 		return nil, err
 	}
-	newestFirst(paths)
+	newestFirst(ws, paths)
 	var out []ModelCall
 	runs := 0
 	for i, p := range paths {
 		if runs >= maxRuns || i >= maxTracesScanned {
 			break
 		}
-		calls := traceCalls(p)
+		calls := traceCalls(ws, p)
 		if len(calls) > 0 {
 			out = append(out, calls...)
 			runs++
@@ -80,8 +85,8 @@ type modelLine struct {
 }
 
 // traceCalls reads one trace's model calls that have both counts.
-func traceCalls(path string) []ModelCall {
-	f, err := os.Open(path)
+func traceCalls(ws *workspace.Workspace, path string) []ModelCall {
+	f, _, err := ws.Disk.Open(path)
 	if err != nil {
 		return nil
 	}
@@ -113,10 +118,10 @@ func traceCalls(path string) []ModelCall {
 // newestFirst orders traces by when they were last written, newest
 // first: run ids sort by the second a run started, and two runs can
 // start in one second.
-func newestFirst(paths []string) {
+func newestFirst(ws *workspace.Workspace, paths []string) {
 	when := make(map[string]int64, len(paths))
 	for _, p := range paths {
-		if info, err := os.Stat(p); err == nil {
+		if info, err := ws.Disk.Lstat(p); err == nil {
 			when[p] = info.ModTime().UnixNano()
 		}
 	}
