@@ -89,9 +89,9 @@ func Run(ws *workspace.Workspace, opts Options) *Report {
 	}
 	r := &Report{Workspace: ws, ProducedBy: map[string]string{}}
 	// The checker sees the workspace through a memo of this run's reads.
-	memo := *ws
+	memo := ws.WithResolveMemo()
 	memo.Files = newMemo(ws.Files)
-	c := &checker{ws: &memo, opts: opts, r: r, producer: map[string]int{}}
+	c := &checker{ws: memo, opts: opts, r: r, producer: map[string]int{}}
 	c.configFindings()
 	c.layoutFindings()
 	c.linkFindings()
@@ -427,6 +427,9 @@ func (c *checker) file(st *workspace.Stage, in contract.Input, abs string, at fu
 // A file shared from the repository above the workspace is not the
 // workspace's to split: its length is a note.
 func (c *checker) referenceLength(in contract.Input, rel string, src []byte, shared bool, at func(contract.Severity, string, string) *contract.Finding) {
+	if lineCount(src) <= contract.MaxReferenceLines {
+		return // what a scope selects is never longer than the file
+	}
 	loaded := string(src)
 	if sc := assemble.Effective(src, in.Scope); sc != nil {
 		if sel, err := assemble.Select(src, sc); err == nil {

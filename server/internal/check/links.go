@@ -92,7 +92,7 @@ func (c *checker) output(st *workspace.Stage, rel string, at contract.Range) {
 // linkOut returns why the workspace path rel leads outside through a
 // symbolic link, or nil when it stays inside (or does not exist).
 func linkOut(ws *workspace.Workspace, rel string) *workspace.EscapeError {
-	_, err := ws.Disk.Resolve(rel)
+	_, err := ws.ResolveBelow(rel)
 	var e *workspace.EscapeError
 	if errors.As(err, &e) {
 		return e

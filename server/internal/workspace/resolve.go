@@ -16,6 +16,14 @@ import (
 // workspace's Root all the same, which is what keeps a link swapped in
 // later from leading out.
 func (w *Workspace) Resolve(base, p string) (string, error) {
+	abs, _, err := w.memo.remember(resolveKey{base, p, false}, func() (string, bool, error) {
+		abs, err := w.resolve(base, p)
+		return abs, false, err
+	})
+	return abs, err
+}
+
+func (w *Workspace) resolve(base, p string) (string, error) {
 	if p == "" {
 		return "", fmt.Errorf("empty path")
 	}
@@ -27,7 +35,7 @@ func (w *Workspace) Resolve(base, p string) (string, error) {
 	if !ok {
 		return "", &EscapeError{Path: p, Reason: "it climbs above the workspace folder with .."}
 	}
-	if _, err := w.Disk.Resolve(rel); err != nil {
+	if _, err := w.ResolveBelow(rel); err != nil {
 		var esc *EscapeError
 		if errors.As(err, &esc) {
 			// Say it in the contract's words, with the link that leads out.

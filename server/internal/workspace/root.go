@@ -31,6 +31,8 @@ type Root struct {
 	r          *os.Root
 	readOnly   bool
 	maxRead    int64
+	// lstats, when set, remembers what walk found (WithResolveMemo).
+	lstats *lstatMemo
 }
 
 // RootOptions change how a Root behaves.

@@ -79,6 +79,10 @@ func (w *Workspace) openRepository() error {
 // shared says the path lies outside the workspace: it may be read, never
 // written. Anything else is an EscapeError, as for Resolve.
 func (w *Workspace) ResolveInput(base, p string) (abs string, shared bool, err error) {
+	return w.memo.remember(resolveKey{base, p, true}, func() (string, bool, error) { return w.resolveInput(base, p) })
+}
+
+func (w *Workspace) resolveInput(base, p string) (abs string, shared bool, err error) {
 	if p == "" {
 		return "", false, fmt.Errorf("empty path")
 	}
@@ -155,7 +159,10 @@ func (w *Workspace) sharedExists(p, rel string) error {
 
 // Shared reports whether abs lies outside the workspace, in its repository.
 func (w *Workspace) Shared(abs string) bool {
-	if _, inside := w.Disk.Rel(abs); inside || w.repo == nil {
+	if w.repo == nil || strings.HasPrefix(abs, w.Root+string(filepath.Separator)) {
+		return false
+	}
+	if _, inside := w.Disk.Rel(abs); inside {
 		return false
 	}
 	_, ok := w.repo.Rel(abs)

@@ -49,7 +49,7 @@ func (r *Root) walk(name string) (real string, missing bool, err error) {
 			continue
 		}
 		next := joinPath(cur, c)
-		fi, err := r.r.Lstat(next)
+		fi, err := r.lstat(next)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) || isNotDir(err) {
 				rest := path.Join(append([]string{next}, queue...)...)

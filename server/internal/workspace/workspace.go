@@ -74,6 +74,8 @@ type Workspace struct {
 	// nearest first; repo is Repository opened read-only.
 	above []string
 	repo  *Root
+	// memo, when set, remembers how paths resolved (WithResolveMemo).
+	memo *resolveMemo
 	// Escapes lists the folders of the workspace's layout (the stages
 	// folder, a stage folder) that are symbolic links leading outside it.
 	// They are left out of Stages (nothing outside is read) and check

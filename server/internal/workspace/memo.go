@@ -1,0 +1,115 @@
+package workspace
+
+import (
+	"io/fs"
+	"sync"
+)
+
+// resolveMemo remembers, for one pass over a workspace (a check), how each
+// path written in a stage folder resolved: check and the loader resolve
+// every input, and the walk that explains an escape costs a few system
+// calls per folder on the way. Opening a file still goes through the Root,
+// which refuses what leaves whatever was remembered.
+type resolveMemo struct {
+	mu    sync.Mutex
+	paths map[resolveKey]resolved
+	// below remembers Root.Resolve of names below the workspace, which
+	// many stages' paths share ("_config/audience.md" from every stage).
+	below map[string]resolved
+}
+
+type resolveKey struct {
+	base, p string
+	input   bool
+}
+
+type resolved struct {
+	abs    string
+	shared bool
+	err    error
+}
+
+// WithResolveMemo returns a copy of w that remembers how paths resolve,
+// for a pass that reads the workspace as it is at one moment (a check).
+// The copy shares w's files and descriptors.
+func (w *Workspace) WithResolveMemo() *Workspace {
+	c := *w
+	c.memo = &resolveMemo{paths: map[resolveKey]resolved{}, below: map[string]resolved{}}
+	if w.Disk != nil {
+		// The walk that explains a path looks at every folder on the way;
+		// stages share most of them.
+		disk := *w.Disk
+		disk.lstats = &lstatMemo{infos: map[string]lstatResult{}}
+		c.Disk = &disk
+	}
+	return &c
+}
+
+// remember returns the remembered resolution of k, or computes it with f.
+func (m *resolveMemo) remember(k resolveKey, f func() (string, bool, error)) (string, bool, error) {
+	if m == nil {
+		return f()
+	}
+	m.mu.Lock()
+	r, ok := m.paths[k]
+	m.mu.Unlock()
+	if ok {
+		return r.abs, r.shared, r.err
+	}
+	abs, shared, err := f()
+	m.mu.Lock()
+	m.paths[k] = resolved{abs, shared, err}
+	m.mu.Unlock()
+	return abs, shared, err
+}
+
+// ResolveBelow follows the name rel below the workspace folder through its
+// Root (Root.Resolve), remembered during a pass (WithResolveMemo): the
+// path it lands on, or the EscapeError or LoopError that says why not.
+func (w *Workspace) ResolveBelow(rel string) (string, error) {
+	m := w.memo
+	if m == nil {
+		return w.Disk.Resolve(rel)
+	}
+	m.mu.Lock()
+	r, ok := m.below[rel]
+	m.mu.Unlock()
+	if ok {
+		return r.abs, r.err
+	}
+	real, err := w.Disk.Resolve(rel)
+	m.mu.Lock()
+	m.below[rel] = resolved{abs: real, err: err}
+	m.mu.Unlock()
+	return real, err
+}
+
+// lstatMemo remembers Lstat of names below a Root during one pass.
+type lstatMemo struct {
+	mu    sync.Mutex
+	infos map[string]lstatResult
+}
+
+type lstatResult struct {
+	info fs.FileInfo
+	err  error
+}
+
+// lstat is os.Root's Lstat, remembered when the Root is a pass's copy.
+func (r *Root) lstat(name string) (fs.FileInfo, error) {
+	m := r.lstats
+	if m == nil {
+		return r.r.Lstat(name)
+	}
+	m.mu.Lock()
+	res, ok := m.infos[name]
+	m.mu.Unlock()
+	if ok {
+		return res.info, res.err
+	}
+	info, err := r.r.Lstat(name)
+	m.mu.Lock()
+	m.infos[name] = lstatResult{info, err}
+	m.mu.Unlock()
+	return info, err
+}
