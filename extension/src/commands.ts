@@ -205,7 +205,7 @@ export function registerCommands({ server, model, review, log, runs }: Deps): vs
       }
       void vscode.window.showInformationMessage(text);
     },
-    'icm.pullModel': async () => {
+    'icm.pipeline.pullModel': async () => {
       const ws = await pickWorkspace();
       if (ws) {
         await review.pull(undefined, undefined, ws.workspace);

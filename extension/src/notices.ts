@@ -114,7 +114,8 @@ export function runNotice(ev: RunFinished): RunNotice {
     problems.push(tools);
   }
   if (ev.verifyFailed === true) {
-    problems.push('its output failed Verify checks' + (ev.message !== undefined && ev.message !== '' ? `: ${ev.message}` : ''));
+    const first = ev.findings?.[0];
+    problems.push(`its output failed Verify checks${first !== undefined ? `: ${first}` : ''}`);
   }
   const text =
     problems.length === 0

@@ -46,6 +46,7 @@ class PipelineProvider implements vscode.TreeDataProvider<PipelineNode> {
       item.id = 'icm.legend';
       item.iconPath = new vscode.ThemeIcon('info');
       item.tooltip = 'What each state means; the lens, this view, the status bar and `icm status` use the same words.';
+      item.accessibilityInformation = { label: 'Legend of the stage states' };
       return item;
     }
     if (node.kind === 'legendEntry') {
@@ -57,6 +58,7 @@ class PipelineProvider implements vscode.TreeDataProvider<PipelineNode> {
       if (l !== undefined) {
         item.iconPath = new vscode.ThemeIcon(l.icon.id, l.icon.color ? new vscode.ThemeColor(l.icon.color) : undefined);
       }
+      item.accessibilityInformation = { label: `Legend: ${l?.label ?? node.state}, ${legendWords[node.state] ?? ''}` };
       return item;
     }
     const ws = this.model.get(node.workspace);

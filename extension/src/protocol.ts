@@ -31,7 +31,7 @@ export const ServerNotification = {
 export const VirtualScheme = {
   /** A stage's assembled context: icm-context:/WORKSPACE/STAGE.md?item=N */
   context: 'icm-context',
-  /** One model call's request and reply: icm-call:/WORKSPACE/RUN/STAGE/ITEM/CALL.md */
+  /** One model call's request and reply: icm-call:/WORKSPACE/RUN/STAGE/ITEM/call-N.md */
   call: 'icm-call',
   /** The model's version of an output: icm-model:/OUTPUT */
   model: 'icm-model',
@@ -204,6 +204,8 @@ export interface RunFinished {
   face?: StageFace;
   /** The For each item run again, when one was. */
   item?: number;
+  /** The first Verify findings, "file:line: message (check)". */
+  findings?: string[];
 }
 
 export interface ProbeResult {

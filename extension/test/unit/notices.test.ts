@@ -25,6 +25,13 @@ test('runNotice', async (t) => {
       actions: ['Open Output', 'Approve', 'Show Run'],
     },
     {
+      name: 'Verify failures name the first finding',
+      ev: { stage: '02-research', verifyFailed: true, findings: ['notes.md:3: https://x.example was not returned or read by any tool call of this run (sources)'] },
+      severity: 'warning',
+      text: /but its output failed Verify checks: notes\.md:3: https:\/\/x\.example was not returned/,
+      actions: ['Open Output', 'Approve', 'Show Run'],
+    },
+    {
       name: 'the same output keeps the approval',
       ev: { sameOutput: true, face: approved },
       severity: 'info',

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/icm-tool/icm/server/internal/fault"
 )
@@ -86,7 +87,9 @@ func (e *Error) Error() string {
 	if e.Stage != "" {
 		s = fmt.Sprintf("stage %s: %s", e.Stage, s)
 	}
-	if e.Err != nil {
+	// "no model server at URL" says it all; the dial error under it
+	// ("dial tcp ...: connect: connection refused") is for Unwrap.
+	if e.Err != nil && !(e.Unreachable && strings.HasPrefix(e.Msg, "no model server at ")) {
 		s += ": " + e.Err.Error()
 	}
 	return s

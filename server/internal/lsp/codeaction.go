@@ -17,6 +17,9 @@ import (
 func (s *Server) codeActions(gctx *glsp.Context, p *protocol.CodeActionParams) (any, error) {
 	ctx := s.ctxOf(gctx)
 	dc, ok, err := s.contextOf(p.TextDocument.URI)
+	if err == nil && ok && dc.c == nil && isConfig(dc) {
+		return s.configActions(ctx, dc, p)
+	}
 	if err != nil || !ok || dc.c == nil {
 		return nil, err
 	}

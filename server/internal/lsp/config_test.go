@@ -65,6 +65,15 @@ func TestConfigDiagnostics(t *testing.T) {
 	if unknown == nil || !strings.Contains(unknown.Message, `did you mean "temperature"?`) {
 		t.Errorf("unknown key diagnostic: %+v", ds)
 	}
+	// The quick fixes write what was meant.
+	fixes := codeActions(t, s, cfg, `"qwen3.5:9"`)
+	if len(fixes) != 1 || fixes[0].Title != `Use "qwen3.5:9b"` || fixes[0].Edit.Changes[s.DocURI(cfg)][0].NewText != `"qwen3.5:9b"` {
+		t.Errorf("model fixes = %+v", fixes)
+	}
+	fixes = codeActions(t, s, cfg, "temprature")
+	if len(fixes) != 1 || fixes[0].Title != "Change the key to temperature" || fixes[0].Edit.Changes[s.DocURI(cfg)][0].NewText != "temperature" {
+		t.Errorf("key fixes = %+v", fixes)
+	}
 	s.Edit(cfg, `name = "qwen3.5:9"`, `name = "qwen3.5:9b"`)
 	s.Edit(cfg, "temprature = 0.1", "temperature = 0.1")
 	s.AwaitDiagnostics(cfg, "fixed", lsptest.None)

@@ -169,3 +169,41 @@ func fileExists(a *analysis, file string) bool {
 	_, err := a.ws.Files.Stat(file)
 	return err == nil
 }
+
+// configActions offers, on a config.toml problem with a suggestion, the
+// quick fix that writes it: the model the server has, the key meant, the
+// allowed value meant.
+func (s *Server) configActions(ctx context.Context, dc *docContext, p *protocol.CodeActionParams) (any, error) {
+	m := dc.doc.Mapper()
+	start, err := m.Offset(fromPosition(p.Range.Start))
+	if err != nil {
+		return nil, err
+	}
+	end, err := m.Offset(fromPosition(p.Range.End))
+	if err != nil {
+		return nil, err
+	}
+	a, err := dc.st.current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []protocol.CodeAction{}
+	quickfix := protocol.CodeActionKindQuickFix
+	for _, f := range a.findingsAt(dc.doc.Path, start, end) {
+		sug := f.Data["suggest"]
+		if sug == "" {
+			continue
+		}
+		text, title := `"`+sug+`"`, fmt.Sprintf("Use %q", sug)
+		if f.Code == config.ProblemUnknownKey {
+			text, title = sug, fmt.Sprintf("Change the key to %s", sug)
+		}
+		yes := true
+		out = append(out, protocol.CodeAction{Title: title, Kind: &quickfix, IsPreferred: &yes,
+			Diagnostics: []protocol.Diagnostic{toDiagnostic(m, f)},
+			Edit: &protocol.WorkspaceEdit{Changes: map[protocol.DocumentUri][]protocol.TextEdit{
+				dc.doc.URI: {{Range: toRange(m, f.Range), NewText: text}},
+			}}})
+	}
+	return out, nil
+}

@@ -47,6 +47,8 @@ type runFinished struct {
 	Face *state.Face `json:"face,omitempty"`
 	// Item is the For each item run again, when one was.
 	Item int `json:"item,omitempty"`
+	// Findings are the first Verify findings, "file:line: message".
+	Findings []string `json:"findings,omitempty"`
 }
 
 // start begins a run (the code behind `icm run`, through a session of its
@@ -204,12 +206,22 @@ func (rp *runProgress) event(ev workflow.Event) {
 			outs = append(outs, filepath.Join(root, filepath.FromSlash(o)))
 		}
 		failed := false
+		var findings []string
 		for _, v := range ev.Verify {
 			failed = failed || !v.OK
+			for _, fd := range v.Findings {
+				if len(findings) < 3 {
+					loc := fd.File
+					if fd.Line > 0 {
+						loc = fmt.Sprintf("%s:%d", fd.File, fd.Line)
+					}
+					findings = append(findings, fmt.Sprintf("%s: %s (%s)", loc, fd.Message, v.Check))
+				}
+			}
 		}
 		f := runFinished{Workspace: root, Stage: ev.Stage, RunID: ev.RunID, OK: ev.Err == "",
 			Cancelled: errors.Is(rp.s.ctxErr(), context.Canceled) || rp.cancelled(), Message: ev.Message, Outputs: outs, VerifyFailed: failed,
-			ToolCalls: rp.tools[ev.Stage], ToolErrors: rp.toolErrors[ev.Stage], Item: rp.item}
+			ToolCalls: rp.tools[ev.Stage], ToolErrors: rp.toolErrors[ev.Stage], Item: rp.item, Findings: findings}
 		if ev.Err == "" {
 			before := rp.before[ev.Stage]
 			f.SameOutput = before != nil && sameHashes(before, rp.goodOutputs(ev.Stage))

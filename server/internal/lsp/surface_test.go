@@ -3,6 +3,7 @@ package lsp_test
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -72,6 +73,10 @@ func TestProtocolSurface(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// A stage's whole count takes in its tool definitions once its
+		// servers are listed, which happens in the background: the shape
+		// is pinned, the figure is not.
+		raw = regexp.MustCompile(`"stageTokens":\s*\d+`).ReplaceAll(raw, []byte(`"stageTokens": 0`))
 		surface(t, s, "status", raw)
 	})
 	errs := []struct {

@@ -22,7 +22,7 @@ const (
 	// icm-context:/WORKSPACE/STAGE.md, with ?item=N for a For each item.
 	schemeContext = "icm-context"
 	// schemeCall is one model call of a run, request and reply:
-	// icm-call:/WORKSPACE/RUN/STAGE/ITEM/CALL.md (ITEM 0 for none).
+	// icm-call:/WORKSPACE/RUN/STAGE/ITEM/call-N.md (ITEM 0 for none).
 	schemeCall = "icm-call"
 	// schemeModel is an output as the model wrote it: icm-model:/OUTPUT.
 	schemeModel = "icm-model"
@@ -41,7 +41,7 @@ func contextURI(root, stage string, item int) string {
 
 // callURI is the icm-call: URI of one model call of a run.
 func callURI(root, runID, stage string, index, call int) string {
-	p := filepath.Join(root, runID, stage, strconv.Itoa(index), strconv.Itoa(call)+".md")
+	p := filepath.Join(root, runID, stage, strconv.Itoa(index), "call-"+strconv.Itoa(call)+".md")
 	return (&url.URL{Scheme: schemeCall, Path: filepath.ToSlash(p)}).String()
 }
 
@@ -103,13 +103,13 @@ func (s *Server) contextText(ctx context.Context, u *url.URL) (string, error) {
 func (s *Server) callText(u *url.URL) (string, error) {
 	parts := strings.Split(strings.TrimSuffix(filepath.FromSlash(u.Path), ".md"), string(filepath.Separator))
 	if len(parts) < 5 {
-		return "", fmt.Errorf("%s is not a model call's URI (WORKSPACE/RUN/STAGE/ITEM/CALL.md)", u)
+		return "", fmt.Errorf("%s is not a model call's URI (WORKSPACE/RUN/STAGE/ITEM/call-N.md)", u)
 	}
 	n := len(parts)
 	root := string(filepath.Separator) + filepath.Join(parts[:n-4]...)
 	runID, stage := parts[n-4], parts[n-3]
 	index, err1 := strconv.Atoi(parts[n-2])
-	call, err2 := strconv.Atoi(parts[n-1])
+	call, err2 := strconv.Atoi(strings.TrimPrefix(parts[n-1], "call-"))
 	if err1 != nil || err2 != nil {
 		return "", fmt.Errorf("%s: the item and the call are numbers", u)
 	}

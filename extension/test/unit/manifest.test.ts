@@ -1,0 +1,37 @@
+import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { ServerCommand } from '../../src/protocol';
+import { TestCommand } from '../../src/testProtocol';
+
+// The manifest at the repository root, from extension/out/test/unit/.
+const manifest = JSON.parse(readFileSync(path.join(__dirname, '../../../../package.json'), 'utf8'));
+
+test('no command of the extension has the id of a server command', () => {
+  // The language client registers every command the server executes;
+  // one the extension contributes too makes the client fail to start.
+  const server = new Set<string>([...Object.values(ServerCommand), ...Object.values(TestCommand)]);
+  const clash = (manifest.contributes.commands as { command: string }[]).map((c) => c.command).filter((c) => server.has(c));
+  assert.deepEqual(clash, []);
+});
+
+test('every view, walkthrough step and menu names what exists', () => {
+  const commands = new Set((manifest.contributes.commands as { command: string }[]).map((c) => c.command));
+  for (const items of Object.values(manifest.contributes.menus) as { command: string }[][]) {
+    for (const m of items) {
+      assert.ok(commands.has(m.command), `menu entry ${m.command} is not a contributed command`);
+    }
+  }
+  const views = (manifest.contributes.views.icm as { id: string }[]).map((v) => v.id);
+  assert.deepEqual(views, ['icm.pipeline', 'icm.runs']);
+  assert.ok(manifest.contributes.viewsContainers.activitybar.some((c: { id: string }) => c.id === 'icm'));
+  for (const step of manifest.contributes.walkthroughs[0].steps as { description: string; media: { markdown: string } }[]) {
+    for (const m of step.description.matchAll(/\(command:([\w.]+)\)/g)) {
+      assert.ok(commands.has(m[1]) || m[1].endsWith('.focus'), `walkthrough links to ${m[1]}, which is not contributed`);
+    }
+    assert.ok(readFileSync(path.join(__dirname, '../../../..', step.media.markdown), 'utf8').length > 0);
+  }
+  // The bookkeeping icm writes is out of the way by default.
+  assert.equal(manifest.contributes.configurationDefaults['files.exclude']['**/.icm'], true);
+});
