@@ -109,8 +109,10 @@ type Server struct {
 	// sink is where log lines go (stderr, or the client's log).
 	sink *logSink
 	// bg tracks goroutines the server started, so Serve returns only once
-	// they are done.
-	bg sync.WaitGroup
+	// they are done; bgClosed (under bgMu) refuses new ones once it waits.
+	bg       sync.WaitGroup
+	bgMu     sync.Mutex
+	bgClosed bool
 }
 
 // New makes a server. Serve it on a stream.
@@ -154,6 +156,9 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	s.runs.wait()
 	s.tests.wait()
 	s.wss.close()
+	s.bgMu.Lock()
+	s.bgClosed = true
+	s.bgMu.Unlock()
 	s.bg.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -185,7 +190,16 @@ func (s *Server) call(ctx context.Context, method string, params, result any) er
 
 // goBackground runs f on a goroutine that Serve waits for.
 func (s *Server) goBackground(f func()) {
+	// Once Serve waits for the goroutines to end, no new one starts: a
+	// goroutine Serve does not count (an analysis loop of a workspace
+	// found while closing) could otherwise add to the group mid-wait.
+	s.bgMu.Lock()
+	if s.bgClosed {
+		s.bgMu.Unlock()
+		return
+	}
 	s.bg.Add(1)
+	s.bgMu.Unlock()
 	go func() {
 		defer s.bg.Done()
 		defer s.recoverLog("background task")
