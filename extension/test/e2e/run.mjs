@@ -1,12 +1,16 @@
 // End-to-end test of the packaged extension in a real VS Code: code-server
 // served on loopback, driven through headless Chromium with playwright-core.
 // It installs the vsix, opens a copy of workspaces/course-research with an
-// error seeded into a contract, and goes through what a person does: read
-// the Problems panel, hover a stage title for its token count, run the first
-// stage from the command palette against the scripted Ollama server,
-// approve it from the Pipeline view, and meet an error with its hint and
-// fixes (a run that would overwrite an edit) and pick one. Each step leaves a screenshot in
-// test-artifacts/e2e/.
+// error seeded into a contract, and goes through the good days and the bad
+// ones as a person would: read the Problems panel, hover a stage title,
+// run the first stage, review its output with the lenses on the file
+// (compare an edit with the model's version, approve it), run a stage whose
+// only search fails (the failure shows in the progress and the notice),
+// Run All (its notices name their stages), read a model call in the Runs
+// view, stop the model server and re-run an approved stage (a notice with
+// the hint and Start / Retry; everything stays approved), cancel a run, and
+// misspell the model in config.toml (a squiggle that says what was meant).
+// Each step leaves a screenshot in test-artifacts/e2e/.
 //
 // `make e2e` builds what it needs and runs it; the environment says where:
 //   ICM_VSIX             the packaged extension (bin/icm.vsix)
@@ -50,6 +54,9 @@ let browser;
 let page;
 let workspace;
 let shot = 0;
+/** The scripted model server, and where it listens (restarted on the same address). */
+let ollama;
+let ollamaAddr;
 
 /** Starts a program in its own process group, so cleanup ends it and its children. */
 function start(command, args, options = {}) {
@@ -76,6 +83,19 @@ function waitForLine(child, pattern, what) {
       reject(new Error(`${what} exited with status ${code} before it was ready`));
     });
   });
+}
+
+/** Starts the scripted model server at addr and returns its URL. */
+async function startOllama(addr) {
+  ollama = start(scriptedOllama, ['-addr', addr, path.join(here, 'ollama-script.json')]);
+  return waitForLine(ollama, /^listening on (http:\/\/127\.0\.0\.1:\d+)/, 'scripted-ollama');
+}
+
+/** Stops the scripted model server, as a person stopping Ollama would. */
+async function stopOllama() {
+  const exited = once(ollama, 'exit');
+  process.kill(-ollama.pid, 'SIGTERM');
+  await exited;
 }
 
 /** Runs a program to the end and fails with its output when it fails. */
@@ -109,6 +129,41 @@ async function runCommand(title) {
 /** The Pipeline view's row for a stage. */
 function stageRow(stage) {
   return page.locator(`.pane:has(.pane-header[aria-label^="Pipeline"]) [role="treeitem"][aria-label^="${stage},"]`);
+}
+
+/** A notification toast holding text. */
+function toast(text) {
+  return page.locator('.notification-toast', { hasText: text }).first();
+}
+
+/** Clicks a button of a toast. */
+async function clickToastButton(t, label) {
+  await t.locator('.monaco-button', { hasText: label }).first().click();
+}
+
+/** A code lens of the active editor, by its text. */
+function lens(text) {
+  return page.locator('.monaco-editor .codelens-decoration a', { hasText: text }).first();
+}
+
+/** Answers a modal dialog with one of its buttons. */
+async function answerDialog(text, button) {
+  const dialog = page.locator('.monaco-dialog-box', { hasText: text });
+  await dialog.waitFor();
+  await screenshot(`dialog-${button.replace(/\W+/g, '-').toLowerCase()}`);
+  await dialog.locator('.monaco-button', { hasText: button }).first().click();
+}
+
+/** Runs a stage from its row's inline action. */
+async function runFromRow(stage) {
+  const row = stageRow(stage);
+  await row.hover();
+  await row.locator('.action-label[aria-label="Run Stage..."]').click();
+}
+
+/** Closes every notification, so the next step's are the ones on screen. */
+async function clearNotifications() {
+  await runCommand('Notifications: Clear All Notifications');
 }
 
 /** Copies the sample workspace without anything an earlier run wrote into it. */
@@ -148,8 +203,8 @@ before(async () => {
   workspace = path.join(scratch, 'course-research');
   await copyWorkspace(workspace);
 
-  const ollama = start(scriptedOllama, ['-addr', '127.0.0.1:0', path.join(here, 'ollama-script.json')]);
-  const ollamaURL = await waitForLine(ollama, /^listening on (http:\/\/127\.0\.0\.1:\d+)/, 'scripted-ollama');
+  const ollamaURL = await startOllama('127.0.0.1:0');
+  ollamaAddr = ollamaURL.replace(/^http:\/\//, '');
 
   const userData = path.join(scratch, 'user-data');
   const extensions = path.join(scratch, 'extensions');
@@ -259,14 +314,18 @@ function step(t, name, fn) {
 }
 
 test('the extension in VS Code', async (t) => {
-  await step(t, 'the workbench opens and the status bar shows the next step', async () => {
+  await step(t, 'the workbench opens; the ICM container shows the Pipeline with its legend', async () => {
     await page.locator('.monaco-workbench').waitFor();
     await page.locator('.statusbar-item', { hasText: '01-scope ready to run' }).waitFor();
+    // The Pipeline view lives in its own activity-bar container.
+    await page.locator('.activitybar .action-item [aria-label^="ICM"]').first().click();
     const header = page.locator('.pane-header[aria-label^="Pipeline"]');
+    await header.waitFor();
     if ((await header.getAttribute('aria-expanded')) !== 'true') {
       await header.click();
     }
     await stageRow('01-scope').waitFor();
+    await page.locator('.pane:has(.pane-header[aria-label^="Pipeline"]) [role="treeitem"][aria-label^="Legend"]').waitFor();
     await screenshot('workbench');
   });
 
@@ -277,6 +336,10 @@ test('the extension in VS Code', async (t) => {
     const problem = page.locator('.markers-panel .monaco-list-row', { hasText: 'missing-notes.md' });
     await problem.first().waitFor();
     assert.equal(await problem.first().locator('.codicon-error').count(), 1, 'the seeded problem is an error');
+    // The lens on the contract says the same as the view: it cannot run.
+    // (The editor draws its lenses once it has the focus.)
+    await page.locator('.monaco-editor .view-line', { hasText: 'missing-notes.md' }).first().click();
+    await lens('has errors').waitFor();
     await screenshot('problems');
   });
 
@@ -305,96 +368,150 @@ test('the extension in VS Code', async (t) => {
 
   await step(t, 'Run Next Stage from the palette runs 01-scope with progress', async () => {
     await runCommand('ICM: Run Next Stage');
-    const progress = page.locator('.notification-toast', { hasText: '01-scope' });
-    await progress.first().waitFor();
+    await page.locator('.notification-toast', { hasText: '01-scope' }).first().waitFor();
     await screenshot('running');
   });
 
-  await step(t, 'the Pipeline view shows 01-scope awaiting review', async () => {
+  await step(t, 'the lenses on the output file compare an edit with the model\'s version and approve it', async () => {
     await page.locator('[role="treeitem"][aria-label^="01-scope, awaiting review"]').waitFor();
-    await page.locator('.notification-toast', { hasText: '01-scope finished' }).first().waitFor();
-    await screenshot('awaiting-review');
-    const output = await readFile(path.join(workspace, 'pipeline/01-scope/output/objectives.md'), 'utf8');
-    assert.match(output, /^1\. Install Ollama/, 'the output is the scripted model answer');
-  });
-
-  await step(t, 'approving from the view changes the state', async () => {
-    const row = stageRow('01-scope');
-    await row.hover();
-    await row.locator('.action-label[aria-label="Approve Stage"]').click();
+    const done = toast('01-scope finished and awaits review');
+    await done.waitFor();
+    await clickToastButton(done, 'Open Output');
+    await page.locator('.tab.active', { hasText: 'objectives.md' }).waitFor();
+    await lens('awaiting review').waitFor();
+    await lens('Compare with the model').waitFor();
+    await screenshot('output-lenses');
+    // The person adds an objective of their own and saves.
+    await page.locator('.monaco-editor .view-line', { hasText: 'Choose a context window' }).first().click();
+    await page.keyboard.press('End');
+    await page.keyboard.type('\n6. Keep the model server running between lessons.');
+    await page.keyboard.press('Control+S');
+    await lens('output edited').waitFor();
+    await lens('Compare with the model').click();
+    await page.locator('.monaco-diff-editor').first().waitFor();
+    await page.locator('.monaco-diff-editor .view-line', { hasText: 'Keep the model server running' }).first().waitFor();
+    await screenshot('compare-with-model');
+    await page.keyboard.press('Control+W');
+    await page.locator('.tab.active', { hasText: 'objectives.md' }).waitFor();
+    await lens('✓ Approve').click();
     await page.locator('[role="treeitem"][aria-label^="01-scope, approved"]').waitFor();
-    // 02-research is next, and the error seeded into its contract (an input
-    // that does not exist) means it cannot run: the status bar says so.
-    await page.locator('.statusbar-item', { hasText: '02-research has errors' }).waitFor();
-    // The contract's code lens follows: the server asks the editor to
-    // refresh lenses after every status change.
-    await page.locator('.codelens-decoration', { hasText: 'approved' }).first().waitFor();
+    await lens('approved').waitFor();
+    const output = await readFile(path.join(workspace, 'pipeline/01-scope/output/objectives.md'), 'utf8');
+    assert.match(output, /Keep the model server running/, 'the approved output is the edited one');
     await page.mouse.move(700, 300);
-    await screenshot('approved');
+    await screenshot('approved-from-lens');
   });
 
-  await step(t, 'a run that would overwrite an edit says so, with the hint and one button per fix', async () => {
-    // A person edits the approved output; running again would overwrite it.
+  await step(t, 'running over an unapproved edit asks what to do with the edit', async () => {
     const output = path.join(workspace, 'pipeline/01-scope/output/objectives.md');
-    await writeFile(output, `${await readFile(output, 'utf8')}\n6. An objective a person added.\n`);
+    await writeFile(output, `${await readFile(output, 'utf8')}7. An objective a person added after approving.\n`);
     await page.locator('[role="treeitem"][aria-label^="01-scope, awaiting review"]').waitFor();
-    // Earlier notices out of the way, so the screenshot shows this one.
-    await runCommand('Notifications: Clear All Notifications');
-    const row = stageRow('01-scope');
-    await row.hover();
-    await row.locator('.action-label[aria-label="Run Stage..."]').click();
-    const toast = page.locator('.notification-toast', { hasText: 'was edited since the last run' });
-    await toast.first().waitFor();
-    await page.locator('.notification-toast', { hasText: 'running 01-scope' }).first().waitFor({ state: 'detached' });
-    const text = await toast.first().innerText();
+    await clearNotifications();
+    await runFromRow('01-scope');
+    const notice = toast('was edited since the last run');
+    await notice.waitFor();
+    const text = await notice.innerText();
+    assert.match(text, /01-scope was not run again/);
     assert.match(text, /Approve the edit, or run again and overwrite it/, 'the notice carries the hint');
     assert.doesNotMatch(text, /--force|icm approve/, 'no command line in the editor');
-    const buttons = await toast.first().locator('.monaco-button').allInnerTexts();
-    for (const label of ['Approve', 'Run and Overwrite']) {
-      assert.ok(buttons.some((b) => b.trim() === label), `a ${label} button among ${JSON.stringify(buttons)}`);
+    const buttons = (await notice.locator('.monaco-button').allInnerTexts()).map((b) => b.trim());
+    for (const label of ['Approve my edit', 'Compare', 'Overwrite']) {
+      assert.ok(buttons.includes(label), `a ${label} button among ${JSON.stringify(buttons)}`);
     }
-    await screenshot('edited-output-error');
-    // Approve keeps the person's edit as the approved output.
-    await toast.first().locator('.monaco-button', { hasText: /^Approve$/ }).click();
+    await screenshot('edited-output-notice');
+    await clickToastButton(notice, 'Approve my edit');
     await page.locator('[role="treeitem"][aria-label^="01-scope, approved"]').waitFor();
     assert.match(await readFile(output, 'utf8'), /An objective a person added/, 'the edit is kept');
-    await screenshot('edit-approved');
   });
 
-  await step(t, 'Show Assembled Context opens what 02-research would send', async () => {
-    await runCommand('ICM: Show Assembled Context');
-    // The picker offers the stage being edited (01-scope) first, then the next one.
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: '02-research' }).first().click();
-    await page.locator('.tab.active', { hasText: '02-research' }).waitFor();
-    await page.locator('.monaco-editor .view-line', { hasText: 'references/tool-use.md' }).first().waitFor();
-    await screenshot('assembled-context');
+  await step(t, 'a failing tool call shows in the progress and the review notice', async () => {
+    // The person removes the line that broke 02-research's contract.
+    const contract = path.join(workspace, 'pipeline/02-research/CONTEXT.md');
+    const text = await readFile(contract, 'utf8');
+    await writeFile(contract, text.replace(`${seededInput}\n`, ''));
+    await page.locator('.statusbar-item', { hasText: '02-research ready to run' }).waitFor();
+    await clearNotifications();
+    await runCommand('ICM: Run Next Stage');
+    // No SearXNG listens where the sample config points: the only search fails.
+    await page.locator('.notification-toast', { hasText: /search-server_search failed/ }).first().waitFor();
+    await screenshot('tool-failed-progress');
+    const notice = toast('every tool call failed (1 of 1)');
+    await notice.waitFor();
+    assert.match(await notice.innerText(), /02-research finished and awaits review/);
+    await screenshot('tool-failed-notice');
+    // Its notes cite a page no tool returned: the sources check says so,
+    // and approving asks first.
+    await clickToastButton(notice, 'Approve');
+    await answerDialog('failed its Verify checks', 'Approve Anyway');
+    await page.locator('[role="treeitem"][aria-label^="02-research, approved"]').waitFor();
   });
 
-  await step(t, 'a second run of 01-scope can be compared with the first', async () => {
-    const row = stageRow('01-scope');
-    await row.hover();
-    await row.locator('.action-label[aria-label="Run Stage..."]').click();
-    await page.locator('[role="treeitem"][aria-label^="01-scope, awaiting review"]').waitFor();
-    await runCommand('ICM: Compare Output with Previous Run');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: '01-scope' }).first().waitFor();
-    await page.keyboard.press('Enter');
-    await page.locator('.monaco-diff-editor').first().waitFor();
-    await page.locator('.monaco-diff-editor .view-line', { hasText: 'Stop and restart the model server' }).first().waitFor();
-    await screenshot('compare-output');
+  await step(t, 'Run All names its stages', async () => {
+    await clearNotifications();
+    await runCommand('ICM: Run All');
+    await answerDialog('Run every remaining stage', 'Run All');
+    await toast('03-outline finished and awaits review').waitFor();
+    await toast('04-draft finished and awaits review').waitFor();
+    assert.equal(await page.locator('.notification-toast', { hasText: /^\s*finished/ }).count(), 0, 'a notice without a stage');
+    await screenshot('run-all');
   });
 
-  await step(t, 'Cancel in the progress notification stops a run', async () => {
-    const row = stageRow('01-scope');
-    await row.hover();
-    await row.locator('.action-label[aria-label="Run Stage..."]').click();
-    const toast = page.locator('.notification-toast', { hasText: 'running' }).filter({ has: page.locator('.monaco-button', { hasText: 'Cancel' }) });
-    await toast.first().waitFor();
+  await step(t, 'the Runs view lists the run with its calls, and a call opens its request and reply', async () => {
+    const header = page.locator('.pane-header[aria-label^="Runs"]');
+    if ((await header.getAttribute('aria-expanded')) !== 'true') {
+      await header.click();
+    }
+    const runs = page.locator('.pane:has(.pane-header[aria-label^="Runs"])');
+    const run = runs.locator('[role="treeitem"]', { hasText: '04-draft' }).first();
+    await run.waitFor();
+    await run.click();
+    await runs.locator('[role="treeitem"][aria-level="2"]', { hasText: '04-draft' }).first().click();
+    await runs.locator('[role="treeitem"]', { hasText: 'Module 1' }).first().click();
+    const call = runs.locator('[role="treeitem"]', { hasText: /^model qwen3\.5:9b/ }).first();
+    await call.waitFor();
+    await screenshot('runs-view');
+    await call.click();
+    await page.locator('.tab.active', { hasText: 'call-1.md' }).waitFor();
+    await page.locator('.monaco-editor .view-line', { hasText: '## Request' }).first().waitFor();
+    await screenshot('model-call');
+    // The reply is at the end of the read-only document.
+    await page.locator('.monaco-editor .view-line', { hasText: '## Request' }).first().click();
+    await page.keyboard.press('Control+End');
+    await page.locator('.monaco-editor .view-line', { hasText: 'check that the server answers on port 11434' }).first().waitFor();
+    await screenshot('model-call-reply');
+  });
+
+  await step(t, 'with the model server stopped, re-running an approved stage keeps it and what follows approved', async () => {
+    await stopOllama();
+    await clearNotifications();
+    await runFromRow('01-scope');
+    // Re-running an approved stage asks first, naming what would go stale.
+    await answerDialog('01-scope is approved. Run it again?', 'Run Again');
+    const notice = toast('no model server at');
+    await notice.waitFor();
+    const text = await notice.innerText();
+    assert.match(text, /01-scope failed/);
+    assert.match(text, /ollama serve|start Ollama/i, 'the notice says how to start the server');
+    await notice.locator('.monaco-button', { hasText: 'Retry' }).waitFor();
+    await notice.locator('.monaco-button', { hasText: /Start/ }).waitFor();
+    await page.locator('[role="treeitem"][aria-label^="01-scope, approved, last re-run failed"]').waitFor();
+    await page.locator('[role="treeitem"][aria-label^="02-research, approved"]').waitFor();
+    await screenshot('server-stopped');
+    await startOllama(ollamaAddr);
+  });
+
+  await step(t, 'Cancel in the progress notification stops a run and keeps the approval', async () => {
+    await clearNotifications();
+    await runFromRow('01-scope');
+    await answerDialog('01-scope is approved. Run it again?', 'Run Again');
+    const progress = page.locator('.notification-toast', { hasText: 'running' }).filter({ has: page.locator('.monaco-button', { hasText: 'Cancel' }) });
+    await progress.first().waitFor();
     await screenshot('cancel-offered');
-    await toast.first().locator('.monaco-button', { hasText: 'Cancel' }).click();
-    await page.locator('.notification-toast', { hasText: '01-scope run cancelled' }).first().waitFor();
-    await page.locator('[role="treeitem"][aria-label^="01-scope, "]:not([aria-label^="01-scope, running"])').waitFor();
+    await progress.first().locator('.monaco-button', { hasText: 'Cancel' }).click();
+    await toast('01-scope run cancelled').waitFor();
+    await page.locator('[role="treeitem"][aria-label^="01-scope, approved"]').waitFor();
     const output = await readFile(path.join(workspace, 'pipeline/01-scope/output/objectives.md'), 'utf8');
-    assert.match(output, /Stop and restart the model server/, 'the cancelled run left the last output alone');
+    assert.match(output, /Keep the model server running/, 'the cancelled run left the approved output alone');
     await screenshot('cancelled');
   });
 
@@ -431,5 +548,33 @@ test('the extension in VS Code', async (t) => {
     await message('matches').click();
     await page.getByText('Write small programs').first().waitFor();
     await screenshot('test-failure-output');
+  });
+
+  await step(t, 'a model typo in config.toml gets a squiggle that says what was meant', async () => {
+    const cfg = path.join(workspace, 'config.toml');
+    const text = await readFile(cfg, 'utf8');
+    await writeFile(cfg, text.replace('name = "qwen3.5:9b"', 'name = "qwen3.5:9"'));
+    await page.keyboard.press('Control+P');
+    await page.locator('.quick-input-widget input').fill('config.toml');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'config.toml' }).first().click();
+    await page.locator('.tab.active', { hasText: 'config.toml' }).waitFor();
+    await page.locator('.monaco-editor .squiggly-warning, .monaco-editor .squiggly-error').first().waitFor();
+    await page.keyboard.press('Control+Shift+M');
+    await page.locator('.markers-panel .monaco-list-row', { hasText: 'did you mean "qwen3.5:9b"' }).first().waitFor();
+    // Hovering the squiggle says it in full.
+    const hover = page.locator('.monaco-hover:visible', { hasText: 'did you mean "qwen3.5:9b"' });
+    for (let i = 0; ; i++) {
+      await page.locator('.monaco-editor .view-line', { hasText: 'name = "qwen3.5:9"' }).locator('span span').last().hover();
+      try {
+        await hover.first().waitFor({ timeout: 5_000 });
+        break;
+      } catch (err) {
+        if (i >= 5) {
+          throw err;
+        }
+        await page.mouse.move(5, 5);
+      }
+    }
+    await screenshot('config-typo');
   });
 });
