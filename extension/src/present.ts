@@ -237,16 +237,23 @@ export function statusBarView(ws: WorkspaceStatus): StatusBarView {
     const item = itemProgress(ws, running.stage);
     return { icon: 'sync~spin', label: `${running.stage} running${item === '' ? '' : ` ${item}`}`, tooltip };
   }
+  // A re-run that failed leaves its stage as it was, so the next step may
+  // not be about it: the status bar still says it.
+  const failedRerun = ws.stages.find((s) => s.face?.detail?.startsWith('last re-run ') === true);
+  const also = failedRerun !== undefined ? ` · ${failedRerun.name} re-run failed` : '';
+  const alsoTip = failedRerun?.face !== undefined ? `\n${failedRerun.name}: ${faceText(failedRerun.face)}` : '';
   const next = ws.next;
   if (next === undefined || next.action === 'done' || next.stage === undefined || next.stage === '') {
-    return { icon: 'pass', label: 'all stages approved', tooltip };
+    return { icon: failedRerun !== undefined ? 'warning' : 'pass', label: `all stages approved${also}`, tooltip: tooltip + alsoTip };
   }
   const st = ws.stages.find((s) => s.name === next.stage);
   const face = st !== undefined ? faceOf(ws, st) : undefined;
   // The state's own words, with what happens next where that is a run.
   const words = (st && (nextWords[st.status] ?? face?.label)) ?? next.action;
   const icon = next.action === 'approve' ? 'eye' : next.action === 'fix' ? 'error' : 'play';
-  return { icon, label: `${next.stage} ${words}`, tooltip: face?.detail ? `${tooltip}\n${next.stage}: ${faceText(face)}` : tooltip, color: face?.tone === 'error' ? face.color : undefined };
+  const tip = (face?.detail ? `${tooltip}\n${next.stage}: ${faceText(face)}` : tooltip) + (failedRerun?.name !== next.stage ? alsoTip : '');
+  const label = `${next.stage} ${words}${failedRerun?.name !== next.stage ? also : ''}`;
+  return { icon, label, tooltip: tip, color: face?.tone === 'error' ? face.color : undefined };
 }
 
 /**

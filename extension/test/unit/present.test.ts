@@ -326,3 +326,14 @@ test('counts that match the run', async (t) => {
     assert.equal(formatDuration(125_000), '2 min 5 s');
   });
 });
+
+test('the status bar says a re-run failed, whatever the next step', () => {
+  const face = { status: 'approved' as const, label: 'approved', detail: 'last re-run failed: no model server at http://127.0.0.1:11434', icon: 'pass-filled', tone: 'warning' };
+  const ws = workspace({
+    next: { stage: '02-research', action: 'run', message: '02-research ready to run' },
+    stages: [stage('01-scope', { status: 'approved', face }), stage('02-research'), stage('03-outline')],
+  });
+  const v = statusBarView(ws);
+  assert.equal(v.label, '02-research ready to run · 01-scope re-run failed');
+  assert.match(v.tooltip, /01-scope: approved · last re-run failed: no model server/);
+});

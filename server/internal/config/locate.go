@@ -120,33 +120,23 @@ func find(entries []Entry, path string) (Entry, bool) {
 	return Entry{}, false
 }
 
+// bracketDepth is how many brackets a value leaves open (a multi-line
+// array), strings and a comment left out.
 func bracketDepth(s string) int {
-	d := 0
-	in := byte(0)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case in != 0:
-			if c == '\\' && in == '"' {
-				i++
-			} else if c == in {
-				in = 0
-			}
-		case c == '"' || c == '\'':
-			in = c
-		case c == '#':
-			return d
-		case c == '[':
-			d++
-		case c == ']':
-			d--
-		}
-	}
+	d, _ := scanValue(s)
 	return d
 }
 
-// commentStart finds a # that starts a comment (outside strings) in a value.
+// commentStart finds a # that starts a comment (outside strings) in a
+// value, -1 when there is none.
 func commentStart(s string) int {
+	_, at := scanValue(s)
+	return at
+}
+
+// scanValue walks a value once, skipping strings: the brackets it leaves
+// open and where a comment starts (-1: none; the walk stops there).
+func scanValue(s string) (depth, comment int) {
 	in := byte(0)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -160,10 +150,14 @@ func commentStart(s string) int {
 		case c == '"' || c == '\'':
 			in = c
 		case c == '#':
-			return i
+			return depth, i
+		case c == '[':
+			depth++
+		case c == ']':
+			depth--
 		}
 	}
-	return -1
+	return depth, -1
 }
 
 // unquoteKey normalises a dotted key: spaces around dots dropped, quotes

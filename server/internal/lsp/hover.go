@@ -16,6 +16,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/document"
+	"github.com/icm-tool/icm/server/internal/markdown"
 	"github.com/icm-tool/icm/server/internal/promptcount"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/state"
@@ -169,19 +170,7 @@ func shorten(s string, n int) string {
 }
 
 // fenced puts text in a code fence longer than any backtick run inside it.
-func fenced(text string) string {
-	longest, run := 0, 0
-	for _, r := range text {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", max(3, longest+1))
-	return fence + "text\n" + text + "\n" + fence + "\n"
-}
+func fenced(text string) string { return markdown.Fence("text", text) }
 
 // inputHover previews an input: a file's first lines and its token count,
 // what a folder, glob or placeholder leads to, or why nothing is loaded.

@@ -132,3 +132,12 @@ func TestLineSubAcrossContinuation(t *testing.T) {
 		t.Errorf("Sub(2,4) covers %q", got)
 	}
 }
+
+func TestFence(t *testing.T) {
+	if got := Fence("text", "a ``` b"); got != "````text\na ``` b\n````\n" {
+		t.Errorf("Fence = %q", got)
+	}
+	if got := Fence("", "plain"); got != "```\nplain\n```\n" {
+		t.Errorf("Fence = %q", got)
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/markdown"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/verify"
 )
@@ -24,23 +25,8 @@ func (fb *feedback) addTo(actx *assemble.Context) {
 		return
 	}
 	actx.User = strings.TrimRight(actx.User, "\n") + "\n\n## Reviewer's note on your previous answer\n\n" +
-		"Your previous answer for this item was:\n\n" + fence(fb.previous) + "\nA person reviewed it and asks:\n\n" +
+		"Your previous answer for this item was:\n\n" + markdown.Fence("markdown", strings.TrimSpace(fb.previous)) + "\nA person reviewed it and asks:\n\n" +
 		strings.TrimSpace(fb.note) + "\n\nWrite the item again, following the note.\n"
-}
-
-// fence puts text in a fence longer than any backtick run inside it.
-func fence(text string) string {
-	longest, run := 0, 0
-	for _, c := range text {
-		if c == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	f := strings.Repeat("`", max(3, longest+1))
-	return f + "markdown\n" + strings.TrimSpace(text) + "\n" + f + "\n"
 }
 
 // rerunItem runs one item of a For each stage again (Options.Item, with
