@@ -54,6 +54,15 @@ do.`,
 					line += " (ran " + s.LastRun.Local().Format("2006-01-02 15:04") + ")"
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Stage, f.Label, strings.TrimSpace(line))
+				if s.VerifyFailed && s.Record != nil {
+					// What Verify found, under the reason, so the person
+					// knows what to fix before approving.
+					for _, v := range s.Record.Verify {
+						for _, vf := range v.Findings {
+							fmt.Fprintf(tw, "\t\t  %s: %s\n", loc(vf), vf.Message)
+						}
+					}
+				}
 			}
 			tw.Flush()
 			fmt.Fprintln(env.Stdout, nextLine(p, ws, g))

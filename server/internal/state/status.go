@@ -83,7 +83,10 @@ func Derive(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract, 
 	if rec != nil {
 		t := rec.Finished
 		s.LastRun = &t
-		s.VerifyFailed = rec.VerifyFailed()
+		// The record's Verify results are about the outputs it wrote: once
+		// a person changed them (and approval checks again), they describe
+		// nothing on disk.
+		s.VerifyFailed = rec.VerifyFailed() && sameHashes(rec.Outputs, outs)
 		s.ToolsFailed = rec.Status == RunDone && rec.ToolsAllFailed()
 		if rec.Status == RunDone {
 			s.LastFailure = rec.LastFailure
@@ -129,9 +132,6 @@ func Derive(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract, 
 		default:
 			s.Status, s.Reason = Awaiting, "output awaiting review"
 		}
-	}
-	if s.Status == Awaiting && s.VerifyFailed && !s.Edited {
-		s.Reason += fmt.Sprintf(" (Verify found problems: see icm status %s)", st.Name)
 	}
 	return s, nil
 }

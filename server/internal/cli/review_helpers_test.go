@@ -1,0 +1,19 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+// runAsUser runs a command line in dir as a person at a terminal sees it:
+// stdout, and stderr with the error rendered the way Main renders it.
+func runAsUser(t *testing.T, dir string, vars map[string]string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string { return vars[k] }, Getwd: func() (string, error) { return dir, nil }}
+	code := exitCode(env, Run(context.Background(), env, args))
+	return out.String(), errb.String(), code
+}
