@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 
+	"github.com/icm-tool/icm/server/internal/fault"
+
 	"github.com/spf13/cobra"
 
 	"github.com/icm-tool/icm/server/internal/session"
@@ -32,7 +34,7 @@ A stage run with --model is judged with the same --model: pass it here too
 			defer sess.Close()
 			a, err := sess.Approve(cmd.Context(), args[0], force)
 			if err != nil {
-				return err
+				return withRanModel(sess, args[0], model, err)
 			}
 			fmt.Fprintf(env.Stdout, "approved %s (%d output(s))\n", a.Stage, len(a.Outputs))
 			if p, _, err := sess.Status(); err == nil {
@@ -44,4 +46,27 @@ A stage run with --model is judged with the same --model: pass it here too
 	cmd.Flags().BoolVar(&force, "force", false, "approve even with failing Verify checks, a stale stage or a failed run")
 	cmd.Flags().StringVar(&model, "model", "", "judge the stage as runs with this model override do (the --model it ran with)")
 	return cmd
+}
+
+// withRanModel adds, to a refusal because the stage is stale only for its
+// model, the fix a person most likely wants: approving it under the model
+// it ran with (they ran it with --model and typed the approval without).
+func withRanModel(sess *session.Session, stage, model string, err error) error {
+	if model != "" || fault.KindOf(err) != fault.Stale {
+		return err
+	}
+	p, _, serr := sess.Status()
+	if serr != nil {
+		return err
+	}
+	for _, s := range p.Stages {
+		if s.Stage != stage || s.RanWith == "" {
+			continue
+		}
+		f := *fault.From(err)
+		f.Hint = fmt.Sprintf("it ran with %s: approve it judged under that model, or run it again with the model the settings name", s.RanWith)
+		f.Actions = append([]fault.Action{{ID: fault.Approve, Stage: s.Stage, Model: s.RanWith}}, f.Actions...)
+		return &f
+	}
+	return err
 }

@@ -83,6 +83,10 @@ func suggest(env *Env, a fault.Action, flags usedFlags) (suggestion, bool) {
 	icm, withModel := flags.command, flags.withModel
 	switch a.ID {
 	case fault.Approve:
+		if a.Model != "" {
+			// Judged under the model override the stage ran with.
+			return suggestion{"approve it as it ran", icm("approve", a.Stage, "--model", a.Model)}, true
+		}
 		return suggestion{"approve it as it is", icm(withModel("approve", a.Stage)...)}, true
 	case fault.ApproveAnyway:
 		return suggestion{"approve it anyway", icm(withModel("approve", a.Stage, "--force")...)}, true

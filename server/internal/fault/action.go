@@ -52,8 +52,9 @@ type Action struct {
 	// File and Line are what open-file opens (absolute path, 1-based line).
 	File string
 	Line int
-	// Model is what pull-model downloads, and the model choose-model
-	// suggests ("" when it has none).
+	// Model is what pull-model downloads, the model choose-model
+	// suggests ("" when it has none), and for approve the model override
+	// the stage is judged under ("" for the settings' own).
 	Model string
 	// URL is the model server start-server and pull-model mean.
 	URL string

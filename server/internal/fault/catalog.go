@@ -96,7 +96,7 @@ func Invalid(stage, contract string, line int, errs []string) *Error {
 // StaleStage is a stage whose inputs or settings changed since it ran.
 func StaleStage(stage, reason string) *Error {
 	e := &Error{Kind: Stale, Stage: stage,
-		Msg:  fmt.Sprintf("stage %s is stale (%s)", stage, reason),
+		Msg:  fmt.Sprintf("stage %s is stale: %s", stage, reason),
 		Hint: "run it again, or approve it as it is"}
 	return e.With(Action{ID: RunStage, Stage: stage}, Action{ID: ApproveAnyway, Stage: stage})
 }

@@ -35,6 +35,10 @@ type StageState struct {
 	// Edited is set when an output differs from what the last run wrote.
 	Edited       bool `json:"edited,omitempty"`
 	VerifyFailed bool `json:"verify_failed,omitempty"`
+	// RanWith is the model the last run used when the stage is stale
+	// only because the settings now name another one: judged under that
+	// model (an override), the stage is as the run left it.
+	RanWith string `json:"ran_with,omitempty"`
 	// ToolsFailed is set when the last run called tools and every call
 	// failed: the output was written from nothing the tools returned.
 	ToolsFailed bool `json:"tools_failed,omitempty"`
@@ -121,7 +125,8 @@ func Derive(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract, 
 		case rec.Settings != "" && rec.Settings != settings.Hash():
 			s.Status, s.Reason = Stale, "the model settings changed since the last run"
 			if now := settings.Model(); rec.Model != "" && rec.Model != now {
-				s.Reason = fmt.Sprintf("the model changed since the last run (it ran with %s, the settings now say %s)", rec.Model, orNone(now))
+				s.Reason = fmt.Sprintf("the model changed since the last run: it ran with %s, the settings now say %s", rec.Model, orNone(now))
+				s.RanWith = rec.Model
 			}
 		case !present:
 			s.Status, s.Reason = Pending, "outputs are missing; run the stage again"

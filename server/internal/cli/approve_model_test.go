@@ -1,0 +1,42 @@
+package cli
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
+)
+
+// TestApproveWithoutTheRunsModelSaysWhichModel: a person who ran a stage
+// with --model and then types plain `icm approve STAGE` is told the
+// command that approves it (the same --model), not only --force; and the
+// message reads as one sentence, without parentheses inside parentheses.
+func TestApproveWithoutTheRunsModelSaysWhichModel(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Config{Models: []ollamatest.Model{
+		{Name: "qwen3.5:9b", ContextLength: 32768}, {Name: "tiny", ContextLength: 32768}}})
+	srv.Default(ollamatest.Text("# Draft\n\nA first draft."))
+	parent := t.TempDir()
+	vars := map[string]string{"OLLAMA_HOST": srv.URL()}
+	if _, errOut, code := runAsUser(t, parent, vars, "init", "notes"); code != 0 {
+		t.Fatalf("init: %s", errOut)
+	}
+	dir := filepath.Join(parent, "notes")
+	if out, errOut, code := runAsUser(t, dir, vars, "run", "--model", "tiny"); code != 0 {
+		t.Fatalf("run: %s%s", out, errOut)
+	}
+	_, errOut, code := runAsUser(t, dir, vars, "approve", "01-draft")
+	if code == 0 {
+		t.Fatal("approve without the run's model approved a stage judged stale")
+	}
+	if !strings.Contains(errOut, "icm approve 01-draft --model tiny") {
+		t.Errorf("the refusal does not give the command that approves the stage as it ran:\n%s", errOut)
+	}
+	if strings.Contains(errOut, "((") || strings.Contains(errOut, "))") {
+		t.Errorf("the message nests parentheses:\n%s", errOut)
+	}
+	// The command it gives works.
+	if out, errOut, code := runAsUser(t, dir, vars, "approve", "01-draft", "--model", "tiny"); code != 0 || !strings.Contains(out, "approved 01-draft") {
+		t.Errorf("approve --model tiny: %d\n%s%s", code, out, errOut)
+	}
+}
