@@ -40,3 +40,24 @@ func TestApproveWithoutTheRunsModelSaysWhichModel(t *testing.T) {
 		t.Errorf("approve --model tiny: %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestNextStepRepeatsTheWorkspaceFlag: the "next:" line of a command run
+// with -w names the command to type with the same -w (it used to say plain
+// `icm run`, which from the current folder finds no workspace or another).
+func TestNextStepRepeatsTheWorkspaceFlag(t *testing.T) {
+	parent := t.TempDir()
+	if _, errOut, code := runAsUser(t, parent, nil, "init", "notes"); code != 0 {
+		t.Fatalf("init: %s", errOut)
+	}
+	out, errOut, code := runAsUser(t, parent, nil, "status", "-w", "notes")
+	if code != 0 {
+		t.Fatalf("status: %s", errOut)
+	}
+	if !strings.Contains(out, "next: 01-draft ready to run: `icm run -w notes`") {
+		t.Errorf("the next step loses -w:\n%s", out)
+	}
+	out, _, _ = runAsUser(t, parent, nil, "status", "-w", "notes", "--model", "tiny")
+	if !strings.Contains(out, "`icm run -w notes --model tiny`") && !strings.Contains(out, "`icm run --model tiny -w notes`") {
+		t.Errorf("the next step loses -w or --model:\n%s", out)
+	}
+}

@@ -113,7 +113,7 @@ func (p *printer) finish(ws *workspace.Workspace, sum *workflow.Summary, err err
 	}
 	out := p.env.Stdout
 	if len(sum.Ran) == 0 {
-		fmt.Fprintf(out, "nothing to run: %s\n", sum.Next.Message)
+		fmt.Fprintf(out, "nothing to run: %s\n", withFlags(sum.Next.Message, usedFlags{workspace: g.workspace, model: g.model}))
 		return
 	}
 	last := sum.Ran[len(sum.Ran)-1]
@@ -176,22 +176,36 @@ func errString(err error) string {
 	return err.Error()
 }
 
-// nextLine is the "next:" line: the state's own words, or, when the
-// command ran with a model override, the command to type with it (the
-// state's words name the plain command, which would judge without it).
+// nextLine is the "next:" line: the state's own words, with each command
+// they name repeated with the flags the command ran with (the workspace,
+// and the model override, without which a stage run with --model would be
+// judged stale).
 func nextLine(p *state.PipelineState, ws *workspace.Workspace, g *globalFlags) string {
-	flags := usedFlags{workspace: g.workspace, model: g.model}
-	if flags.model == "" {
-		return "next: " + p.Next.Message
+	return "next: " + withFlags(p.Next.Message, usedFlags{workspace: g.workspace, model: g.model})
+}
+
+// withFlags rewrites the `icm ...` commands quoted in msg to carry flags.
+func withFlags(msg string, flags usedFlags) string {
+	if flags.workspace == "" && flags.model == "" {
+		return msg
 	}
-	switch p.Next.Action {
-	case state.ActionApprove:
-		if st, err := ws.Stage(p.Next.Stage); err == nil {
-			return fmt.Sprintf("next: %s awaiting review: read %s/output/, edit if needed, then `%s`", st.Name, st.Rel,
-				flags.command(flags.withModel("approve", st.Name)...))
+	var b strings.Builder
+	for {
+		i := strings.Index(msg, "`icm ")
+		if i < 0 {
+			break
 		}
-	case state.ActionRun:
-		return fmt.Sprintf("next: %s needs a run: `%s`", p.Next.Stage, flags.command(flags.withModel("run")...))
+		j := strings.IndexByte(msg[i+1:], '`')
+		if j < 0 {
+			break
+		}
+		args := strings.Fields(msg[i+len("`icm ") : i+1+j])
+		switch args[0] {
+		case "run", "approve", "status":
+			args = flags.withModel(args...)
+		}
+		b.WriteString(msg[:i] + "`" + flags.command(args...) + "`")
+		msg = msg[i+2+j:]
 	}
-	return "next: " + p.Next.Message
+	return b.String() + msg
 }
