@@ -61,3 +61,31 @@ func TestNextStepRepeatsTheWorkspaceFlag(t *testing.T) {
 		t.Errorf("the next step loses -w or --model:\n%s", out)
 	}
 }
+
+// TestMissingModelSaysOnceAndOffersTheInstalledOne: a model typo is told
+// once (it was printed three times, the first as "model tny failed: stage
+// 01-draft: model "tny" ..."), and the first fix offered is the installed
+// model icm thinks was meant, not pulling the typo.
+func TestMissingModelSaysOnceAndOffersTheInstalledOne(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Config{Models: []ollamatest.Model{{Name: "tiny", ContextLength: 32768}}})
+	parent := t.TempDir()
+	vars := map[string]string{"OLLAMA_HOST": srv.URL()}
+	if _, errOut, code := runAsUser(t, parent, vars, "init", "notes"); code != 0 {
+		t.Fatalf("init: %s", errOut)
+	}
+	_, errOut, code := runAsUser(t, filepath.Join(parent, "notes"), vars, "run", "--model", "tny")
+	if code == 0 {
+		t.Fatal("a run with a missing model succeeded")
+	}
+	if n := strings.Count(errOut, "is not installed"); n != 1 {
+		t.Errorf("the missing model is told %d times:\n%s", n, errOut)
+	}
+	if strings.Contains(errOut, "failed: stage 01-draft:") {
+		t.Errorf("a progress line repeats the stage:\n%s", errOut)
+	}
+	fixes := errOut[strings.Index(errOut, "hint:"):]
+	first := strings.SplitN(strings.TrimSpace(fixes), "\n", 3)[1]
+	if !strings.Contains(first, "--model tiny") {
+		t.Errorf("the first fix is not the installed model:\n%s", errOut)
+	}
+}

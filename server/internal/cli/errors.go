@@ -47,12 +47,25 @@ func printError(env *Env, w io.Writer, err error) {
 		fmt.Fprintf(w, "hint: %s\n", f.Hint)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, a := range f.Actions {
+	for _, a := range typoFirst(f.Actions) {
 		if s, ok := suggest(env, a, flags); ok {
 			fmt.Fprintf(tw, "  %s:\t%s\n", s.what, s.how)
 		}
 	}
 	tw.Flush()
+}
+
+// typoFirst puts the installed model a missing one was probably meant to
+// be ahead of the other fixes: at a terminal a typo is the likely cause,
+// and pulling the misspelt name the wrong first step.
+func typoFirst(actions []fault.Action) []fault.Action {
+	for i, a := range actions {
+		if a.ID == fault.ChooseModel && a.Model != "" && i > 0 {
+			out := append([]fault.Action{a}, actions[:i]...)
+			return append(out, actions[i+1:]...)
+		}
+	}
+	return actions
 }
 
 // command is an icm command line with the workspace flag the failed
@@ -110,6 +123,9 @@ func suggest(env *Env, a fault.Action, flags usedFlags) (suggestion, bool) {
 	case fault.SetServer:
 		return suggestion{"or use another server", "OLLAMA_HOST=URL, or [model] base_url in config.toml"}, true
 	case fault.ChooseModel:
+		if a.Model != "" {
+			return suggestion{"use the installed model", fmt.Sprintf("--model %s, or [model] name = %q in config.toml", shellQuote(a.Model), a.Model)}, true
+		}
 		return suggestion{"or use another model", "--model NAME, or [model] name in config.toml"}, true
 	case fault.ShowDiff:
 		return suggestion{"compare", icm("history", "--diff", a.Stage)}, true

@@ -22,7 +22,7 @@ func TestEveryErrorKindRendersTheSameFixes(t *testing.T) {
 		actions []string // the action ids of the error data, in order
 	}{
 		fault.ModelUnreachable: {-32803, []string{"start the server:  ollama serve", "or use another server:  OLLAMA_HOST=URL, or [model] base_url in config.toml"}, []string{"start-server", "set-server"}},
-		fault.ModelMissing:     {-32803, []string{"pull it:  icm pull qwen3:4b -w /w/course-research", "or use another model:  --model NAME, or [model] name in config.toml"}, []string{"pull-model", "choose-model"}},
+		fault.ModelMissing:     {-32803, []string{`use the installed model:  --model qwen3:8b, or [model] name = "qwen3:8b" in config.toml`, "pull it:  icm pull qwen3:4b -w /w/course-research"}, []string{"pull-model", "choose-model"}},
 		fault.WindowExceeded:   {-32803, []string{"see:  /w/course-research/pipeline/01-scope/CONTEXT.md"}, []string{"open-file"}},
 		fault.Truncated:        {-32803, nil, nil},
 		fault.Incomplete:       {-32803, nil, nil},

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -18,9 +19,43 @@ type printer struct {
 	env *Env
 	f   *runFlags
 	mu  sync.Mutex
+	// failed holds, per stage and item, a model call that failed and is
+	// not printed yet: when the stage goes on (a fallback model, a retry)
+	// it is printed with its reason; when the stage fails with it, the
+	// error icm prints last says the reason, once.
+	failed map[modelKey]*workflow.Event
 }
 
-func newPrinter(env *Env, f *runFlags) *printer { return &printer{env: env, f: f} }
+type modelKey struct {
+	stage string
+	index int
+}
+
+func newPrinter(env *Env, f *runFlags) *printer {
+	return &printer{env: env, f: f, failed: map[modelKey]*workflow.Event{}}
+}
+
+// flushFailed prints the held model failures of a stage: with their
+// reason when the stage went on after them, without it when the stage
+// failed (the final error says it).
+func (p *printer) flushFailed(stage string, withReason bool) {
+	var keys []modelKey
+	for k := range p.failed {
+		if k.stage == stage {
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].index < keys[j].index })
+	for _, k := range keys {
+		m := p.failed[k].Model
+		delete(p.failed, k)
+		if withReason {
+			fmt.Fprintf(p.env.Stderr, "    model %s failed: %s\n", m.Model, strings.TrimPrefix(m.Err, "stage "+stage+": "))
+		} else {
+			fmt.Fprintf(p.env.Stderr, "    model %s failed\n", m.Model)
+		}
+	}
+}
 
 func (p *printer) event(ev workflow.Event) {
 	p.mu.Lock()
@@ -36,6 +71,9 @@ func (p *printer) event(ev workflow.Event) {
 		return
 	}
 	w := p.env.Stderr
+	if ev.Kind != workflow.EventStageEnd && ev.Kind != workflow.EventDelta {
+		p.flushFailed(ev.Stage, true)
+	}
 	switch ev.Kind {
 	case workflow.EventStageStart:
 		fmt.Fprintf(w, "▶ %s: %s\n", ev.Stage, ev.Message)
@@ -48,7 +86,8 @@ func (p *printer) event(ev workflow.Event) {
 	case workflow.EventModel:
 		m := ev.Model
 		if m.Err != "" {
-			fmt.Fprintf(w, "    model %s failed: %s\n", m.Model, m.Err)
+			held := ev
+			p.failed[modelKey{ev.Stage, ev.Index}] = &held
 			return
 		}
 		rate := ""
@@ -81,9 +120,12 @@ func (p *printer) event(ev workflow.Event) {
 		}
 	case workflow.EventStageEnd:
 		if ev.Err != "" {
-			fmt.Fprintf(w, "✗ %s %s\n", ev.Stage, ev.Message)
+			// The error itself is what icm prints last, with its hint.
+			p.flushFailed(ev.Stage, false)
+			fmt.Fprintf(w, "✗ %s %s\n", ev.Stage, strings.Replace(ev.Message, ": "+ev.Err, "", 1))
 			return
 		}
+		p.flushFailed(ev.Stage, true)
 		fmt.Fprintf(w, "✓ %s %s (%s, %d tokens in, %d out)\n", ev.Stage, ev.Message, ev.Duration.Round(100*time.Millisecond), ev.PromptTokens, ev.OutputTokens)
 	case workflow.EventGate:
 		if ev.Status == string(state.Approved) {
