@@ -22,19 +22,19 @@ type ItemSpan struct {
 // LocateItems finds each item's section in an output: an item the person
 // left alone is found by its text; one they edited is what lies between
 // its found neighbours (or, when several edited items share that room, by
-// the heading its answer started with).
+// the heading its answer started with). When item texts repeat (two items
+// the model answered alike), the items are placed so that as many as can
+// be are found in order and no text is left to no item: an edited first
+// item is not mistaken for its twin further down.
 func LocateItems(output string, items []WrittenItem) []ItemSpan {
 	spans := make([]ItemSpan, len(items))
-	cursor := 0
 	for i, it := range items {
 		spans[i] = ItemSpan{Index: it.Index, Title: it.Title}
-		text := strings.TrimSpace(it.Text)
-		if text == "" {
-			continue
-		}
-		if j := wholeIndex(output, text, cursor); j >= 0 {
-			spans[i].Start, spans[i].End, spans[i].Found = j, j+len(text), true
-			cursor = spans[i].End
+	}
+	for i, start := range matchItems(output, items) {
+		if start >= 0 {
+			text := strings.TrimSpace(items[i].Text)
+			spans[i].Start, spans[i].End, spans[i].Found = start, start+len(text), true
 		}
 	}
 	// The edited items: each run of them shares the room between the
@@ -59,6 +59,90 @@ func LocateItems(output string, items []WrittenItem) []ItemSpan {
 		i = j
 	}
 	return spans
+}
+
+// matchItems picks, for each item, where its unedited text stands in
+// output (-1 for an item not found): the in-order choice that finds the
+// most items and, among those, leaves the fewest stretches of text that
+// no item covers.
+func matchItems(output string, items []WrittenItem) []int {
+	occ := make([][]int, len(items))
+	texts := make([]string, len(items))
+	for i, it := range items {
+		texts[i] = strings.TrimSpace(it.Text)
+		if texts[i] == "" {
+			continue
+		}
+		for from := 0; ; {
+			j := wholeIndex(output, texts[i], from)
+			if j < 0 {
+				break
+			}
+			occ[i] = append(occ[i], j)
+			from = j + 1
+		}
+	}
+	type key struct {
+		i, cur  int
+		skipped bool
+	}
+	type best struct {
+		found, orphans int
+		at             int // the chosen start for item i, -1 for none
+	}
+	better := func(a, b best) bool {
+		return a.found > b.found || (a.found == b.found && a.orphans < b.orphans)
+	}
+	orphan := func(from, to int) int {
+		if strings.TrimSpace(output[from:to]) != "" {
+			return 1
+		}
+		return 0
+	}
+	memo := map[key]best{}
+	var solve func(i, cur int, skipped bool) best
+	solve = func(i, cur int, skipped bool) best {
+		if i == len(items) {
+			if skipped {
+				return best{at: -1}
+			}
+			return best{orphans: orphan(cur, len(output)), at: -1}
+		}
+		k := key{i, cur, skipped}
+		if b, ok := memo[k]; ok {
+			return b
+		}
+		// The item was edited (or deleted): it takes a share of the gap.
+		b := solve(i+1, cur, true)
+		b.at = -1
+		for _, at := range occ[i] {
+			if at < cur {
+				continue
+			}
+			r := solve(i+1, at+len(texts[i]), false)
+			c := best{found: r.found + 1, orphans: r.orphans, at: at}
+			if !skipped {
+				c.orphans += orphan(cur, at)
+			}
+			if better(c, b) {
+				b = c
+			}
+		}
+		memo[k] = b
+		return b
+	}
+	starts := make([]int, len(items))
+	cur, skipped := 0, false
+	for i := range items {
+		b := solve(i, cur, skipped)
+		starts[i] = b.at
+		if b.at >= 0 {
+			cur, skipped = b.at+len(texts[i]), false
+		} else {
+			skipped = true
+		}
+	}
+	return starts
 }
 
 // wholeIndex finds text in output from offset on where it stands on whole

@@ -42,3 +42,23 @@ func TestLocateItems(t *testing.T) {
 		t.Errorf("replaceSpan into a deleted item: %q", got)
 	}
 }
+
+// TestLocateItemsWithTwins: when the model answered two items alike and
+// the person edited the first, the first is not taken for its twin: the
+// third item is found at the end, and running it again replaces it in
+// place. The greedy search appended the third item's new answer to the
+// end of the file, leaving four sections for three items.
+func TestLocateItemsWithTwins(t *testing.T) {
+	items := []WrittenItem{{1, "A", "ok"}, {2, "B", "ok"}, {3, "C", "ok"}}
+	out := "ok EDITED\n\nok\n\nok\n"
+	spans := LocateItems(out, items)
+	want := []string{"ok EDITED", "ok", "ok"}
+	for i, sp := range spans {
+		if !sp.Found || out[sp.Start:sp.End] != want[i] {
+			t.Errorf("item %d: found %v at %d..%d, want %q", i+1, sp.Found, sp.Start, sp.End, want[i])
+		}
+	}
+	if got := replaceSpan(out, spans[2], "new"); got != "ok EDITED\n\nok\n\nnew\n" {
+		t.Errorf("running item 3 again gives %q", got)
+	}
+}
