@@ -26,12 +26,13 @@ func newHistoryCmd(env *Env, g *globalFlags) *cobra.Command {
 		Short: "Summarise past runs: time and tokens per stage",
 		Long: `History reads the run traces in history/ and prints one block per run: each
 stage it ran with its status, wall time, model calls, tool calls and tokens.
---diff STAGE --written shows a person's edit: the output against what the
-model wrote. --run ID prints one run as a tree of its model and tool calls; with --stage
-and --call N (and --item for a For each stage) it prints that model call's
-whole request and its reply. --diff STAGE shows how a stage's output changed
-between its last two versions.`,
-		Example: "  icm history\n  icm history --run 20261130-1015\n  icm history --run 20261130-1015 --stage 02-research --call 3\n  icm history --diff 03-outline",
+--run ID (or a unique prefix of it, or latest) prints one run as a tree of
+its model calls, numbered, and tool calls; with --stage and --call N (and
+--item for a For each stage, whose calls are numbered per item) it prints
+that model call's whole request and its reply. --diff STAGE shows how a
+stage's output changed between its last two versions; --diff STAGE --written
+shows a person's edit: the output against what the model wrote.`,
+		Example: "  icm history\n  icm history --run latest\n  icm history --run 20261130-1015\n  icm history --run 20261130-1015 --stage 02-research --call 3\n  icm history --diff 03-outline",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ws, err := openWorkspace(env, g)
@@ -49,6 +50,9 @@ between its last two versions.`,
 					return err
 				}
 				if call > 0 {
+					if err := needsItem(r, callStage, callItem, call); err != nil {
+						return err
+					}
 					ex, err := workflow.FindExchange(r, callStage, callItem, call)
 					if err != nil {
 						return err
@@ -159,6 +163,25 @@ func printRunTree(env *Env, r *workflow.RunSummary) {
 	}
 }
 
+// needsItem refuses --call without --item for a stage that ran For each
+// items: their calls are numbered per item, so "call 1" means nothing
+// until the item is named.
+func needsItem(r *workflow.RunSummary, stage string, item, call int) error {
+	if item > 0 {
+		return nil
+	}
+	items := 0
+	for _, ev := range r.Events {
+		if ev.Kind == workflow.EventModel && ev.Stage == stage && ev.Index > items {
+			items = ev.Index
+		}
+	}
+	if items == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s ran one model loop per For each item (1 to %d), each with its own calls: add --item N to say which item's call %d", stage, items, call)
+}
+
 // printNodes draws nodes below a line whose children start with pad.
 func printNodes(w io.Writer, pad string, nodes []*workflow.RunNode) {
 	for j, n := range nodes {
@@ -166,7 +189,12 @@ func printNodes(w io.Writer, pad string, nodes []*workflow.RunNode) {
 		if j == len(nodes)-1 {
 			b, next = "└─", "   "
 		}
-		fmt.Fprintf(w, "%s%s %s\n", pad, b, n.Text)
+		text := n.Text
+		if n.Kind == workflow.NodeModel && n.Call > 0 {
+			// The number --call takes.
+			text = fmt.Sprintf("call %d: %s", n.Call, text)
+		}
+		fmt.Fprintf(w, "%s%s %s\n", pad, b, text)
 		printNodes(w, pad+next, n.Children)
 	}
 }

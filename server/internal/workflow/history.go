@@ -61,14 +61,28 @@ func History(ws *workspace.Workspace) ([]*RunSummary, error) {
 	return out, nil
 }
 
-// Run reads one run's trace by id (a unique prefix is enough).
+// LatestRun names the newest run wherever a run id is asked for.
+const LatestRun = "latest"
+
+// Run reads one run's trace by id (a unique prefix is enough, and
+// LatestRun is the newest).
 func Run(ws *workspace.Workspace, id string) (*RunSummary, error) {
+	latest := id == LatestRun
+	if latest {
+		id = ""
+	}
 	paths, err := traces(ws, id)
 	if err != nil {
 		return nil, err
 	}
+	if latest && len(paths) > 0 {
+		paths = paths[len(paths)-1:]
+	}
 	switch len(paths) {
 	case 0:
+		if latest {
+			return nil, fmt.Errorf("no run yet in %s", filepath.Join(ws.Root, workspace.HistoryDir))
+		}
 		return nil, fmt.Errorf("no run %q in %s; `icm history` lists the runs", id, filepath.Join(ws.Root, workspace.HistoryDir))
 	case 1:
 		return readTrace(ws, paths[0])
