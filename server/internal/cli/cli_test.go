@@ -98,7 +98,7 @@ func TestProbeIsDeterministicAndSized(t *testing.T) {
 	}
 	// A later stage shows what is not produced yet.
 	c, _, code := runICM(t, "probe", "03-outline", "-w", dir, "--tokens")
-	if code != 0 || !strings.Contains(c, "(not produced yet: 02-research)") {
+	if code != 0 || !regexp.MustCompile(`(?m)^pipeline/02-research/output/notes.md +4  user +0  not produced yet: 02-research$`).MatchString(c) {
 		t.Errorf("03-outline probe (exit %d):\n%s", code, c)
 	}
 }

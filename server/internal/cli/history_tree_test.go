@@ -59,9 +59,9 @@ WRITE the part shown below.
 		regexp.MustCompile(`^run ` + id[1] + `  .*  \d+ in / \d+ out$`),
 		regexp.MustCompile(`^└─ 01-write  done  \S+  \d+ in / \d+ out$`),
 		regexp.MustCompile(`^   ├─ \[1/2\] Part A  \S+  [1-9]\d* in / [1-9]\d* out$`),
-		regexp.MustCompile(`^   │  └─ model tiny  [1-9]\d* in / [1-9]\d* out  \S+$`),
+		regexp.MustCompile(`^   │  └─ call 1: model tiny  [1-9]\d* in / [1-9]\d* out  \S+$`),
 		regexp.MustCompile(`^   └─ \[2/2\] Part B  \S+  [1-9]\d* in / [1-9]\d* out$`),
-		regexp.MustCompile(`^      └─ model tiny  [1-9]\d* in / [1-9]\d* out  \S+$`),
+		regexp.MustCompile(`^      └─ call 1: model tiny  [1-9]\d* in / [1-9]\d* out  \S+$`),
 	}
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	if len(lines) != len(want) {

@@ -3,9 +3,11 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -130,29 +132,52 @@ func countText(c tokens.Count) string {
 }
 
 func printParts(env *Env, st *workspace.Stage, ctx *assemble.Context, items int, count *promptcount.Stage) {
-	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "part\tlayer\trole\ttokens\t\n")
+	rows := [][5]string{{"part", "layer", "role", "tokens", ""}}
 	for _, p := range ctx.Parts {
-		label := p.Label
-		if n := p.Note(); n != "" {
-			label += " (" + n + ")"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t\n", label, p.LayerName(), p.Role, p.Tokens)
+		rows = append(rows, [5]string{p.Label, p.LayerName(), string(p.Role), strconv.Itoa(p.Tokens), p.Note()})
 	}
-	fmt.Fprintf(tw, "headings and framing\t\t\t%d\t\n", ctx.Framing())
-	fmt.Fprintf(tw, "total\t\t\t%d\t\n", ctx.Total)
+	rows = append(rows, [5]string{"headings and framing", "", "", strconv.Itoa(ctx.Framing()), ""})
+	rows = append(rows, [5]string{"total", "", "", strconv.Itoa(ctx.Total), ""})
 	if count != nil {
 		// What the server sees besides the context: the tool definitions
 		// and the chat template's own tokens.
 		if count.ToolDefs > 0 {
-			fmt.Fprintf(tw, "tool definitions (%d tools, %s)\ttools\tsystem\t%d\t\n", count.ToolDefs, count.First.Label(), count.Tools)
+			rows = append(rows, [5]string{fmt.Sprintf("tool definitions (%d tools, %s)", count.ToolDefs, count.First.Label()), "tools", "system", strconv.Itoa(count.Tools), ""})
 		}
-		fmt.Fprintf(tw, "first call as the server sees it (%s)\t\t\t%d\t\n", count.First.Label(), count.First.Tokens)
+		rows = append(rows, [5]string{fmt.Sprintf("first call as the server sees it (%s)", count.First.Label()), "", "", strconv.Itoa(count.First.Tokens), ""})
 	}
-	tw.Flush()
+	printTable(env.Stdout, rows)
 	note := fmt.Sprintf("stage %s: ~%d tokens (system %d, user %d), estimated with %s", st.Name, ctx.Total, ctx.SystemTokens, ctx.UserTokens, ctx.Estimator)
 	if items >= 0 {
 		note += fmt.Sprintf("; For each runs %d items (--item N shows one)", items)
 	}
 	fmt.Fprintln(env.Stdout, strings.TrimSpace(note))
+}
+
+// printTable prints the token table: the part names left-aligned, the
+// numbers right-aligned, and a part's note (why it is not loaded) ending
+// its own row, so one long note does not widen every other row.
+func printTable(w io.Writer, rows [][5]string) {
+	var width [4]int
+	for _, r := range rows {
+		for c := 0; c < 4; c++ {
+			width[c] = max(width[c], utf8.RuneCountInString(r[c]))
+		}
+	}
+	for _, r := range rows {
+		line := pad(r[0], width[0], false) + "  " + pad(r[1], width[1], true) + "  " + pad(r[2], width[2], false) + "  " + pad(r[3], width[3], true)
+		if r[4] != "" {
+			line += "  " + r[4]
+		}
+		fmt.Fprintln(w, strings.TrimRight(line, " "))
+	}
+}
+
+// pad fills s with spaces to n columns, on the left when right is set.
+func pad(s string, n int, right bool) string {
+	fill := strings.Repeat(" ", max(0, n-utf8.RuneCountInString(s)))
+	if right {
+		return fill + s
+	}
+	return s + fill
 }
