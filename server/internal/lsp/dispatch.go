@@ -47,7 +47,7 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		s.mu.Lock()
 		s.exited = true
 		s.mu.Unlock()
-		conn.Close()
+		s.hangUp()
 		return
 	}
 	s.mu.Lock()

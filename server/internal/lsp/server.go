@@ -77,6 +77,8 @@ type Server struct {
 	ctx    context.Context // the connection's lifetime
 	cancel context.CancelFunc
 	conn   atomic.Pointer[jsonrpc2.Conn]
+	// stream is the connection's transport; hangUp closes it.
+	stream *frameStream
 
 	mu          sync.Mutex
 	settings    Settings
@@ -144,13 +146,13 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	s.bg.Add(1)
 	go func() { defer s.bg.Done(); s.pub.run(s.ctx) }()
 
-	stream := newFrameStream(rwc, func(err error) { s.log.Warn("unreadable message answered with an error", "err", err) })
-	conn := jsonrpc2.NewConn(s.ctx, stream, s, jsonrpc2.SetLogger(slogPrintf{s.log}))
+	s.stream = newFrameStream(rwc, func(err error) { s.log.Warn("unreadable message answered with an error", "err", err) })
+	conn := jsonrpc2.NewConn(s.ctx, s.stream, s, jsonrpc2.SetLogger(slogPrintf{s.log}))
 	s.conn.CompareAndSwap(nil, conn)
 	select {
 	case <-conn.DisconnectNotify():
 	case <-ctx.Done():
-		conn.Close()
+		s.hangUp()
 	}
 	s.cancel()
 	s.runs.wait()
@@ -167,6 +169,12 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	}
 	return 1
 }
+
+// hangUp ends the connection by closing its stream. The jsonrpc2.Conn is
+// never closed directly: its read loop, seeing the stream end, closes it
+// itself, so no answer from the client can be read while the calls
+// waiting for one are being closed (see frameStream).
+func (s *Server) hangUp() { _ = s.stream.Close() }
 
 // notify sends a notification to the client; it is safe from any goroutine.
 func (s *Server) notify(method string, params any) error {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -30,12 +31,20 @@ const maxHeaderLine = 4 << 10
 // frame that cannot be understood does not end the session: it is answered
 // with a JSON-RPC error and reading goes on with the next frame. Only the
 // end of input, a read error or an oversized frame stop it.
+//
+// Once closed it reads nothing more, not even frames already buffered:
+// jsonrpc2 v0.2.0 closes its waiting calls' channels on close but leaves
+// them registered, so an answer read after that would be sent on a closed
+// channel (a panic on its read loop). Closing the stream, never the
+// jsonrpc2.Conn from another goroutine, is therefore how the server hangs
+// up: the read loop then ends, and closes the connection itself.
 type frameStream struct {
-	r     *bufio.Reader
-	w     io.Writer
-	c     io.Closer
-	wmu   sync.Mutex
-	onBad func(error) // told about every frame that was answered with an error
+	r      *bufio.Reader
+	w      io.Writer
+	c      io.Closer
+	wmu    sync.Mutex
+	closed atomic.Bool
+	onBad  func(error) // told about every frame that was answered with an error
 }
 
 func newFrameStream(rwc io.ReadWriteCloser, onBad func(error)) *frameStream {
@@ -50,6 +59,11 @@ var errBadFrame = errors.New("bad frame")
 func (s *frameStream) ReadObject(v any) error {
 	for {
 		body, err := s.readFrame()
+		if s.closed.Load() {
+			// Hung up: what is left, buffered or half read, is dropped,
+			// and the end is a plain end of input (not a protocol error).
+			return io.EOF
+		}
 		if errors.Is(err, errBadFrame) {
 			s.reject(nil, jsonrpc2.CodeParseError, err.Error())
 			continue
@@ -183,7 +197,12 @@ func (s *frameStream) reject(id *jsonrpc2.ID, code int64, msg string) {
 }
 
 // WriteObject implements jsonrpc2.ObjectStream: one frame, one write.
+// After Close it writes nothing and says jsonrpc2.ErrClosed, as the
+// connection itself does once it knows.
 func (s *frameStream) WriteObject(obj any) error {
+	if s.closed.Load() {
+		return jsonrpc2.ErrClosed
+	}
 	body, err := json.Marshal(obj)
 	if err != nil {
 		return err
@@ -198,8 +217,14 @@ func (s *frameStream) WriteObject(obj any) error {
 	return err
 }
 
-// Close implements jsonrpc2.ObjectStream.
-func (s *frameStream) Close() error { return s.c.Close() }
+// Close implements jsonrpc2.ObjectStream. It is safe from any goroutine
+// and more than once; a read it interrupts ends the read loop.
+func (s *frameStream) Close() error {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	return s.c.Close()
+}
 
 // asciiLower lower-cases ASCII letters only, so byte offsets stay valid
 // (strings.ToLower rewrites invalid UTF-8 and changes the length).

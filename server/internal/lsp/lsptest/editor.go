@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -72,6 +73,7 @@ type Editor struct {
 	t    testing.TB
 	cfg  Config
 	conn *jsonrpc2.Conn
+	wire *wire
 	ctx  context.Context
 	exit chan int
 
@@ -102,7 +104,7 @@ func Start(t testing.TB, cfg Config) *Editor {
 	ed := Connect(t, client, cfg)
 	ed.exit = exit
 	t.Cleanup(func() {
-		ed.conn.Close()
+		ed.hangUp()
 		cancel()
 		select {
 		case <-exit:
@@ -143,10 +145,39 @@ func (w testWriter) Write(p []byte) (int, error) {
 func Connect(t testing.TB, rwc io.ReadWriteCloser, cfg Config) *Editor {
 	t.Helper()
 	ed := &Editor{t: t, cfg: cfg, ctx: context.Background(), bufs: map[string]*buffer{}, diags: map[string][]Diagnostic{},
-		diagVer: map[string]int{}, changed: make(chan struct{})}
-	ed.conn = jsonrpc2.NewConn(ed.ctx, jsonrpc2.NewBufferedStream(rwc, jsonrpc2.VSCodeObjectCodec{}), jsonrpc2.HandlerWithError(ed.handle),
+		diagVer: map[string]int{}, changed: make(chan struct{}), wire: &wire{ReadWriteCloser: rwc}}
+	ed.conn = jsonrpc2.NewConn(ed.ctx, jsonrpc2.NewBufferedStream(ed.wire, jsonrpc2.VSCodeObjectCodec{}), jsonrpc2.HandlerWithError(ed.handle),
 		jsonrpc2.SetLogger(loggerFunc(func(format string, v ...any) { t.Logf("client: "+format, v...) })))
 	return ed
+}
+
+// hangUp ends the session from the client's side by closing the wire.
+// The jsonrpc2.Conn is not closed from here: v0.2.0 closes its waiting
+// calls' channels on Close but keeps them registered, so an answer its
+// read loop was delivering at that moment would be sent on a closed
+// channel and panic. Its read loop, seeing the wire end, closes it.
+func (e *Editor) hangUp() { _ = e.wire.Close() }
+
+// wire is the client's transport: once closed, reads end at once with
+// io.EOF (a plain end, not a protocol error in the log).
+type wire struct {
+	io.ReadWriteCloser
+	closed atomic.Bool
+}
+
+func (w *wire) Read(p []byte) (int, error) {
+	n, err := w.ReadWriteCloser.Read(p)
+	if w.closed.Load() {
+		return 0, io.EOF
+	}
+	return n, err
+}
+
+func (w *wire) Close() error {
+	if w.closed.Swap(true) {
+		return nil
+	}
+	return w.ReadWriteCloser.Close()
 }
 
 type loggerFunc func(string, ...any)
