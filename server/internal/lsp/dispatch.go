@@ -71,9 +71,17 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	}
 	rctx, cancel := context.WithCancel(s.ctx)
 	s.mu.Lock()
+	if s.closing {
+		// Serve is past the end of the connection and may be waiting on
+		// bg: a request read in that moment has no one to answer.
+		s.mu.Unlock()
+		cancel()
+		return
+	}
 	s.inflight[req.ID] = cancel
-	s.mu.Unlock()
+	// Added under mu, so every Add happens before Serve's Wait.
 	s.bg.Add(1)
+	s.mu.Unlock()
 	go func() {
 		defer s.bg.Done()
 		defer func() {

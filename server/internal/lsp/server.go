@@ -87,8 +87,11 @@ type Server struct {
 	initialized bool
 	shutdown    bool
 	exited      bool
-	inflight    map[jsonrpc2.ID]context.CancelFunc
-	reqCtx      map[*glsp.Context]context.Context
+	// closing is set once the connection has ended: no request
+	// goroutine starts after it (Serve is waiting for them).
+	closing  bool
+	inflight map[jsonrpc2.ID]context.CancelFunc
+	reqCtx   map[*glsp.Context]context.Context
 
 	pub  *publisher
 	wss  *workspaces
@@ -154,6 +157,9 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	case <-ctx.Done():
 		s.hangUp()
 	}
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
 	s.cancel()
 	s.runs.wait()
 	s.tests.wait()

@@ -20,6 +20,9 @@ type workspaces struct {
 	s      *Server
 	mu     sync.Mutex
 	byRoot map[string]*wsState
+	// closed is set by close: discovery still going on in the background
+	// then opens nothing more, since nothing would stop what it opened.
+	closed bool
 }
 
 func newWorkspaces(s *Server) *workspaces {
@@ -53,13 +56,17 @@ func (w *workspaces) discover(folder string) {
 	})
 }
 
-// ensure returns the workspace at root, opening it when new.
+// ensure returns the workspace at root, opening it when new; nil once the
+// server is closing.
 func (w *workspaces) ensure(root string) *wsState {
 	root = canonical(root)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if st, ok := w.byRoot[root]; ok {
 		return st
+	}
+	if w.closed {
+		return nil
 	}
 	st := newWSState(w.s, root)
 	w.byRoot[root] = st
@@ -136,6 +143,9 @@ func (w *workspaces) remove(folder string) {
 
 // close stops every workspace's analysis and tool listings.
 func (w *workspaces) close() {
+	w.mu.Lock()
+	w.closed = true
+	w.mu.Unlock()
 	for _, st := range w.all() {
 		st.stop()
 	}
