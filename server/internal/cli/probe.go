@@ -134,7 +134,7 @@ func countText(c tokens.Count) string {
 func printParts(env *Env, st *workspace.Stage, ctx *assemble.Context, items int, count *promptcount.Stage) {
 	rows := [][5]string{{"part", "layer", "role", "tokens", ""}}
 	for _, p := range ctx.Parts {
-		rows = append(rows, [5]string{p.Label, p.LayerName(), string(p.Role), strconv.Itoa(p.Tokens), p.Note()})
+		rows = append(rows, [5]string{p.Label, p.LayerName(), p.Role, strconv.Itoa(p.Tokens), p.Note()})
 	}
 	rows = append(rows, [5]string{"headings and framing", "", "", strconv.Itoa(ctx.Framing()), ""})
 	rows = append(rows, [5]string{"total", "", "", strconv.Itoa(ctx.Total), ""})
