@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -23,22 +24,14 @@ func (s *Server) codeActions(gctx *glsp.Context, p *protocol.CodeActionParams) (
 	if err != nil || !ok || dc.c == nil {
 		return nil, err
 	}
+	found, err := s.findingsIn(ctx, dc, p.Range)
+	if err != nil {
+		return nil, err
+	}
 	m := dc.doc.Mapper()
-	start, err := m.Offset(fromPosition(p.Range.Start))
-	if err != nil {
-		return nil, err
-	}
-	end, err := m.Offset(fromPosition(p.Range.End))
-	if err != nil {
-		return nil, err
-	}
-	a, err := dc.st.current(ctx)
-	if err != nil {
-		return nil, err
-	}
 	var out []protocol.CodeAction
 	quickfix, source := protocol.CodeActionKindQuickFix, protocol.CodeActionKindSource
-	for _, f := range a.findingsAt(dc.doc.Path, start, end) {
+	for _, f := range found {
 		diag := []protocol.Diagnostic{toDiagnostic(m, f)}
 		switch f.Code {
 		case contract.CodeInputMissing, contract.CodeForEachSource:
@@ -90,4 +83,23 @@ func (s *Server) createAction(root, rel string, diag []protocol.Diagnostic) prot
 	}
 	return protocol.CodeAction{Title: title, Kind: &quickfix, Diagnostics: diag,
 		Command: &protocol.Command{Title: title, Command: cmdCreateFile, Arguments: []any{map[string]any{"workspace": root, "path": rel}}}}
+}
+
+// findingsIn returns the current analysis's findings in the document that
+// lie within rng: what a quick fix can act on.
+func (s *Server) findingsIn(ctx context.Context, dc *docContext, rng protocol.Range) ([]contract.Finding, error) {
+	m := dc.doc.Mapper()
+	start, err := m.Offset(fromPosition(rng.Start))
+	if err != nil {
+		return nil, err
+	}
+	end, err := m.Offset(fromPosition(rng.End))
+	if err != nil {
+		return nil, err
+	}
+	a, err := dc.st.current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return a.findingsAt(dc.doc.Path, start, end), nil
 }

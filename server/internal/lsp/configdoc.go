@@ -174,22 +174,14 @@ func fileExists(a *analysis, file string) bool {
 // quick fix that writes it: the model the server has, the key meant, the
 // allowed value meant.
 func (s *Server) configActions(ctx context.Context, dc *docContext, p *protocol.CodeActionParams) (any, error) {
+	found, err := s.findingsIn(ctx, dc, p.Range)
+	if err != nil {
+		return nil, err
+	}
 	m := dc.doc.Mapper()
-	start, err := m.Offset(fromPosition(p.Range.Start))
-	if err != nil {
-		return nil, err
-	}
-	end, err := m.Offset(fromPosition(p.Range.End))
-	if err != nil {
-		return nil, err
-	}
-	a, err := dc.st.current(ctx)
-	if err != nil {
-		return nil, err
-	}
 	out := []protocol.CodeAction{}
 	quickfix := protocol.CodeActionKindQuickFix
-	for _, f := range a.findingsAt(dc.doc.Path, start, end) {
+	for _, f := range found {
 		sug := f.Data["suggest"]
 		if sug == "" {
 			continue
