@@ -111,15 +111,15 @@ func probeCount(ctx context.Context, sess *session.Session, pr *session.Probe) *
 	return n
 }
 
-// printCount says what the first call holds as the server will see it,
-// and what the count leaves out.
+// printCount adds to the table what its rows do not say: which tokenizer
+// made an exact count, the tool servers the count had to leave out, and
+// the whole of a For each stage.
 func printCount(env *Env, n *promptcount.Stage) {
-	fmt.Fprintf(env.Stdout, "first call as the server will see it: %s\n", countText(n.First))
-	if n.ToolDefs > 0 {
-		fmt.Fprintf(env.Stdout, "  of which tool definitions: %d tools, %d tokens\n", n.ToolDefs, n.Tools)
+	if d := n.First.Describe(); d != n.First.Label() {
+		fmt.Fprintf(env.Stdout, "counted %s\n", d)
 	}
 	for _, why := range n.ToolsLeftOut {
-		fmt.Fprintf(env.Stdout, "  counted without the tool definitions of %s\n", why)
+		fmt.Fprintf(env.Stdout, "counted without the tool definitions of %s\n", why)
 	}
 	if len(n.Items) > 1 {
 		fmt.Fprintf(env.Stdout, "the whole stage: %s in %d first calls, one per item\n", countText(n.Total), len(n.Items))

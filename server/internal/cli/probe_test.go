@@ -74,4 +74,10 @@ Echo the input.
 			t.Errorf("probe --tokens (exit %d) lacks %q:\n%s", code, want, text)
 		}
 	}
+	// Each figure is said once: the table's rows are not repeated below it.
+	for _, once := range []string{"first call as the server", "tool definitions ("} {
+		if n := strings.Count(text, once); n != 1 {
+			t.Errorf("probe --tokens says %q %d times:\n%s", once, n, text)
+		}
+	}
 }
