@@ -408,7 +408,7 @@ func (c *checker) file(st *workspace.Stage, in contract.Input, abs string, at fu
 	case sc.FreeText:
 		if assemble.Effective(src, sc) == nil {
 			c.add(contract.Finding{File: st.Contract, Range: sc.Range, Severity: contract.Info, Code: contract.CodeFreeScope,
-				Message: fmt.Sprintf("scope %q names no heading %s has; icm loads the whole file (quote a heading, e.g. \"Tone\", to load only it)", sc.Raw, rel)})
+				Message: fmt.Sprintf("scope %q names no heading %s has; icm loads the whole file (%s)", sc.Raw, rel, headingHint(src))})
 		}
 	default:
 		if _, err := assemble.Select(src, sc); err != nil {
