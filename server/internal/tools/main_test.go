@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/reap"
 	"github.com/icm-tool/icm/server/internal/testutil/gobin"
 )
 
@@ -70,8 +71,18 @@ func testOptions() Options {
 
 // alive reports whether pid exists and is not a zombie.
 func alive(pid int) bool {
-	state, _, ok := procStat(strconv.Itoa(pid))
-	return ok && state != 'Z' && state != 'X'
+	p, ok := reap.Stat(pid)
+	return ok && p.Live()
+}
+
+// procStat reads the state and process group of the process pid.
+func procStat(pid string) (state byte, pgrp int, ok bool) {
+	n, err := strconv.Atoi(pid)
+	if err != nil {
+		return 0, 0, false
+	}
+	p, ok := reap.Stat(n)
+	return p.State, p.Group, ok
 }
 
 func killPid(pid int) error {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/config"
+	"github.com/icm-tool/icm/server/internal/reap"
 )
 
 // Options tune sessions and the catalog. Zero fields take the defaults
@@ -83,7 +84,7 @@ func (o Options) withDefaults() Options {
 	}
 	switch o.Reaper {
 	case "":
-		o.Reaper = defaultReaper()
+		o.Reaper = reap.Self()
 	case "-":
 		o.Reaper = ""
 	}

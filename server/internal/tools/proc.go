@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/icm-tool/icm/server/internal/reap"
 )
 
 // inheritedEnv is all a stdio server gets from icm's own environment: enough
@@ -64,7 +66,7 @@ type procConfig struct {
 	ringSize   int
 	exitLinger time.Duration
 	// reaper, when set, is the binary that runs the server as a child
-	// subreaper (see reaper_linux.go), so helpers that leave the process
+	// subreaper (see package reap), so helpers that leave the process
 	// group are ended too.
 	reaper string
 }
@@ -106,7 +108,7 @@ func startProc(s Server, pc procConfig) (*proc, error) {
 		return nil, fmt.Errorf("unable to start MCP server %q (%s, from %s): %w; check the command and that it is installed", s.Name, s.Command, s.Location(), cmd.Err)
 	}
 	if pc.reaper != "" {
-		cmd = exec.Command(pc.reaper, append([]string{reaperArg, cmd.Path}, s.Args...)...)
+		cmd = exec.Command(pc.reaper, reap.Args(reap.Group, cmd.Path, s.Args)...)
 	}
 	cmd.Env = childEnv(pc.lookupEnv, s.Env)
 	cmd.Dir = dir
@@ -114,7 +116,7 @@ func startProc(s Server, pc procConfig) (*proc, error) {
 	// no copying goroutines and Wait never waits on a grandchild that keeps
 	// a pipe open.
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.SysProcAttr = sysProcAttr()
+	cmd.SysProcAttr = reap.ProcAttr()
 	err = cmd.Start()
 	closeAll(inR, outW, errW)
 	if err != nil {
