@@ -22,8 +22,9 @@ import (
 const maxScriptOutput = 64 << 10
 
 // script runs a ## Script stage: `sh -c` in the stage folder with
-// ICM_WORKSPACE, ICM_STAGE and ICM_OUTPUT set, killed with its whole
-// process group when the timeout passes or the run is cancelled.
+// ICM_WORKSPACE, ICM_STAGE and ICM_OUTPUT set, ended with every process
+// it started when the timeout passes or the run is cancelled
+// (scriptCommand).
 //
 // ICM_OUTPUT is a staging folder, not output/: what the script writes is
 // moved into output/ file by file with atomic renames only once it has
@@ -103,13 +104,10 @@ func (r *run) runScript(ctx context.Context, outDir string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", "-c", r.c.Script.Command)
+	cmd := scriptCommand(ctx, r.c.Script.Command)
 	cmd.Dir = st.Dir
 	cmd.Env = append(os.Environ(), "ICM_WORKSPACE="+e.ws.Root, "ICM_STAGE="+st.Name, "ICM_OUTPUT="+outDir, "ICM_RUN_ID="+e.runID)
 	cmd.Env = append(cmd.Env, r.scriptEnv()...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 2 * time.Second
 	var out bytes.Buffer
 	w := &limitWriter{buf: &out, max: maxScriptOutput}
 	cmd.Stdout, cmd.Stderr = w, w

@@ -1,0 +1,50 @@
+package workflow
+
+import (
+	"context"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/icm-tool/icm/server/internal/reap"
+)
+
+// scriptStopWait bounds how long a stopped script's reaper may take to
+// end what is below it (it takes milliseconds) before it is killed too,
+// and then how long its output may stay open.
+const scriptStopWait = 2 * time.Second
+
+// scriptCommand is `sh -c command`, stopped with everything it started
+// when ctx ends.
+//
+// On Linux the shell runs under a reaper (package reap) in mode All: a
+// helper that left the script's process group and session (setsid, a
+// daemon) still comes back to the reaper when orphaned, and the reaper
+// ends every process below it when the script exits, when icm stops it,
+// and when icm itself is gone (SIGTERM, Ctrl-C or SIGKILL alike). Ending
+// the process group alone would miss such helpers. Without a reaper the
+// shell leads a process group of its own, which is killed whole.
+func scriptCommand(ctx context.Context, command string) *exec.Cmd {
+	self := reap.Self()
+	if self == "" {
+		cmd := exec.CommandContext(ctx, "sh", "-c", command)
+		cmd.SysProcAttr = reap.ProcAttr()
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+		cmd.WaitDelay = scriptStopWait
+		return cmd
+	}
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		// Run reports it as it would for sh itself.
+		return exec.CommandContext(ctx, "sh", "-c", command)
+	}
+	cmd := exec.CommandContext(ctx, self, reap.Args(reap.All, sh, []string{"-c", command})...)
+	cmd.SysProcAttr = reap.ProcAttr()
+	// SIGTERM to the reaper alone: it ends everything below it, the
+	// script's group and whatever left it, and exits. Should it not
+	// (it was stopped, say), WaitDelay kills it and the group goes
+	// after Run.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = scriptStopWait
+	return cmd
+}
