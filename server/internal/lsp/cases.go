@@ -23,14 +23,16 @@ type caseDoc struct {
 }
 
 // caseOf places an open document that is a stage test case; ok is false
-// for any other file.
+// for any other file. The caller must release cd.dc.
 func (s *Server) caseOf(uri string) (*caseDoc, bool, error) {
 	dc, ok, err := s.contextOf(uri)
 	if err != nil || !ok {
+		dc.release()
 		return nil, false, err
 	}
 	stg, ok := testcase.IsCaseFile(dc.ws, dc.doc.Path)
 	if !ok {
+		dc.release()
 		return nil, false, nil
 	}
 	cd := &caseDoc{dc: dc, stage: stg, c: testcase.Parse(testcase.RefOf(stg, dc.doc.Path), dc.doc.Text)}
@@ -45,6 +47,9 @@ func (s *Server) caseOf(uri string) (*caseDoc, bool, error) {
 // outputs and the expectation forms (as snippets).
 func (s *Server) caseCompletion(p *protocol.CompletionParams) ([]protocol.CompletionItem, bool, error) {
 	cd, ok, err := s.caseOf(p.TextDocument.URI)
+	if ok {
+		defer cd.dc.release()
+	}
 	if err != nil || !ok {
 		return nil, ok, err
 	}
@@ -84,6 +89,9 @@ func completionKind(kind string) protocol.CompletionItemKind {
 // adds how the case did in the last saved test run.
 func (s *Server) caseHover(p *protocol.HoverParams) (*protocol.Hover, bool, error) {
 	cd, ok, err := s.caseOf(p.TextDocument.URI)
+	if ok {
+		defer cd.dc.release()
+	}
 	if err != nil || !ok {
 		return nil, ok, err
 	}

@@ -18,6 +18,7 @@ import (
 func (s *Server) codeActions(gctx *glsp.Context, p *protocol.CodeActionParams) (any, error) {
 	ctx := s.ctxOf(gctx)
 	dc, ok, err := s.contextOf(p.TextDocument.URI)
+	defer dc.release()
 	if err == nil && ok && dc.c == nil && isConfig(dc) {
 		return s.configActions(ctx, dc, p)
 	}
@@ -98,6 +99,7 @@ func (s *Server) findingsIn(ctx context.Context, dc *docContext, rng protocol.Ra
 		return nil, err
 	}
 	a, err := dc.st.current(ctx)
+	defer a.release()
 	if err != nil {
 		return nil, err
 	}

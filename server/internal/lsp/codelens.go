@@ -22,10 +22,12 @@ import (
 func (s *Server) codeLenses(gctx *glsp.Context, p *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
 	ctx := s.ctxOf(gctx)
 	dc, ok, err := s.contextOf(p.TextDocument.URI)
+	defer dc.release()
 	if err != nil || !ok {
 		return nil, err
 	}
 	a, err := dc.st.current(ctx)
+	defer a.release()
 	if err != nil {
 		return nil, err
 	}

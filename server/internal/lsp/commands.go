@@ -193,14 +193,16 @@ func (s *Server) probe(ctx context.Context, st *wsState, stageName string, item 
 // then the system and user texts.
 func (s *Server) probeText(ctx context.Context, st *wsState, stageName string, item int) (string, string, error) {
 	a, err := st.current(ctx)
+	defer a.release()
 	if err != nil {
 		return "", "", err
 	}
-	sess, err := st.session()
+	o, err := st.acquire()
 	if err != nil {
 		return "", "", err
 	}
-	pr, err := sess.Probe(a.snap, stageName, item)
+	defer o.release()
+	pr, err := o.sess.Probe(a.snap, stageName, item)
 	if err != nil {
 		return "", "", err
 	}
@@ -219,10 +221,12 @@ func (s *Server) probeText(ctx context.Context, st *wsState, stageName string, i
 // createFile makes an empty input file the contract names (the quick fix
 // for a missing input, for clients that cannot create files themselves).
 func (s *Server) createFile(st *wsState, p string) (any, error) {
-	ws, err := st.workspace()
+	op, err := st.acquire()
 	if err != nil {
 		return nil, err
 	}
+	defer op.release()
+	ws := op.ws
 	if p == "" {
 		return nil, fault.BadRequest(cmdCreateFile+" needs a path", "pass {workspace, path}, path relative to the workspace")
 	}

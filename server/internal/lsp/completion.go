@@ -37,6 +37,7 @@ func (s *Server) completion(gctx *glsp.Context, p *protocol.CompletionParams) (a
 		return items, err
 	}
 	dc, ok, err := s.contextOf(p.TextDocument.URI)
+	defer dc.release()
 	if err == nil && ok && dc.c == nil && isConfig(dc) {
 		return s.configCompletion(ctx, dc, p.Position)
 	}
@@ -173,6 +174,7 @@ func (s *Server) toolItems(ctx context.Context, dc *docContext, server, rest str
 // declare, written relative to the stage folder.
 func (s *Server) pathItems(ctx context.Context, dc *docContext, r protocol.Range) (any, error) {
 	a, err := dc.st.current(ctx)
+	defer a.release()
 	if err != nil {
 		return nil, err
 	}

@@ -92,8 +92,9 @@ func (s *Server) valueItems(ctx context.Context, dc *docContext, e config.Entry,
 	detail := ""
 	switch {
 	case e.Path == "model.name":
-		if sess, err := dc.st.session(); err == nil {
-			values = s.awaitModels(ctx, dc.st, sess)
+		if o, err := dc.st.acquire(); err == nil {
+			values = s.awaitModels(ctx, dc.st, o.sess)
+			o.release()
 		}
 		detail = "installed on the model server"
 	case len(k.Values) > 0:
@@ -147,8 +148,10 @@ func (s *Server) configHover(ctx context.Context, dc *docContext, pos protocol.P
 		if len(k.Values) > 0 {
 			fmt.Fprintf(&b, "\n\nOne of: `%s`", strings.Join(k.Values, "`, `"))
 		}
-		if sess, err := dc.st.session(); err == nil && e.Path == "model.name" {
-			if names, ok := s.installedModels(dc.st, sess); ok {
+		if o, err := dc.st.acquire(); err == nil && e.Path == "model.name" {
+			names, ok := s.installedModels(dc.st, o.sess)
+			o.release()
+			if ok {
 				if len(names) == 0 {
 					b.WriteString("\n\nThe model server has no models yet.")
 				} else {

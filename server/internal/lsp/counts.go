@@ -70,11 +70,13 @@ func (st *wsState) countStages(ctx context.Context, sess *session.Session, ws *w
 // a while ago) is listed in the background, and its arrival brings a new
 // analysis; until then the count leaves the server out and says why.
 func (st *wsState) countTools(_ context.Context, server string) ([]session.ToolInfo, error) {
-	sess, err := st.session()
+	o, err := st.acquire()
 	if err != nil {
 		return nil, err
 	}
-	if infos, ok := sess.Listing(server); ok {
+	infos, ok := o.sess.Listing(server)
+	o.release()
+	if ok {
 		return infos, nil
 	}
 	st.mu.Lock()

@@ -13,6 +13,7 @@ import (
 // (to the named heading when the input is section-scoped).
 func (s *Server) definition(gctx *glsp.Context, p *protocol.DefinitionParams) (any, error) {
 	dc, t, ok, err := s.targetAt(p.TextDocument.URI, p.Position)
+	defer dc.release()
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -63,6 +64,7 @@ func (s *Server) definition(gctx *glsp.Context, p *protocol.DefinitionParams) (a
 // documentLinks makes every input, output and For each path a link.
 func (s *Server) documentLinks(gctx *glsp.Context, p *protocol.DocumentLinkParams) ([]protocol.DocumentLink, error) {
 	dc, ok, err := s.contextOf(p.TextDocument.URI)
+	defer dc.release()
 	if err != nil || !ok || dc.c == nil {
 		return nil, err
 	}

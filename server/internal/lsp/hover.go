@@ -32,10 +32,14 @@ func (s *Server) hover(gctx *glsp.Context, p *protocol.HoverParams) (*protocol.H
 	if h, isCase, err := s.caseHover(p); isCase {
 		return h, err
 	}
-	if dc, ok, err := s.contextOf(p.TextDocument.URI); err == nil && ok && dc.c == nil && isConfig(dc) {
-		return s.configHover(ctx, dc, p.Position)
+	cdc, ok, err := s.contextOf(p.TextDocument.URI)
+	if err == nil && ok && cdc.c == nil && isConfig(cdc) {
+		defer cdc.release()
+		return s.configHover(ctx, cdc, p.Position)
 	}
+	cdc.release()
 	dc, t, ok, err := s.targetAt(p.TextDocument.URI, p.Position)
+	defer dc.release()
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -44,12 +48,14 @@ func (s *Server) hover(gctx *glsp.Context, p *protocol.HoverParams) (*protocol.H
 	case onTitle:
 		dc.st.awaitWindow(ctx)
 		a, err := dc.st.current(ctx)
+		defer a.release()
 		if err != nil {
 			return nil, err
 		}
 		text = s.stageHover(dc, a)
 	case onInput:
 		a, err := dc.st.current(ctx)
+		defer a.release()
 		if err != nil {
 			return nil, err
 		}
@@ -58,6 +64,7 @@ func (s *Server) hover(gctx *glsp.Context, p *protocol.HoverParams) (*protocol.H
 		text = outputHover(dc, t.output)
 	case onForEach:
 		a, err := dc.st.current(ctx)
+		defer a.release()
 		if err != nil {
 			return nil, err
 		}

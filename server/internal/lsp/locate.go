@@ -13,14 +13,22 @@ import (
 type docContext struct {
 	doc   *document.Doc
 	st    *wsState
+	o     *opening // held by the docContext: release it
 	ws    *workspace.Workspace
 	stage *workspace.Stage
 	c     *contract.Contract
 }
 
+// release lets go of the workspace the document context holds (nil-safe).
+func (dc *docContext) release() {
+	if dc != nil {
+		dc.o.release()
+	}
+}
+
 // contextOf places an open document. ok is false for a document outside
 // any workspace; stage and c are nil for a file that is not a stage
-// contract.
+// contract. The caller must release the context.
 func (s *Server) contextOf(uri string) (*docContext, bool, error) {
 	d, err := s.document(uri)
 	if err != nil {
@@ -30,11 +38,12 @@ func (s *Server) contextOf(uri string) (*docContext, bool, error) {
 	if st == nil {
 		return nil, false, nil
 	}
-	ws, err := st.workspace()
+	o, err := st.acquire()
 	if err != nil {
 		return nil, false, err
 	}
-	dc := &docContext{doc: d, st: st, ws: ws}
+	ws := o.ws
+	dc := &docContext{doc: d, st: st, o: o, ws: ws}
 	if stg := ws.StageOf(d.Path); stg != nil && stg.Contract == d.Path {
 		dc.stage = stg
 		dc.c = contract.Parse(d.Path, d.Text)
@@ -68,15 +77,18 @@ type target struct {
 // locate finds the element of c at byte offset off. Lines count whole: a
 // position anywhere on an input's line is on that input.
 // targetAt finds the open contract behind uri and what pos points at in
-// it; ok is false when uri is not a contract icm knows.
+// it; ok is false when uri is not a contract icm knows. The caller must
+// release the context.
 func (s *Server) targetAt(uri string, pos protocol.Position) (*docContext, target, bool, error) {
 	dc, ok, err := s.contextOf(uri)
 	if err != nil || !ok || dc.c == nil {
+		dc.release()
 		return nil, target{}, false, err
 	}
 	m := dc.doc.Mapper()
 	off, err := m.Offset(fromPosition(pos))
 	if err != nil {
+		dc.release()
 		return nil, target{}, false, err
 	}
 	return dc, locate(dc.c, m, off), true, nil

@@ -25,10 +25,12 @@ type modelStatus struct {
 // modelStatusOf asks the workspace's model server whether it answers and
 // has the model in force (the walkthrough's first step).
 func (s *Server) modelStatusOf(ctx context.Context, st *wsState) (*modelStatus, error) {
-	sess, err := st.session()
+	o, err := st.acquire()
 	if err != nil {
 		return nil, err
 	}
+	defer o.release()
+	sess := o.sess
 	out := &modelStatus{URL: sess.ServerURL(), Model: sess.Model(), Models: []string{}}
 	names, err := sess.Models(ctx)
 	if err != nil {
@@ -83,10 +85,12 @@ func (p *pulls) cancel(token string) bool {
 // pullModel downloads a model onto the workspace's model server with its
 // progress in a cancellable notification, and answers when it is done.
 func (s *Server) pullModel(ctx context.Context, st *wsState, model string) (map[string]string, error) {
-	sess, err := st.session()
+	o, err := st.acquire()
 	if err != nil {
 		return nil, err
 	}
+	defer o.release()
+	sess := o.sess
 	if model == "" {
 		model = sess.Model()
 	}

@@ -2,8 +2,6 @@ package lsp
 
 import (
 	"context"
-
-	"github.com/icm-tool/icm/server/internal/session"
 )
 
 // The model facts hovers and checks use: the context window of the model
@@ -33,18 +31,20 @@ func (st *wsState) windowSize() int {
 
 // modelName is the model in force before any contract's ## Model.
 func (st *wsState) modelName() string {
-	sess, err := st.session()
+	o, err := st.acquire()
 	if err != nil {
 		return ""
 	}
-	return sess.Model()
+	defer o.release()
+	return o.sess.Model()
 }
 
 // ensureWindow learns how large the model's context window is: from
 // config.toml for a server that cannot be asked, else from the server in
 // the background; an answer that changes it triggers a new analysis so
 // over-window contexts get flagged.
-func (st *wsState) ensureWindow(sess *session.Session) {
+func (st *wsState) ensureWindow(o *opening) {
+	sess := o.sess
 	if w, ok := sess.ConfiguredWindow(); ok {
 		st.mu.Lock()
 		st.window = w
@@ -61,7 +61,9 @@ func (st *wsState) ensureWindow(sess *session.Session) {
 	done := make(chan struct{})
 	st.winDone = done
 	st.mu.Unlock()
-	st.s.goBackground(func() {
+	o.hold() // for the query, which may outlast the analysis
+	started := st.s.goBackground(func() {
+		defer o.release()
 		defer close(done)
 		w, err := sess.Window(st.ctx)
 		if err != nil {
@@ -77,4 +79,8 @@ func (st *wsState) ensureWindow(sess *session.Session) {
 			st.touch(false)
 		}
 	})
+	if !started {
+		o.release()
+		close(done)
+	}
 }

@@ -8,11 +8,12 @@ import (
 // approve records approval of a stage (the code behind `icm approve`),
 // judged with the editor's model setting as runs from the editor are.
 func (s *Server) approve(ctx context.Context, st *wsState, stage string, force bool) error {
-	sess, err := st.openSession()
+	op, err := st.openSession()
 	if err != nil {
 		return err
 	}
-	defer sess.Close()
+	sess := op.sess
+	defer op.release()
 	if _, err := sess.Approve(ctx, stage, force); err != nil {
 		return err
 	}
@@ -43,11 +44,12 @@ type outputsResult struct {
 // outputs lists a stage's current outputs (as its state counts them) and
 // the versions kept in history/versions/<stage>/, newest first.
 func (s *Server) outputs(st *wsState, stage string) (*outputsResult, error) {
-	sess, err := st.openSession()
+	op, err := st.openSession()
 	if err != nil {
 		return nil, err
 	}
-	defer sess.Close()
+	sess := op.sess
+	defer op.release()
 	o, err := sess.Outputs(stage)
 	if err != nil {
 		return nil, err

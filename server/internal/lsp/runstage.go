@@ -55,17 +55,18 @@ type runFinished struct {
 // own) on a goroutine and returns its id at once. Progress goes to the
 // client as $/progress; every stage's end as icm/runFinished.
 func (r *runs) start(st *wsState, req runRequest) (string, error) {
-	sess, err := st.openSession()
+	op, err := st.openSession()
 	if err != nil {
 		return "", err
 	}
+	sess := op.sess
 	ctx, cancel := context.WithCancel(r.s.ctx)
 	a := &activeRun{cancel: cancel}
 	rp := &runProgress{s: r.s, st: st, run: a, item: req.item, tools: map[string]int{}, toolErrors: map[string]int{}, before: map[string]map[string]string{}}
 	run, err := sess.NewRun(session.RunRequest{Stage: req.stage, Item: req.item, Note: req.note, All: req.all, Force: req.force}, rp.event)
 	if err != nil {
 		cancel()
-		sess.Close()
+		op.release()
 		return "", err
 	}
 	a.id = run.ID()
@@ -75,7 +76,7 @@ func (r *runs) start(st *wsState, req runRequest) (string, error) {
 	if cur, busy := r.active[st.root]; busy {
 		r.mu.Unlock()
 		cancel()
-		sess.Close()
+		op.release()
 		return "", fault.Busy(fmt.Sprintf("a run is already going in %s (stage %s, run %s)", st.root, cur.info.Stage, cur.id))
 	}
 	r.active[st.root] = a
@@ -84,7 +85,7 @@ func (r *runs) start(st *wsState, req runRequest) (string, error) {
 	go func() {
 		defer r.wg.Done()
 		defer cancel()
-		defer sess.Close()
+		defer op.release()
 		defer r.s.recoverLog("run " + a.id)
 		title := "icm: running " + filepath.Base(st.root)
 		if req.stage != "" {
@@ -249,10 +250,12 @@ func (rp *runProgress) failures(stage string) string {
 // goodOutputs are the output hashes of a stage's last good run, nil when
 // it has none.
 func (rp *runProgress) goodOutputs(stage string) map[string]string {
-	ws, err := rp.st.workspace()
+	op, err := rp.st.acquire()
 	if err != nil {
 		return nil
 	}
+	defer op.release()
+	ws := op.ws
 	stg, err := ws.Stage(stage)
 	if err != nil {
 		return nil
@@ -287,11 +290,12 @@ func plural(n int, what string) string {
 // diskFace is how a stage reads on disk now (not as running), for the
 // notice when its run ends.
 func (s *Server) diskFace(st *wsState, stage string) *state.Face {
-	sess, err := st.openSession()
+	op, err := st.openSession()
 	if err != nil {
 		return nil
 	}
-	defer sess.Close()
+	sess := op.sess
+	defer op.release()
 	p, _, err := sess.Status()
 	if err != nil {
 		return nil

@@ -43,10 +43,12 @@ type runNode struct {
 
 // runsOf lists a workspace's runs, newest first, each as its tree.
 func (s *Server) runsOf(st *wsState) (map[string]any, error) {
-	ws, err := st.workspace()
+	op, err := st.acquire()
 	if err != nil {
 		return nil, err
 	}
+	defer op.release()
+	ws := op.ws
 	all, err := workflow.History(ws)
 	if err != nil {
 		return nil, err
@@ -93,10 +95,12 @@ type compareResult struct {
 // compareOutput names the model's version of a stage's output (by path,
 // or the stage's model output) for the client to diff with the file.
 func (s *Server) compareOutput(st *wsState, stage, path string) (*compareResult, error) {
-	ws, err := st.workspace()
+	op, err := st.acquire()
 	if err != nil {
 		return nil, err
 	}
+	defer op.release()
+	ws := op.ws
 	if path == "" {
 		if stage == "" {
 			return nil, fmt.Errorf("%s needs a stage or an output path", cmdCompareOutput)

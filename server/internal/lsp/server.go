@@ -202,15 +202,16 @@ func (s *Server) call(ctx context.Context, method string, params, result any) er
 	return c.Call(ctx, method, params, result)
 }
 
-// goBackground runs f on a goroutine that Serve waits for.
-func (s *Server) goBackground(f func()) {
+// goBackground runs f on a goroutine that Serve waits for, and reports
+// whether it did (not once Serve has stopped waiting).
+func (s *Server) goBackground(f func()) bool {
 	// Once Serve waits for the goroutines to end, no new one starts: a
 	// goroutine Serve does not count (an analysis loop of a workspace
 	// found while closing) could otherwise add to the group mid-wait.
 	s.bgMu.Lock()
 	if s.bgClosed {
 		s.bgMu.Unlock()
-		return
+		return false
 	}
 	s.bg.Add(1)
 	s.bgMu.Unlock()
@@ -219,6 +220,7 @@ func (s *Server) goBackground(f func()) {
 		defer s.recoverLog("background task")
 		f()
 	}()
+	return true
 }
 
 // recoverLog logs a panic of a background goroutine instead of ending the

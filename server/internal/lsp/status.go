@@ -88,12 +88,13 @@ const statusRunning = "running"
 // analysis, and marks the stage being run.
 func (s *Server) status(ctx context.Context, st *wsState) WorkspaceStatus {
 	out := WorkspaceStatus{Workspace: st.root, Name: filepath.Base(st.root), Stages: []StageStatus{}}
-	sess, err := st.openSession()
+	op, err := st.openSession()
 	if err != nil {
 		out.Error = err.Error()
 		return out
 	}
-	defer sess.Close()
+	sess := op.sess
+	defer op.release()
 	disk := sess.Workspace()
 	p, rep, err := sess.Status()
 	if err != nil {
@@ -103,6 +104,7 @@ func (s *Server) status(ctx context.Context, st *wsState) WorkspaceStatus {
 	out.Next = p.Next
 	down := check.Downstream(rep)
 	a, _ := st.current(ctx)
+	defer a.release()
 	running := s.runs.running(st.root)
 	out.Running = running
 	for i, ss := range p.Stages {

@@ -15,6 +15,7 @@ import (
 // files its Inputs section names.
 func (s *Server) documentSymbols(gctx *glsp.Context, p *protocol.DocumentSymbolParams) (any, error) {
 	dc, ok, err := s.contextOf(p.TextDocument.URI)
+	defer dc.release()
 	if err != nil || !ok || dc.c == nil {
 		return nil, err
 	}
@@ -61,10 +62,11 @@ func (s *Server) workspaceSymbol(gctx *glsp.Context, p *protocol.WorkspaceSymbol
 	q := strings.ToLower(p.Query)
 	var out []protocol.SymbolInformation
 	for _, st := range s.wss.all() {
-		ws, err := st.workspace()
+		op, err := st.acquire()
 		if err != nil {
 			continue
 		}
+		ws := op.ws
 		container := filepath.Base(ws.Root)
 		snap := s.store.Snapshot()
 		for _, stg := range ws.Stages {
@@ -78,6 +80,7 @@ func (s *Server) workspaceSymbol(gctx *glsp.Context, p *protocol.WorkspaceSymbol
 			}
 			out = append(out, protocol.SymbolInformation{Name: stg.Name, Kind: protocol.SymbolKindModule, Location: loc, ContainerName: &container})
 		}
+		op.release()
 	}
 	return out, nil
 }

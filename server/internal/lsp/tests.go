@@ -80,25 +80,30 @@ func (s *Server) testList(ctx context.Context, args commandArgs) (any, error) {
 	}
 	out := []workspaceCases{}
 	for _, st := range list {
-		a, err := st.current(ctx)
-		if err != nil {
-			continue // the workspace cannot be read; its status says why
+		if wc, ok := st.cases(ctx); ok {
+			out = append(out, wc)
 		}
-		sess, err := st.session()
-		if err != nil {
-			continue
-		}
-		wc := workspaceCases{Workspace: st.root, Name: filepath.Base(st.root), Models: testModels(a.ws, sess.Model()), Cases: []caseInfo{}}
-		sel, err := stagetest.Select(a.ws, a.report, stagetest.Filter{})
-		if err != nil {
-			continue
-		}
-		for _, sl := range sel {
-			wc.Cases = append(wc.Cases, caseInfoOf(a, sl))
-		}
-		out = append(out, wc)
 	}
 	return map[string]any{"workspaces": out}, nil
+}
+
+// cases lists the test cases of the workspace as its latest analysis
+// found them; false when it cannot be read (its status says why).
+func (st *wsState) cases(ctx context.Context) (workspaceCases, bool) {
+	a, err := st.current(ctx)
+	if err != nil {
+		return workspaceCases{}, false
+	}
+	defer a.release()
+	wc := workspaceCases{Workspace: st.root, Name: filepath.Base(st.root), Models: testModels(a.ws, a.o.sess.Model()), Cases: []caseInfo{}}
+	sel, err := stagetest.Select(a.ws, a.report, stagetest.Filter{})
+	if err != nil {
+		return workspaceCases{}, false
+	}
+	for _, sl := range sel {
+		wc.Cases = append(wc.Cases, caseInfoOf(a, sl))
+	}
+	return wc, true
 }
 
 func caseInfoOf(a *analysis, sl *stagetest.Selected) caseInfo {
@@ -228,10 +233,11 @@ func (s *Server) testRun(args commandArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	sess, err := st.openSession()
+	op, err := st.openSession()
 	if err != nil {
 		return nil, err
 	}
+	sess := op.sess
 	ws := sess.Workspace()
 	filter := stagetest.Filter{Args: args.Cases, Dir: ws.Root}
 	if len(filter.Args) == 0 && args.Stage != "" {
@@ -239,11 +245,11 @@ func (s *Server) testRun(args commandArgs) (any, error) {
 	}
 	sel, err := stagetest.Select(ws, sess.Check(ws.Files), filter)
 	if err != nil {
-		sess.Close()
+		op.release()
 		return nil, fault.BadRequest(err.Error(), "name cases as STAGE/NAME, as icm.testList lists them")
 	}
 	if len(sel) == 0 {
-		sess.Close()
+		op.release()
 		return nil, fault.Missing("no test cases to run in "+ws.Root, "add a case as tests/NAME.md in a stage folder (icm help test)")
 	}
 	token := args.Token
@@ -253,7 +259,7 @@ func (s *Server) testRun(args commandArgs) (any, error) {
 	ctx, cancel := context.WithCancel(s.ctx)
 	if !s.tests.add(token, cancel) {
 		cancel()
-		sess.Close()
+		op.release()
 		return nil, fault.Busy(fmt.Sprintf("a test run with token %q is already going", token))
 	}
 	opts := stagetest.Options{Models: args.Models, Repeat: args.Repeat, Keep: args.Keep}.WithConfig(ws.Config)
@@ -270,7 +276,7 @@ func (s *Server) testRun(args commandArgs) (any, error) {
 	go func() {
 		defer s.tests.done(token)
 		defer cancel()
-		defer sess.Close()
+		defer op.release()
 		defer s.recoverLog("test run " + token)
 		fin := testFinished{Token: token, Workspace: st.root, Results: []jobResult{}}
 		rep, err := sess.Test(ctx, sel, opts)

@@ -14,10 +14,12 @@ import (
 // toolsOf lists a server's tools and re-runs the checks when a listing
 // arrives, so tool names are checked too.
 func (st *wsState) toolsOf(ctx context.Context, server string) ([]session.ToolInfo, error) {
-	sess, err := st.session()
+	op, err := st.acquire()
 	if err != nil {
 		return nil, err
 	}
+	defer op.release()
+	sess := op.sess
 	_, had := sess.Listing(server)
 	infos, err := sess.ListTools(ctx, server)
 	if err != nil {
@@ -46,9 +48,12 @@ func (st *wsState) toolsOf(ctx context.Context, server string) ([]session.ToolIn
 // servers lists the configured tool servers, sorted, with where each one
 // is configured.
 func (st *wsState) servers() ([]string, func(string) (string, bool)) {
-	sess, err := st.session()
+	op, err := st.acquire()
 	if err != nil {
 		return nil, func(string) (string, bool) { return "", false }
 	}
-	return sess.ServerNames(), sess.ServerLocation
+	// The locations are the session's registry, in memory: they stay
+	// readable after the opening is let go.
+	defer op.release()
+	return op.sess.ServerNames(), op.sess.ServerLocation
 }

@@ -117,10 +117,12 @@ func (s *Server) callText(u *url.URL) (string, error) {
 	if st == nil {
 		return "", fmt.Errorf("%s is not an icm workspace the server knows", root)
 	}
-	ws, err := st.workspace()
+	op, err := st.acquire()
 	if err != nil {
 		return "", err
 	}
+	defer op.release()
+	ws := op.ws
 	r, err := workflow.Run(ws, runID)
 	if err != nil {
 		return "", err
@@ -189,10 +191,12 @@ func (s *Server) modelText(u *url.URL) (string, error) {
 	if st == nil {
 		return "", fmt.Errorf("%s is not in an icm workspace the server knows", out)
 	}
-	ws, err := st.workspace()
+	op, err := st.acquire()
 	if err != nil {
 		return "", err
 	}
+	defer op.release()
+	ws := op.ws
 	stg := ws.StageOf(out)
 	if stg == nil {
 		return "", fmt.Errorf("%s is not a stage's output", out)

@@ -33,9 +33,13 @@ type wsState struct {
 	kick   chan struct{}
 	done   chan struct{}
 
-	mu      sync.Mutex
-	ws      *workspace.Workspace // nil until opened, or when it must be reopened
-	sess    *session.Session     // over ws, with the settings in force when it was opened
+	mu sync.Mutex
+	// cur is the workspace as opened from disk with its session (with
+	// the settings in force then); nil until opened. stale says it must
+	// be opened again before its next use; stopped, that it never will.
+	cur     *opening
+	stale   bool
+	stopped bool
 	openErr error
 	window  int           // the model's context window, 0 when unknown
 	winKey  string        // host+model the window was asked for
@@ -58,9 +62,12 @@ type wsState struct {
 	statusMu   sync.Mutex
 }
 
-// analysis is one run of the checks over a snapshot of the buffers.
+// analysis is one run of the checks over a snapshot of the buffers. It
+// holds the opening it was made over while it is the latest, and for
+// each request current handed it to.
 type analysis struct {
-	ws     *workspace.Workspace // Files is the snapshot
+	o      *opening
+	ws     *workspace.Workspace // o's, with Files the snapshot
 	snap   *document.Snapshot
 	report *check.Report
 	window int
@@ -79,15 +86,17 @@ func (st *wsState) start() {
 	go st.loop()
 }
 
+// stop ends the analysis and lets go of the workspace: it is closed once
+// the requests still using it are done.
 func (st *wsState) stop() {
 	st.cancel()
 	<-st.done
 	st.mu.Lock()
-	sess := st.sess
+	cur, last := st.cur, st.result
+	st.cur, st.result, st.analyzed, st.stopped = nil, nil, false, true
 	st.mu.Unlock()
-	if sess != nil {
-		sess.Close()
-	}
+	cur.release()
+	last.release()
 }
 
 // touch asks for a new analysis; reopen also rereads the workspace's
@@ -96,7 +105,7 @@ func (st *wsState) touch(reopen bool) {
 	st.mu.Lock()
 	st.want++
 	if reopen {
-		st.ws = nil
+		st.stale = true
 		st.files = nil
 	}
 	st.mu.Unlock()
@@ -128,51 +137,56 @@ func (st *wsState) loop() {
 	}
 }
 
-// workspace returns the workspace as opened from disk, opening it again
-// (with a new session) when it was marked stale.
-func (st *wsState) workspace() (*workspace.Workspace, error) {
-	ws, _, err := st.opened()
-	return ws, err
-}
-
-// session returns the session over the workspace as opened.
-func (st *wsState) session() (*session.Session, error) {
-	_, sess, err := st.opened()
-	return sess, err
-}
-
-func (st *wsState) opened() (*workspace.Workspace, *session.Session, error) {
+// acquire returns the workspace as opened from disk with its session,
+// opening it again (with a new session) when it was marked stale; the
+// caller holds it and must release it.
+func (st *wsState) acquire() (*opening, error) {
 	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.ws != nil {
-		return st.ws, st.sess, nil
+	if st.stopped {
+		st.mu.Unlock()
+		return nil, errWorkspaceClosed
+	}
+	if st.cur != nil && !st.stale {
+		o := st.cur
+		o.hold()
+		st.mu.Unlock()
+		return o, nil
 	}
 	ws, err := workspace.Open(st.root, nil)
 	if err != nil {
 		st.openErr = err
-		return nil, nil, err
+		st.mu.Unlock()
+		return nil, err
 	}
 	sess := st.s.newSession(ws)
+	old := st.cur
+	var prev *session.Session
+	if old != nil {
+		prev = old.sess
+	}
 	// Tool servers started for listings stay when the new session starts
 	// them the same way; otherwise their failures are forgotten too.
-	if !sess.KeepTools(st.sess) {
+	if !sess.KeepTools(prev) {
 		st.unlisted = map[string]listFailure{}
 	}
-	if st.sess != nil {
-		st.sess.Close()
-	}
-	st.ws, st.sess, st.openErr = ws, sess, nil
-	return ws, sess, nil
+	o := newOpening(ws, sess) // the wsState's hold
+	o.hold()                  // the caller's
+	st.cur, st.stale, st.openErr = o, false, nil
+	st.mu.Unlock()
+	// Outside the lock: closing a session waits for its tool listings.
+	old.release()
+	return o, nil
 }
 
 // openSession opens the workspace afresh from disk, with the settings in
-// force, for one operation (a run, an approval, a status); close it after.
-func (st *wsState) openSession() (*session.Session, error) {
+// force, for one operation (a run, an approval, a status); release it
+// after.
+func (st *wsState) openSession() (*opening, error) {
 	ws, err := workspace.Open(st.root, nil)
 	if err != nil {
 		return nil, err
 	}
-	return st.s.newSession(ws), nil
+	return newOpening(ws, st.s.newSession(ws)), nil
 }
 
 // analyze runs the checks over the current buffers and publishes the
@@ -184,19 +198,21 @@ func (st *wsState) analyze() {
 	epoch := st.want
 	st.mu.Unlock()
 	snap := st.s.store.Snapshot()
-	ws, sess, err := st.opened()
+	o, err := st.acquire()
 	if err != nil {
 		st.s.log.Warn("unable to open workspace", "root", st.root, "err", err)
 		st.finish(epoch, &analysis{snap: snap})
 		return
 	}
-	st.ensureWindow(sess) // started first, so a hover right after the diagnostics can wait for it
+	ws, sess := o.ws, o.sess
+	st.ensureWindow(o) // started first, so a hover right after the diagnostics can wait for it
 	view := *ws
 	view.Files = snap.Over(ws.Disk)
 	opts := st.checkOptions(sess)
 	opts.Models, opts.ModelServer = st.s.modelFacts(st, sess)
 	rep := check.Run(&view, opts)
-	a := &analysis{ws: &view, snap: snap, report: rep, window: st.windowSize()}
+	// The analysis keeps the hold acquire took.
+	a := &analysis{o: o, ws: &view, snap: snap, report: rep, window: st.windowSize()}
 	st.s.pub.publish(st.ctx, batch{owner: st.root, files: st.diagnostics(a)})
 	// Counted after the diagnostics are out (an exact count of a stage
 	// takes tens of milliseconds; the memo keeps unchanged stages').
@@ -207,19 +223,23 @@ func (st *wsState) analyze() {
 
 func (st *wsState) finish(epoch uint64, a *analysis) {
 	st.mu.Lock()
+	prev := st.result
 	st.result, st.have, st.analyzed = a, epoch, true
 	close(st.ready)
 	st.ready = make(chan struct{})
 	st.mu.Unlock()
+	prev.release()
 }
 
 // current returns an analysis that includes every change made to the
-// workspace's buffers so far, waiting for one when needed.
+// workspace's buffers so far, waiting for one when needed. The caller
+// holds it and must release it.
 func (st *wsState) current(ctx context.Context) (*analysis, error) {
 	for {
 		st.mu.Lock()
 		if st.analyzed && st.have >= st.want && st.result.report != nil {
 			a := st.result
+			a.hold()
 			st.mu.Unlock()
 			return a, nil
 		}
@@ -244,8 +264,9 @@ func (st *wsState) current(ctx context.Context) (*analysis, error) {
 func (st *wsState) workspaceFiles() []string {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.files == nil && st.ws != nil {
-		st.files = check.ListFiles(st.ws)
+	if st.files == nil && st.cur != nil && !st.stale {
+		// Under mu, the current opening cannot be let go.
+		st.files = check.ListFiles(st.cur.ws)
 	}
 	return st.files
 }
@@ -368,13 +389,28 @@ func (a *analysis) findingsAt(file string, start, end int) []contract.Finding {
 func (st *wsState) knowsContract(path string) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.ws == nil {
+	if st.cur == nil || st.stale {
 		return true // it will be opened afresh anyway
 	}
-	for _, stg := range st.ws.Stages {
+	for _, stg := range st.cur.ws.Stages {
 		if stg.Contract == path {
 			return true
 		}
 	}
-	return path == st.ws.Abs(workspace.RoutingFile)
+	return path == st.cur.ws.Abs(workspace.RoutingFile)
+}
+
+// hold adds a holder of the analysis's opening; release must follow.
+func (a *analysis) hold() {
+	if a != nil {
+		a.o.hold()
+	}
+}
+
+// release lets go of a hold on the analysis (nil-safe, for an analysis
+// a request did not get).
+func (a *analysis) release() {
+	if a != nil {
+		a.o.release()
+	}
 }

@@ -1,0 +1,75 @@
+package lsp_test
+
+import (
+	"io"
+	"os"
+	"runtime/debug"
+	"testing"
+
+	"github.com/icm-tool/icm/server/internal/lsp"
+	"github.com/icm-tool/icm/server/internal/lsp/lsptest"
+	"github.com/icm-tool/icm/server/internal/testutil/wstest"
+)
+
+// openDescriptors counts this process's open file descriptors.
+func openDescriptors(t *testing.T) int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd to count descriptors in")
+	}
+	return len(entries)
+}
+
+// TestWorkspaceDescriptorsDoNotGrow: every opening of a workspace holds
+// descriptors (its folder's Root, its repository's). Reopening it (a
+// settings change), a status (a session of its own), and closing the
+// editor folder and opening it again, over and over, must leave the count
+// where it was, and the server's exit must close them all. The garbage
+// collector is off for the test: a Root closed only when collected would
+// otherwise hide the leak now and then.
+func TestWorkspaceDescriptorsDoNotGrow(t *testing.T) {
+	dir := wstest.Copy(t, "course-research")
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	idle := openDescriptors(t)
+	ed := lsptest.Start(t, lsptest.Config{Root: dir, Options: lsp.Options{Log: io.Discard}, InitOptions: map[string]any{"ollamaHost": "127.0.0.1:1"}})
+	folder := []map[string]any{{"uri": lsptest.URI(dir), "name": "w"}}
+	round := func() {
+		// A settings change reopens every workspace.
+		ed.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"icm": map[string]any{"ollamaHost": "127.0.0.1:1"}}})
+		if _, err := ed.ExecuteCommand("icm.status", map[string]any{"workspace": dir}); err != nil {
+			t.Fatalf("icm.status: %v", err)
+		}
+		ed.Notify("workspace/didChangeWorkspaceFolders", map[string]any{"event": map[string]any{"removed": folder, "added": []any{}}})
+		ed.Notify("workspace/didChangeWorkspaceFolders", map[string]any{"event": map[string]any{"removed": []any{}, "added": folder}})
+		if _, err := ed.ExecuteCommand("icm.status", map[string]any{"workspace": dir}); err != nil {
+			t.Fatalf("icm.status: %v", err)
+		}
+	}
+	// The first rounds open what stays open for the connection (a
+	// resolver's cache, a pooled connection).
+	for range 3 {
+		round()
+	}
+	before := openDescriptors(t)
+	const rounds = 20
+	for range rounds {
+		round()
+	}
+	// Discovery of the re-added folder runs in the background: let the
+	// last one finish before counting.
+	ed.Await("the workspace found again", func() bool {
+		_, err := ed.ExecuteCommand("icm.status", map[string]any{"workspace": dir})
+		return err == nil
+	})
+	after := openDescriptors(t)
+	if after > before+2 {
+		t.Errorf("%d descriptors open after %d rounds of reopening the workspace, %d before: %d left open per round",
+			after, rounds, before, (after-before)/rounds)
+	}
+	// Once the server has exited, nothing of the workspace is open.
+	ed.Shutdown()
+	if left := openDescriptors(t); left > idle {
+		t.Errorf("%d descriptors open after the server exited, %d before it started", left, idle)
+	}
+}
