@@ -202,7 +202,10 @@ func (s *Server) probeText(ctx context.Context, st *wsState, stageName string, i
 		return "", "", err
 	}
 	defer o.release()
-	pr, err := o.sess.Probe(a.snap, stageName, item)
+	// The analysis's view: the open buffers laid over the disk (the bare
+	// snapshot holds only the open buffers, and every other file would
+	// read missing).
+	pr, err := o.sess.Probe(a.ws.Files, stageName, item)
 	if err != nil {
 		return "", "", err
 	}
