@@ -81,7 +81,6 @@ export function toolLine(ev: RunFinished): string {
 /** The notice shown when a stage run ends. */
 export function runNotice(ev: RunFinished): RunNotice {
   const stage = ev.stage !== '' ? ev.stage : 'The run';
-  const after = ev.face !== undefined ? ` ${stage} is ${faceText(ev.face)}.` : '';
   if (ev.cancelled) {
     return { severity: 'info', text: `${stage} run cancelled; its last output and approval are kept.`, actions: [] };
   }
@@ -96,8 +95,9 @@ export function runNotice(ev: RunFinished): RunNotice {
   }
   if (!ev.ok) {
     const what = ev.error?.kind === 'edited-output' ? `${stage} was not run again` : `${stage} failed`;
-    const msg = ev.message !== undefined && ev.message !== '' ? `: ${ev.message}` : '';
-    return { severity: 'error', text: `${what}${msg}${hintOf(ev)}${after}`, actions: fixActions(ev) };
+    const message = withoutStage(ev.message ?? '', ev.stage);
+    const msg = message !== '' ? `: ${message}` : '';
+    return { severity: 'error', text: `${what}${msg}${hintOf(ev)}${standing(stage, ev)}`, actions: fixActions(ev) };
   }
   const tools = toolLine(ev);
   const withRun = ev.runId !== '' ? [button(Button.showRun)] : [];
@@ -126,6 +126,30 @@ export function runNotice(ev: RunFinished): RunNotice {
     text,
     actions: [button(Button.openOutput), button(Button.approve), ...withRun],
   };
+}
+
+/** The message without the "stage NAME: " the engine puts before it: the notice names the stage already. */
+function withoutStage(message: string, stage: string): string {
+  const prefix = `stage ${stage}: `;
+  return stage !== '' && message.startsWith(prefix) ? message.slice(prefix.length) : message;
+}
+
+/**
+ * Where a stage stands after a failed run, without the failure the notice
+ * has just told: " 01-scope is still approved.", " 01-scope is stale ·
+ * the model changed since the last run.", or nothing for a stage that has
+ * no good run (it is failed, which the notice says already).
+ */
+function standing(stage: string, ev: RunFinished): string {
+  const f = ev.face;
+  if (f === undefined || f.status === 'failed') {
+    return '';
+  }
+  const parts = (f.detail ?? '').split(' · ').filter((p) => p !== '' && !/^last (re-)?run /.test(p));
+  const failedRerun = parts.length < (f.detail ?? '').split(' · ').filter((p) => p !== '').length;
+  const text = faceText({ ...f, detail: parts.join(' · ') });
+  const line = failedRerun && parts.length === 0 ? `still ${text}` : text;
+  return ` ${stage} is ${line}${/[.?!]$/.test(line) ? '' : '.'}`;
 }
 
 function cap(s: string): string {

@@ -17,15 +17,32 @@ export function rerunQuestion(st: StageStatus, all: StageStatus[]): Question | u
   if (st.status !== 'approved') {
     return undefined;
   }
-  const down = st.downstream ?? [];
-  const approvedDown = down.filter((name) => all.find((s) => s.name === name)?.status === 'approved');
+  // Only a stage with an output of its own can go stale: one that never
+  // ran (or whose run failed) has nothing a new input would outdate.
+  const statusOf = (name: string) => all.find((s) => s.name === name)?.status;
+  const down = (st.downstream ?? []).filter((name) => {
+    const s = statusOf(name);
+    return s === 'approved' || s === 'awaiting-review';
+  });
+  const approvedDown = down.filter((name) => statusOf(name) === 'approved');
   const detail =
     down.length === 0
       ? 'If the model writes something new, the output needs approving again. A failed or cancelled run keeps the approved output.'
       : `If the model writes something new, the output needs approving again and ${list(down)} ${down.length === 1 ? 'goes' : 'go'} stale` +
-        (approvedDown.length > 0 ? ` (${list(approvedDown)} ${approvedDown.length === 1 ? 'is' : 'are'} approved now)` : '') +
+        approvedNow(down, approvedDown) +
         '. The same output, or a failed or cancelled run, changes nothing.';
   return { text: `${st.name} is approved. Run it again?`, detail, confirm: 'Run Again' };
+}
+
+/** " (it is approved now)", " (02-research is approved now)", or "". */
+function approvedNow(down: string[], approved: string[]): string {
+  if (approved.length === 0) {
+    return '';
+  }
+  if (approved.length === down.length) {
+    return down.length === 1 ? ' (it is approved now)' : ' (they are approved now)';
+  }
+  return ` (${list(approved)} ${approved.length === 1 ? 'is' : 'are'} approved now)`;
 }
 
 function list(names: string[]): string {

@@ -58,7 +58,8 @@ test('runNotice', async (t) => {
         },
       },
       severity: 'error',
-      text: /^01-scope failed: no model server at http:\/\/127\.0\.0\.1:11434 — Start Ollama, or set icm\.ollama\.host\. 01-scope is approved · last re-run failed/,
+      // The reason is told once; what stands is the approval.
+      text: /^01-scope failed: no model server at http:\/\/127\.0\.0\.1:11434 — Start Ollama, or set icm\.ollama\.host\. 01-scope is still approved\.$/,
       actions: ['Start Ollama', 'Set Server Address', 'Retry'],
     },
     {
@@ -96,6 +97,34 @@ test('runNotice', async (t) => {
     },
     { name: 'cancelled', ev: { cancelled: true, ok: false }, severity: 'info', text: /cancelled; its last output and approval are kept/, actions: [] },
     { name: 'a failure without data shows the logs', ev: { ok: false, message: 'boom' }, severity: 'error', text: /^01-scope failed: boom$/, actions: ['Show Logs'] },
+    {
+      name: 'a first run that fails tells its error once, without the stage twice',
+      ev: {
+        ok: false,
+        message: 'stage 01-scope: the server answered 500 Internal Server Error: out of memory',
+        face: { status: 'failed', label: 'failed', detail: 'last run failed: stage 01-scope: the server answered 500 Internal Server Error: out of memory', icon: 'error', tone: 'error' },
+      },
+      severity: 'error',
+      text: /^01-scope failed: the server answered 500 Internal Server Error: out of memory$/,
+      actions: ['Show Logs'],
+    },
+    {
+      name: 'a failed re-run of a stale stage keeps the reason it is stale, not the error again',
+      ev: {
+        ok: false,
+        message: 'stage 01-scope: model "qwen3.5:9" is not installed — did you mean "qwen3.5:9b"?',
+        face: {
+          status: 'stale',
+          label: 'stale',
+          detail: 'the model changed since the last run · last re-run failed: stage 01-scope: model "qwen3.5:9" is not installed — did you mean "qwen3.5:9b"?',
+          icon: 'history',
+          tone: 'warning',
+        },
+      },
+      severity: 'error',
+      text: /^01-scope failed: model "qwen3\.5:9" is not installed — did you mean "qwen3\.5:9b"\? 01-scope is stale · the model changed since the last run\.$/,
+      actions: ['Show Logs'],
+    },
   ];
   for (const c of cases) {
     await t.test(c.name, () => {
@@ -115,12 +144,22 @@ function stage(name: string, status: StageStatus['status'], downstream: string[]
 }
 
 test('rerunQuestion', async (t) => {
-  const all = [stage('01-scope', 'approved', ['02-research', '03-outline']), stage('02-research', 'approved'), stage('03-outline', 'pending')];
+  const all = [stage('01-scope', 'approved', ['02-research', '03-outline', '04-draft']), stage('02-research', 'approved'), stage('03-outline', 'awaiting-review'), stage('04-draft', 'pending')];
   await t.test('an approved stage names the stages that go stale', () => {
     const q = rerunQuestion(all[0], all);
     assert.equal(q?.text, '01-scope is approved. Run it again?');
-    assert.match(q?.detail ?? '', /02-research and 03-outline go stale \(02-research is approved now\)/);
+    assert.match(q?.detail ?? '', /02-research and 03-outline go stale \(02-research is approved now\)\./);
+    const both = [stage('01-scope', 'approved', ['02-research']), stage('02-research', 'approved')];
+    assert.match(rerunQuestion(both[0], both)?.detail ?? '', /and 02-research goes stale \(it is approved now\)\./);
   });
-  await t.test('nothing to ask for a stage that is not approved', () => assert.equal(rerunQuestion(all[2], all), undefined));
+  await t.test('nothing to ask for a stage that is not approved', () => assert.equal(rerunQuestion(all[3], all), undefined));
   await t.test('an approved last stage', () => assert.match(rerunQuestion(stage('04-draft', 'approved'), all)?.detail ?? '', /needs approving again/));
+  await t.test('stages that never ran do not go stale', () => {
+    const fresh = [stage('01-scope', 'approved', ['02-research', '03-outline']), stage('02-research', 'awaiting-review'), stage('03-outline', 'pending')];
+    const detail = rerunQuestion(fresh[0], fresh)?.detail ?? '';
+    assert.match(detail, /and 02-research goes stale\./);
+    assert.doesNotMatch(detail, /03-outline/);
+    const none = [stage('01-scope', 'approved', ['02-research']), stage('02-research', 'pending')];
+    assert.doesNotMatch(rerunQuestion(none[0], none)?.detail ?? '', /stale/);
+  });
 });
