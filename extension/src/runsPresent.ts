@@ -19,7 +19,14 @@ export function runView(run: RunEntry, now: Date): RunItemView {
   const stages = run.stages.map((s) => s.stage).join(', ');
   const failed = run.stages.some((s) => s.error !== undefined && s.error !== '');
   const toolErrors = countToolErrors(run.stages);
-  const parts = [formatDuration(run.durationMs), `${run.promptTokens.toLocaleString('en-US')} in / ${run.outputTokens.toLocaleString('en-US')} out`];
+  const parts = [formatDuration(run.durationMs), `${run.promptTokens.toLocaleString('en-US')} tokens in / ${run.outputTokens.toLocaleString('en-US')} out`];
+  // The state in words too: the row's icon alone says nothing to a screen reader.
+  if (failed) {
+    parts.unshift('failed');
+  }
+  const errors = run.stages
+    .filter((s) => s.error !== undefined && s.error !== '')
+    .map((s) => `${escape(s.stage)} failed: ${escape(s.error as string)}`);
   if (toolErrors > 0) {
     parts.push(`${toolErrors} tool ${toolErrors === 1 ? 'call' : 'calls'} failed`);
   }
@@ -29,7 +36,7 @@ export function runView(run: RunEntry, now: Date): RunItemView {
   return {
     label: `${when} · ${stages === '' ? 'nothing ran' : stages}`,
     description: parts.join(' · '),
-    tooltip: [`**run ${run.id}**`, `Started ${new Date(run.start).toLocaleString()}`, parts.join(' · ')].join('\n\n'),
+    tooltip: [`**run ${run.id}**`, `Started ${new Date(run.start).toLocaleString()}`, parts.join(' · '), ...errors].join('\n\n'),
     icon: failed ? { id: 'error', color: red } : toolErrors > 0 ? { id: 'warning', color: 'charts.orange' } : { id: 'history' },
   };
 }
