@@ -100,7 +100,7 @@ export function registerCommands({ server, model, review, log, runs }: Deps): vs
       }
       const choice = await vscode.window.showWarningMessage(
         `Run every remaining stage of ${ws.name}?`,
-        { modal: true, detail: 'Stages run one after another with the model; each still waits at its review gate as the workspace says.' },
+        { modal: true, detail: 'Stages run one after another without stopping at their review gates: each reads the output of the one before it as the model wrote it, before you have reviewed it.' },
         'Run All',
       );
       if (choice === 'Run All') {

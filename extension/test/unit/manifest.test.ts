@@ -31,6 +31,9 @@ test('every view, walkthrough step and menu names what exists', () => {
       assert.ok(commands.has(m[1]) || m[1].endsWith('.focus'), `walkthrough links to ${m[1]}, which is not contributed`);
     }
     assert.ok(readFileSync(path.join(__dirname, '../../../..', step.media.markdown), 'utf8').length > 0);
+    // A step's description renders links and bold only: a code span shows
+    // its backticks (seen in code-server: "`ollama serve`").
+    assert.doesNotMatch(step.description, /`/, `walkthrough step ${JSON.stringify(step.description.slice(0, 40))} has a code span`);
   }
   // The bookkeeping icm writes is out of the way by default.
   assert.equal(manifest.contributes.configurationDefaults['files.exclude']['**/.icm'], true);
