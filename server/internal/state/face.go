@@ -88,7 +88,10 @@ func FaceOf(s *StageState, running bool, reason string) Face {
 		reason = s.Reason
 	}
 	var parts []string
-	if r := strings.TrimSpace(reason); r != "" && !redundant(r, l.label) {
+	// The face is the stage's own: the "stage NAME: " the engine puts
+	// before an error it records says nothing more there.
+	own := "stage " + s.Stage + ": "
+	if r := strings.Replace(strings.TrimSpace(reason), ": "+own, ": ", 1); r != "" && !redundant(r, l.label) {
 		parts = append(parts, r)
 	}
 	if !running {
@@ -106,7 +109,7 @@ func FaceOf(s *StageState, running bool, reason string) Face {
 			}
 		}
 		if lf := s.LastFailure; lf != nil {
-			parts = append(parts, "last re-run "+lf.Status+": "+oneLine(lf.Error))
+			parts = append(parts, "last re-run "+lf.Status+": "+oneLine(strings.TrimPrefix(strings.TrimSpace(lf.Error), own)))
 			if f.Tone == ToneOK || f.Tone == ToneInfo {
 				f.Tone = ToneWarning
 			}

@@ -16,11 +16,13 @@ func TestFaceOf(t *testing.T) {
 	}{
 		{"pending", StageState{Status: Pending, Reason: "not run yet"}, false, "pending · not run yet", "circle-large-outline", ToneInfo},
 		{"approved says nothing more", StageState{Status: Approved, Reason: "approved"}, false, "approved", "pass-filled", ToneOK},
-		{"approved after a failed re-run", StageState{Status: Approved, Reason: "approved", LastFailure: failed}, false,
-			"approved · last re-run failed: stage 01-a: no model server at http://127.0.0.1:11434", "pass-filled", ToneWarning},
+		{"approved after a failed re-run", StageState{Stage: "01-a", Status: Approved, Reason: "approved", LastFailure: failed}, false,
+			"approved · last re-run failed: no model server at http://127.0.0.1:11434", "pass-filled", ToneWarning},
 		{"invalid is an error", StageState{Status: Invalid, Reason: "the contract has errors (icm check)"}, false,
 			"has errors · the contract has errors (icm check)", "error", ToneError},
 		{"failed", StageState{Status: Failed, Reason: "last run failed: boom"}, false, "failed · last run failed: boom", "error", ToneError},
+		// The face is the stage's own: the engine's "stage NAME: " before its error says nothing more.
+		{"failed without the stage twice", StageState{Stage: "01-a", Status: Failed, Reason: "last run failed: stage 01-a: boom"}, false, "failed · last run failed: boom", "error", ToneError},
 		{"tools all failed", StageState{Status: Awaiting, Reason: "output awaiting review", ToolsFailed: true, Record: &Record{ToolCalls: 3, ToolErrors: 3}}, false,
 			"awaiting review · every tool call failed (3 of 3)", "eye", ToneWarning},
 		{"verify", StageState{Status: Awaiting, Reason: "output awaiting review", VerifyFailed: true}, false,
