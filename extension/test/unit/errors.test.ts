@@ -26,7 +26,7 @@ function noticeOf(kind: string) {
 test('errorNotice shows the hint and a button per fix', async (t) => {
   const cases: { kind: string; severity: string; hint: RegExp; buttons: string[] }[] = [
     { kind: 'model-unreachable', severity: 'error', hint: /— Start the model server at http:\/\/127\.0\.0\.1:11434, or point icm at one that runs\.$/, buttons: ['Start Ollama', 'Set Server Address'] },
-    { kind: 'model-missing', severity: 'error', hint: /— The server has no model "qwen3:4b" \(did you mean qwen3:8b\?\): pull it, or name a model the server has\.$/, buttons: ['Pull qwen3:4b', 'Use qwen3:8b'] },
+    { kind: 'model-missing', severity: 'error', hint: /— Use qwen3:8b, which the server has, or pull "qwen3:4b" onto it\.$/, buttons: ['Pull qwen3:4b', 'Use qwen3:8b'] },
     { kind: 'verify-failed', severity: 'warning', hint: /— Fix the output and approve it, or approve it as it is\.$/, buttons: ['Open objectives.md', 'Approve Anyway'] },
     { kind: 'edited-output', severity: 'warning', hint: /— Approve the edit, or run again and overwrite it \(the edited version is kept in history\/versions\/\)\.$/, buttons: ['Approve my edit', 'Compare', 'Overwrite'] },
     { kind: 'contract-invalid', severity: 'error', hint: /— Fix the errors in the stage's contract\.$/, buttons: ['Open CONTEXT.md', 'Show Problems'] },

@@ -23,10 +23,13 @@ func Unreachable(msg, url, command string) *Error {
 // NoModel is a model the server at url does not have; suggestion, when
 // not empty, is the installed model it was probably meant to be.
 func NoModel(msg, model, url, suggestion string) *Error {
+	// The message says the model is missing (and often "did you mean"):
+	// the hint says what to do, naming the likely model once more only as
+	// the fix.
 	e := &Error{Kind: ModelMissing, Msg: msg,
-		Hint: fmt.Sprintf("the server has no model %q: pull it, or name a model the server has", model)}
+		Hint: fmt.Sprintf("pull %q onto the server, or name a model it has", model)}
 	if suggestion != "" {
-		e.Hint = fmt.Sprintf("the server has no model %q (did you mean %s?): pull it, or name a model the server has", model, suggestion)
+		e.Hint = fmt.Sprintf("use %s, which the server has, or pull %q onto it", suggestion, model)
 	}
 	return e.With(Action{ID: PullModel, Model: model, URL: url}, Action{ID: ChooseModel, Model: suggestion})
 }

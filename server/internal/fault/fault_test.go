@@ -33,7 +33,7 @@ func TestFrom(t *testing.T) {
 		{"nil", nil, "", "", "", 0},
 		{"a fault as it is", base, Stale, "stage 01-scope is stale: input.md changed", "run it again, or approve it as it is", 2},
 		{"a wrapped fault keeps the fuller message", fmt.Errorf("approve: %w", base), Stale, "approve: stage 01-scope is stale: input.md changed", "run it again, or approve it as it is", 2},
-		{"a faulter", fmt.Errorf("stage 01-scope: %w", &kinded{"model missing"}), ModelMissing, "stage 01-scope: model missing", `the server has no model "qwen3:4b": pull it, or name a model the server has`, 2},
+		{"a faulter", fmt.Errorf("stage 01-scope: %w", &kinded{"model missing"}), ModelMissing, "stage 01-scope: model missing", `pull "qwen3:4b" onto the server, or name a model it has`, 2},
 		{"cancelled", fmt.Errorf("run: %w", context.Canceled), Cancelled, "run: context canceled", "the work finished before the cancel is kept; running again resumes it", 0},
 		{"a hint is kept", fmt.Errorf("write: %w", hinted{}), Failed, "write: the disk is full", "free some space", 0},
 		{"anything else", errors.New("boom"), Failed, "boom", "", 0},
