@@ -402,3 +402,47 @@ func TestDownstream(t *testing.T) {
 		}
 	}
 }
+
+// A model stage whose every output holds a placeholder is valid notation
+// (the ICM template writes them), but icm run has no file for the answer:
+// a note at the Outputs says so before a run fails on it.
+func TestModelStageWithoutAConcreteOutputIsNoted(t *testing.T) {
+	dir := wstest.Write(t, `
+-- CLAUDE.md --
+# Id
+-- pipeline/01-a/CONTEXT.md --
+# Stage: 01-a
+## Process
+Write the report.
+## Outputs
+| Artifact | Location |
+|----------|----------|
+| Report | `+"`output/report-{slug}.md`"+` |
+-- pipeline/02-b/CONTEXT.md --
+# Stage: 02-b
+## Process
+Again.
+## Outputs
+- b.md -> output/
+`)
+	rep := Run(open(t, dir), Options{})
+	var got []contract.Finding
+	for _, f := range rep.Findings {
+		if f.Code == contract.CodeNoModelOutput {
+			got = append(got, f)
+		}
+	}
+	if len(got) != 1 || got[0].Severity != contract.Info || !strings.HasSuffix(got[0].File, filepath.Join("01-a", "CONTEXT.md")) {
+		t.Fatalf("no-model-output findings = %+v, want one note on 01-a", got)
+	}
+	text, err := os.ReadFile(got[0].File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if at := string(text[got[0].Range.Start:got[0].Range.End]); !strings.Contains(at, "report-{slug}.md") {
+		t.Errorf("the note is at %q, not at the output", at)
+	}
+	if !strings.Contains(got[0].Message, "report.md -> output/") {
+		t.Errorf("the note does not say what to add: %s", got[0].Message)
+	}
+}

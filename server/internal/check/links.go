@@ -38,6 +38,7 @@ func (c *checker) linkFindings() {
 // regular files. Each is an error on the contract: the stage cannot run,
 // and what sits there is not its output.
 func (c *checker) stageLayout(st *workspace.Stage, k *contract.Contract) {
+	c.modelOutput(st, k)
 	for _, dir := range []string{workspace.OutputDir, state.StateDir} {
 		rel := path.Join(st.Rel, dir)
 		if e := linkOut(c.ws, rel); e != nil {
@@ -107,4 +108,19 @@ func escapeMessage(err error) string {
 		return err.Error() + ": shorten the chain of links"
 	}
 	return err.Error() + "; icm reads nothing outside the workspace"
+}
+
+// modelOutput notes a model stage that names outputs but none icm run can
+// write the answer to (every one holds a placeholder or is a folder): the
+// notation is valid, so it is a note, but without it the first thing a
+// person learns is a failed run.
+func (c *checker) modelOutput(st *workspace.Stage, k *contract.Contract) {
+	if k.Script != nil || len(k.Outputs) == 0 {
+		return
+	}
+	if _, ok := k.ModelOutput(); ok {
+		return
+	}
+	c.add(contract.Finding{File: st.Contract, Range: k.Outputs[0].PathRange, Severity: contract.Info, Code: contract.CodeNoModelOutput,
+		Message: "icm run has no file to write this stage's answer to (every output holds a placeholder or names a folder): " + contract.NoModelOutputHint})
 }

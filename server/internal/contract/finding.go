@@ -107,6 +107,10 @@ const (
 	// CodeFileRefused: a file icm will not read (not a regular file, or
 	// over the read cap).
 	CodeFileRefused = "file-refused"
+	// CodeNoModelOutput: a model stage whose outputs all hold a
+	// placeholder or name a folder: valid notation, but icm run has no
+	// file to write the answer to.
+	CodeNoModelOutput = "no-model-output"
 )
 
 // String renders the finding without its position.

@@ -223,12 +223,12 @@ func (r *run) prepare(ctx context.Context) (ToolSession, agent.Config, error) {
 // modelOutput is the file a model stage writes its answer to: its first
 // declared output with a concrete name.
 func modelOutput(st *workspace.Stage, c *contract.Contract) (string, error) {
-	for _, o := range c.Outputs {
-		if !o.Templated && !o.Dir {
-			return path.Join(st.Rel, o.Path), nil
-		}
+	if o, ok := c.ModelOutput(); ok {
+		return path.Join(st.Rel, o.Path), nil
 	}
-	return "", fmt.Errorf("stage %s: a model stage needs an output with a concrete file name (e.g. `- notes.md -> output/`); a placeholder or a folder cannot be written", st.Name)
+	// The contract's to fix: the error opens it (icm check notes the same
+	// at its Outputs).
+	return "", fault.Invalid(st.Name, st.Contract, 0, []string{"every output holds a placeholder or names a folder; " + contract.NoModelOutputHint})
 }
 
 func (r *run) agentConfig() (agent.Config, error) {

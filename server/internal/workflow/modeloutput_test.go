@@ -1,0 +1,39 @@
+package workflow_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
+	"github.com/icm-tool/icm/server/internal/workflow"
+)
+
+// A model stage whose outputs all hold a placeholder fails before any
+// model call with an error about its contract: the editor offers to open
+// it, and the CLI says what to add.
+func TestStageWithoutAConcreteOutputFailsOnItsContract(t *testing.T) {
+	h := newSmall(t, ollamatest.Config{})
+	contract := filepath.Join(h.dir, "pipeline", "01-plan", "CONTEXT.md")
+	text, err := os.ReadFile(contract)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(contract, []byte(strings.Replace(string(text), "- plan.md -> output/", "- plan-{slug}.md -> output/", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.run(workflow.Options{})
+	var fe *fault.Error
+	if !errors.As(err, &fe) || fe.Kind != fault.ContractInvalid || fe.File != contract {
+		t.Fatalf("err = %v (%#v), want a contract-invalid fault on %s", err, fe, contract)
+	}
+	if !strings.Contains(fe.Msg, "report.md -> output/") {
+		t.Errorf("the error does not say what to add: %s", fe.Msg)
+	}
+	if n := len(h.srv.Requests()); n != 0 {
+		t.Errorf("%d model calls before the contract was refused", n)
+	}
+}
