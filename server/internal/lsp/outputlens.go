@@ -82,10 +82,14 @@ func (s *Server) outputLenses(ctx context.Context, dc *docContext) []protocol.Co
 		}
 		at := protocol.Range{Start: protocol.Position{Line: protocol.UInteger(pos.Line)}, End: protocol.Position{Line: protocol.UInteger(pos.Line)}}
 		ia := map[string]any{"workspace": dc.ws.Root, "stage": stg.Name, "item": sp.Index, "title": sp.Title}
+		// The item's state first, then its action, as the file's own row
+		// reads: the first item shares the file's line, and "▶ Re-run |
+		// ▶ Re-run this item" side by side left a person guessing which
+		// re-ran what.
+		out = append(out, lens(at, itemWords(sp, len(w.Items)), cmdStatus, ia))
 		if row.Status != statusRunning {
 			out = append(out, lens(at, "▶ Re-run this item", clientRerunItem, ia))
 		}
-		out = append(out, lens(at, itemWords(sp, len(w.Items)), cmdStatus, ia))
 	}
 	return out
 }

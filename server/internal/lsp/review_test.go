@@ -127,7 +127,7 @@ func TestForEachItemLensesAndCallCount(t *testing.T) {
 	s.Open(out)
 	s.Await("the item lenses", func() bool { return strings.Contains(lensTitles(t, s, out), "item 2 of 2") })
 	got := lensTitles(t, s, out)
-	for _, want := range []string{"▶ Re-run this item | item 1 of 2 · as the model wrote it", "▶ Re-run this item | item 2 of 2 · as the model wrote it"} {
+	for _, want := range []string{"▶ Re-run | item 1 of 2 · as the model wrote it | ▶ Re-run this item", "item 2 of 2 · as the model wrote it | ▶ Re-run this item"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("lenses %q lack %q", got, want)
 		}
