@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -38,6 +39,35 @@ func TestFIFOInputIsRefusedWithoutBlocking(t *testing.T) {
 		if !strings.Contains(stdout+stderr, "not a regular file") {
 			t.Errorf("icm %s does not refuse the FIFO:\n%s%s", strings.Join(args, " "), stdout, stderr)
 		}
+	}
+}
+
+// A FIFO where config.toml names the stages folder: listing it does not
+// wait for a writer either.
+func TestFIFOStagesFolderIsRefusedWithoutBlocking(t *testing.T) {
+	dir := newWS(t, oneStage)
+	fifo := filepath.Join(dir, "steps")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	t.Cleanup(func() {
+		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
+	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte("[workspace]\nstages = \"steps\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if !within(t, 20*time.Second, "icm check on a FIFO stages folder", func() {
+		_, _, err = runIn(t, dir, nil, "check")
+	}) {
+		return
+	}
+	var h interface{ Hint() string }
+	if err == nil || !strings.Contains(err.Error(), "steps is a named pipe (FIFO), not a folder") ||
+		!errors.As(err, &h) || h.Hint() != "replace steps with a folder" {
+		t.Errorf("icm check does not refuse the FIFO: %v", err)
 	}
 }
 

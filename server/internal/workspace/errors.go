@@ -43,14 +43,24 @@ type NotRegularError struct {
 	Path string
 	// Kind says what it is instead ("a named pipe (FIFO)", "a device").
 	Kind string
+	// Folder is set when a folder was to be listed there.
+	Folder bool
 }
 
 func (e *NotRegularError) Error() string {
+	if e.Folder {
+		return fmt.Sprintf("%s is %s, not a folder", e.Path, e.Kind)
+	}
 	return fmt.Sprintf("%s is %s, not a regular file; icm reads only regular files", e.Path, e.Kind)
 }
 
 // Hint says what to do.
-func (e *NotRegularError) Hint() string { return "replace " + e.Path + " with a regular file" }
+func (e *NotRegularError) Hint() string {
+	if e.Folder {
+		return "replace " + e.Path + " with a folder"
+	}
+	return "replace " + e.Path + " with a regular file"
+}
 
 // TooLargeError says a file is over the read cap; it was not read.
 type TooLargeError struct {

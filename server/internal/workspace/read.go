@@ -1,10 +1,13 @@
 package workspace
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"slices"
+	"strings"
 )
 
 // ReadFile reads a regular file of the tree, up to the tree's read cap.
@@ -97,9 +100,13 @@ func (r *Root) ReadDir(p string) ([]fs.DirEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return do(r, "readdir", name, func(n string) ([]fs.DirEntry, error) {
-		return fs.ReadDir(r.r.FS(), n)
+	entries, err := do(r, "readdir", name, func(n string) ([]fs.DirEntry, error) {
+		return readDir(r.r, n)
 	})
+	if nr := (*NotRegularError)(nil); errors.As(err, &nr) {
+		nr.Folder = true
+	}
+	return entries, err
 }
 
 // WalkDir walks the tree below p as fs.WalkDir does, in lexical order,
@@ -109,8 +116,31 @@ func (r *Root) WalkDir(p string, fn fs.WalkDirFunc) error {
 	if err != nil {
 		return err
 	}
-	return fs.WalkDir(r.r.FS(), name, fn)
+	return fs.WalkDir(listFS{r.r}, name, fn)
 }
+
+// readDir lists the folder name of root, sorted by name. The folder is
+// opened without blocking, as files are: a named pipe in its place would
+// otherwise hold the open until a writer comes (os.Root's own ReadDir
+// opens it plainly).
+func readDir(root *os.Root, name string) ([]fs.DirEntry, error) {
+	f, err := root.OpenFile(name, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, err
+}
+
+// listFS is a root's file system as fs.WalkDir reads it (Stat and
+// ReadDir), with folders listed by readDir.
+type listFS struct{ root *os.Root }
+
+func (l listFS) Open(name string) (fs.File, error)          { return l.root.FS().Open(name) }
+func (l listFS) Stat(name string) (fs.FileInfo, error)      { return l.root.Stat(name) }
+func (l listFS) ReadDir(name string) ([]fs.DirEntry, error) { return readDir(l.root, name) }
 
 // Resolve follows p below the tree the way an open would and returns the
 // path it lands on, symlinks followed (components that do not exist yet

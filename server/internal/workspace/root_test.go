@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // tree makes a workspace folder and a folder outside it, with a secret
@@ -92,6 +93,17 @@ func TestRootReadsOnlyRegularFilesWithinTheCap(t *testing.T) {
 	}
 	if _, err := r.ReadFile("a"); err == nil || Refused(err) {
 		t.Errorf("a folder: %v", err)
+	}
+	// Listing a FIFO as a folder does not wait for a writer either.
+	done := make(chan error, 1)
+	go func() { _, err := r.ReadDir("pipe"); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.As(err, &nr) || err.Error() != "pipe is a named pipe (FIFO), not a folder" {
+			t.Errorf("listing a FIFO: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("listing a FIFO still blocked after 10 s")
 	}
 }
 
