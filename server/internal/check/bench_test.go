@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
@@ -64,6 +65,7 @@ heading, and write Markdown only.
 // generated 500-stage workspace (target: under 300 ms).
 func BenchmarkCheckWorkspace500(b *testing.B) {
 	root := generate(b, 500)
+	start := cpuTime()
 	for b.Loop() {
 		ws, err := workspace.Open(root, nil)
 		if err != nil {
@@ -73,6 +75,16 @@ func BenchmarkCheckWorkspace500(b *testing.B) {
 		if len(rep.Stages) != 500 || rep.HasErrors() {
 			b.Fatalf("stages %d, errors %v", len(rep.Stages), rep.HasErrors())
 		}
+		ws.Close()
+	}
+	reportCPU(b, start)
+}
+
+// reportCPU adds the processor time per operation since start (user and
+// system, all threads) as cpu-ms/op.
+func reportCPU(b *testing.B, start time.Duration) {
+	if used := cpuTime() - start; used > 0 && b.N > 0 {
+		b.ReportMetric(float64(used)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 	}
 }
 
