@@ -88,10 +88,12 @@ func Run(ws *workspace.Workspace, opts Options) *Report {
 		}
 	}
 	r := &Report{Workspace: ws, ProducedBy: map[string]string{}}
-	// The checker sees the workspace through a memo of this run's reads.
-	memo := ws.WithResolveMemo()
-	memo.Files = newMemo(ws.Files)
-	c := &checker{ws: memo, opts: opts, r: r, producer: map[string]int{}}
+	// The checker sees the workspace as one pass (folder handles and
+	// resolutions kept until it ends) through a memo of this run's reads.
+	pass := ws.Pass()
+	defer pass.EndPass()
+	pass.Files = newMemo(pass.Files)
+	c := &checker{ws: pass, opts: opts, r: r, producer: map[string]int{}}
 	c.configFindings()
 	c.layoutFindings()
 	c.linkFindings()

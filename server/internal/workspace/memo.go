@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"io/fs"
+	"os"
 	"sync"
 )
 
@@ -29,19 +30,40 @@ type resolved struct {
 	err    error
 }
 
-// WithResolveMemo returns a copy of w that remembers how paths resolve,
-// for a pass that reads the workspace as it is at one moment (a check).
-// The copy shares w's files and descriptors.
-func (w *Workspace) WithResolveMemo() *Workspace {
+// Pass returns a copy of w for one pass that reads the workspace as it is
+// at one moment (a check): it remembers how paths resolve, and its Roots
+// keep the folders they open (see folders). The copy shares w's files and
+// descriptors; reads through Files go through the copy's Root when w reads
+// the disk itself. EndPass releases what the pass holds.
+func (w *Workspace) Pass() *Workspace {
 	c := *w
 	c.memo = &resolveMemo{paths: map[resolveKey]resolved{}, below: map[string]resolved{}}
-	if w.Disk != nil {
-		// The walk that explains a path looks at every folder on the way;
-		// stages share most of them.
-		disk := *w.Disk
-		disk.lstats = &lstatMemo{infos: map[string]lstatResult{}}
-		c.Disk = &disk
+	c.Disk, c.repo = w.Disk.pass(), w.repo.pass()
+	if w.Disk != nil && w.Files == Files(w.Disk) {
+		c.Files = c.Disk
 	}
+	return &c
+}
+
+// EndPass closes the folder handles of a copy made by Pass; the copy must
+// not be used after it. On any other Workspace it does nothing.
+func (w *Workspace) EndPass() {
+	for _, r := range []*Root{w.Disk, w.repo} {
+		if r != nil && r.folders != nil {
+			r.folders.close()
+		}
+	}
+}
+
+// pass returns a copy of r that remembers the walk's Lstats and keeps the
+// folders it opens, or nil for a nil r.
+func (r *Root) pass() *Root {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	c.lstats = &lstatMemo{infos: map[string]lstatResult{}}
+	c.folders = newFolders()
 	return &c
 }
 
@@ -64,7 +86,7 @@ func (m *resolveMemo) remember(k resolveKey, f func() (string, bool, error)) (st
 }
 
 // ResolveBelow follows the name rel below the workspace folder through its
-// Root (Root.Resolve), remembered during a pass (WithResolveMemo): the
+// Root (Root.Resolve), remembered during a pass (Pass): the
 // path it lands on, or the EscapeError or LoopError that says why not.
 func (w *Workspace) ResolveBelow(rel string) (string, error) {
 	m := w.memo
@@ -99,7 +121,7 @@ type lstatResult struct {
 func (r *Root) lstat(name string) (fs.FileInfo, error) {
 	m := r.lstats
 	if m == nil {
-		return r.r.Lstat(name)
+		return r.lstatNow(name)
 	}
 	m.mu.Lock()
 	res, ok := m.infos[name]
@@ -107,9 +129,27 @@ func (r *Root) lstat(name string) (fs.FileInfo, error) {
 	if ok {
 		return res.info, res.err
 	}
-	info, err := r.r.Lstat(name)
+	info, err := r.lstatNow(name)
 	m.mu.Lock()
 	m.infos[name] = lstatResult{info, err}
 	m.mu.Unlock()
 	return info, err
+}
+
+// lstatNow is os.Root's Lstat, through a pass's folder handle when it has
+// one (see folders).
+func (r *Root) lstatNow(name string) (fs.FileInfo, error) {
+	if info, err, ok := inFolder(r, name, (*os.Root).Lstat); ok {
+		return info, err
+	}
+	return r.r.Lstat(name)
+}
+
+// readlink is os.Root's Readlink, through a pass's folder handle when it
+// has one.
+func (r *Root) readlink(name string) (string, error) {
+	if target, err, ok := inFolder(r, name, (*os.Root).Readlink); ok && err == nil {
+		return target, nil
+	}
+	return r.r.Readlink(name)
 }

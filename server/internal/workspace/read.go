@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"slices"
 	"strings"
 )
@@ -54,8 +55,8 @@ func (r *Root) Open(p string) (*os.File, fs.FileInfo, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	f, err := do(r, "open", name, func(n string) (*os.File, error) {
-		return r.r.OpenFile(n, os.O_RDONLY|openNonblock, 0)
+	f, err := do(r, "open", name, func(root *os.Root, n string) (*os.File, error) {
+		return root.OpenFile(n, os.O_RDONLY|openNonblock, 0)
 	})
 	if err != nil {
 		return nil, nil, err
@@ -81,7 +82,7 @@ func (r *Root) Stat(p string) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return do(r, "stat", name, r.r.Stat)
+	return do(r, "stat", name, (*os.Root).Stat)
 }
 
 // Lstat describes a file of the tree without following a final link.
@@ -90,7 +91,7 @@ func (r *Root) Lstat(p string) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return do(r, "lstat", name, r.r.Lstat)
+	return do(r, "lstat", name, (*os.Root).Lstat)
 }
 
 // ReadDir lists a folder of the tree, sorted by name. Entries describe
@@ -100,9 +101,7 @@ func (r *Root) ReadDir(p string) ([]fs.DirEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	entries, err := do(r, "readdir", name, func(n string) ([]fs.DirEntry, error) {
-		return readDir(r.r, n)
-	})
+	entries, err := do(r, "readdir", name, readDir)
 	if nr := (*NotRegularError)(nil); errors.As(err, &nr) {
 		nr.Folder = true
 	}
@@ -116,7 +115,27 @@ func (r *Root) WalkDir(p string, fn fs.WalkDirFunc) error {
 	if err != nil {
 		return err
 	}
+	if h, dir, rel := r.at(name); h != nil {
+		// Through a pass's folder handle when the start of the walk is
+		// there (or plainly missing) as seen from it: below the start the
+		// walk follows no link, so the handle sees what the tree sees.
+		if _, err := h.Stat(rel); err == nil || errors.Is(err, fs.ErrNotExist) {
+			return fs.WalkDir(listFS{h}, rel, func(p string, d fs.DirEntry, err error) error {
+				return fn(path.Join(dir, p), d, rebase(err, dir))
+			})
+		}
+	}
 	return fs.WalkDir(listFS{r.r}, name, fn)
+}
+
+// rebase names the path of an error met below the folder dir from the top
+// of the tree, as the callers of WalkDir expect.
+func rebase(err error, dir string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: pe.Op, Path: path.Join(dir, pe.Path), Err: pe.Err}
+	}
+	return err
 }
 
 // readDir lists the folder name of root, sorted by name. The folder is

@@ -31,8 +31,10 @@ type Root struct {
 	r          *os.Root
 	readOnly   bool
 	maxRead    int64
-	// lstats, when set, remembers what walk found (WithResolveMemo).
-	lstats *lstatMemo
+	// lstats, when set, remembers what walk found, and folders holds the
+	// folders opened so far: both only in a pass's copy (Workspace.Pass).
+	lstats  *lstatMemo
+	folders *folders
 }
 
 // RootOptions change how a Root behaves.
@@ -186,9 +188,25 @@ func SpecialKind(m fs.FileMode) string {
 	return ""
 }
 
-// do runs op on name through os.Root, and once more on the place a link
-// written as an absolute path leads to when that place is inside.
-func do[T any](r *Root, opName, name string, op func(string) (T, error)) (T, error) {
+// do runs the read op on name: through the handle of a folder above it
+// when a pass holds one and its answer stands (see folders), else through
+// the tree's descriptor as doTree does.
+func do[T any](r *Root, opName, name string, op func(root *os.Root, name string) (T, error)) (T, error) {
+	if v, err, ok := inFolder(r, name, op); ok {
+		if err != nil {
+			_, err = r.explain(opName, name, err) // "does not exist", named as asked
+			var zero T
+			return zero, err
+		}
+		return v, nil
+	}
+	return doTree(r, opName, name, func(n string) (T, error) { return op(r.r, n) })
+}
+
+// doTree runs op on name through the tree's descriptor, and once more on
+// the place a link written as an absolute path leads to when that place is
+// inside. Writes always come here.
+func doTree[T any](r *Root, opName, name string, op func(string) (T, error)) (T, error) {
 	v, err := op(name)
 	if err == nil {
 		return v, nil

@@ -6,5 +6,8 @@ package workspace
 // is still checked once the file is open.
 const openNonblock = 0
 
+// folderBudget is how many folder handles a pass may hold.
+func folderBudget() int { return maxFolderHandles }
+
 func isLoop(error) bool   { return false }
 func isNotDir(error) bool { return false }

@@ -68,7 +68,7 @@ func (r *Root) walk(name string) (real string, missing bool, err error) {
 		if links > MaxLinks {
 			return "", false, &LoopError{Path: name}
 		}
-		target, err := r.r.Readlink(next)
+		target, err := r.readlink(next)
 		if err != nil {
 			return "", false, err
 		}

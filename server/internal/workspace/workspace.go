@@ -74,7 +74,7 @@ type Workspace struct {
 	// nearest first; repo is Repository opened read-only.
 	above []string
 	repo  *Root
-	// memo, when set, remembers how paths resolved (WithResolveMemo).
+	// memo, when set, remembers how paths resolved (Pass).
 	memo *resolveMemo
 	// Escapes lists the folders of the workspace's layout (the stages
 	// folder, a stage folder) that are symbolic links leading outside it.

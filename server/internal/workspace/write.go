@@ -140,7 +140,7 @@ func (r *Root) MkdirAll(p string) error {
 	if name == "." {
 		return nil
 	}
-	_, err = do(r, "mkdir", name, func(n string) (struct{}, error) { return struct{}{}, r.r.MkdirAll(n, 0o755) })
+	_, err = doTree(r, "mkdir", name, func(n string) (struct{}, error) { return struct{}{}, r.r.MkdirAll(n, 0o755) })
 	if err != nil {
 		return fmt.Errorf("unable to create folder %s: %w", name, err)
 	}
@@ -210,5 +210,5 @@ func (r *Root) OpenFile(p string, flag int, perm fs.FileMode) (*os.File, error) 
 			return nil, err
 		}
 	}
-	return do(r, "open", name, func(n string) (*os.File, error) { return r.r.OpenFile(n, flag, perm) })
+	return doTree(r, "open", name, func(n string) (*os.File, error) { return r.r.OpenFile(n, flag, perm) })
 }
