@@ -398,7 +398,7 @@ func TestDropMidResponse(t *testing.T) {
 		if !errors.Is(err, io.ErrUnexpectedEOF) {
 			t.Errorf("stream %v: reading the body: %v, want unexpected EOF", stream, err)
 		}
-		if err := srv.Await(ctx, func(s ollamatest.Stats) bool { return s.Active == 0 }); err != nil {
+		if err := srv.AwaitAnswered(ctx); err != nil {
 			t.Fatal(err)
 		}
 		for _, rec := range srv.Requests() {

@@ -90,6 +90,8 @@ type Engine struct {
 	toolCallN  int
 
 	active, waiting, peakActive, peakInFlight int
+	// open counts requests recorded and not yet answered (see Stats.Open).
+	open int
 }
 
 // NewEngine makes an engine for cfg. Most tests use New, which wraps an
@@ -181,6 +183,12 @@ type Stats struct {
 	PeakInFlight int
 	// Unscripted counts chat calls nothing in the script answered.
 	Unscripted int
+	// Open counts requests received whose record is not complete yet. A
+	// client can read the last byte of an answer before the server has
+	// recorded how it went, so a test that reads the records' Status,
+	// Answered or Aborted right after its calls returned waits for Open
+	// to fall to 0 first (AwaitAnswered).
+	Open int
 }
 
 // Stats returns a snapshot of the counters.
@@ -199,6 +207,7 @@ func (e *Engine) statsLocked() Stats {
 		PeakActive:   e.peakActive,
 		PeakInFlight: e.peakInFlight,
 		Unscripted:   len(e.unscripted),
+		Open:         e.open,
 	}
 }
 
@@ -221,6 +230,14 @@ func (e *Engine) Await(ctx context.Context, cond func(Stats) bool) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// AwaitAnswered blocks until every request received so far has been
+// answered and its record completed (Stats.Open is 0), or ctx ends. Call
+// it before reading the records' Status, Answered or Aborted: a client's
+// call can return before the server has recorded its own answer.
+func (e *Engine) AwaitAnswered(ctx context.Context) error {
+	return e.Await(ctx, func(s Stats) bool { return s.Open == 0 })
 }
 
 // AwaitChats blocks until at least n chat calls have been received, or ctx ends.

@@ -160,6 +160,11 @@ func TestRecordingUnderConcurrency(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	// A call returns with the answer's last byte, maybe before the server
+	// has recorded its status.
+	if err := srv.AwaitAnswered(ctx); err != nil {
+		t.Fatal(err)
+	}
 
 	reqs := srv.ChatRequests()
 	if len(reqs) != n || srv.Stats().Requests != n {
@@ -184,5 +189,36 @@ func TestRecordingUnderConcurrency(t *testing.T) {
 		if rec.Method != "POST" || rec.Path != "/api/chat" || rec.Status != 200 || rec.Answered.IsZero() || len(rec.Body) == 0 {
 			t.Errorf("record = %v", rec)
 		}
+	}
+}
+
+// TestAwaitAnsweredWaitsForTheRecord: a request being answered is open,
+// with no status yet; once its client has the answer, AwaitAnswered
+// returns when the record is complete.
+func TestAwaitAnsweredWaitsForTheRecord(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Config{})
+	hold := make(chan struct{})
+	srv.Default(ollamatest.Text("done").WithHold(hold))
+	ctx := testCtx(t)
+	done := make(chan error, 1)
+	go func() {
+		_, err := chat(ctx, srv, userCall("hi"))
+		done <- err
+	}()
+	if err := srv.Await(ctx, func(s ollamatest.Stats) bool { return s.Active == 1 }); err != nil {
+		t.Fatal(err)
+	}
+	if st, rec := srv.Stats(), srv.Requests()[0]; st.Open != 1 || rec.Status != 0 || !rec.Answered.IsZero() {
+		t.Errorf("while answering: open %d, record %v", st.Open, rec)
+	}
+	close(hold)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.AwaitAnswered(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st, rec := srv.Stats(), srv.Requests()[0]; st.Open != 0 || rec.Status != 200 || rec.Answered.IsZero() {
+		t.Errorf("once answered: open %d, record %v", st.Open, rec)
 	}
 }

@@ -39,6 +39,7 @@ func (e *Engine) begin(method, path string, body []byte) recordID {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.records = append(e.records, Record{Method: method, Path: path, Body: body, Received: time.Now()})
+	e.open++
 	e.notifyLocked()
 	return recordID(len(e.records) - 1)
 }
@@ -49,6 +50,7 @@ func (e *Engine) finish(id recordID, status int, aborted bool) {
 	e.records[id].Status = status
 	e.records[id].Aborted = aborted
 	e.records[id].Answered = time.Now()
+	e.open--
 	rec := e.records[id]
 	e.notifyLocked()
 	e.mu.Unlock()
@@ -94,7 +96,9 @@ func (e *Engine) attachReply(id recordID, rep *Reply) {
 	e.records[id].Reply = rep
 }
 
-// Requests returns every request received, in arrival order.
+// Requests returns every request received, in arrival order. A client's
+// call can return before the server completes the call's record, so call
+// AwaitAnswered first when the test reads Status, Answered or Aborted.
 func (e *Engine) Requests() []Record {
 	e.mu.Lock()
 	defer e.mu.Unlock()
