@@ -1,6 +1,7 @@
 package workflow_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -42,6 +43,19 @@ func TestPoolSurvivesAServerFailingMidRun(t *testing.T) {
 			cfg := ollamatest.Config{Models: []ollamatest.Model{{Name: model, ContextLength: 32768}}, Slots: 2, Latency: 20 * time.Millisecond, AllowUnscripted: true}
 			a, b := ollamatest.New(t, cfg), ollamatest.New(t, cfg)
 			scriptSmall(a, 12)
+			// b answers its two calls only once a has received one, so b
+			// cannot break before a took a call however the machine
+			// schedules the two servers' requests (under load, a's first
+			// request reached it after b had answered two and broken).
+			// The bound only matters when the pool never sends a call to
+			// a: the check below then fails instead of the test hanging.
+			aTook := make(chan struct{})
+			go func() {
+				defer close(aTook)
+				ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+				defer cancel()
+				_ = a.AwaitChats(ctx, 1)
+			}()
 			var answered atomic.Int32
 			b.On(ollamatest.Any()).ReplyFunc(func(r *ollamatest.Request) ollamatest.Turn {
 				if answered.Add(1) > 2 {
@@ -49,7 +63,7 @@ func TestPoolSurvivesAServerFailingMidRun(t *testing.T) {
 				}
 				u := r.LastUser()
 				i := strings.Index(u, "\n## Part ")
-				return ollamatest.Text("## Part " + u[i+9:i+10] + "\n\nText of the part.")
+				return ollamatest.Text("## Part " + u[i+9:i+10] + "\n\nText of the part.").WithHold(aTook)
 			})
 			urls := []string{a.URL(), b.URL()}
 			if provider == llm.ProviderOpenAI {
@@ -67,6 +81,16 @@ func TestPoolSurvivesAServerFailingMidRun(t *testing.T) {
 			for i := 0; i < 12; i++ {
 				if !strings.Contains(string(out), "## Part "+string(rune('A'+i))) {
 					t.Errorf("part %c missing from the output", 'A'+i)
+				}
+			}
+			// The run can end before the servers have recorded their last
+			// answers (the client returns with the last byte).
+			for _, srv := range []*ollamatest.Server{a, b} {
+				ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+				err := srv.AwaitAnswered(ctx)
+				cancel()
+				if err != nil {
+					t.Fatal(err)
 				}
 			}
 			// When did b break, and what had each server answered by then?
