@@ -123,12 +123,12 @@ func runTests(cmd *cobra.Command, env *Env, sess *session.Session, f *testFlags,
 	}
 	var base *stagetest.Report
 	if f.baseline != "" {
-		if base, err = stagetest.Load(ws.Root, f.baseline); err != nil {
+		if base, err = stagetest.Load(ws.Disk, f.baseline); err != nil {
 			return err
 		}
 	}
 	if f.clearCache {
-		if err := stagetest.ClearCache(ws.Root); err != nil {
+		if err := stagetest.ClearCache(ws.Disk); err != nil {
 			return err
 		}
 	}
@@ -145,7 +145,7 @@ func runTests(cmd *cobra.Command, env *Env, sess *session.Session, f *testFlags,
 	if err != nil {
 		return err
 	}
-	path, err := stagetest.Save(ws.Root, report)
+	path, err := stagetest.Save(ws.Disk, report)
 	if err != nil {
 		return err
 	}
@@ -221,7 +221,7 @@ func listCases(env *Env, ws *workspace.Workspace, sel []*stagetest.Selected, f *
 }
 
 func listRuns(env *Env, ws *workspace.Workspace, f *testFlags) error {
-	ids, err := stagetest.Runs(ws.Root)
+	ids, err := stagetest.Runs(ws.Disk)
 	if err != nil {
 		return err
 	}
@@ -234,7 +234,7 @@ func listRuns(env *Env, ws *workspace.Workspace, f *testFlags) error {
 	}
 	var out []run
 	for _, id := range ids {
-		rep, err := stagetest.Load(ws.Root, id)
+		rep, err := stagetest.Load(ws.Disk, id)
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "warning: %v\n", err)
 			continue

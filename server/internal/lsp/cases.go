@@ -105,20 +105,20 @@ func (s *Server) caseHover(p *protocol.HoverParams) (*protocol.Hover, bool, erro
 		return nil, true, nil
 	}
 	if rng == cd.c.TitleRange {
-		text += lastRunOf(cd.dc.ws.Root, cd.c.ID)
+		text += lastRunOf(cd.dc.ws.Disk, cd.c.ID)
 	}
 	r := toRange(m, rng)
 	return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: text}, Range: &r}, true, nil
 }
 
 // lastRunOf sums up a case in the newest saved test run that ran it.
-func lastRunOf(root, caseID string) string {
-	ids, err := stagetest.Runs(root)
+func lastRunOf(disk *workspace.Root, caseID string) string {
+	ids, err := stagetest.Runs(disk)
 	if err != nil {
 		return ""
 	}
 	for i := len(ids) - 1; i >= 0; i-- {
-		rep, err := stagetest.Load(root, ids[i])
+		rep, err := stagetest.Load(disk, ids[i])
 		if err != nil {
 			continue
 		}

@@ -213,10 +213,10 @@ type previous struct {
 	Text  string `json:"text"`
 }
 
-func jobOf(root, runID string, r *stagetest.Result) jobResult {
+func jobOf(disk *workspace.Root, runID string, r *stagetest.Result) jobResult {
 	j := jobResult{Result: r, OutputText: r.Outputs[r.Output]}
 	if r.Status == stagetest.StatusFailed {
-		if id, text, ok := stagetest.LastPassing(root, r.Case, r.Model, runID); ok {
+		if id, text, ok := stagetest.LastPassing(disk, r.Case, r.Model, runID); ok {
 			j.Previous = &previous{RunID: id, Text: text}
 		}
 	}
@@ -266,7 +266,7 @@ func (s *Server) testRun(args commandArgs) (any, error) {
 	opts.Progress = func(ev stagetest.Event) {
 		out := testEvent{Token: token, Kind: ev.Kind, Index: ev.Index, Total: ev.Total, Case: ev.Case, Model: ev.Model, Repeat: ev.Repeat}
 		if ev.Result != nil {
-			j := jobOf(ws.Root, "", ev.Result)
+			j := jobOf(ws.Disk, "", ev.Result)
 			out.Result = &j
 		}
 		if err := s.notify(notifyTestEvent, out); err != nil {
@@ -286,13 +286,13 @@ func (s *Server) testRun(args commandArgs) (any, error) {
 			fin.Message, fin.Error, fin.Cancelled = f.Error(), dataOf(f), errors.Is(err, context.Canceled)
 		default:
 			fin.RunID, fin.Passed, fin.Cancelled = rep.RunID, rep.Passed, !rep.Complete
-			if saved, err := stagetest.Save(ws.Root, rep); err == nil {
+			if saved, err := stagetest.Save(ws.Disk, rep); err == nil {
 				fin.Saved = saved
 			} else {
 				s.log.Info("unable to save the test report", "err", err)
 			}
 			for _, r := range rep.Results {
-				fin.Results = append(fin.Results, jobOf(ws.Root, rep.RunID, r))
+				fin.Results = append(fin.Results, jobOf(ws.Disk, rep.RunID, r))
 			}
 			fin.Message = fmt.Sprintf("%d passed, %d failed, %d could not run", rep.Counts[stagetest.StatusPassed], rep.Counts[stagetest.StatusFailed], rep.Counts[stagetest.StatusError])
 		}

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -33,8 +32,13 @@ type CacheKey struct {
 	Hit bool   `json:"hit"`
 }
 
-// cacheStore is the replies on disk, one JSON file per key.
-type cacheStore struct{ dir string }
+// cacheStore is the replies on disk, one JSON file per key, in dir of
+// the workspace, read and written through its Root (disk): a history/
+// that links out of the workspace holds no cache.
+type cacheStore struct {
+	disk *workspace.Root
+	dir  string
+}
 
 type cacheEntry struct {
 	Key      string            `json:"key"`
@@ -46,7 +50,7 @@ type cacheEntry struct {
 func (s *cacheStore) path(key string) string { return filepath.Join(s.dir, key[:2], key+".json") }
 
 func (s *cacheStore) get(key string) (*llm.ChatResponse, bool) {
-	data, err := workspace.ReadFileAt(s.path(key), 0)
+	data, err := s.disk.ReadFile(s.path(key))
 	if err != nil {
 		return nil, false
 	}
@@ -62,7 +66,11 @@ func (s *cacheStore) put(key string, resp *llm.ChatResponse, now time.Time) erro
 	if err != nil {
 		return err
 	}
-	return workspace.WriteFileAt(s.path(key), data, 0o644)
+	p := s.path(key)
+	if err := s.disk.MkdirAll(filepath.Dir(p)); err != nil {
+		return err
+	}
+	return s.disk.WriteFile(p, data, 0o644)
 }
 
 // RequestKey is the cache key of a model request: a hash of everything
@@ -143,9 +151,10 @@ func (c *cachingClient) Pull(ctx context.Context, model string, progress func(ll
 	return c.inner.Pull(ctx, model, progress)
 }
 
-// ClearCache removes a workspace's stored replies.
-func ClearCache(root string) error {
-	err := os.RemoveAll(filepath.Join(root, CacheDir))
+// ClearCache removes a workspace's stored replies, through its Root: a
+// link out of the workspace on the way is refused, never followed.
+func ClearCache(disk *workspace.Root) error {
+	err := disk.RemoveAll(filepath.Join(disk.Dir(), CacheDir))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("unable to clear the test cache: %w", err)
 	}

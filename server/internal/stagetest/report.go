@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -161,22 +160,28 @@ func (rep *Report) Row(caseID, model string) (Row, bool) {
 }
 
 // Save writes the report to history/tests/<run>.json in the workspace
-// (the only file a test run writes there, with the cache) and returns the path.
-func Save(root string, rep *Report) (string, error) {
+// (the only file a test run writes there, with the cache) and returns the
+// path. Like every file of the workspace it is written through the
+// workspace's Root (disk): a history/ that links out is refused.
+func Save(disk *workspace.Root, rep *Report) (string, error) {
 	data, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return "", fmt.Errorf("unable to encode the test report: %w", err)
 	}
-	p := filepath.Join(root, ResultsDir, rep.RunID+".json")
-	if err := workspace.WriteFileAt(p, append(data, '\n'), 0o644); err != nil {
-		return "", err
+	p := filepath.Join(disk.Dir(), ResultsDir, rep.RunID+".json")
+	if err := disk.MkdirAll(filepath.Dir(p)); err != nil {
+		return "", fmt.Errorf("unable to save the test report: %w", err)
+	}
+	if err := disk.WriteFile(p, append(data, '\n'), 0o644); err != nil {
+		return "", fmt.Errorf("unable to save the test report: %w", err)
 	}
 	return p, nil
 }
 
-// Runs lists the saved runs' ids, oldest first.
-func Runs(root string) ([]string, error) {
-	entries, err := os.ReadDir(filepath.Join(root, ResultsDir))
+// Runs lists the saved runs' ids, oldest first, read through the
+// workspace's Root.
+func Runs(disk *workspace.Root) ([]string, error) {
+	entries, err := disk.ReadDir(ResultsDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -196,9 +201,10 @@ func Runs(root string) ([]string, error) {
 // Latest is the baseline name for the newest saved run.
 const Latest = "latest"
 
-// Load reads a saved run by id, a unique prefix of one, or Latest.
-func Load(root, id string) (*Report, error) {
-	ids, err := Runs(root)
+// Load reads a saved run by id, a unique prefix of one, or Latest,
+// through the workspace's Root.
+func Load(disk *workspace.Root, id string) (*Report, error) {
+	ids, err := Runs(disk)
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +217,7 @@ func Load(root, id string) (*Report, error) {
 	if id == Latest && len(ids) > 0 {
 		match = ids[len(ids)-1:]
 	}
-	dir := filepath.Join(root, ResultsDir)
+	dir := filepath.Join(disk.Dir(), ResultsDir)
 	switch len(match) {
 	case 0:
 		return nil, &NoRunError{ID: id, Dir: dir}
@@ -219,7 +225,7 @@ func Load(root, id string) (*Report, error) {
 	default:
 		return nil, fmt.Errorf("test run %q matches %d runs in %s; give more of its id", id, len(match), dir)
 	}
-	data, err := workspace.ReadFileAt(filepath.Join(dir, match[0]+".json"), 0)
+	data, err := disk.ReadFile(filepath.Join(dir, match[0]+".json"))
 	if err != nil {
 		return nil, fmt.Errorf("unable to read test run %s: %w", match[0], err)
 	}
@@ -247,8 +253,8 @@ func (e *NoRunError) Hint() string {
 // before (or any, when before is "") in which the case passed on model,
 // and returns that run's id and the output it wrote: what a failure can be
 // compared with.
-func LastPassing(root, caseID, model, before string) (runID, output string, ok bool) {
-	ids, err := Runs(root)
+func LastPassing(disk *workspace.Root, caseID, model, before string) (runID, output string, ok bool) {
+	ids, err := Runs(disk)
 	if err != nil {
 		return "", "", false
 	}
@@ -256,7 +262,7 @@ func LastPassing(root, caseID, model, before string) (runID, output string, ok b
 		if before != "" && ids[i] >= before {
 			continue
 		}
-		rep, err := Load(root, ids[i])
+		rep, err := Load(disk, ids[i])
 		if err != nil {
 			continue
 		}

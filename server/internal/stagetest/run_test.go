@@ -77,7 +77,7 @@ func TestIsolationLeavesTheWorkspaceByteIdentical(t *testing.T) {
 			t.Fatalf("%s wrote nothing in its copy", r.Case)
 		}
 	}
-	if _, err := Save(ws.Root, rep); err != nil {
+	if _, err := Save(ws.Disk, rep); err != nil {
 		t.Fatal(err)
 	}
 	after := hashTree(t, ws.Root, nil)
@@ -192,12 +192,12 @@ func TestBaselineShowsARegression(t *testing.T) {
 	if !base.Passed {
 		t.Fatalf("the baseline failed: %+v", base.Matrix)
 	}
-	if _, err := Save(ws.Root, base); err != nil {
+	if _, err := Save(ws.Disk, base); err != nil {
 		t.Fatal(err)
 	}
 	answer = "1. Write programs.\n" // the Go case's "contains \"Go\"" fails now
 	cur := runCases(t, ws, client, Options{Models: []string{"gamma"}, Judge: "gamma", Repeat: 2})
-	loaded, err := Load(ws.Root, Latest)
+	loaded, err := Load(ws.Disk, Latest)
 	if err != nil || loaded.RunID != base.RunID {
 		t.Fatalf("load latest: %v %v", loaded, err)
 	}
@@ -223,7 +223,7 @@ func TestBaselineShowsARegression(t *testing.T) {
 	if s := worse.String(); !strings.HasPrefix(s, "worse 01-idea/go × gamma: 2/2 → 0/2; first failure: contains") {
 		t.Errorf("line %q", s)
 	}
-	if _, err := Load(ws.Root, "2099"); err == nil || !strings.Contains(err.Error(), "no saved test run") {
+	if _, err := Load(ws.Disk, "2099"); err == nil || !strings.Contains(err.Error(), "no saved test run") {
 		t.Errorf("an unknown run: %v", err)
 	}
 }
@@ -322,21 +322,21 @@ func TestLastPassingOutput(t *testing.T) {
 	_, client := scripted(t)
 	ws := openSmall(t)
 	good := runCases(t, ws, client, Options{Models: []string{"alpha"}}, "01-idea/go")
-	if _, err := Save(ws.Root, good); err != nil {
+	if _, err := Save(ws.Disk, good); err != nil {
 		t.Fatal(err)
 	}
 	bad := runCases(t, ws, client, Options{Models: []string{"beta"}}, "01-idea/go")
-	if _, err := Save(ws.Root, bad); err != nil {
+	if _, err := Save(ws.Disk, bad); err != nil {
 		t.Fatal(err)
 	}
-	id, out, ok := LastPassing(ws.Root, "01-idea/go", "alpha", "")
+	id, out, ok := LastPassing(ws.Disk, "01-idea/go", "alpha", "")
 	if !ok || id != good.RunID || !strings.Contains(out, "Write Go programs") {
 		t.Errorf("last passing: %q %q %v", id, out, ok)
 	}
-	if _, _, ok := LastPassing(ws.Root, "01-idea/go", "beta", ""); ok {
+	if _, _, ok := LastPassing(ws.Disk, "01-idea/go", "beta", ""); ok {
 		t.Error("beta never passed the case")
 	}
-	if _, _, ok := LastPassing(ws.Root, "01-idea/go", "alpha", good.RunID); ok {
+	if _, _, ok := LastPassing(ws.Disk, "01-idea/go", "alpha", good.RunID); ok {
 		t.Error("found a passing run before the first one")
 	}
 }

@@ -25,7 +25,7 @@ type Runner struct {
 // New prepares runs of ws's cases.
 func New(ws *workspace.Workspace, backend Backend, opts Options) *Runner {
 	opts = opts.withDefaults()
-	return &Runner{ws: ws, backend: backend, opts: opts, cache: &cacheStore{dir: filepath.Join(ws.Root, CacheDir)}}
+	return &Runner{ws: ws, backend: backend, opts: opts, cache: &cacheStore{disk: ws.Disk, dir: filepath.Join(ws.Root, CacheDir)}}
 }
 
 // jobs lays out the matrix: every case, for every model, every repeat.
