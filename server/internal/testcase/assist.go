@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -101,12 +100,12 @@ func Complete(ws *workspace.Workspace, st *workspace.Stage, con *contract.Contra
 			for at < len(body) && body[at] == ' ' {
 				at++
 			}
-			return fileSuggestions(c, bodyStart+at, nil)
+			return fileSuggestions(ws.Disk, c, bodyStart+at, nil)
 		}
 		return targetSuggestions(ws, st, con, c, bodyStart, "", " <- ")
 	case SectionExpect:
 		if rest, ok := strings.CutPrefix(body, "json-schema "); ok {
-			return fileSuggestions(c, off-len(rest), func(p string) bool { return strings.HasSuffix(p, ".json") })
+			return fileSuggestions(ws.Disk, c, off-len(rest), func(p string) bool { return strings.HasSuffix(p, ".json") })
 		}
 		if strings.Contains(body, " ") {
 			return nil
@@ -198,15 +197,19 @@ func outputSuggestions(con *contract.Contract, from int, before string) []Sugges
 const maxFileSuggestions = 200
 
 // fileSuggestions lists files under the case's folder (a case kept as a
-// file: under tests/), relative to it, but case files.
-func fileSuggestions(c *Case, from int, keep func(string) bool) []Suggestion {
+// file: under tests/), relative to it, but case files. The folder is
+// walked through the workspace's Root (disk): one reached through a link
+// out of the workspace offers nothing.
+func fileSuggestions(disk *workspace.Root, c *Case, from int, keep func(string) bool) []Suggestion {
 	var out []Suggestion
-	_ = filepath.WalkDir(c.Dir, func(p string, d fs.DirEntry, err error) error {
+	_ = disk.WalkDir(c.Dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || len(out) >= maxFileSuggestions {
 			return filepath.SkipDir
 		}
+		// The walk names files below the workspace; cases name them absolute.
+		p = filepath.Join(disk.Dir(), filepath.FromSlash(p))
 		if d.IsDir() {
-			if p != c.Dir && caseFileIn(p) != "" {
+			if p != c.Dir && caseFileIn(disk, p) != "" {
 				return filepath.SkipDir // another case's folder
 			}
 			return nil
@@ -225,14 +228,15 @@ func fileSuggestions(c *Case, from int, keep func(string) bool) []Suggestion {
 		if keep != nil && !keep(rel) {
 			return nil
 		}
-		out = append(out, Suggestion{Label: rel, Insert: rel, Detail: sizeOf(p), From: from, Kind: "file"})
+		out = append(out, Suggestion{Label: rel, Insert: rel, Detail: sizeOf(d), From: from, Kind: "file"})
 		return nil
 	})
 	return out
 }
 
-func sizeOf(p string) string {
-	fi, err := os.Stat(p)
+// sizeOf is the size of a listed file, from its entry (no second lookup).
+func sizeOf(d fs.DirEntry) string {
+	fi, err := d.Info()
 	if err != nil {
 		return ""
 	}

@@ -98,7 +98,7 @@ func TestRefsAndLoad(t *testing.T) {
 	ws := open(t)
 	st, _ := ws.Stage("01-a")
 	var names []string
-	for _, r := range Refs(st) {
+	for _, r := range Refs(ws, st) {
 		names = append(names, r.Name)
 	}
 	if strings.Join(names, ",") != "folder,good" {

@@ -2,7 +2,6 @@ package testcase
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -13,10 +12,12 @@ import (
 
 // Refs lists the cases of a stage, by name: every .md file directly in
 // tests/ but README.md, and every subfolder holding a CASE.md. Other
-// subfolders hold shared stand-ins and are not cases.
-func Refs(st *workspace.Stage) []Ref {
+// subfolders hold shared stand-ins and are not cases. The folders are
+// listed through the workspace's Root: a tests/ that links out of the
+// workspace has no cases.
+func Refs(ws *workspace.Workspace, st *workspace.Stage) []Ref {
 	dir := filepath.Join(st.Dir, Dir)
-	entries, err := os.ReadDir(dir)
+	entries, err := ws.Disk.ReadDir(dir)
 	if err != nil {
 		return nil
 	}
@@ -25,7 +26,7 @@ func Refs(st *workspace.Stage) []Ref {
 		name := e.Name()
 		switch {
 		case e.IsDir():
-			if f := caseFileIn(filepath.Join(dir, name)); f != "" {
+			if f := caseFileIn(ws.Disk, filepath.Join(dir, name)); f != "" {
 				out = append(out, Ref{Stage: st.Name, Name: name, File: f, Dir: filepath.Join(dir, name), Folder: true})
 			}
 		case e.Type().IsRegular() && strings.EqualFold(filepath.Ext(name), ".md") && !strings.EqualFold(name, "README.md"):
@@ -37,8 +38,8 @@ func Refs(st *workspace.Stage) []Ref {
 }
 
 // caseFileIn returns the CASE.md of a case folder (any letter case), or "".
-func caseFileIn(dir string) string {
-	entries, err := os.ReadDir(dir)
+func caseFileIn(disk *workspace.Root, dir string) string {
+	entries, err := disk.ReadDir(dir)
 	if err != nil {
 		return ""
 	}
@@ -86,7 +87,7 @@ func RefOf(st *workspace.Stage, abs string) Ref {
 func Load(ws *workspace.Workspace, st *workspace.Stage) []*Case {
 	var out []*Case
 	seen := map[string]string{}
-	for _, ref := range Refs(st) {
+	for _, ref := range Refs(ws, st) {
 		src, err := ws.Files.ReadFile(ref.File)
 		if err != nil {
 			continue
