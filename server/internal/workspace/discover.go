@@ -1,7 +1,9 @@
 package workspace
 
 import (
+	"errors"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -14,12 +16,14 @@ import (
 // file other coding agents read.
 var IdentityFiles = []string{IdentityFile, "claude.md", "AGENTS.md"}
 
-// identityIn returns the name of the identity file dir holds, spelled as
-// on disk, or "" when it has none. The folder is listed rather than each
-// name stat'ed, so that on a file system that ignores case "claude.md" is
-// reported as it is written.
-func identityIn(dir string) string {
-	entries, err := os.ReadDir(dir)
+// identityIn returns the name of the identity file folder dir of r holds
+// (dir is below r, "." for r itself), spelled as on disk, or "" when it
+// has none. The folder is listed rather than each name stat'ed, so that on
+// a file system that ignores case "claude.md" is reported as it is
+// written. Everything goes through r: a link that leaves it is never
+// followed (see fileThere).
+func identityIn(r *Root, dir string) string {
+	entries, err := r.ReadDir(dir)
 	if err != nil {
 		return ""
 	}
@@ -30,11 +34,51 @@ func identityIn(dir string) string {
 		}
 	}
 	for _, name := range IdentityFiles {
-		if have[name] && isFile(filepath.Join(dir, name)) {
+		if have[name] && fileThere(r, path.Join(dir, name)) {
 			return name
 		}
 	}
 	return ""
+}
+
+// fileThere reports whether rel (below r) is a file of the layout: a
+// regular file, or a link to one inside r, or a link that leaves r. A
+// link out counts as there and is never followed to see what it points
+// at: reading it through r then says which link leads out, where looking
+// it up by name would have judged it by a file outside.
+func fileThere(r *Root, rel string) bool {
+	fi, err := r.Stat(rel)
+	if err == nil {
+		return fi.Mode().IsRegular()
+	}
+	var esc *EscapeError
+	return errors.As(err, &esc)
+}
+
+// dirThere is fileThere for a folder of the layout.
+func dirThere(r *Root, rel string) bool {
+	fi, err := r.Stat(rel)
+	if err == nil {
+		return fi.IsDir()
+	}
+	var esc *EscapeError
+	return errors.As(err, &esc)
+}
+
+// isRootIn is IsRoot for folder dir below r.
+func isRootIn(r *Root, dir string) bool {
+	if identityIn(r, dir) != "" {
+		return true
+	}
+	if !fileThere(r, path.Join(dir, RoutingFile)) {
+		return false
+	}
+	for _, s := range stageDirs {
+		if dirThere(r, path.Join(dir, s)) {
+			return true
+		}
+	}
+	return findStagesFolder(r, dir) != ""
 }
 
 // Where the stages folder was found.
@@ -48,26 +92,27 @@ const (
 // one config.toml names, pipeline/ or stages/, or else the top-level
 // folder holding the most numbered folders with a CONTEXT.md. It returns
 // "" when there is none of these.
-func stagesFolder(root string, cfg config.Config) (string, string) {
+func stagesFolder(r *Root, cfg config.Config) (string, string) {
 	if s := strings.Trim(filepath.ToSlash(filepath.Clean(cfg.Workspace.Stages)), "/"); cfg.Workspace.Stages != "" && s != "" {
 		return s, StagesConfigured
 	}
 	for _, s := range stageDirs {
-		if isDir(filepath.Join(root, s)) {
+		if dirThere(r, s) {
 			return s, StagesDefault
 		}
 	}
-	if s := findStagesFolder(root); s != "" {
+	if s := findStagesFolder(r, "."); s != "" {
 		return s, StagesFound
 	}
 	return "", ""
 }
 
-// findStagesFolder looks through the top-level folders (not dot folders,
-// not history/) for numbered folders holding a CONTEXT.md, and returns the
-// one with the most of them (the first by name on a tie), or "".
-func findStagesFolder(root string) string {
-	entries, err := os.ReadDir(root)
+// findStagesFolder looks through the folders of dir below r (not dot
+// folders, not history/) for numbered folders holding a CONTEXT.md, and
+// returns the one with the most of them (the first by name on a tie), or
+// "".
+func findStagesFolder(r *Root, dir string) string {
+	entries, err := r.ReadDir(dir)
 	if err != nil {
 		return ""
 	}
@@ -77,36 +122,38 @@ func findStagesFolder(root string) string {
 		if !e.IsDir() || strings.HasPrefix(name, ".") || name == HistoryDir || name == OutputDir {
 			continue
 		}
-		if n := countStages(filepath.Join(root, name)); n > bestN {
+		if n := countStages(r, path.Join(dir, name)); n > bestN {
 			best, bestN = name, n
 		}
 	}
 	return best
 }
 
-// countStages counts dir's numbered folders that hold a CONTEXT.md.
-func countStages(dir string) int {
-	entries, err := os.ReadDir(dir)
+// countStages counts the numbered folders of dir (below r) that hold a
+// CONTEXT.md.
+func countStages(r *Root, dir string) int {
+	entries, err := r.ReadDir(dir)
 	if err != nil {
 		return 0
 	}
 	n := 0
 	for _, e := range entries {
-		if e.IsDir() && stagePattern.MatchString(e.Name()) && isFile(filepath.Join(dir, e.Name(), ContractFile)) {
+		if e.IsDir() && stagePattern.MatchString(e.Name()) && fileThere(r, path.Join(dir, e.Name(), ContractFile)) {
 			n++
 		}
 	}
 	return n
 }
 
-// nestedWorkspaces lists, for a folder with no stages of its own, the
+// nestedWorkspaces lists, for a folder with no stages of its own (r), the
 // workspaces one or two levels below it (a repository holding several,
-// such as the ICM template's workspaces/), relative and sorted.
-func nestedWorkspaces(root string) []string {
+// such as the ICM template's workspaces/), relative and sorted. Folders
+// are listed through r and links are not descended into.
+func nestedWorkspaces(r *Root) []string {
 	var out []string
 	var walk func(dir string, depth int)
 	walk = func(dir string, depth int) {
-		entries, err := os.ReadDir(dir)
+		entries, err := r.ReadDir(dir)
 		if err != nil {
 			return
 		}
@@ -115,11 +162,9 @@ func nestedWorkspaces(root string) []string {
 			if !e.IsDir() || strings.HasPrefix(name, ".") || name == "node_modules" {
 				continue
 			}
-			p := filepath.Join(dir, name)
-			if IsRoot(p) {
-				if rel, err := filepath.Rel(root, p); err == nil {
-					out = append(out, filepath.ToSlash(rel))
-				}
+			p := path.Join(dir, name)
+			if isRootIn(r, p) {
+				out = append(out, p)
 				continue
 			}
 			if depth < 2 {
@@ -127,7 +172,7 @@ func nestedWorkspaces(root string) []string {
 			}
 		}
 	}
-	walk(root, 1)
+	walk(".", 1)
 	sort.Strings(out)
 	return out
 }

@@ -140,19 +140,17 @@ func Find(start string) (string, error) {
 // IsRoot reports whether dir looks like a workspace root: it holds an
 // identity file (CLAUDE.md, claude.md or AGENTS.md), or a CONTEXT.md
 // beside pipeline/, stages/ or another folder of numbered stages.
+//
+// The folder is looked at through a Root opened on it, as a workspace's
+// files are: a link in it that leaves it counts as the file it names
+// (opening the workspace then reports the link), and is never followed.
 func IsRoot(dir string) bool {
-	if identityIn(dir) != "" {
-		return true
-	}
-	if !isFile(filepath.Join(dir, RoutingFile)) {
+	r, err := OpenRoot(dir, RootOptions{ReadOnly: true})
+	if err != nil {
 		return false
 	}
-	for _, s := range stageDirs {
-		if isDir(filepath.Join(dir, s)) {
-			return true
-		}
-	}
-	return findStagesFolder(dir) != ""
+	defer r.Close()
+	return isRootIn(r, ".")
 }
 
 // Open reads the workspace at root (which must be a workspace root; use
@@ -186,17 +184,17 @@ func Open(root string, files Files) (*Workspace, error) {
 	// A repository root that cannot be opened only means no shared inputs.
 	_ = ws.openRepository()
 	ws.StagesDir = stageDirs[0]
-	if dir, from := stagesFolder(real, ws.Config); dir != "" {
+	if dir, from := stagesFolder(disk, ws.Config); dir != "" {
 		ws.StagesDir, ws.StagesFrom = dir, from
 	}
-	ws.Identity = identityIn(real)
+	ws.Identity = identityIn(disk, ".")
 	stages, err := ws.listStages()
 	if err != nil {
 		return nil, err
 	}
 	ws.Stages = stages
 	if len(stages) == 0 {
-		ws.Nested = nestedWorkspaces(real)
+		ws.Nested = nestedWorkspaces(disk)
 	}
 	return ws, nil
 }
@@ -372,11 +370,6 @@ func (w *Workspace) Rel(abs string) string {
 // Abs returns the absolute path of a workspace-relative path.
 func (w *Workspace) Abs(rel string) string {
 	return filepath.Join(w.Root, filepath.FromSlash(rel))
-}
-
-func isFile(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
 }
 
 func isDir(p string) bool {
