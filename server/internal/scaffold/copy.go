@@ -1,9 +1,9 @@
 package scaffold
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
@@ -47,7 +47,7 @@ func CopyFactory(src *workspace.Workspace, dir string) (*Result, error) {
 	}
 	done := map[string]bool{}
 	for _, rel := range factoryFiles {
-		if isFile(src.Abs(rel)) {
+		if isFile(src, rel) {
 			if err := copyFile(rel); err != nil {
 				return nil, err
 			}
@@ -100,7 +100,7 @@ func CopyFactory(src *workspace.Workspace, dir string) (*Result, error) {
 		}
 	}
 	proposed := path.Join(src.StagesDir, "proposed")
-	if isDir(src.Abs(proposed)) {
+	if isDir(src, proposed) {
 		data, err := render("proposed.md.tmpl", stageData{})
 		if err != nil {
 			return nil, err
@@ -114,17 +114,24 @@ func CopyFactory(src *workspace.Workspace, dir string) (*Result, error) {
 
 // copyTree copies the regular files under rel (symlinks are left out: a
 // copy must not reach outside the new workspace), except those skip names.
+// The tree is walked through the source's Root: a folder rel that is a
+// link out of the source is refused, naming the link, rather than copied
+// from outside or left out without a word.
 func copyTree(src *workspace.Workspace, rel string, skip func(string) bool, copyFile func(string) error, done map[string]bool) error {
-	base := src.Abs(rel)
-	if !isDir(base) {
+	fi, err := src.Disk.Stat(rel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("unable to copy %s: %w", src.Abs(rel), err)
+	case !fi.IsDir():
 		return nil
 	}
-	return filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+	return src.Disk.WalkDir(rel, func(r string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		r := src.Rel(p)
-		if skip != nil && p != base && skip(r) {
+		if skip != nil && r != rel && skip(r) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
@@ -156,7 +163,7 @@ func workingInputs(src *workspace.Workspace) (map[string]bool, error) {
 	out := map[string]bool{}
 	add := func(st *workspace.Stage, p string) {
 		abs, err := src.Resolve(st.Dir, p)
-		if err != nil || !isFile(abs) {
+		if err != nil || !isFile(src, abs) {
 			return
 		}
 		rel := src.Rel(abs)
@@ -188,7 +195,7 @@ func referenceInputs(src *workspace.Workspace) []string {
 				continue
 			}
 			abs, err := src.Resolve(st.Dir, in.Path)
-			if err != nil || !isFile(abs) {
+			if err != nil || !isFile(src, abs) {
 				continue
 			}
 			if rel := src.Rel(abs); !seen[rel] && !produced(src, rel) {
@@ -207,12 +214,15 @@ func produced(src *workspace.Workspace, rel string) bool {
 	return st != nil && strings.HasPrefix(rel, st.Rel+"/"+workspace.OutputDir+"/")
 }
 
-func isFile(p string) bool {
-	fi, err := os.Stat(p)
+// isFile reports whether p (workspace-relative or absolute) is a regular
+// file of src, looked up through its Root.
+func isFile(src *workspace.Workspace, p string) bool {
+	fi, err := src.Disk.Stat(p)
 	return err == nil && fi.Mode().IsRegular()
 }
 
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
+// isDir is isFile for a folder.
+func isDir(src *workspace.Workspace, p string) bool {
+	fi, err := src.Disk.Stat(p)
 	return err == nil && fi.IsDir()
 }
