@@ -38,6 +38,7 @@ func CopyFactory(src *workspace.Workspace, dir string) (*Result, error) {
 	}
 	res := &Result{Root: root}
 	w := &writer{res: res}
+	defer w.close()
 	copyFile := func(rel string) error {
 		data, err := src.Disk.ReadFile(rel)
 		if err != nil {

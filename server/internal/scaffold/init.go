@@ -59,6 +59,7 @@ func Init(dir string, o InitOptions) (*Result, error) {
 	}
 	res := &Result{Root: root, Stage: path.Join("pipeline", name)}
 	w := &writer{res: res}
+	defer w.close()
 	files := []struct{ rel, tmpl string }{
 		{"CLAUDE.md", "CLAUDE.md.tmpl"},
 		{"CONTEXT.md", "CONTEXT.md.tmpl"},

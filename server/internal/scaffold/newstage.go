@@ -59,6 +59,7 @@ func NewStage(ws *workspace.Workspace, name string) (*Result, error) {
 	bare := numbered.FindStringSubmatch(full)[2]
 	res := &Result{Root: ws.Root, Stage: path.Join(ws.StagesDir, full)}
 	w := &writer{res: res}
+	defer w.close()
 	d := stageData{
 		Stage:        full,
 		StagePurpose: "One sentence on what this stage does.",

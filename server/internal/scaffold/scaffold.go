@@ -42,6 +42,14 @@ type writer struct {
 	root *workspace.Root
 }
 
+// close releases the writer's Root, once the writing is done.
+func (w *writer) close() {
+	if w.root != nil {
+		_ = w.root.Close()
+		w.root = nil
+	}
+}
+
 func (w *writer) write(rel string, data []byte) error {
 	abs := filepath.Join(w.res.Root, filepath.FromSlash(rel))
 	if w.root == nil {
