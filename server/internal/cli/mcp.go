@@ -15,11 +15,11 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/spf13/cobra"
 
-	"github.com/icm-tool/icm/server/internal/config"
 	"github.com/icm-tool/icm/server/internal/fetch"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/mcpserver/browser"
 	"github.com/icm-tool/icm/server/internal/mcpserver/search"
+	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 // newMCPCmd is `icm mcp`: icm's own MCP tool servers. Each speaks MCP on
@@ -199,7 +199,7 @@ func runBrowser(ctx context.Context, env *Env, f *browserFlags) error {
 func readerClient(env *Env, f *browserFlags, model string) (llm.Client, error) {
 	if f.ollama == "" {
 		if cwd, err := env.Getwd(); err == nil {
-			if cfg, err := config.Load(cwd); err == nil && cfg.Path != "" {
+			if cfg, err := workspace.LoadConfig(cwd); err == nil && cfg.Path != "" {
 				m := cfg.Model
 				m.Name = model
 				client, err := llm.FromConfig(m, env.Getenv)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/config"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 func newPullCmd(env *Env, g *globalFlags) *cobra.Command {
@@ -89,7 +90,7 @@ func pullConfig(env *Env, g *globalFlags) (config.Config, string, error) {
 	} else if !filepath.IsAbs(dir) {
 		dir = filepath.Join(cwd, dir)
 	}
-	cfg, err := config.Load(dir)
+	cfg, err := workspace.LoadConfig(dir)
 	return cfg, modelSource(cfg), err
 }
 

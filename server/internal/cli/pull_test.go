@@ -91,6 +91,30 @@ func TestPullCommand(t *testing.T) {
 	}
 }
 
+// TestPullRefusesAConfigLinkedOut: outside a workspace, icm pull takes
+// the model from the folder's config.toml, read through a Root of the
+// folder: one that links to a file outside is refused, naming the link,
+// and the model it names is not pulled.
+func TestPullRefusesAConfigLinkedOut(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Config{Pullable: []ollamatest.Model{{Name: "from-outside:1b", Size: 5000}}})
+	outside := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(outside, []byte("[model]\nname = \"from-outside:1b\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(dir, "config.toml")); err != nil {
+		t.Fatal(err)
+	}
+	env, out, errOut := pullEnv(dir, srv.URL())
+	err := Run(context.Background(), env, []string{"pull"})
+	if err == nil || strings.Contains(out.String(), "pulled") {
+		t.Fatalf("pull through a config.toml linked out: err %v, stdout %q", err, out)
+	}
+	if msg := err.Error() + errOut.String(); !strings.Contains(msg, "symbolic link") || !strings.Contains(msg, outside) {
+		t.Errorf("the error does not name the link: %v\n%s", err, errOut)
+	}
+}
+
 func TestPullViewOnATerminalDrawsBars(t *testing.T) {
 	var buf bytes.Buffer
 	v := newPullView(&buf, true)

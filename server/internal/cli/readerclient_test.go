@@ -43,3 +43,25 @@ func TestReaderClientFollowsWorkspaceConfig(t *testing.T) {
 	check(pool, &browserFlags{ollama: "http://127.0.0.1:4"}, "ollama")
 	check("", &browserFlags{}, "ollama")
 }
+
+// A config.toml that links out of the folder the reader runs in is not
+// read: the servers it names (an OpenAI-compatible one here) are not
+// used, and the reader talks to OLLAMA_HOST's Ollama as without one.
+func TestReaderClientIgnoresAConfigLinkedOut(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(outside, []byte("[model]\nprovider = \"openai\"\nbase_url = \"http://127.0.0.1:3/v1\"\ncontext_length = 8192\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(dir, "config.toml")); err != nil {
+		t.Fatal(err)
+	}
+	env := &Env{Getenv: func(string) string { return "" }, Getwd: func() (string, error) { return dir, nil }}
+	c, err := readerClient(env, &browserFlags{}, "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.(*llm.Ollama); !ok {
+		t.Errorf("client %T: the config.toml outside was followed", c)
+	}
+}

@@ -6,8 +6,6 @@ package config
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -163,21 +161,6 @@ func Defaults() Config {
 			MaxFileSize:        Size(8 << 20),
 		},
 	}
-}
-
-// Load reads dir/config.toml over the defaults. A missing file is not an
-// error; a malformed one is, with its line.
-func Load(dir string) (Config, error) {
-	cfg := Defaults()
-	path := filepath.Join(dir, FileName)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return cfg, nil
-	}
-	if err != nil {
-		return cfg, fmt.Errorf("unable to read %s: %w", path, err)
-	}
-	return Parse(path, data)
 }
 
 // Parse reads config text (named path in errors) over the defaults.

@@ -1,22 +1,10 @@
 package config
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
-
-func TestDefaultsWhenNoFile(t *testing.T) {
-	cfg, err := Load(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cfg.Path != "" || cfg.Model.Provider != "ollama" || cfg.Workflow.Gate != "explicit" || cfg.Workflow.Parallel != 1 {
-		t.Errorf("defaults = %+v", cfg)
-	}
-}
 
 func TestParse(t *testing.T) {
 	src := `
@@ -82,14 +70,5 @@ func TestParseErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Parse(%q) error = %v, want it to mention %q", tt.src, err, tt.want)
 		}
-	}
-}
-
-func TestLoadReadsTheWorkspaceFile(t *testing.T) {
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, FileName), []byte("[model]\nname = \"m\"\n"), 0o644)
-	cfg, err := Load(dir)
-	if err != nil || cfg.Model.Name != "m" || cfg.Path != filepath.Join(dir, FileName) {
-		t.Errorf("Load = %+v, %v", cfg, err)
 	}
 }

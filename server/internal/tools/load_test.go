@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/icm-tool/icm/server/internal/config"
+	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 // writeFiles creates files under dir from rel path -> content.
@@ -58,7 +59,7 @@ func TestLoadServers(t *testing.T) {
 		".mcp.json":        portable,
 		"config.toml":      "[mcp.servers.search]\ncommand = \"icm\"\nargs = [\"mcp\", \"search\", \"--root\", \"${workspaceFolder}\"]\n",
 	})
-	cfg, err := config.Load(dir)
+	cfg, err := workspace.LoadConfig(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
