@@ -88,16 +88,13 @@ func reverify(ctx context.Context, ws *workspace.Workspace, st *workspace.Stage,
 		}
 	}
 	sort.Slice(outs, func(i, j int) bool { return outs[i].Rel < outs[j].Rel })
-	env := verify.Env{
-		StageDir: st.Dir, Workspace: ws.Root, Stage: st.Name, CodeBlocks: code, Files: ws.Disk,
-		Resolve: func(p string) (string, error) { return ws.Resolve(st.Dir, p) },
-	}
+	var prov *verify.Provenance
 	if s.Record != nil {
 		// The URLs the last run's tools returned still decide what the
 		// output may cite.
-		env.Provenance = verify.ProvenanceOf(s.Record.Sources)
+		prov = verify.ProvenanceOf(s.Record.Sources)
 	}
-	results := verify.Run(ctx, c.Verify, outs, env)
+	results := verify.Run(ctx, c.Verify, outs, verifyEnv(ws, st, code, prov))
 	var msgs []string
 	file, line := "", 0
 	for _, v := range results {

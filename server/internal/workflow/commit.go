@@ -65,11 +65,7 @@ func (r *run) commit(ctx context.Context, outputs map[string][]byte, cur *state.
 	sort.Strings(r.res.Outputs)
 	sort.Slice(outs, func(i, j int) bool { return outs[i].Rel < outs[j].Rel })
 	if len(r.c.Verify) > 0 {
-		r.res.Verify = verify.Run(ctx, r.c.Verify, outs, verify.Env{
-			StageDir: st.Dir, Workspace: e.ws.Root, Stage: st.Name, Files: e.ws.Disk,
-			Resolve:    func(p string) (string, error) { return e.ws.Resolve(st.Dir, p) },
-			CodeBlocks: e.opts.CodeBlocks, Provenance: r.prov,
-		})
+		r.res.Verify = verify.Run(ctx, r.c.Verify, outs, verifyEnv(e.ws, st, e.opts.CodeBlocks, r.prov))
 		e.emit(Event{Kind: EventVerify, Stage: st.Name, Verify: r.res.Verify, Message: verifySummary(r.res.Verify)})
 	}
 	rec := r.record(state.RunDone, now, before)
@@ -172,4 +168,16 @@ func (e *Engine) keepVersions(st *workspace.Stage, cur *state.StageState) error 
 func (e *Engine) keepIncomplete(st *workspace.Stage, inc *IncompleteError) error {
 	dst := filepath.Join(VersionsDir(e.ws, st.Name), e.opts.Now().UTC().Format(versionTime)+"-incomplete", "answer.md")
 	return e.ws.Disk.WriteFile(dst, []byte(inc.Partial), 0o644)
+}
+
+// verifyEnv is what a stage's Verify checks read with, for a whole run,
+// one item's re-run and an approval alike: the workspace through its Root
+// (and its max_file_size), paths resolved from the stage's folder, and the
+// provenance of the tool calls of the run that wrote the outputs.
+func verifyEnv(ws *workspace.Workspace, st *workspace.Stage, code verify.CodeChecker, prov *verify.Provenance) verify.Env {
+	return verify.Env{
+		StageDir: st.Dir, Workspace: ws.Root, Stage: st.Name, Files: ws.Disk,
+		Resolve:    func(p string) (string, error) { return ws.Resolve(st.Dir, p) },
+		CodeBlocks: code, Provenance: prov,
+	}
 }

@@ -138,11 +138,7 @@ func (r *run) commitItem(ctx context.Context, cur *state.StageState, w *Written,
 		r.prov.Merge(prov)
 	}
 	if len(r.c.Verify) > 0 {
-		r.res.Verify = verify.Run(ctx, r.c.Verify, []verify.Output{{Rel: w.Output, Abs: e.ws.Abs(w.Output)}}, verify.Env{
-			StageDir: st.Dir, Workspace: e.ws.Root, Stage: st.Name,
-			Resolve:    func(p string) (string, error) { return e.ws.Resolve(st.Dir, p) },
-			CodeBlocks: e.opts.CodeBlocks, Provenance: r.prov,
-		})
+		r.res.Verify = verify.Run(ctx, r.c.Verify, []verify.Output{{Rel: w.Output, Abs: e.ws.Abs(w.Output)}}, verifyEnv(e.ws, st, e.opts.CodeBlocks, r.prov))
 		e.emit(Event{Kind: EventVerify, Stage: st.Name, Verify: r.res.Verify, Message: verifySummary(r.res.Verify)})
 	}
 	// The record holds the model's version: a person's edits in the other
