@@ -5,7 +5,7 @@
 // tested without VS Code.
 import { faceText } from './present';
 import { errorNotice } from './errors';
-import type { ErrorAction, RunFinished } from './protocol';
+import type { ErrorAction, NextStep, RunFinished } from './protocol';
 
 /** A fix offered on an error, as the server sends it. */
 export type FixAction = ErrorAction;
@@ -78,8 +78,13 @@ export function toolLine(ev: RunFinished): string {
   return n === of ? `every tool call failed (${n} of ${of})` : `${n} of ${of} tool calls failed`;
 }
 
-/** The notice shown when a stage run ends. */
-export function runNotice(ev: RunFinished): RunNotice {
+/**
+ * The notice shown when a stage run ends. next is the workspace's next
+ * step as the Pipeline view has it: when nothing ran because a stage
+ * awaits review, the notice offers that review instead of the server's
+ * words (which name the CLI's command).
+ */
+export function runNotice(ev: RunFinished, next?: NextStep): RunNotice {
   const stage = ev.stage !== '' ? ev.stage : 'The run';
   if (ev.cancelled) {
     return { severity: 'info', text: `${stage} run cancelled; its last output and approval are kept.`, actions: [] };
@@ -88,6 +93,15 @@ export function runNotice(ev: RunFinished): RunNotice {
     // Nothing ran (everything approved, or a gate or an error stops the
     // run before any stage): say where it stands, offer nothing to approve.
     const why = ev.message !== undefined && ev.message !== '' ? ev.message : 'nothing needed running';
+    if (ev.ok && next?.stage !== undefined && next.stage !== '' && (next.action === 'approve' || next.action === 'fix')) {
+      return next.action === 'approve'
+        ? {
+            severity: 'info',
+            text: `Nothing ran: ${next.stage} awaits your review first. Read its output, edit it if you like, then approve it.`,
+            actions: [button(Button.openOutput), button(Button.approve)],
+          }
+        : { severity: 'warning', text: `Nothing ran: ${next.stage} cannot run until the problems in its contract are fixed (see the Problems panel).`, actions: [] };
+    }
     if (!ev.ok) {
       return { severity: 'error', text: `Nothing ran: ${why}${hintOf(ev)}`, actions: fixActions(ev) };
     }

@@ -1,6 +1,6 @@
 // How workspace and stage states read in the Pipeline view and the status
 // bar. Plain data out, so the wording is tested without VS Code.
-import type { ModelStatus, StageFace, StageState, StageStatus, WorkspaceStatus } from './protocol';
+import type { ModelStatus, NextStep, StageFace, StageState, StageStatus, WorkspaceStatus } from './protocol';
 
 // The same vocabulary as the server's state.FaceOf, for a server too old
 // to send faces. Errors are red.
@@ -229,9 +229,30 @@ export interface StatusBarView {
   color?: string;
 }
 
+/**
+ * The next step in the editor's words: the server's message names the
+ * CLI's commands (`icm approve 01-scope`), which a person in the editor
+ * does not type.
+ */
+export function nextText(next: NextStep | undefined): string {
+  if (next === undefined) {
+    return 'no next step';
+  }
+  const stage = next.stage ?? '';
+  switch (stage === '' ? 'done' : next.action) {
+    case 'run':
+      return `${stage} runs next: ▶ in the Pipeline view, or ICM: Run Next Stage`;
+    case 'approve':
+      return `${stage} awaits review: read its output, edit it if you like, then approve it`;
+    case 'fix':
+      return `${stage} cannot run: fix the problems the Problems panel lists for its contract`;
+  }
+  return next.message;
+}
+
 /** The status bar's one line: what runs now, or the workspace's next step. */
 export function statusBarView(ws: WorkspaceStatus): StatusBarView {
-  const tooltip = `ICM ${ws.name}: ${ws.next?.message ?? 'no next step'}`;
+  const tooltip = `ICM ${ws.name}: ${nextText(ws.next)}`;
   const running = ws.running;
   if (running !== null && running !== undefined) {
     const item = itemProgress(ws, running.stage);

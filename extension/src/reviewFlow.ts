@@ -38,7 +38,12 @@ export class ReviewFlow {
   /** Tells the person a run ended and offers the next step or the fixes. */
   async runFinished(ev: RunFinished): Promise<void> {
     this.log.info(`run ${ev.runId} of ${ev.stage || '(no stage)'} ended: ok=${ev.ok} cancelled=${ev.cancelled} ${ev.message ?? ''}`);
-    const notice = runNotice(ev);
+    // Nothing ran because a stage waits: its buttons act on that stage.
+    const next = ev.nothingRan === true && ev.stage === '' ? this.model.get(ev.workspace)?.next : undefined;
+    if (next?.stage !== undefined && next.stage !== '' && next.action === 'approve') {
+      ev = { ...ev, stage: next.stage };
+    }
+    const notice = runNotice(ev, next);
     const titles = notice.actions.map((a) => a.title);
     const choice =
       notice.severity === 'error'

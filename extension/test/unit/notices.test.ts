@@ -126,6 +126,17 @@ test('runNotice', async (t) => {
       actions: ['Show Logs'],
     },
   ];
+  await t.test('Run Next with a stage awaiting review offers to review it, in the editor\'s words', () => {
+    const n = runNotice(
+      { ...base, stage: '', nothingRan: true, message: '01-scope awaiting review: read pipeline/01-scope/output/, edit if needed, then `icm approve 01-scope`' },
+      { stage: '01-scope', action: 'approve', message: '' },
+    );
+    assert.equal(n.text, 'Nothing ran: 01-scope awaits your review first. Read its output, edit it if you like, then approve it.');
+    assert.deepEqual(
+      n.actions.map((a) => a.title),
+      ['Open Output', 'Approve'],
+    );
+  });
   for (const c of cases) {
     await t.test(c.name, () => {
       const n = runNotice({ ...base, ...c.ev });

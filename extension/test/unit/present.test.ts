@@ -215,8 +215,16 @@ test('statusBarView', async (t) => {
       assert.equal(v.icon, c.icon);
       assert.equal(v.label, c.label);
       assert.match(v.tooltip, /^ICM course-research: /);
+      // The editor's words, never a command line.
+      assert.doesNotMatch(v.tooltip, /`icm |icm (run|approve|check)\b/);
     });
   }
+  await t.test('the next step in the editor\'s words', () => {
+    const approve = statusBarView(workspace({ next: { stage: '01-scope', action: 'approve', message: '01-scope awaiting review: read pipeline/01-scope/output/, edit if needed, then `icm approve 01-scope`' } }));
+    assert.match(approve.tooltip, /01-scope awaits review: read its output, edit it if you like, then approve it/);
+    const fix = statusBarView(workspace({ next: { stage: '01-scope', action: 'fix', message: '01-scope cannot run: fix the problems `icm check` reports in pipeline/01-scope/CONTEXT.md' } }));
+    assert.match(fix.tooltip, /01-scope cannot run: fix the problems the Problems panel lists for its contract/);
+  });
 });
 
 test('workspaceOf and stageOf', async (t) => {
