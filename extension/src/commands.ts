@@ -36,7 +36,7 @@ export function registerCommands({ server, model, review, log, runs }: Deps): vs
   const pickWorkspace = async (prefer?: (ws: WorkspaceStatus) => boolean): Promise<WorkspaceStatus | undefined> => {
     const list = model.workspaces();
     if (list.length === 0) {
-      throw new Error('no ICM workspace is open (a folder with pipeline/NN-name/CONTEXT.md stages)');
+      throw new Error('no ICM workspace is open (a folder with numbered stage folders, such as pipeline/01-scope/CONTEXT.md or stages/01-scope/CONTEXT.md)');
     }
     const preferred = prefer ? list.filter(prefer) : [];
     const chosen = workspaceOf(list, activeFile()) ?? (preferred.length === 1 ? preferred[0] : undefined);

@@ -16,6 +16,13 @@ test('no command of the extension has the id of a server command', () => {
   assert.deepEqual(clash, []);
 });
 
+test('the extension starts for every stage layout the server reads', () => {
+  // Stages under pipeline/, stages/ or another first-level folder
+  // (phases/01-a/CONTEXT.md): a workspace of the last kind opened nothing.
+  const events = manifest.activationEvents as string[];
+  assert.ok(events.includes('workspaceContains:**/*/[0-9]*/CONTEXT.md'), `no activation event for stages under any folder: ${events.join(', ')}`);
+});
+
 test('every view, walkthrough step and menu names what exists', () => {
   const commands = new Set((manifest.contributes.commands as { command: string }[]).map((c) => c.command));
   for (const items of Object.values(manifest.contributes.menus) as { command: string }[][]) {
