@@ -2,7 +2,8 @@
 // person picks. The words and buttons come from errors.ts.
 import * as vscode from 'vscode';
 import { errorNotice } from './errors';
-import { ServerCommand, type ErrorAction } from './protocol';
+import { modelNameEdit } from './configEdit';
+import { ServerCommand, type ErrorAction, type ErrorData } from './protocol';
 import { errorDataOf, messageOf } from './review';
 import type { IcmServer } from './server';
 
@@ -57,15 +58,15 @@ export async function showErrorData(
     return;
   }
   try {
-    await performFix(picked.action, workspace, deps);
+    await performFix(picked.action, workspace, deps, data);
   } catch (fixErr) {
     // A fix that fails says why, with its own fixes.
     await showError(fixErr, workspace, deps);
   }
 }
 
-/** Performs one fix. */
-export async function performFix(a: ErrorAction, workspace: string | undefined, deps: FixDeps): Promise<void> {
+/** Performs one fix; data is the error it fixes, when there is one. */
+export async function performFix(a: ErrorAction, workspace: string | undefined, deps: FixDeps, data?: ErrorData): Promise<void> {
   const { server } = deps;
   const stage = a.stage ?? '';
   switch (a.id) {
@@ -110,6 +111,13 @@ export async function performFix(a: ErrorAction, workspace: string | undefined, 
     }
     case 'choose-model':
       if (a.model) {
+        // A misspelt [model] name is fixed in config.toml, where it is
+        // written (and where icm on the command line reads it): an editor
+        // setting over it would leave the squiggle and the CLI's failure.
+        const missing = data?.actions.find((x) => x.id === 'pull-model')?.model;
+        if (missing && workspace && (await fixConfigModel(workspace, missing, a.model))) {
+          return;
+        }
         await vscode.workspace.getConfiguration('icm').update('model', a.model, vscode.ConfigurationTarget.Workspace);
         vscode.window.setStatusBarMessage(`$(check) ICM now uses ${a.model}`, 4000);
         return;
@@ -131,4 +139,40 @@ export async function performFix(a: ErrorAction, workspace: string | undefined, 
       await vscode.commands.executeCommand('workbench.actions.view.problems');
       return;
   }
+}
+
+/**
+ * Makes the workspace's config.toml name model instead of missing, when
+ * that is where missing comes from (no icm.model setting over it); false
+ * when it is not.
+ */
+async function fixConfigModel(workspace: string, missing: string, model: string): Promise<boolean> {
+  const setting = vscode.workspace.getConfiguration('icm').get<string>('model')?.trim() ?? '';
+  if (setting !== '') {
+    return false;
+  }
+  const uri = vscode.Uri.joinPath(vscode.Uri.file(workspace), 'config.toml');
+  let doc: vscode.TextDocument;
+  try {
+    doc = await vscode.workspace.openTextDocument(uri);
+  } catch {
+    return false;
+  }
+  const edit = modelNameEdit(doc.getText(), missing, model);
+  if (edit === undefined) {
+    return false;
+  }
+  // A buffer with edits of the person's own is left unsaved with this one
+  // in it (the server reads buffers); a clean one is saved for the CLI.
+  const wasDirty = doc.isDirty;
+  const we = new vscode.WorkspaceEdit();
+  we.replace(uri, doc.lineAt(edit.line).range, edit.text);
+  if (!(await vscode.workspace.applyEdit(we))) {
+    return false;
+  }
+  if (!wasDirty) {
+    await doc.save();
+  }
+  vscode.window.setStatusBarMessage(`$(check) config.toml now names ${model}`, 4000);
+  return true;
 }

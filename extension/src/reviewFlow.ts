@@ -80,7 +80,7 @@ export class ReviewFlow {
         return this.startServer(ev, a);
     }
     if (a.fix !== undefined) {
-      await performFix({ ...a.fix, stage: a.fix.stage ?? ev.stage }, ev.workspace, this.fixes);
+      await performFix({ ...a.fix, stage: a.fix.stage ?? ev.stage }, ev.workspace, this.fixes, ev.error);
     }
   }
 

@@ -9,7 +9,8 @@
 // Run All (its notices name their stages), read a model call in the Runs
 // view, stop the model server and re-run an approved stage (a notice with
 // the hint and Start / Retry; everything stays approved), cancel a run, and
-// misspell the model in config.toml (a squiggle that says what was meant).
+// misspell the model in config.toml (a squiggle that says what was meant,
+// and a failed run whose Use button fixes the name in config.toml).
 // Each step leaves a screenshot in test-artifacts/e2e/.
 //
 // `make e2e` builds what it needs and runs it; the environment says where:
@@ -576,5 +577,23 @@ test('the extension in VS Code', async (t) => {
       }
     }
     await screenshot('config-typo');
+    // A run then fails on the missing model; "Use qwen3.5:9b" fixes the
+    // name where it is written, not under an editor setting.
+    await page.keyboard.press('Escape');
+    await clearNotifications();
+    await page.locator('.activitybar .action-item [aria-label^="ICM"]').first().click();
+    await runFromRow('03-outline');
+    const notice = toast('is not installed');
+    await notice.waitFor();
+    await screenshot('model-typo-notice');
+    await clickToastButton(notice, 'Use qwen3.5:9b');
+    for (let i = 0; (await readFile(cfg, 'utf8')).includes('name = "qwen3.5:9"\n'); i++) {
+      assert.ok(i < 100, 'config.toml still names qwen3.5:9');
+      await page.waitForTimeout(100);
+    }
+    assert.match(await readFile(cfg, 'utf8'), /^name = "qwen3\.5:9b"$/m);
+    assert.equal(existsSync(path.join(workspace, '.vscode/settings.json')), false, 'an editor setting was written over config.toml');
+    await page.locator('.markers-panel .monaco-list-row', { hasText: 'did you mean "qwen3.5:9b"' }).first().waitFor({ state: 'detached' });
+    await screenshot('model-typo-fixed');
   });
 });
