@@ -219,10 +219,6 @@ func (st *wsState) analyze() {
 	a.counts = st.countStages(st.ctx, sess, &view, rep)
 	st.finish(epoch, a)
 	st.s.contextDocsChanged(st)
-	// The client may have asked for the status before this workspace was
-	// found (discovery runs in the background), and the token counts of
-	// the Pipeline view follow the buffers: send the status when it moved.
-	st.s.statusMayHaveChanged(st)
 }
 
 func (st *wsState) finish(epoch uint64, a *analysis) {
