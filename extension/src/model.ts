@@ -1,5 +1,6 @@
 // The extension's copy of what the server says about each workspace, fed by
 // icm.status answers and icm/statusChanged notifications.
+import { workspaceOf } from './present';
 import type { WorkspaceStatus } from './protocol';
 
 export type Listener = () => void;
@@ -31,6 +32,11 @@ export class PipelineModel {
   update(ws: WorkspaceStatus): void {
     this.byRoot.set(ws.workspace, ws);
     this.fire();
+  }
+
+  /** Whether file (an absolute path) is inside a workspace the model knows. */
+  holds(file: string): boolean {
+    return workspaceOf(this.workspaces(), file) !== undefined;
   }
 
   /** True while any workspace has a run going. */

@@ -39,6 +39,7 @@ export class IcmServer implements vscode.Disposable {
   private readonly handlers = new Map<string, Set<(params: unknown) => void>>();
   private command: string | undefined;
   private readonly disposables: vscode.Disposable[] = [];
+  private refreshTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -111,6 +112,16 @@ export class IcmServer implements vscode.Disposable {
       initializationOptions: { ...this.settings(), logToClient: true },
       synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher('**/*.{md,toml}') },
       middleware: {
+        // The server finds the workspaces below the editor's folder in the
+        // background, after the first icm.status here may have listed none
+        // (a repository holding several): diagnostics for a file of no
+        // known workspace say there are more to ask for.
+        handleDiagnostics: (uri, diagnostics, next) => {
+          next(uri, diagnostics);
+          if (uri.scheme === 'file' && !this.model.holds(uri.fsPath)) {
+            this.refreshSoon();
+          }
+        },
         executeCommand: (cmd, args, next) => {
           const forward = async (c: string, a: unknown[]) => next(c, a);
           return this.hooks ? this.hooks.command(cmd, args, forward) : forward(cmd, args);
@@ -168,6 +179,18 @@ export class IcmServer implements vscode.Disposable {
       throw new Error('the icm language server is not running; see ICM: Show Logs, or run ICM: Restart Server');
     }
     return (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [args] })) as T;
+  }
+
+  /** Asks for the status once a burst of diagnostics is over, at most once a second. */
+  private refreshSoon(): void {
+    if (this.refreshTimer !== undefined) {
+      return;
+    }
+    this.refreshTimer = setTimeout(() => {
+      void this.refresh().finally(() => {
+        this.refreshTimer = undefined;
+      });
+    }, 1000);
   }
 
   /** Asks the server for every workspace's status. */

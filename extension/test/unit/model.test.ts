@@ -36,3 +36,15 @@ test('PipelineModel keeps order, replaces and notifies', () => {
   m.update(ws('/d'));
   assert.equal(fired, 4, 'no call after dispose');
 });
+
+test('PipelineModel.holds: a file of no known workspace asks for the status again', () => {
+  // Opening a repository that holds several workspaces: the server finds
+  // them in the background and publishes their diagnostics after the
+  // extension's first icm.status, which listed none.
+  const m = new PipelineModel();
+  assert.equal(m.holds('/repo/research/stages/01-a/CONTEXT.md'), false);
+  m.replaceAll([ws('/repo/research')]);
+  assert.equal(m.holds('/repo/research/stages/01-a/CONTEXT.md'), true);
+  assert.equal(m.holds('/repo/research-old/stages/01-a/CONTEXT.md'), false, 'a sibling whose name starts alike');
+  assert.equal(m.holds('/repo/course/stages/01-a/CONTEXT.md'), false);
+});
