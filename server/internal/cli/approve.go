@@ -36,7 +36,7 @@ A stage run with --model is judged with the same --model: pass it here too
 			if err != nil {
 				return withRanModel(sess, args[0], model, err)
 			}
-			fmt.Fprintf(env.Stdout, "approved %s (%d output(s))\n", a.Stage, len(a.Outputs))
+			fmt.Fprintf(env.Stdout, "approved %s (%s)\n", a.Stage, plural(len(a.Outputs), "output"))
 			if p, _, err := sess.Status(); err == nil {
 				fmt.Fprintln(env.Stdout, nextLine(p, sess.Workspace(), g))
 			}

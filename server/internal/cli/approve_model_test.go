@@ -36,7 +36,7 @@ func TestApproveWithoutTheRunsModelSaysWhichModel(t *testing.T) {
 		t.Errorf("the message nests parentheses:\n%s", errOut)
 	}
 	// The command it gives works.
-	if out, errOut, code := runAsUser(t, dir, vars, "approve", "01-draft", "--model", "tiny"); code != 0 || !strings.Contains(out, "approved 01-draft") {
+	if out, errOut, code := runAsUser(t, dir, vars, "approve", "01-draft", "--model", "tiny"); code != 0 || !strings.Contains(out, "approved 01-draft (1 output)\n") {
 		t.Errorf("approve --model tiny: %d\n%s%s", code, out, errOut)
 	}
 }

@@ -96,7 +96,7 @@ func (p *printer) event(ev workflow.Event) {
 		}
 		calls := ""
 		if m.ToolCalls > 0 {
-			calls = fmt.Sprintf(", %d tool call(s)", m.ToolCalls)
+			calls = ", " + plural(m.ToolCalls, "tool call")
 		}
 		fmt.Fprintf(w, "    model %s: %d in, %d out, %s%s%s\n", m.Model, m.PromptTokens, m.OutputTokens, m.Duration.Round(10*time.Millisecond), rate, calls)
 	case workflow.EventTool:

@@ -103,7 +103,7 @@ func (r *run) record(status string, outputs, before map[string]string) *state.Re
 // endMessage sums up a finished stage in one line: what it wrote, and
 // the tool calls that failed ("2 of 5 tool calls failed").
 func (r *run) endMessage() string {
-	return fmt.Sprintf("wrote %d output(s)", len(r.res.Outputs)) + toolSuffix(r.res)
+	return fmt.Sprintf("wrote %d output%s", len(r.res.Outputs), pluralS(len(r.res.Outputs))) + toolSuffix(r.res)
 }
 
 // toolSuffix says how many tool calls failed, when any did.
@@ -125,9 +125,18 @@ func verifySummary(rs []state.VerifyResult) string {
 		}
 	}
 	if failed == 0 {
-		return fmt.Sprintf("verify: %d check(s) passed", len(rs))
+		return fmt.Sprintf("verify: %d check%s passed", len(rs), pluralS(len(rs)))
 	}
-	return fmt.Sprintf("verify: %d of %d check(s) failed", failed, len(rs))
+	return fmt.Sprintf("verify: %d of %d check%s failed", failed, len(rs), pluralS(len(rs)))
+}
+
+// pluralS is the "s" a count's noun takes: the progress and the Runs view
+// say "1 check", "2 checks", never "check(s)".
+func pluralS(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // versionTime is the time format that starts a kept version's folder name,
