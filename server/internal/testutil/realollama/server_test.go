@@ -50,6 +50,17 @@ func TestRealServer(t *testing.T) {
 		if got, ok := show.ModelInfo["llama.context_length"].(float64); !ok || int(got) != srv.ContextLength {
 			t.Errorf("llama.context_length = %v, want %d", show.ModelInfo["llama.context_length"], srv.ContextLength)
 		}
+		// One compute thread, or the server crawls on a loaded machine
+		// (see testdata/Modelfile).
+		oneThread := false
+		for _, line := range strings.Split(show.Parameters, "\n") {
+			if f := strings.Fields(line); len(f) == 2 && f[0] == "num_thread" && f[1] == "1" {
+				oneThread = true
+			}
+		}
+		if !oneThread {
+			t.Errorf("the model's parameters %q do not set num_thread 1", show.Parameters)
+		}
 		caps := fmt.Sprint(show.Capabilities)
 		for _, want := range []string{"completion", "tools"} {
 			if !strings.Contains(caps, want) {
