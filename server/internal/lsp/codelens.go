@@ -56,7 +56,7 @@ func (s *Server) codeLenses(gctx *glsp.Context, p *protocol.CodeLensParams) ([]p
 		out = append(out, lens("✓ Approve", cmdApprove))
 	}
 	if sr := a.stageOfContract(dc.doc.Path); sr != nil && sr.Context != nil {
-		title := fmt.Sprintf("~%d tokens", sr.Context.Total)
+		title := approxTokens(sr.Context.Total)
 		if n := a.counts[dc.stage.Name]; n != nil && len(n.Items) > 1 {
 			title = fmt.Sprintf("%d calls, %s", len(n.Items), approxTokens(n.Total.Tokens))
 		}

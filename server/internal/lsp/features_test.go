@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -384,5 +385,21 @@ func TestStatusAndProbeCommands(t *testing.T) {
 	}
 	if _, err := s.ExecuteCommand("icm.nothing", map[string]any{}); err == nil {
 		t.Error("unknown command: want an error")
+	}
+}
+
+// A stage over a thousand tokens reads "~1.3k tokens" on its lens, as its
+// Pipeline row and a For each stage's lens do, not "~1289 tokens".
+func TestCodeLensTokensReadAsTheViewDoes(t *testing.T) {
+	s := newSession(t)
+	s.Open(research)
+	s.AwaitDiagnostics(research, "analysed", func([]lsptest.Diagnostic) bool { return true })
+	var ls []lens
+	if err := s.TextDocumentCall("textDocument/codeLens", research, nil, &ls); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(titles(ls), " | ")
+	if !regexp.MustCompile(`(^| )~\d+(\.\d)?k tokens( |$)`).MatchString(got) || regexp.MustCompile(`~\d{4,} tokens`).MatchString(got) {
+		t.Errorf("lenses %q do not count the stage as ~N.Nk tokens", got)
 	}
 }
