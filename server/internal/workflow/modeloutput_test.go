@@ -30,6 +30,10 @@ func TestStageWithoutAConcreteOutputFailsOnItsContract(t *testing.T) {
 	if !errors.As(err, &fe) || fe.Kind != fault.ContractInvalid || fe.File != contract {
 		t.Fatalf("err = %v (%#v), want a contract-invalid fault on %s", err, fe, contract)
 	}
+	// The small workspace's 01-plan names its output on line 10.
+	if fe.Line != 10 {
+		t.Errorf("the error points at line %d of the contract, want its output's line 10", fe.Line)
+	}
 	if !strings.Contains(fe.Msg, "report.md -> output/") {
 		t.Errorf("the error does not say what to add: %s", fe.Msg)
 	}

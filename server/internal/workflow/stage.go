@@ -161,7 +161,7 @@ func (r *run) produce(ctx context.Context, rep *check.Report) (map[string][]byte
 	if r.c.Script != nil {
 		return nil, r.script(ctx)
 	}
-	out, err := modelOutput(r.st, r.c)
+	out, err := modelOutput(r.e.ws, r.st, r.c)
 	if err != nil {
 		return nil, err
 	}
@@ -222,13 +222,21 @@ func (r *run) prepare(ctx context.Context) (ToolSession, agent.Config, error) {
 
 // modelOutput is the file a model stage writes its answer to: its first
 // declared output with a concrete name.
-func modelOutput(st *workspace.Stage, c *contract.Contract) (string, error) {
+func modelOutput(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract) (string, error) {
 	if o, ok := c.ModelOutput(); ok {
 		return path.Join(st.Rel, o.Path), nil
 	}
-	// The contract's to fix: the error opens it (icm check notes the same
-	// at its Outputs).
-	return "", fault.Invalid(st.Name, st.Contract, 0, []string{"every output holds a placeholder or names a folder; " + contract.NoModelOutputHint})
+	// The contract's to fix: the error opens it at its first output (icm
+	// check notes the same there).
+	line := 0
+	if len(c.Outputs) > 0 {
+		if src, err := ws.Files.ReadFile(st.Contract); err == nil {
+			if pos, err := document.NewMapper(src).Position(c.Outputs[0].PathRange.Start); err == nil {
+				line = pos.Line + 1
+			}
+		}
+	}
+	return "", fault.Invalid(st.Name, st.Contract, line, []string{"every output holds a placeholder or names a folder; " + contract.NoModelOutputHint})
 }
 
 func (r *run) agentConfig() (agent.Config, error) {
