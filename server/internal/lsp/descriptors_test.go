@@ -3,7 +3,9 @@ package lsp_test
 import (
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"testing"
 
 	"github.com/icm-tool/icm/server/internal/lsp"
@@ -11,14 +13,39 @@ import (
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 )
 
-// openDescriptors counts this process's open file descriptors.
-func openDescriptors(t *testing.T) int {
+// workspaceDescriptors counts this process's open descriptors on dir:
+// the folder itself, anything inside it, and the folders above it (a
+// repository's Root). Descriptors of anything else (sockets, pipes, the
+// runtime's own, other tests' leftovers closing meanwhile) come and go
+// with the machine's timing and say nothing about the workspace.
+func workspaceDescriptors(t *testing.T, dir string) int {
 	t.Helper()
 	entries, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
 		t.Skip("no /proc/self/fd to count descriptors in")
 	}
-	return len(entries)
+	n := 0
+	for _, e := range entries {
+		target, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name()))
+		if err != nil || !filepath.IsAbs(target) {
+			continue // closed meanwhile, or a socket, pipe or anonymous inode
+		}
+		if within(target, dir) || (within(dir, target) && isDir(target)) {
+			n++
+		}
+	}
+	return n
+}
+
+// within says whether p is dir or below it.
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }
 
 // TestWorkspaceDescriptorsDoNotGrow: every opening of a workspace holds
@@ -31,7 +58,10 @@ func openDescriptors(t *testing.T) int {
 func TestWorkspaceDescriptorsDoNotGrow(t *testing.T) {
 	dir := wstest.Copy(t, "course-research")
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	idle := openDescriptors(t)
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real // /proc names a descriptor by its real path
+	}
+	idle := workspaceDescriptors(t, dir)
 	ed := lsptest.Start(t, lsptest.Config{Root: dir, Options: lsp.Options{Log: io.Discard}, InitOptions: map[string]any{"ollamaHost": "127.0.0.1:1"}})
 	folder := []map[string]any{{"uri": lsptest.URI(dir), "name": "w"}}
 	round := func() {
@@ -51,7 +81,7 @@ func TestWorkspaceDescriptorsDoNotGrow(t *testing.T) {
 	for range 3 {
 		round()
 	}
-	before := openDescriptors(t)
+	before := workspaceDescriptors(t, dir)
 	const rounds = 20
 	for range rounds {
 		round()
@@ -62,14 +92,14 @@ func TestWorkspaceDescriptorsDoNotGrow(t *testing.T) {
 		_, err := ed.ExecuteCommand("icm.status", map[string]any{"workspace": dir})
 		return err == nil
 	})
-	after := openDescriptors(t)
+	after := workspaceDescriptors(t, dir)
 	if after > before+2 {
 		t.Errorf("%d descriptors open after %d rounds of reopening the workspace, %d before: %d left open per round",
 			after, rounds, before, (after-before)/rounds)
 	}
 	// Once the server has exited, nothing of the workspace is open.
 	ed.Shutdown()
-	if left := openDescriptors(t); left > idle {
+	if left := workspaceDescriptors(t, dir); left > idle {
 		t.Errorf("%d descriptors open after the server exited, %d before it started", left, idle)
 	}
 }
