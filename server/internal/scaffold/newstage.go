@@ -114,10 +114,8 @@ func firstOutput(ws *workspace.Workspace, st *workspace.Stage) string {
 	if err != nil {
 		return ""
 	}
-	for _, o := range contract.Parse(st.Contract, src).Outputs {
-		if !o.Templated && !o.Dir && o.Path != "" {
-			return o.Path
-		}
+	if o, ok := contract.Parse(st.Contract, src).ModelOutput(); ok {
+		return o.Path
 	}
 	return ""
 }

@@ -173,14 +173,10 @@ func outputsOf(cp *workspace.Workspace, st *workspace.Stage, con *contract.Contr
 	}
 	sort.Slice(outs, func(i, k int) bool { return outs[i].Rel < outs[k].Rel })
 	var primary verify.Output
-	for _, o := range con.Outputs {
-		if !o.Templated && !o.Dir {
-			rel := path.Join(st.Rel, o.Path)
-			primary = verify.Output{Rel: rel, Abs: cp.Abs(rel)}
-			break
-		}
-	}
-	if primary.Rel == "" && len(outs) > 0 {
+	if o, ok := con.ModelOutput(); ok {
+		rel := path.Join(st.Rel, o.Path)
+		primary = verify.Output{Rel: rel, Abs: cp.Abs(rel)}
+	} else if len(outs) > 0 {
 		primary = outs[0]
 	}
 	return outs, primary
