@@ -47,11 +47,16 @@ func TestExitStatusPassesThrough(t *testing.T) {
 	}
 }
 
-// startHelper runs a script that starts a helper outside its group and
-// session, prints the helper's pid and waits; it returns the helper's pid.
-func startHelper(t *testing.T, mode Mode) (*exec.Cmd, int) {
+// helperScript starts a helper outside its group and session, prints the
+// helper's pid and waits.
+const helperScript = `setsid sh -c 'echo $$; exec sleep 300' & wait`
+
+// startHelper runs script (which prints the pid of a helper it starts
+// outside its group and session) under the reaper in mode; it returns the
+// helper's pid.
+func startHelper(t *testing.T, mode Mode, script string) (*exec.Cmd, int) {
 	t.Helper()
-	cmd := under(t, mode, `setsid sh -c 'echo $$; exec sleep 300' & wait`)
+	cmd := under(t, mode, script)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +77,7 @@ func startHelper(t *testing.T, mode Mode) (*exec.Cmd, int) {
 }
 
 func TestAllEndsEverythingOnTheFirstSignal(t *testing.T) {
-	cmd, helper := startHelper(t, All)
+	cmd, helper := startHelper(t, All, helperScript)
 	// The reaper alone is signalled.
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -85,15 +90,22 @@ func TestAllEndsEverythingOnTheFirstSignal(t *testing.T) {
 }
 
 func TestGroupEndsWhatLeftTheGroup(t *testing.T) {
-	cmd, helper := startHelper(t, Group)
-	// The group is signalled, as a session closing does: the script goes
-	// by the signal, the helper by the reaper.
+	// The script ignores the signal and stays: what ends the helper can
+	// only be the reaper's answer to the signal, not the script's exit.
+	cmd, helper := startHelper(t, Group, `trap '' TERM; setsid sh -c 'echo $$; exec sleep 300' & while :; do sleep 1; done`)
+	defer func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	}()
+	// The group is signalled, as a session closing does.
 	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	_ = cmd.Wait()
 	if !gone(helper) {
 		_ = syscall.Kill(helper, syscall.SIGKILL)
-		t.Fatal("the helper that left the group outlived the reaper")
+		t.Fatal("the helper that left the group outlived the signal to the group")
+	}
+	if p, ok := Stat(cmd.Process.Pid); !ok || !p.Live() {
+		t.Fatal("the reaper ended with the signal: the test did not see its sweep")
 	}
 }
