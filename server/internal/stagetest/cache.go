@@ -66,11 +66,8 @@ func (s *cacheStore) put(key string, resp *llm.ChatResponse, now time.Time) erro
 	if err != nil {
 		return err
 	}
-	p := s.path(key)
-	if err := s.disk.MkdirAll(filepath.Dir(p)); err != nil {
-		return err
-	}
-	return s.disk.WriteFile(p, data, 0o644)
+	// A cached reply can be asked for again: no syncs.
+	return s.disk.WriteCheckpoint(s.path(key), data, 0o644)
 }
 
 // RequestKey is the cache key of a model request: a hash of everything

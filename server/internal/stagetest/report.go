@@ -169,9 +169,6 @@ func Save(disk *workspace.Root, rep *Report) (string, error) {
 		return "", fmt.Errorf("unable to encode the test report: %w", err)
 	}
 	p := filepath.Join(disk.Dir(), ResultsDir, rep.RunID+".json")
-	if err := disk.MkdirAll(filepath.Dir(p)); err != nil {
-		return "", fmt.Errorf("unable to save the test report: %w", err)
-	}
 	if err := disk.WriteFile(p, append(data, '\n'), 0o644); err != nil {
 		return "", fmt.Errorf("unable to save the test report: %w", err)
 	}
