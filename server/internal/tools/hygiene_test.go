@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/icm-tool/icm/server/internal/reap"
 )
 
 func TestCallDeadline(t *testing.T) {
@@ -166,8 +168,8 @@ func TestCloseLeavesNoProcesses(t *testing.T) {
 			// The server leads its own process group and the grandchild is in it.
 			leader := s.conns["fx"].proc.cmd.Process.Pid
 			for _, pid := range []int{leader, grandchild} {
-				if _, pgrp, ok := procStat(strconv.Itoa(pid)); !ok || pgrp != leader {
-					t.Errorf("process %d is in group %d, want %d", pid, pgrp, leader)
+				if p, ok := reap.Stat(pid); !ok || p.Group != leader {
+					t.Errorf("process %d is in group %d, want %d", pid, p.Group, leader)
 				}
 			}
 			if leader == syscall.Getpgrp() {
@@ -212,8 +214,8 @@ func TestCloseEndsChildrenThatLeftTheGroup(t *testing.T) {
 			}
 			s, grandchild := spawnGrandchild(t, f, opts, flags, map[string]any{"setsid": true, "ignore_term": true})
 			leader := s.conns["fx"].proc.cmd.Process.Pid
-			if _, pgrp, ok := procStat(strconv.Itoa(grandchild)); !ok || pgrp == leader {
-				t.Fatalf("the grandchild is in group %d, want a group of its own (setsid)", pgrp)
+			if p, ok := reap.Stat(grandchild); !ok || p.Group == leader {
+				t.Fatalf("the grandchild is in group %d, want a group of its own (setsid)", p.Group)
 			}
 			if err := s.Close(); err != nil {
 				t.Fatalf("Close: %v", err)

@@ -75,16 +75,6 @@ func alive(pid int) bool {
 	return ok && p.Live()
 }
 
-// procStat reads the state and process group of the process pid.
-func procStat(pid string) (state byte, pgrp int, ok bool) {
-	n, err := strconv.Atoi(pid)
-	if err != nil {
-		return 0, 0, false
-	}
-	p, ok := reap.Stat(n)
-	return p.State, p.Group, ok
-}
-
 func killPid(pid int) error {
 	p, err := os.FindProcess(pid)
 	if err != nil {
