@@ -32,13 +32,16 @@ func (s *Server) hover(gctx *glsp.Context, p *protocol.HoverParams) (*protocol.H
 	if h, isCase, err := s.caseHover(p); isCase {
 		return h, err
 	}
-	cdc, ok, err := s.contextOf(p.TextDocument.URI)
-	if err == nil && ok && cdc.c == nil && isConfig(cdc) {
-		defer cdc.release()
-		return s.configHover(ctx, cdc, p.Position)
+	dc, ok, err := s.contextOf(p.TextDocument.URI)
+	if err != nil || !ok {
+		dc.release()
+		return nil, err
 	}
-	cdc.release()
-	dc, t, ok, err := s.targetAt(p.TextDocument.URI, p.Position)
+	if dc.c == nil && isConfig(dc) {
+		defer dc.release()
+		return s.configHover(ctx, dc, p.Position)
+	}
+	dc, t, ok, err := targetIn(dc, p.Position)
 	defer dc.release()
 	if err != nil || !ok {
 		return nil, err

@@ -81,9 +81,19 @@ type target struct {
 // release the context.
 func (s *Server) targetAt(uri string, pos protocol.Position) (*docContext, target, bool, error) {
 	dc, ok, err := s.contextOf(uri)
-	if err != nil || !ok || dc.c == nil {
+	if err != nil || !ok {
 		dc.release()
 		return nil, target{}, false, err
+	}
+	return targetIn(dc, pos)
+}
+
+// targetIn is targetAt in a document context already open; it keeps dc
+// (the caller releases it) when ok, and releases it otherwise.
+func targetIn(dc *docContext, pos protocol.Position) (*docContext, target, bool, error) {
+	if dc.c == nil {
+		dc.release()
+		return nil, target{}, false, nil
 	}
 	m := dc.doc.Mapper()
 	off, err := m.Offset(fromPosition(pos))
