@@ -223,19 +223,28 @@ func printDiff(env *Env, ws *workspace.Workspace, stage string) error {
 			fmt.Fprintf(env.Stdout, "%s: no longer written\n", ws.Rel(cur))
 			continue
 		}
-		d, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-			A: difflib.SplitLines(string(a)), B: difflib.SplitLines(string(b)),
-			FromFile: ws.Rel(prev.Files[name]), ToFile: ws.Rel(cur), Context: 3,
-		})
-		if err != nil {
+		if err := printUnified(env, a, b, ws.Rel(prev.Files[name]), ws.Rel(cur), "unchanged since "+prev.Label); err != nil {
 			return err
 		}
-		if strings.TrimSpace(d) == "" {
-			fmt.Fprintf(env.Stdout, "%s: unchanged since %s\n", ws.Rel(cur), prev.Label)
-			continue
-		}
-		fmt.Fprint(env.Stdout, d)
 	}
+	return nil
+}
+
+// printUnified prints the unified diff from a (named from) to b (named
+// to), or "TO: same" when they do not differ.
+func printUnified(env *Env, a, b []byte, from, to, same string) error {
+	d, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A: difflib.SplitLines(string(a)), B: difflib.SplitLines(string(b)),
+		FromFile: from, ToFile: to, Context: 3,
+	})
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(d) == "" {
+		fmt.Fprintf(env.Stdout, "%s: %s\n", to, same)
+		return nil
+	}
+	fmt.Fprint(env.Stdout, d)
 	return nil
 }
 
@@ -262,17 +271,5 @@ func printWrittenDiff(env *Env, ws *workspace.Workspace, stage string) error {
 	if err != nil {
 		return fmt.Errorf("unable to read %s: %w", w.Output, err)
 	}
-	d, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: difflib.SplitLines(string(a)), B: difflib.SplitLines(string(b)),
-		FromFile: w.Output + " (the model's version)", ToFile: w.Output, Context: 3,
-	})
-	if err != nil {
-		return err
-	}
-	if strings.TrimSpace(d) == "" {
-		fmt.Fprintf(env.Stdout, "%s: as the model wrote it\n", w.Output)
-		return nil
-	}
-	fmt.Fprint(env.Stdout, d)
-	return nil
+	return printUnified(env, a, b, w.Output+" (the model's version)", w.Output, "as the model wrote it")
 }
