@@ -58,7 +58,7 @@ func (s *Server) codeLenses(gctx *glsp.Context, p *protocol.CodeLensParams) ([]p
 	if sr := a.stageOfContract(dc.doc.Path); sr != nil && sr.Context != nil {
 		title := approxTokens(sr.Context.Total)
 		if n := a.counts[dc.stage.Name]; n != nil && len(n.Items) > 1 {
-			title = fmt.Sprintf("%d calls, %s", len(n.Items), approxTokens(n.Total.Tokens))
+			title = callsText(n)
 		}
 		out = append(out, lens(title, cmdProbe))
 	}

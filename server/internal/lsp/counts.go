@@ -120,3 +120,9 @@ func countLine(n *promptcount.Stage) string {
 	}
 	return s
 }
+
+// callsText is a For each stage's whole first calls, "4 calls, ~5.2k
+// tokens", in the hover and the lens alike.
+func callsText(n *promptcount.Stage) string {
+	return plural(len(n.Items), "call") + ", " + approxTokens(n.Total.Tokens)
+}

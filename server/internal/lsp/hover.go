@@ -105,9 +105,9 @@ func (s *Server) stageHover(dc *docContext, a *analysis) string {
 	model := dc.st.modelName()
 	b.WriteString(windowLine(total, a.window, model))
 	if sr.Items >= 0 {
-		calls := fmt.Sprintf("%d calls", sr.Items)
+		calls := plural(sr.Items, "call")
 		if n := a.counts[dc.stage.Name]; n != nil && len(n.Items) > 0 {
-			calls = fmt.Sprintf("%d calls, %s", len(n.Items), approxTokens(n.Total.Tokens))
+			calls = callsText(n)
 		}
 		fmt.Fprintf(&b, "\n\nFor each: %s in the whole stage's first calls, one per item, each with the item added to the user part.", calls)
 	}

@@ -195,3 +195,21 @@ func TestRunsView(t *testing.T) {
 		}
 	}
 }
+
+// A For each stage over one item says "1 call" in its hover, not "1 calls".
+func TestForEachOfOneItemSaysOneCall(t *testing.T) {
+	s := newSession(t)
+	writeFile(t, s.dir, "pipeline/02-research/output/notes.md", "## Notes\n- fact\nSources: https://example.org\n")
+	writeFile(t, s.dir, "pipeline/03-outline/output/outline.md", "# Outline\n\n## One\n- a\n")
+	s.Open(draft)
+	s.AwaitDiagnostics(draft, "analysed", func([]lsptest.Diagnostic) bool { return true })
+	var h string
+	s.Await("the stage's calls in the hover", func() bool {
+		var err error
+		h, err = s.Hover(draft, s.Pos(draft, "# Stage", 2))
+		return err == nil && strings.Contains(h, "For each: 1 call")
+	})
+	if strings.Contains(h, "1 calls") {
+		t.Errorf("hover says %q:\n%s", "1 calls", h)
+	}
+}
