@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 
 	"github.com/icm-tool/icm/server/internal/fault"
@@ -225,7 +226,7 @@ func (rp *runProgress) event(ev workflow.Event) {
 			ToolCalls: rp.tools[ev.Stage], ToolErrors: rp.toolErrors[ev.Stage], Item: rp.item, Findings: findings}
 		if ev.Err == "" {
 			before := rp.before[ev.Stage]
-			f.SameOutput = before != nil && sameHashes(before, rp.goodOutputs(ev.Stage))
+			f.SameOutput = before != nil && maps.Equal(before, rp.goodOutputs(ev.Stage))
 		}
 		f.Face = rp.s.diskFace(rp.st, ev.Stage)
 		if ev.Err != "" {
@@ -265,18 +266,6 @@ func (rp *runProgress) goodOutputs(stage string) map[string]string {
 		return nil
 	}
 	return rec.Outputs
-}
-
-func sameHashes(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // plural is "1 tool call", "3 tool calls".
