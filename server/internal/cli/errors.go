@@ -11,7 +11,8 @@ import (
 )
 
 // usedFlags are the flags a command ran with that the commands an error
-// suggests must repeat: the same workspace, the same model override.
+// suggests must repeat: the same workspace, and for running the stage
+// again the same model override.
 type usedFlags struct {
 	workspace string
 	model     string
@@ -81,9 +82,8 @@ func (flags usedFlags) command(args ...string) string {
 	return "icm " + strings.Join(quoted, " ")
 }
 
-// withModel adds the model override, for commands that judge a stage's
-// state (run, approve, status): without it a stage run with --model reads
-// as stale.
+// withModel adds the run's model override, for the commands that run the
+// failed stage again: the same run, the same model.
 func (flags usedFlags) withModel(args ...string) []string {
 	if flags.model != "" {
 		args = append(args, "--model", flags.model)
@@ -96,13 +96,11 @@ func suggest(env *Env, a fault.Action, flags usedFlags) (suggestion, bool) {
 	icm, withModel := flags.command, flags.withModel
 	switch a.ID {
 	case fault.Approve:
-		if a.Model != "" {
-			// Judged under the model override the stage ran with.
-			return suggestion{"approve it as it ran", icm("approve", a.Stage, "--model", a.Model)}, true
-		}
-		return suggestion{"approve it as it is", icm(withModel("approve", a.Stage)...)}, true
+		// A stage is judged by the configured settings: approving needs
+		// no model, whatever the run used.
+		return suggestion{"approve it as it is", icm("approve", a.Stage)}, true
 	case fault.ApproveAnyway:
-		return suggestion{"approve it anyway", icm(withModel("approve", a.Stage, "--force")...)}, true
+		return suggestion{"approve it anyway", icm("approve", a.Stage, "--force")}, true
 	case fault.RunStage:
 		return suggestion{"run it", icm(withModel("run", "--stage", a.Stage)...)}, true
 	case fault.RunAnyway:

@@ -155,14 +155,14 @@ func (p *printer) finish(ws *workspace.Workspace, sum *workflow.Summary, err err
 	}
 	out := p.env.Stdout
 	if len(sum.Ran) == 0 {
-		fmt.Fprintf(out, "nothing to run: %s\n", withFlags(sum.Next.Message, usedFlags{workspace: g.workspace, model: g.model}))
+		fmt.Fprintf(out, "nothing to run: %s\n", withFlags(sum.Next.Message, usedFlags{workspace: g.workspace}))
 		return
 	}
 	last := sum.Ran[len(sum.Ran)-1]
 	if sum.Next.Action == state.ActionApprove {
-		flags := usedFlags{workspace: g.workspace, model: g.model}
+		flags := usedFlags{workspace: g.workspace}
 		fmt.Fprintf(out, "Review gate: read %s, edit it if needed, then:\n  %s\n", strings.Join(displayAll(p.env, ws, outputsOf(sum, sum.Next.Stage, last)), ", "),
-			flags.command(flags.withModel("approve", sum.Next.Stage)...))
+			flags.command("approve", sum.Next.Stage))
 		return
 	}
 	fmt.Fprintln(out, nextLine(&state.PipelineState{Next: sum.Next}, ws, g))
@@ -219,16 +219,15 @@ func errString(err error) string {
 }
 
 // nextLine is the "next:" line: the state's own words, with each command
-// they name repeated with the flags the command ran with (the workspace,
-// and the model override, without which a stage run with --model would be
-// judged stale).
+// they name repeated with the workspace flag the command ran with. A model
+// override is not repeated: it was for that run only.
 func nextLine(p *state.PipelineState, ws *workspace.Workspace, g *globalFlags) string {
-	return "next: " + withFlags(p.Next.Message, usedFlags{workspace: g.workspace, model: g.model})
+	return "next: " + withFlags(p.Next.Message, usedFlags{workspace: g.workspace})
 }
 
 // withFlags rewrites the `icm ...` commands quoted in msg to carry flags.
 func withFlags(msg string, flags usedFlags) string {
-	if flags.workspace == "" && flags.model == "" {
+	if flags.workspace == "" {
 		return msg
 	}
 	var b strings.Builder
@@ -242,10 +241,6 @@ func withFlags(msg string, flags usedFlags) string {
 			break
 		}
 		args := strings.Fields(msg[i+len("`icm ") : i+1+j])
-		switch args[0] {
-		case "run", "approve", "status":
-			args = flags.withModel(args...)
-		}
 		b.WriteString(msg[:i] + "`" + flags.command(args...) + "`")
 		msg = msg[i+2+j:]
 	}

@@ -34,7 +34,13 @@ history/versions/ either way).
 With --stage and --item N, a For each stage runs only its Nth item again
 (optionally with --note, feedback for that one call) and only that item's
 section of the output is replaced: a person's edits in the other sections
-stay. The stage then needs approving again, as a whole.`,
+stay. The stage then needs approving again, as a whole.
+
+--model runs with another model this once. It is a fact of the run, not
+a change of settings: the run record keeps the model it ran with and the
+configured model it stood in for, a plain ` + "`icm approve`" + ` approves the
+output, and the stage stays approved until the configured model itself
+changes (config.toml, the contract's ## Model, the editor's icm.model).`,
 		Example: "  icm run\n  icm run --all\n  icm run --stage 02-research --model llama3.1:8b\n  icm run --stage 04-draft --item 3 --note \"shorter, and name the port\"",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -50,7 +56,7 @@ stay. The stage then needs approving again, as a whole.`,
 	fl.IntVar(&f.item, "item", 0, "with --stage, run only this For each item (1-based) again, keeping the rest of the output")
 	fl.StringVar(&f.note, "note", "", "with --item, feedback for that item's call (what to change)")
 	fl.BoolVar(&f.force, "force", false, "overwrite outputs edited and not approved")
-	fl.StringVar(&f.model, "model", "", "use this model instead of the configured one")
+	fl.StringVar(&f.model, "model", "", "use this model for this run only, instead of the configured one (the stages stay judged by the configured model)")
 	fl.StringVar(&f.gate, "gate", "", `gate mode for this run: "explicit" or "rerun" (running again approves)`)
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the result")
 	fl.BoolVar(&f.asJSON, "json", false, "print events and the summary as JSON lines")
@@ -58,13 +64,15 @@ stay. The stage then needs approving again, as a whole.`,
 }
 
 func runWorkspace(ctx context.Context, env *Env, g *globalFlags, f *runFlags) error {
-	sess, err := openSession(env, g, session.Settings{Model: f.model, Gate: f.gate})
+	sess, err := openSession(env, g, session.Settings{Gate: f.gate})
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
+	// The commands an error suggests (run it again) repeat the override.
+	g.model = f.model
 	pr := newPrinter(env, f)
-	run, err := sess.NewRun(session.RunRequest{Stage: f.stage, Item: f.item, Note: f.note, All: f.all, Force: f.force}, pr.event)
+	run, err := sess.NewRun(session.RunRequest{Stage: f.stage, Item: f.item, Note: f.note, All: f.all, Force: f.force, Model: f.model}, pr.event)
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,6 @@ func openSession(env *Env, g *globalFlags, set session.Settings) (*session.Sessi
 	if err != nil {
 		return nil, err
 	}
-	g.model = set.Model
 	return session.Open(ws, session.Options{
 		Settings: set,
 		Getenv:   env.Getenv,

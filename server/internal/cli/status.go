@@ -23,11 +23,12 @@ file it read changed since it ran or was approved), failed, or has errors (its
 contract has errors, so it cannot run). A re-run that failed never changes
 what was approved: the stage stays approved and says "last re-run failed"
 with the reason. The last line says what to do next. The words are the ones
-the editor shows. --model judges the stages as runs with that model override
-do.`,
+the editor shows. A stage run once with icm run --model is judged by the
+configured settings like any other, and says which model wrote it
+("approved · ran with X (configured: Y)").`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sess, err := openSession(env, g, session.Settings{Model: model})
+			sess, err := openSession(env, g, session.Settings{})
 			if err != nil {
 				return err
 			}
@@ -70,6 +71,7 @@ do.`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the states as JSON")
-	cmd.Flags().StringVar(&model, "model", "", "judge the stages as runs with this model override do")
+	cmd.Flags().StringVar(&model, "model", "", "ignored: a stage is judged by the configured settings, whatever model its run used")
+	_ = cmd.Flags().MarkHidden("model")
 	return cmd
 }

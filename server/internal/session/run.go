@@ -30,6 +30,12 @@ type RunRequest struct {
 	// Force overwrites outputs edited without approval (and lets a gate
 	// "rerun" approve despite failing Verify checks).
 	Force bool
+	// Model is a model for this run only (icm run --model): a fact of the
+	// run, not a change of settings. The stages it runs call it, their
+	// records keep it beside the configured model it stood in for, and
+	// they are judged by the configured settings, so once approved they
+	// stay approved until the configured model itself changes.
+	Model string
 }
 
 // Run is a run made ready: its id is known before it starts.
@@ -51,6 +57,7 @@ func (s *Session) NewRun(req RunRequest, observe func(workflow.Event)) (*Run, er
 	eng, err := workflow.New(s.ws, workflow.Options{
 		Client:   client,
 		Model:    s.opts.Settings.Model,
+		Override: req.Model,
 		Gate:     s.opts.Settings.Gate,
 		Stage:    req.Stage,
 		Item:     req.Item,

@@ -11,10 +11,14 @@
 //
 // Every setting is decided by the same order on both sides:
 //
-//   - model: Settings.Model (the --model flag, the editor's icm.model)
-//     > the contract's ## Model `model:` line > config.toml [model] name;
-//     with none of them a model stage refuses to run. (ICM_MODEL is not
-//     read by runs: it is what icm sets for its own child processes.)
+//   - model: Settings.Model (the editor's icm.model) > the contract's
+//     ## Model `model:` line > config.toml [model] name; with none of them
+//     a model stage refuses to run. These are the configured settings a
+//     stage's state is judged by. A run's RunRequest.Model (icm run
+//     --model) replaces them for that run only: its records keep the model
+//     it ran with and the configured one it stood in for, and staleness
+//     still compares the configured ones. (ICM_MODEL is not read by runs:
+//     it is what icm sets for its own child processes.)
 //   - model server: Settings.Host (the editor's icm.ollama.host) >
 //     config.toml [model] base_url > OLLAMA_HOST > http://127.0.0.1:11434;
 //     a [[model.servers]] pool keeps its own addresses.
@@ -47,7 +51,9 @@ import (
 // a command or the settings of an editor. Empty fields defer to the next
 // source (see the package comment).
 type Settings struct {
-	// Model replaces the model of every stage.
+	// Model replaces the model of every stage (the editor's icm.model):
+	// a configured setting, so changing it makes the stages whose model
+	// it changes stale. A model for one run only is RunRequest.Model.
 	Model string
 	// Host is the model server's address.
 	Host string

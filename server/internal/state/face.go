@@ -98,6 +98,11 @@ func FaceOf(s *StageState, running bool, reason string) Face {
 		if s.VerifyFailed && (st == Awaiting || st == Approved) && !strings.Contains(reason, "Verify") {
 			parts = append(parts, "Verify found problems")
 		}
+		if s.RanWith != "" && (st == Awaiting || st == Approved) {
+			// A one-off override: the state is the configured settings',
+			// the model that wrote the output is worth telling.
+			parts = append(parts, fmt.Sprintf("ran with %s (configured: %s)", s.RanWith, orNone(s.Configured)))
+		}
 		if s.ToolsFailed {
 			n := 0
 			if s.Record != nil {

@@ -27,6 +27,10 @@ func TestFaceOf(t *testing.T) {
 			"awaiting review · every tool call failed (3 of 3)", "eye", ToneWarning},
 		{"verify", StageState{Status: Awaiting, Reason: "output awaiting review", VerifyFailed: true}, false,
 			"awaiting review · Verify found problems", "eye", ToneInfo},
+		{"approved after a one-off model", StageState{Status: Approved, Reason: "approved", RanWith: "big:32b", Configured: "qwen3.5:9b"}, false,
+			"approved · ran with big:32b (configured: qwen3.5:9b)", "pass-filled", ToneOK},
+		{"a one-off model with none configured", StageState{Status: Awaiting, Reason: "output awaiting review", RanWith: "big:32b"}, false,
+			"awaiting review · ran with big:32b (configured: none)", "eye", ToneInfo},
 		{"running hides the disk state", StageState{Status: Approved, Reason: "approved", LastFailure: failed}, true, "running", "sync~spin", ToneInfo},
 	}
 	for _, tt := range tests {

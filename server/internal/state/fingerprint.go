@@ -46,8 +46,19 @@ func (s Settings) Hash() string {
 	return Hash(data)
 }
 
+// Override returns the settings with model, when set, in place of the
+// configured models (fallbacks included): what a run with a one-off
+// model calls.
+func (s Settings) Override(model string) Settings {
+	if model != "" {
+		s.Models = []string{model}
+	}
+	return s
+}
+
 // ResolveSettings lays a contract's Model section over the workspace
-// config; override, when set, replaces the model for this run (--model).
+// config; override, when set, replaces the model of every stage (the
+// editor's icm.model setting): a configured setting like the others.
 func ResolveSettings(cfg config.Model, m *contract.Model, override string) Settings {
 	s := Settings{Provider: cfg.Provider, Temperature: cfg.Temperature, Think: cfg.Think, NumCtx: cfg.NumCtx, MaxOutput: cfg.MaxOutput}
 	if cfg.Name != "" {

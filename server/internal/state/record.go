@@ -51,9 +51,19 @@ type Record struct {
 	// contract, layer 0 and 1, inputs, the For each source, schema files) to
 	// their hashes; "missing" for a file that was absent.
 	Inputs Hashes `json:"inputs"`
-	// Settings is the hash of the model settings the run used.
+	// Settings is the hash of the configured model settings the run was
+	// made under (config.toml, the contract's ## Model, the editor's
+	// setting): a one-off override is not part of it, so a stage run with
+	// one is stale only when the configured settings change.
 	Settings string `json:"settings"`
-	Model    string `json:"model,omitempty"`
+	// Model is the model the run used.
+	Model string `json:"model,omitempty"`
+	// Override is set when Model was a one-off choice for this run (icm
+	// run --model) rather than the configured model; Configured is the
+	// model the settings named then, which it stood in for ("" when they
+	// named none).
+	Override   bool   `json:"override,omitempty"`
+	Configured string `json:"configured_model,omitempty"`
 	// Outputs maps workspace-relative output paths to the hashes written.
 	Outputs Hashes `json:"outputs"`
 	// PrevOutputs are the output hashes from before this run wrote, so an
@@ -113,6 +123,15 @@ type Attempt struct {
 	Status   string    `json:"status"`
 	Error    string    `json:"error"`
 	Finished time.Time `json:"finished"`
+}
+
+// ConfiguredModel is the model the settings named when the run was made:
+// the one an override stood in for, else the one it ran with.
+func (r *Record) ConfiguredModel() string {
+	if r.Override {
+		return r.Configured
+	}
+	return r.Model
 }
 
 // ToolsAllFailed reports whether the run called tools and every call failed.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -169,6 +170,44 @@ func TestSettingsChangeMakesStale(t *testing.T) {
 	ws, _ = workspace.Open(dir, nil)
 	if a, _, _ := statuses(t, ws); a != "stale" {
 		t.Errorf("after a model change 01-a is %s, want stale", a)
+	}
+}
+
+// TestOverrideRecordIsJudgedByTheConfiguredSettings: a record of a run
+// made with a one-off model (the configured settings' hash, the model it
+// ran with, the configured one it stood in for) reads approved once
+// approved, tells both models, and turns stale only when the configured
+// model changes. Before, Derive knew no such record: the stage read as
+// approved with no word of the model that wrote it.
+func TestOverrideRecordIsJudgedByTheConfiguredSettings(t *testing.T) {
+	dir := wstest.Write(t, pipe+"-- config.toml --\n[model]\nname = \"qwen3.5:9b\"\n")
+	ws, _ := workspace.Open(dir, nil)
+	fakeRun(t, ws, "01-a", "v1")
+	st, _ := ws.Stage("01-a")
+	rec, _ := ReadRecord(ws.Disk, st.Dir)
+	rec.Model, rec.Override, rec.Configured = "big:32b", true, ws.Config.Model.Name
+	if err := WriteRecord(ws.Disk, st.Dir, rec); err != nil {
+		t.Fatal(err)
+	}
+	approve(t, ws, "01-a")
+	p, err := Pipeline(ws, contracts(t, ws), PipelineOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := p.Stages[0]
+	if s.Status != Approved || s.RanWith != "big:32b" || s.Configured != ws.Config.Model.Name {
+		t.Fatalf("01-a: %s (%s), ran with %q, configured %q", s.Status, s.Reason, s.RanWith, s.Configured)
+	}
+	if want := "approved · ran with big:32b (configured: " + ws.Config.Model.Name + ")"; s.Face.Text() != want {
+		t.Errorf("face %q, want %q", s.Face.Text(), want)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte("[model]\nname = \"other:7b\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws, _ = workspace.Open(dir, nil)
+	p, _ = Pipeline(ws, contracts(t, ws), PipelineOptions{})
+	if s := p.Stages[0]; s.Status != Stale || !strings.Contains(s.Reason, "other:7b") || !strings.Contains(s.Reason, "it ran with big:32b") {
+		t.Errorf("after the configured model changed: %s (%s)", s.Status, s.Reason)
 	}
 }
 

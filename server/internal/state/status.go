@@ -35,10 +35,12 @@ type StageState struct {
 	// Edited is set when an output differs from what the last run wrote.
 	Edited       bool `json:"edited,omitempty"`
 	VerifyFailed bool `json:"verify_failed,omitempty"`
-	// RanWith is the model the last run used when the stage is stale
-	// only because the settings now name another one: judged under that
-	// model (an override), the stage is as the run left it.
-	RanWith string `json:"ran_with,omitempty"`
+	// RanWith is the model the last run used when it was a one-off
+	// override, and Configured the configured model it stood in for ("" when
+	// the settings named none): the state is judged by the configured
+	// settings, so the override is only told.
+	RanWith    string `json:"ran_with,omitempty"`
+	Configured string `json:"configured_model,omitempty"`
 	// ToolsFailed is set when the last run called tools and every call
 	// failed: the output was written from nothing the tools returned.
 	ToolsFailed bool `json:"tools_failed,omitempty"`
@@ -92,6 +94,9 @@ func Derive(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract, 
 		// nothing on disk.
 		s.VerifyFailed = rec.VerifyFailed() && sameHashes(rec.Outputs, outs)
 		s.ToolsFailed = rec.Status == RunDone && rec.ToolsAllFailed()
+		if rec.Status == RunDone && rec.Override {
+			s.RanWith, s.Configured = rec.Model, rec.Configured
+		}
 		if rec.Status == RunDone {
 			s.LastFailure = rec.LastFailure
 		}
@@ -124,9 +129,11 @@ func Derive(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract, 
 			s.Reason = "changed since the last run: " + strings.Join(s.Changed, ", ")
 		case rec.Settings != "" && rec.Settings != settings.Hash():
 			s.Status, s.Reason = Stale, "the model settings changed since the last run"
-			if now := settings.Model(); rec.Model != "" && rec.Model != now {
-				s.Reason = fmt.Sprintf("the model changed since the last run: it ran with %s, the settings now say %s", rec.Model, orNone(now))
-				s.RanWith = rec.Model
+			if then, now := rec.ConfiguredModel(), settings.Model(); then != "" && then != now {
+				s.Reason = fmt.Sprintf("the model changed since the last run: the settings said %s, now %s", then, orNone(now))
+				if rec.Override {
+					s.Reason += fmt.Sprintf(" (it ran with %s)", rec.Model)
+				}
 			}
 		case !present:
 			s.Status, s.Reason = Pending, "outputs are missing; run the stage again"

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/verify"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -91,13 +92,33 @@ func (r *run) commit(ctx context.Context, outputs map[string][]byte, cur *state.
 }
 
 func (r *run) record(status string, outputs, before map[string]string) *state.Record {
-	return &state.Record{
+	rec := &state.Record{
 		Stage: r.st.Name, RunID: r.e.runID, Started: r.e.opts.Now().Add(-r.res.Duration), Finished: r.e.opts.Now(),
-		Status: status, Inputs: r.inputs, Settings: r.settings.Hash(), Model: r.settings.Model(),
+		Status: status, Inputs: r.inputs,
 		Outputs: outputs, PrevOutputs: before, Items: r.res.Items, StopReason: r.res.StopReason,
 		PromptTokens: r.res.Prompt, OutputTokens: r.res.Output, ModelCalls: r.res.ModelCalls, ToolCalls: r.res.ToolCalls,
 		ToolErrors: r.res.ToolErrors, ToolFailures: r.res.ToolFailures,
 	}
+	r.settle(rec)
+	return rec
+}
+
+// settle records the settings of the run: the hash of the configured
+// ones (what staleness compares), the model the calls used, and, when
+// that was a one-off override, the configured model it stood in for.
+func (r *run) settle(rec *state.Record) {
+	rec.Settings, rec.Model = r.configured.Hash(), r.settings.Model()
+	if o := r.e.opts.Override; o != "" && o != r.configured.Model() {
+		rec.Override, rec.Configured = true, r.configured.Model()
+	}
+}
+
+// settingsOf returns the settings a stage's calls use and the
+// configured ones they are made under: they differ only by a one-off
+// Options.Override.
+func (e *Engine) settingsOf(c *contract.Contract) (run, configured state.Settings) {
+	configured = state.ResolveSettings(e.ws.Config.Model, c.Model, e.opts.Model)
+	return configured.Override(e.opts.Override), configured
 }
 
 // endMessage sums up a finished stage in one line: what it wrote, and

@@ -55,8 +55,18 @@ type ToolOpener func(ctx context.Context, req ToolRequest) (ToolSession, error)
 type Options struct {
 	// Client talks to the model server.
 	Client llm.Client
-	// Model, when set, replaces the configured model for this run.
+	// Model, when set, is the model setting laid over every contract's
+	// ## Model and config.toml (the editor's icm.model): part of the
+	// configured settings, so changing it makes the stages it changes
+	// stale.
 	Model string
+	// Override, when set, is a model for this run only (icm run --model):
+	// the stages it runs call it instead of the configured model, and
+	// their records keep it as the model they ran with beside the
+	// configured one it stood in for. State is judged by the configured
+	// settings, so a stage run with an override and approved stays
+	// approved until the configured model itself changes.
+	Override string
 	// Stage, when set, runs that stage only (even if it is approved).
 	Stage string
 	// Item, with Stage, runs that one item (1-based) of a For each stage

@@ -75,7 +75,7 @@ func (e *Engine) rerunItem(ctx context.Context, rep *check.Report, sr *check.Sta
 	}
 
 	r := &run{e: e, sr: sr, st: st, c: c, res: &StageResult{Stage: st.Name, Items: len(items)}, prev: cur.Record}
-	r.settings = state.ResolveSettings(e.ws.Config.Model, c.Model, e.opts.Model)
+	r.settings, r.configured = e.settingsOf(c)
 	if r.inputs, err = state.Fingerprint(e.ws, st, c); err != nil {
 		return nil, err
 	}

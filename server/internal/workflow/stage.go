@@ -37,12 +37,15 @@ func (e *EditedError) Fault() *fault.Error { return fault.Edited(e.Stage, e.Outp
 
 // run is the work of one stage in progress.
 type run struct {
-	e        *Engine
-	sr       *check.StageReport
-	st       *workspace.Stage
-	c        *contract.Contract
-	settings state.Settings
-	inputs   map[string]string
+	e  *Engine
+	sr *check.StageReport
+	st *workspace.Stage
+	c  *contract.Contract
+	// settings are what the stage's calls use; configured are the
+	// configured settings they were made under (the same but for a
+	// one-off Options.Override), what the record hashes.
+	settings, configured state.Settings
+	inputs               map[string]string
 	// client is the run's model client with the contract's fallback
 	// models (model: a, b) laid over it.
 	client llm.Client
@@ -110,7 +113,7 @@ func (e *Engine) runStage(ctx context.Context, rep *check.Report, sr *check.Stag
 	if cur != nil {
 		r.prev = cur.Record
 	}
-	r.settings = state.ResolveSettings(e.ws.Config.Model, c.Model, e.opts.Model)
+	r.settings, r.configured = e.settingsOf(c)
 	var err error
 	if r.inputs, err = state.Fingerprint(e.ws, st, c); err != nil {
 		return nil, err
@@ -479,9 +482,10 @@ func (r *run) restore(status string, err error, note bool) (kept bool) {
 		return true
 	}
 	rec := &state.Record{Stage: r.st.Name, RunID: r.e.runID, Started: now.Add(-r.res.Duration), Finished: now,
-		Status: status, Error: err.Error(), Inputs: r.inputs, Settings: r.settings.Hash(), Model: r.settings.Model(),
+		Status: status, Error: err.Error(), Inputs: r.inputs,
 		PromptTokens: r.res.Prompt, OutputTokens: r.res.Output, ModelCalls: r.res.ModelCalls, ToolCalls: r.res.ToolCalls, StopReason: r.res.StopReason,
 		ToolErrors: r.res.ToolErrors, ToolFailures: r.res.ToolFailures}
+	r.settle(rec)
 	if prev := r.prev; prev != nil {
 		// The outputs on disk are still the ones the previous record knew.
 		rec.Outputs, rec.PrevOutputs = prev.Outputs, prev.PrevOutputs
