@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -90,7 +91,12 @@ func printFindings(env *Env, rep *check.Report) {
 		counts[l.Severity]++
 		fmt.Fprintf(env.Stdout, "%s:%d:%d: %s: %s [%s]\n", l.Path, l.Line, l.Column, l.Severity, l.Message, l.Code)
 	}
-	fmt.Fprintf(env.Stdout, "%s: %d stages, %s, %s, %s\n", displayPath(env, rep.Workspace.Root), len(rep.Stages),
+	name := displayPath(env, rep.Workspace.Root)
+	if name == "." {
+		// Checked from inside: the folder's own name says which.
+		name = filepath.Base(rep.Workspace.Root)
+	}
+	fmt.Fprintf(env.Stdout, "%s: %s, %s, %s, %s\n", name, plural(len(rep.Stages), "stage"),
 		plural(counts[contract.Error], "error"), plural(counts[contract.Warning], "warning"), plural(counts[contract.Info], "note"))
 }
 

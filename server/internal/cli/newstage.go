@@ -31,7 +31,8 @@ and a line for it in the routing file's list of stages (CONTEXT.md).`,
 			}
 			printCreated(env, res)
 			fmt.Fprintf(env.Stdout, "  %s (the stage list)\n", workspace.RoutingFile)
-			fmt.Fprintf(env.Stdout, "\nnext: write the contract's Process, then `icm probe %s`\n", path.Base(res.Stage))
+			probe := usedFlags{workspace: g.workspace}.command("probe", path.Base(res.Stage))
+			fmt.Fprintf(env.Stdout, "\nnext: write the contract's Process, then `%s`\n", probe)
 			return nil
 		},
 	}

@@ -23,6 +23,7 @@ import (
 func newProbeCmd(env *Env, g *globalFlags) *cobra.Command {
 	var asJSON, tableOnly bool
 	var item int
+	var model string
 	cmd := &cobra.Command{
 		Use:   "probe STAGE",
 		Short: "Show the exact context a stage would send to the model, with token counts",
@@ -30,11 +31,14 @@ func newProbeCmd(env *Env, g *globalFlags) *cobra.Command {
 routing and reference inputs; user text: the Process and working inputs) and
 prints it with a token count per part. It never calls a model. Inputs that an
 earlier stage has not produced yet are marked. For a For each stage, --item N
-shows the context of item N.`,
-		Example: "  icm probe 01-scope\n  icm probe 04-draft --item 2\n  icm probe 02-research --json",
+shows the context of item N. --model counts for that model, as a run with
+icm run --model would send it.`,
+		Example: "  icm probe 01-scope\n  icm probe 04-draft --item 2\n  icm probe 02-research --json\n  icm probe 01-scope --model llama3.1:8b",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sess, err := openSession(env, g, session.Settings{})
+			// Probing judges no state, so the model is simply the one to
+			// count for.
+			sess, err := openSession(env, g, session.Settings{Model: model})
 			if err != nil {
 				return err
 			}
@@ -67,6 +71,7 @@ shows the context of item N.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the assembled context and its parts as JSON")
 	cmd.Flags().BoolVar(&tableOnly, "tokens", false, "print only the token table")
 	cmd.Flags().IntVar(&item, "item", 0, "for a For each stage, assemble item N (1-based)")
+	cmd.Flags().StringVar(&model, "model", "", "count for this model instead of the configured one (as icm run --model would send it)")
 	return cmd
 }
 
@@ -115,6 +120,9 @@ func probeCount(ctx context.Context, sess *session.Session, pr *session.Probe) *
 // made an exact count, the tool servers the count had to leave out, and
 // the whole of a For each stage.
 func printCount(env *Env, n *promptcount.Stage) {
+	if n.Model != "" {
+		fmt.Fprintf(env.Stdout, "counted for %s\n", n.Model)
+	}
 	if d := n.First.Describe(); d != n.First.Label() {
 		fmt.Fprintf(env.Stdout, "counted %s\n", d)
 	}

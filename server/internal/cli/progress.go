@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"text/tabwriter"
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/fault"
@@ -126,7 +127,12 @@ func (p *printer) event(ev workflow.Event) {
 			return
 		}
 		p.flushFailed(ev.Stage, true)
-		fmt.Fprintf(w, "✓ %s %s (%s, %d tokens in, %d out)\n", ev.Stage, ev.Message, ev.Duration.Round(100*time.Millisecond), ev.PromptTokens, ev.OutputTokens)
+		mark, msg := "✓", ev.Message
+		if n, of := failedChecks(ev.Verify); n > 0 {
+			// Written, but not done: the checks say what to fix first.
+			mark, msg = "⚠", fmt.Sprintf("%s; %d of %d Verify checks failed", msg, n, of)
+		}
+		fmt.Fprintf(w, "%s %s %s (%s, %d tokens in, %d out)\n", mark, ev.Stage, msg, ev.Duration.Round(100*time.Millisecond), ev.PromptTokens, ev.OutputTokens)
 	case workflow.EventGate:
 		if ev.Status == string(state.Approved) {
 			fmt.Fprintf(w, "  %s\n", ev.Message)
@@ -137,17 +143,24 @@ func (p *printer) event(ev workflow.Event) {
 // finish prints where the run stopped and what to do next; the commands
 // it suggests repeat the run's workspace and model flags.
 func (p *printer) finish(ws *workspace.Workspace, sum *workflow.Summary, err error, g *globalFlags) {
-	if sum == nil {
-		return
-	}
 	if p.f.asJSON {
+		// The last line is the summary, also when the run failed before
+		// any stage started (no summary then, only the error).
+		var hint string
+		if f := fault.From(err); f != nil {
+			hint = f.Hint
+		}
 		data, _ := json.Marshal(struct {
 			Kind string `json:"kind"`
 			*workflow.Summary
 			Error     string `json:"error,omitempty"`
 			ErrorKind string `json:"error_kind,omitempty"`
-		}{"summary", sum, errString(err), string(fault.KindOf(err))})
+			Hint      string `json:"hint,omitempty"`
+		}{"summary", sum, errString(err), string(fault.KindOf(err)), hint})
 		fmt.Fprintln(p.env.Stdout, string(data))
+		return
+	}
+	if sum == nil {
 		return
 	}
 	if err != nil {
@@ -161,11 +174,42 @@ func (p *printer) finish(ws *workspace.Workspace, sum *workflow.Summary, err err
 	last := sum.Ran[len(sum.Ran)-1]
 	if sum.Next.Action == state.ActionApprove {
 		flags := usedFlags{workspace: g.workspace}
-		fmt.Fprintf(out, "Review gate: read %s, edit it if needed, then:\n  %s\n", strings.Join(displayAll(p.env, ws, outputsOf(sum, sum.Next.Stage, last)), ", "),
-			flags.command("approve", sum.Next.Stage))
+		files := strings.Join(displayAll(p.env, ws, outputsOf(sum, sum.Next.Stage, last)), ", ")
+		if n, of := failedChecks(verifyOf(sum, sum.Next.Stage)); n > 0 {
+			// A plain approve is refused while the checks fail: say the
+			// two ways through the gate that work.
+			fmt.Fprintf(out, "Review gate: %d of %d Verify checks failed on %s (above).\n", n, of, files)
+			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+			fmt.Fprintf(tw, "  fix it, then:\t%s\n", flags.command("approve", sum.Next.Stage))
+			fmt.Fprintf(tw, "  or approve it as it is:\t%s\n", flags.command("approve", sum.Next.Stage, "--force"))
+			tw.Flush()
+			return
+		}
+		fmt.Fprintf(out, "Review gate: read %s, edit it if needed, then:\n  %s\n", files, flags.command("approve", sum.Next.Stage))
 		return
 	}
 	fmt.Fprintln(out, nextLine(&state.PipelineState{Next: sum.Next}, ws, g))
+}
+
+// failedChecks counts the Verify checks that failed, and all of them.
+func failedChecks(results []state.VerifyResult) (failed, of int) {
+	for _, v := range results {
+		if !v.OK {
+			failed++
+		}
+	}
+	return failed, len(results)
+}
+
+// verifyOf is the Verify results of the run of stage, nil when the run
+// did not run it.
+func verifyOf(sum *workflow.Summary, stage string) []state.VerifyResult {
+	for _, r := range sum.Ran {
+		if r.Stage == stage {
+			return r.Verify
+		}
+	}
+	return nil
 }
 
 func outputsOf(sum *workflow.Summary, stage string, fallback *workflow.StageResult) []string {

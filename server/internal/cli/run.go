@@ -74,6 +74,7 @@ func runWorkspace(ctx context.Context, env *Env, g *globalFlags, f *runFlags) er
 	pr := newPrinter(env, f)
 	run, err := sess.NewRun(session.RunRequest{Stage: f.stage, Item: f.item, Note: f.note, All: f.all, Force: f.force, Model: f.model}, pr.event)
 	if err != nil {
+		pr.finish(sess.Workspace(), nil, err, g)
 		return err
 	}
 	sum, err := run.Execute(ctx)

@@ -10,6 +10,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/promptcount"
+	"github.com/icm-tool/icm/server/internal/tokens"
 	"github.com/icm-tool/icm/server/internal/tools"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -32,6 +33,19 @@ func (s *Session) CountStage(ctx context.Context, ws *workspace.Workspace, st *w
 	}
 	call := promptcount.CallOf(ctx, s.ws.Config.Model, c, s.opts.Settings.Model, list)
 	return s.stageCounter(call.Model, memo).Stage(ctx, ws, st, c, opts, call)
+}
+
+// countFirstCalls counts a stage's first calls for model as a run is
+// about to send them (workflow.Options.Count): without the tool servers'
+// definitions, which are not listed yet, so a stage with tools is not
+// complete.
+func (s *Session) countFirstCalls(ctx context.Context, st *workspace.Stage, c *contract.Contract, model string) (tokens.Count, int, bool) {
+	call := promptcount.CallOf(ctx, s.ws.Config.Model, c, model, nil)
+	n, err := s.stageCounter(call.Model, nil).Stage(ctx, s.ws, st, c, assemble.Options{}, call)
+	if err != nil {
+		return tokens.Count{}, 0, false
+	}
+	return n.Total, max(1, len(n.Items)), len(n.ToolsLeftOut) == 0
 }
 
 // stageCounter counts calls to model: with the session's counting client, and

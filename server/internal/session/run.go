@@ -70,6 +70,7 @@ func (s *Session) NewRun(req RunRequest, observe func(workflow.Event)) (*Run, er
 		ChildEnv: s.inherited(),
 		// code-blocks Verify checks run in this binary's sandbox.
 		CodeBlocks: s.CodeBlocks(),
+		Count:      s.countFirstCalls,
 		Progress:   r.event,
 	})
 	if err != nil {

@@ -87,6 +87,11 @@ func next(ws *workspace.Workspace, stages []*StageState) Next {
 		case Approved:
 			continue
 		case Awaiting:
+			if s.VerifyFailed {
+				// A plain approve is refused while the checks fail.
+				return Next{Stage: s.Stage, Action: ActionApprove,
+					Message: fmt.Sprintf("%s awaiting review, its Verify checks failed: fix %s/output/, then `icm approve %s`; or approve it as it is: `icm approve %s --force`", s.Stage, st.Rel, s.Stage, s.Stage)}
+			}
 			return Next{Stage: s.Stage, Action: ActionApprove,
 				Message: fmt.Sprintf("%s awaiting review: read %s/output/, edit if needed, then `icm approve %s`", s.Stage, st.Rel, s.Stage)}
 		case Invalid:

@@ -69,12 +69,31 @@ func ApproveContext(ctx context.Context, ws *workspace.Workspace, name string, o
 			return nil, fault.StaleStage(st.Name, s.Reason)
 		}
 	}
+	if !anyPresent(s.Outputs) {
+		// Nothing was ever written (a first run that failed): there is
+		// nothing to accept, forced or not.
+		f := fault.NeverRun(st.Name)
+		if s.Reason != "" {
+			f.Msg = fmt.Sprintf("stage %s has no output to approve: %s", st.Name, s.Reason)
+		}
+		return nil, f
+	}
 	if len(c.Verify) > 0 && !opts.Force {
 		if err := reverify(ctx, ws, st, c, s, opts.CodeBlocks); err != nil {
 			return nil, err
 		}
 	}
 	return writeApproval(ws, st, s, opts)
+}
+
+// anyPresent reports whether any output exists.
+func anyPresent(outs state.Hashes) bool {
+	for _, h := range outs {
+		if h != state.Missing {
+			return true
+		}
+	}
+	return false
 }
 
 // reverify runs the Verify checks on the outputs as they are now (a

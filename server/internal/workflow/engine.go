@@ -19,9 +19,11 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/agent"
 	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/tokens"
 	"github.com/icm-tool/icm/server/internal/verify"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -95,6 +97,14 @@ type Options struct {
 	Self string
 	// ChildEnv is passed on to icm's own child processes (see ChildEnv).
 	ChildEnv map[string]string
+	// Count, when set, counts a stage's first calls as the model server
+	// will read them, before they are made, for model (exact where the
+	// model's tokenizer or the server can count); calls is how many first
+	// calls that is (one per For each item), and complete is false when
+	// part of them could not be counted (tool definitions not listed).
+	// The stage's start event shows a complete exact count instead of the
+	// estimate. nil: the start event shows the estimate.
+	Count func(ctx context.Context, st *workspace.Stage, c *contract.Contract, model string) (n tokens.Count, calls int, complete bool)
 	// Progress receives every event as it happens, one at a time (never
 	// concurrently, even while For each items run in parallel).
 	Progress func(Event)

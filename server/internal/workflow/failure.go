@@ -34,8 +34,8 @@ func NoteFailure(ws *workspace.Workspace, stage, runID string, failure error, no
 		rec.LastFailure = att
 	case rec != nil:
 		// Not a good run to keep (failed, cut off, interrupted): the newer
-		// failure replaces its words, the hashes stay.
-		rec.Status, rec.Error, rec.RunID, rec.Finished = state.RunFailed, failure.Error(), runID, now
+		// failure replaces its words and times, the hashes stay.
+		rec.Status, rec.Error, rec.RunID, rec.Started, rec.Finished = state.RunFailed, failure.Error(), runID, now, now
 	default:
 		rec = &state.Record{Stage: st.Name, RunID: runID, Started: now, Finished: now, Status: state.RunFailed, Error: failure.Error()}
 	}

@@ -58,6 +58,9 @@ func History(ws *workspace.Workspace) ([]*RunSummary, error) {
 		}
 		out = append(out, r)
 	}
+	// Ids sort by the second a run started; within one second their
+	// random tails say nothing, the traces' own times do.
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
 	return out, nil
 }
 
@@ -76,7 +79,7 @@ func Run(ws *workspace.Workspace, id string) (*RunSummary, error) {
 		return nil, err
 	}
 	if latest && len(paths) > 0 {
-		paths = paths[len(paths)-1:]
+		return newest(ws, paths)
 	}
 	switch len(paths) {
 	case 0:
@@ -89,6 +92,31 @@ func Run(ws *workspace.Workspace, id string) (*RunSummary, error) {
 	default:
 		return nil, fmt.Errorf("run id %q matches %d runs; give more of it", id, len(paths))
 	}
+}
+
+// newest reads the run that started last among paths (sorted by id, so
+// by the second each run started): the last one, or of several that
+// started in the same second the one whose trace starts latest.
+func newest(ws *workspace.Workspace, paths []string) (*RunSummary, error) {
+	second := func(p string) string {
+		id := strings.TrimSuffix(filepath.Base(p), ".jsonl")
+		if i := strings.LastIndexByte(id, '-'); i > 0 {
+			return id[:i]
+		}
+		return id
+	}
+	last := second(paths[len(paths)-1])
+	var best *RunSummary
+	for i := len(paths) - 1; i >= 0 && second(paths[i]) == last; i-- {
+		r, err := readTrace(ws, paths[i])
+		if err != nil {
+			return nil, err
+		}
+		if best == nil || r.Start.After(best.Start) {
+			best = r
+		}
+	}
+	return best, nil
 }
 
 // traces lists the trace files of history/ whose run id starts with

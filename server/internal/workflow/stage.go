@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/icm-tool/icm/server/internal/agent"
 	"github.com/icm-tool/icm/server/internal/assemble"
@@ -119,7 +120,7 @@ func (e *Engine) runStage(ctx context.Context, rep *check.Report, sr *check.Stag
 		return nil, err
 	}
 	start := e.opts.Now()
-	e.emit(Event{Kind: EventStageStart, Stage: st.Name, Message: r.describe()})
+	e.emit(Event{Kind: EventStageStart, Stage: st.Name, Message: r.describe(ctx)})
 	if c.Script != nil {
 		// A script writes its outputs itself: keep the old ones first.
 		if err := e.keepVersions(st, cur); err != nil {
@@ -147,7 +148,7 @@ func (e *Engine) runStage(ctx context.Context, rep *check.Report, sr *check.Stag
 }
 
 // describe says what the stage is about to do, for the stage-start event.
-func (r *run) describe() string {
+func (r *run) describe(ctx context.Context) string {
 	if r.c.Script != nil {
 		return "script"
 	}
@@ -155,8 +156,24 @@ func (r *run) describe() string {
 	if r.sr.Context != nil {
 		tok = fmt.Sprintf("~%d tokens -> ", r.sr.Context.Total)
 	}
+	if count := r.e.opts.Count; count != nil {
+		// The count the server will read, where it can be known before
+		// the call; a slow counter does not hold the stage up for long.
+		cctx, cancel := context.WithTimeout(ctx, countWait)
+		n, calls, complete := count(cctx, r.st, r.c, r.settings.Model())
+		cancel()
+		if complete && n.Known() {
+			tok = fmt.Sprintf("%d tokens -> ", n.Tokens)
+			if calls > 1 {
+				tok = fmt.Sprintf("%d calls, %d tokens -> ", calls, n.Tokens)
+			}
+		}
+	}
 	return tok + r.settings.Model()
 }
+
+// countWait bounds counting a stage's first calls before it starts.
+const countWait = 5 * time.Second
 
 // produce does the stage's work and returns the new output texts by
 // workspace-relative path (nil for a script, which writes them itself).
