@@ -6,7 +6,7 @@ BIN := bin/icm
 CACHE_DIR ?= $(HOME)/.cache/icm-dev
 export CACHE_DIR
 
-.PHONY: help build test run vet lint bench fuzz clean ollama-test-server ollama-server-build mcp-inspector scripted-ollama \
+.PHONY: help build test run demo vet lint bench fuzz clean ollama-test-server ollama-server-build mcp-inspector scripted-ollama \
 	extension test-extension vsix e2e-deps e2e
 
 help: ## list the targets
@@ -26,6 +26,12 @@ WORKSPACE ?= workspaces/course-research
 run: build ## run WORKSPACE's next stage against the local Ollama (OLLAMA_HOST), then stop at its review gate
 	./$(BIN) check -w $(WORKSPACE)
 	./$(BIN) run -w $(WORKSPACE)
+
+# The sample pipeline end to end with canned answers, on a temporary copy:
+# no model server needed. DEMO_FLAGS=--yes approves at every gate.
+DEMO_FLAGS ?=
+demo: build ## run the sample pipeline with canned answers, no model needed (DEMO_FLAGS=--yes approves each gate)
+	./$(BIN) demo $(DEMO_FLAGS)
 
 FUZZTIME ?= 30s
 fuzz: ## run each fuzz target for FUZZTIME (seed corpora live in testdata/fuzz)

@@ -131,6 +131,18 @@ func suggest(env *Env, a fault.Action, flags usedFlags) (suggestion, bool) {
 		return suggestion{"see the edit", icm("history", "--diff", a.Stage, "--written")}, true
 	case fault.RunCheck:
 		return suggestion{"list every problem", icm("check")}, true
+	case fault.InstallServer:
+		how := a.URL + ", then start it (ollama serve)"
+		if a.Model != "" {
+			how += " and " + icm("pull", a.Model)
+		}
+		return suggestion{"install Ollama", how}, a.URL != ""
+	case fault.TryDemo:
+		cmd := a.Command
+		if cmd == "" {
+			cmd = "icm demo"
+		}
+		return suggestion{"or try it without a model", cmd + " (canned answers, no model)"}, true
 	}
 	return suggestion{}, false
 }

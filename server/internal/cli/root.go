@@ -39,6 +39,13 @@ func (e *ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code
 // Main runs icm with args and returns the process exit code.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	env := &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv, Getwd: os.Getwd}
+	return MainWith(ctx, env, args)
+}
+
+// MainWith is Main in an Env of the caller's (tests that choose the icm
+// executable icm's own servers run): it runs icm with args and returns the
+// exit code, having printed any error on env's standard error.
+func MainWith(ctx context.Context, env *Env, args []string) int {
 	return exitCode(env, Run(ctx, env, args))
 }
 
@@ -120,6 +127,7 @@ func commands(env *Env, g *globalFlags) []*cobra.Command {
 		newCritiqueCmd(env, g),
 		newExportCmd(env, g),
 		newResearchCmd(env, g),
+		newDemoCmd(env),
 	}
 }
 

@@ -42,6 +42,12 @@ const (
 	// RunCheck lists every problem of the workspace (what `icm check`
 	// and the editor's diagnostics show).
 	RunCheck ActionID = "run-check"
+	// InstallServer installs the model server that is not on this
+	// machine: URL is where to get it, Model the model to pull after.
+	InstallServer ActionID = "install-server"
+	// TryDemo runs icm's demo (`icm demo`, Command): the sample pipeline
+	// with canned answers, for when no model server can run yet.
+	TryDemo ActionID = "try-demo"
 )
 
 // Action is one fix, with what it acts on.
@@ -52,13 +58,14 @@ type Action struct {
 	// File and Line are what open-file opens (absolute path, 1-based line).
 	File string
 	Line int
-	// Model is what pull-model downloads, the model choose-model
-	// suggests ("" when it has none), and for approve the model override
-	// the stage is judged under ("" for the settings' own).
+	// Model is what pull-model downloads (and install-server pulls
+	// after), the model choose-model suggests ("" when it has none).
 	Model string
-	// URL is the model server start-server and pull-model mean.
+	// URL is the model server start-server and pull-model mean, and the
+	// page install-server gets the server from.
 	URL string
-	// Command is how start-server starts it, when known.
+	// Command is how start-server starts it, when known, and the
+	// command try-demo runs.
 	Command string
 }
 
@@ -82,6 +89,8 @@ var actions = map[ActionID]actionInfo{
 	ShowDiff:      {title: "Compare with the previous version"},
 	CompareModel:  {title: "Compare with the model's version"},
 	RunCheck:      {title: "Show the problems"},
+	InstallServer: {title: "Install Ollama"},
+	TryDemo:       {title: "Try the demo"},
 }
 
 // Title is a short label for a button or a menu entry.

@@ -142,7 +142,11 @@ func (r *Run) reachable(ctx context.Context) (stage string, err error) {
 		return "", err
 	}
 	if err := llm.Ping(ctx, client); err != nil {
-		return name, fault.From(err).In(name)
+		var model string
+		if sr := rep.Stage(name); sr != nil && sr.Contract != nil {
+			model = state.ResolveSettings(r.s.ws.Config.Model, sr.Contract.Model, r.s.opts.Settings.Model).Override(r.req.Model).Model()
+		}
+		return name, r.s.onThisMachine(fault.From(err), model).In(name)
 	}
 	return "", nil
 }

@@ -1,0 +1,209 @@
+// Package demo is icm's demo: the sample workspace course-research, copied
+// into a folder of its own and wired to canned stand-ins on 127.0.0.1, so
+// a person can watch the whole pipeline run, stop at each gate and move on
+// without a model server, a search engine or the internet. The stand-ins
+// are the ones icm's tests use: the scripted Ollama-compatible server
+// (ollamatest) answering from script.json, a fake SearXNG (fakesearx) and
+// the fixture site (sites) serving pages written for the demo. The copy's
+// page reader may read that one site, though it is on a loopback address;
+// for every other workspace the reader's refusal of private addresses
+// stays as it is. The tracked sample is only read, never written.
+package demo
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/icm-tool/icm/server/internal/testutil/fakesearx"
+	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
+	"github.com/icm-tool/icm/server/internal/testutil/sites"
+	"github.com/icm-tool/icm/workspaces"
+)
+
+// Model is the name the canned model server answers to, and the model
+// the copy's config.toml names.
+const Model = "canned-demo"
+
+//go:embed script.json
+var script []byte
+
+// siteMark is where script.json names the fixture site's address.
+const siteMark = "{{SITE}}"
+
+// Demo is a running demo: the copy and the stand-ins it talks to.
+type Demo struct {
+	// Dir is the copy of the sample workspace.
+	Dir string
+
+	model  *ollamatest.Server
+	search *fakesearx.Server
+	site   *sites.Site
+}
+
+// Start copies the sample workspace into dir (a new temporary folder
+// when dir is ""; otherwise dir must be missing or empty), starts the
+// stand-ins on 127.0.0.1 and writes the copy's config.toml to use them.
+// Close stops them; the copy stays for the person to read.
+func Start(dir string) (*Demo, error) {
+	dir, err := prepare(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := copySample(dir); err != nil {
+		return nil, err
+	}
+	d := &Demo{Dir: dir, site: sites.StartWith(pages)}
+	d.search = fakesearx.Start(func(string) []fakesearx.Result {
+		return []fakesearx.Result{
+			{Title: "Install Ollama and pull a model", URL: d.site.Page(pathInstall), Content: "Install, start the server, pull a model.", Engine: "demo"},
+			{Title: "Call the local chat API", URL: d.site.Page(pathAPI), Content: "POST /api/chat from any language.", Engine: "demo"},
+		}
+	})
+	sf, err := ollamatest.ParseScript("script.json", []byte(strings.ReplaceAll(string(script), siteMark, d.site.URL)))
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	if d.model, err = ollamatest.Listen("127.0.0.1:0", sf.Config()); err != nil {
+		d.Close()
+		return nil, err
+	}
+	sf.Apply(d.model.Engine)
+	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(d.config()), 0o644); err != nil {
+		d.Close()
+		return nil, fmt.Errorf("unable to write the demo's config.toml: %w", err)
+	}
+	if err := grantTrust(dir); err != nil {
+		d.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// ModelURL is the canned model server's address.
+func (d *Demo) ModelURL() string { return d.model.URL() }
+
+// SearchURL is the fake search backend's address.
+func (d *Demo) SearchURL() string { return d.search.URL }
+
+// SiteURL is the fixture site's address.
+func (d *Demo) SiteURL() string { return d.site.URL }
+
+// Calls counts the model calls the canned server answered.
+func (d *Demo) Calls() int { return len(d.model.ChatRequests()) }
+
+// Close stops the stand-ins; the copy stays.
+func (d *Demo) Close() {
+	if d.model != nil {
+		_ = d.model.Close()
+	}
+	if d.search != nil {
+		d.search.Close()
+	}
+	if d.site != nil {
+		d.site.Close()
+	}
+}
+
+// config is the copy's config.toml: the sample's settings, with the
+// model, the search backend and the reader pointed at the stand-ins. The
+// reader may read the fixture site's one address, and caches nothing.
+func (d *Demo) config() string {
+	return fmt.Sprintf(`# Written by icm demo for this copy of course-research: every server it
+# names is a stand-in on 127.0.0.1 that icm demo started, with canned answers.
+
+[model]
+name = %q
+base_url = %q
+temperature = 0.1
+think = false
+
+[workflow]
+gate = "explicit"
+max_tool_calls = 24
+parallel = 2
+
+[mcp.servers.search-server]
+command = "icm"
+args = ["mcp", "search", "--searxng", %q]
+
+[mcp.servers.browser-server]
+command = "icm"
+args = ["mcp", "browser", "--allow-host", %q, "--no-cache"]
+`, Model, d.model.URL(), d.search.URL, d.site.Host())
+}
+
+// prepare returns the folder to copy into: a new temporary one, or dir
+// when it is missing or empty.
+func prepare(dir string) (string, error) {
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "icm-demo-")
+		if err != nil {
+			return "", fmt.Errorf("unable to make a folder for the demo: %w", err)
+		}
+		return filepath.Join(tmp, "course-research"), nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	entries, err := os.ReadDir(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return abs, nil
+	case err != nil:
+		return "", fmt.Errorf("unable to use %s for the demo: %w", abs, err)
+	case len(entries) > 0:
+		return "", fmt.Errorf("unable to use %s for the demo: it is not empty (give a new or empty folder, or none for a temporary one)", abs)
+	}
+	return abs, nil
+}
+
+// copySample writes the sample workspace into dir, without any output a
+// run left in the checkout the binary was built from.
+func copySample(dir string) error {
+	src := workspaces.CourseResearch()
+	err := fs.WalkDir(src, ".", func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if isOutput(p) {
+			return nil
+		}
+		dst := filepath.Join(dir, filepath.FromSlash(p))
+		if e.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		data, err := fs.ReadFile(src, p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	})
+	if err != nil {
+		return fmt.Errorf("unable to copy the sample workspace into %s: %w", dir, err)
+	}
+	return nil
+}
+
+// isOutput reports whether p (slash-separated, in the sample) is a file
+// in a stage's output folder.
+func isOutput(p string) bool {
+	parts := strings.Split(p, "/")
+	return len(parts) >= 4 && parts[0] == "pipeline" && parts[2] == "output" && path.Base(p) != "output"
+}
+
+// grantTrust records that icm trusts the copy: it is icm's own demo, and
+// the servers it names are the stand-ins above. This is the one place the
+// demo's trust is made; until icm has a trust record (icm trust) there is
+// nothing to write, and every workspace is run as it is.
+func grantTrust(dir string) error {
+	_ = dir
+	return nil
+}

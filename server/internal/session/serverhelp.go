@@ -1,0 +1,80 @@
+package session
+
+import (
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/icm-tool/icm/server/internal/fault"
+)
+
+// OllamaDownload is where a person gets Ollama.
+const OllamaDownload = "https://ollama.com/download"
+
+// DemoCommand runs icm's demo: the sample pipeline with canned answers.
+const DemoCommand = "icm demo"
+
+// onThisMachine adds to a model server that does not answer what this
+// machine says about it, when the server is an Ollama expected here (a
+// loopback address): the ollama program is not installed (install it, or
+// try the demo first), or it is installed and not running (start it).
+// model is the model the stage needs, for the pull after installing.
+// Other faults come back unchanged.
+func (s *Session) onThisMachine(f *fault.Error, model string) *fault.Error {
+	if f == nil || f.Kind != fault.ModelUnreachable {
+		return f
+	}
+	var start *fault.Action
+	for i := range f.Actions {
+		if a := &f.Actions[i]; a.ID == fault.StartServer && strings.HasPrefix(a.Command, "ollama ") && loopback(a.URL) {
+			start = a
+		}
+	}
+	if start == nil {
+		return f
+	}
+	g := *f
+	demo := fault.Action{ID: fault.TryDemo, Command: DemoCommand}
+	set := fault.Action{ID: fault.SetServer, URL: start.URL}
+	if !onPath("ollama", s.opts.Getenv("PATH")) {
+		g.Msg += ", and Ollama is not installed on this machine"
+		g.Hint = "install Ollama, start it and pull the model; or try the pipeline first without a model, with the demo's canned answers"
+		g.Actions = []fault.Action{{ID: fault.InstallServer, URL: OllamaDownload, Model: model}, demo, set}
+		return &g
+	}
+	g.Msg += ": Ollama is installed here but not running"
+	g.Hint = "start Ollama, then run again; or point icm at a server that runs, or try the demo's canned answers"
+	g.Actions = append(append([]fault.Action(nil), f.Actions...), demo)
+	return &g
+}
+
+// loopback reports whether raw is an address on this machine.
+func loopback(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// onPath reports whether an executable named name is in one of the
+// folders of path (a PATH value).
+func onPath(name, path string) bool {
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			continue
+		}
+		info, err := os.Stat(filepath.Join(dir, name))
+		if err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0 {
+			return true
+		}
+	}
+	return false
+}
