@@ -2,6 +2,7 @@
 // person picks. The words and buttons come from errors.ts.
 import * as vscode from 'vscode';
 import { errorNotice } from './errors';
+import { demoCommand, findOnPath, MissingButton, ollamaDownload, startPlan } from './ollama';
 import { modelNameEdit } from './configEdit';
 import { ServerCommand, type ErrorAction, type ErrorData } from './protocol';
 import { errorDataOf, messageOf } from './review';
@@ -103,12 +104,15 @@ export async function performFix(a: ErrorAction, workspace: string | undefined, 
       term.sendText(`${shellWord(icm)} pull ${shellWord(a.model ?? '')}`);
       return;
     }
-    case 'start-server': {
-      const term = vscode.window.createTerminal({ name: 'ICM: model server' });
-      term.show();
-      term.sendText(a.command ?? '');
+    case 'start-server':
+      await startServer(a.command ?? '', deps);
       return;
-    }
+    case 'install-server':
+      await vscode.env.openExternal(vscode.Uri.parse(a.url ?? ollamaDownload));
+      return;
+    case 'try-demo':
+      runDemo(server);
+      return;
     case 'choose-model':
       if (a.model) {
         // A misspelt [model] name is fixed in config.toml, where it is
@@ -139,6 +143,37 @@ export async function performFix(a: ErrorAction, workspace: string | undefined, 
       await vscode.commands.executeCommand('workbench.actions.view.problems');
       return;
   }
+}
+
+/**
+ * Starts the model server with command in a terminal, when its program is
+ * on this machine; otherwise says so, with how to install Ollama and the
+ * demo to try meanwhile, instead of a terminal saying "command not found"
+ * while a notice reports success. Returns whether it started.
+ */
+export async function startServer(command: string, deps: FixDeps): Promise<boolean> {
+  const plan = startPlan(command, (program) => findOnPath(program, process.env.PATH) !== undefined);
+  if (plan.kind === 'missing') {
+    deps.log.warn(plan.text);
+    const choice = await vscode.window.showWarningMessage(plan.text, ...plan.buttons);
+    if (choice === MissingButton.install) {
+      await vscode.env.openExternal(vscode.Uri.parse(ollamaDownload));
+    } else if (choice === MissingButton.demo) {
+      runDemo(deps.server);
+    }
+    return false;
+  }
+  const term = vscode.window.createTerminal({ name: 'ICM: model server' });
+  term.show();
+  term.sendText(plan.command);
+  return true;
+}
+
+/** Runs ICM's demo (the sample pipeline with canned answers) in a terminal. */
+export function runDemo(server: IcmServer): void {
+  const term = vscode.window.createTerminal({ name: 'ICM: demo' });
+  term.show();
+  term.sendText(demoCommand(server.executable()));
 }
 
 /**

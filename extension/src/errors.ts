@@ -70,6 +70,10 @@ export function buttonLabel(a: ErrorAction, kind?: string): string | undefined {
       return a.stage ? "Compare with the Model's Version" : undefined;
     case 'run-check':
       return 'Show Problems';
+    case 'install-server':
+      return a.url ? 'Install Ollama' : undefined;
+    case 'try-demo':
+      return 'Try the Demo';
   }
   return undefined;
 }

@@ -3,7 +3,7 @@
 // failed and before re-running an approved stage, compare an edit with the
 // model's version, and re-run one For each item with a note.
 import * as vscode from 'vscode';
-import { type FixDeps, performFix, showError } from './errorActions';
+import { type FixDeps, performFix, showError, startServer } from './errorActions';
 import type { PipelineModel } from './model';
 import { Button, runNotice, type NoticeAction } from './notices';
 import { ServerCommand, type CompareResult, type OutputsResult, type RunFinished } from './protocol';
@@ -104,9 +104,9 @@ export class ReviewFlow {
       await vscode.commands.executeCommand('workbench.action.openSettings', 'icm.ollama.host');
       return;
     }
-    const term = vscode.window.createTerminal({ name: 'Model server' });
-    term.show(true);
-    term.sendText(command);
+    if (!(await startServer(command, this.fixes))) {
+      return; // its program is not here: the notice said so and what to do
+    }
     const again = await vscode.window.showInformationMessage(`Started \`${command}\` in a terminal. Run ${ev.stage || 'the next stage'} again once it answers?`, Button.retry);
     if (again === Button.retry) {
       await this.retry(ev, false);
