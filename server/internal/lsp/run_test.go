@@ -265,7 +265,20 @@ func TestRunFailureCarriesItsFixes(t *testing.T) {
 	}
 	down := "http://" + l.Addr().String()
 	l.Close()
-	s := newSession(t, func(c *lsptest.Config) { c.InitOptions = map[string]any{"ollamaHost": down} })
+	// Ollama is installed here (a stand-in on the PATH), only not running.
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "ollama"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := newSession(t, func(c *lsptest.Config) {
+		c.InitOptions = map[string]any{"ollamaHost": down}
+		c.Options.Getenv = func(k string) string {
+			if k == "PATH" {
+				return bin
+			}
+			return os.Getenv(k)
+		}
+	})
 	if _, err := s.ExecuteCommand("icm.runStage", map[string]any{"workspace": s.dir, "stage": "01-scope"}); err != nil {
 		t.Fatal(err)
 	}
@@ -288,8 +301,56 @@ func TestRunFailureCarriesItsFixes(t *testing.T) {
 	if strings.HasPrefix(f.Message, "failed:") || !strings.Contains(f.Message, "no model server at") {
 		t.Errorf("message %q", f.Message)
 	}
-	if len(f.Error.Actions) != 2 || f.Error.Actions[0].ID != "start-server" || f.Error.Actions[0].Command != "ollama serve" ||
-		f.Error.Actions[1].ID != "set-server" || f.Error.Actions[1].Setting != "ollamaHost" {
+	if len(f.Error.Actions) != 3 || f.Error.Actions[0].ID != "start-server" || f.Error.Actions[0].Command != "ollama serve" ||
+		f.Error.Actions[1].ID != "set-server" || f.Error.Actions[1].Setting != "ollamaHost" || f.Error.Actions[2].ID != "try-demo" {
+		t.Errorf("actions = %+v", f.Error.Actions)
+	}
+	if !strings.Contains(f.Message, "Ollama is installed here but not running") {
+		t.Errorf("message %q does not say Ollama is installed and not running", f.Message)
+	}
+}
+
+// TestRunFailureWithoutOllamaOffersInstallAndDemo: where no ollama
+// program is installed, the failure says so and its fixes are installing
+// Ollama and the demo, not starting a server that is not there.
+func TestRunFailureWithoutOllamaOffersInstallAndDemo(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + l.Addr().String()
+	l.Close()
+	empty := t.TempDir()
+	s := newSession(t, func(c *lsptest.Config) {
+		c.InitOptions = map[string]any{"ollamaHost": down}
+		c.Options.Getenv = func(k string) string {
+			if k == "PATH" {
+				return empty
+			}
+			return os.Getenv(k)
+		}
+	})
+	if _, err := s.ExecuteCommand("icm.runStage", map[string]any{"workspace": s.dir, "stage": "01-scope"}); err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Message string
+		Error   *struct {
+			Kind    string
+			Actions []struct{ ID, URL, Model, Command string }
+		}
+	}
+	if err := json.Unmarshal(s.AwaitNotification("icm/runFinished", "the run ends", nil), &f); err != nil || f.Error == nil {
+		t.Fatalf("runFinished: %v %+v", err, f)
+	}
+	if !strings.Contains(f.Message, "Ollama is not installed on this machine") {
+		t.Errorf("message %q", f.Message)
+	}
+	var ids []string
+	for _, a := range f.Error.Actions {
+		ids = append(ids, a.ID)
+	}
+	if strings.Join(ids, " ") != "install-server try-demo set-server" || f.Error.Actions[0].URL == "" || f.Error.Actions[0].Model != "qwen3.5:9b" || f.Error.Actions[1].Command != "icm demo" {
 		t.Errorf("actions = %+v", f.Error.Actions)
 	}
 }

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"net"
 	"net/url"
 	"os"
@@ -45,7 +46,7 @@ func (s *Session) onThisMachine(f *fault.Error, model string) *fault.Error {
 		return &g
 	}
 	g.Msg += ": Ollama is installed here but not running"
-	g.Hint = "start Ollama, then run again; or point icm at a server that runs, or try the demo's canned answers"
+	g.Hint = fmt.Sprintf("start Ollama (icm expects it at %s), then run again; or point icm at a server that runs, or try the demo's canned answers", start.URL)
 	g.Actions = append(append([]fault.Action(nil), f.Actions...), demo)
 	return &g
 }

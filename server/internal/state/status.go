@@ -130,9 +130,9 @@ func Derive(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract, 
 		case rec.Settings != "" && rec.Settings != settings.Hash():
 			s.Status, s.Reason = Stale, "the model settings changed since the last run"
 			if then, now := rec.ConfiguredModel(), settings.Model(); then != "" && then != now {
-				s.Reason = fmt.Sprintf("the model changed since the last run: the settings said %s, now %s", then, orNone(now))
+				s.Reason = fmt.Sprintf("the model changed since the last run: it ran with %s, the settings now say %s", then, orNone(now))
 				if rec.Override {
-					s.Reason += fmt.Sprintf(" (it ran with %s)", rec.Model)
+					s.Reason = fmt.Sprintf("the model changed since the last run: the settings said %s (it ran with %s), now %s", then, rec.Model, orNone(now))
 				}
 			}
 		case !present:
