@@ -131,15 +131,30 @@ export function runNotice(ev: RunFinished, next?: NextStep): RunNotice {
     const first = ev.findings?.[0];
     problems.push(`its output failed Verify checks${first !== undefined ? `: ${first}` : ''}`);
   }
+  if (ev.rubricFailed === true && ev.rubric !== undefined && ev.rubric !== '') {
+    problems.push(`its rubric: ${ev.rubric}`);
+  }
   const text =
-    problems.length === 0
+    (problems.length === 0
       ? `${head} and awaits review.`
-      : `${head} and awaits review, but ${problems.join('; ')}.`;
+      : `${head} and awaits review, but ${problems.join('; ')}.`) + reviewChecklist(ev.reviewGate);
   return {
     severity: problems.length === 0 ? 'info' : 'warning',
     text,
     actions: [button(Button.openOutput), button(Button.approve), ...withRun],
   };
+}
+
+/**
+ * The contract's Review Gate as the notice's last sentence: " Review
+ * Gate: sources cited; no names of clients." (nothing without one).
+ */
+export function reviewChecklist(items: string[] | undefined): string {
+  if (items === undefined || items.length === 0) {
+    return '';
+  }
+  const text = items.map((i) => i.replace(/[.;]+$/, '')).join('; ');
+  return ` Review Gate: ${text}.`;
 }
 
 /** The message without the "stage NAME: " the engine puts before it: the notice names the stage already. */

@@ -175,6 +175,9 @@ export function stageView(ws: WorkspaceStatus, st: StageStatus, now: Date): Stag
   if (st.verifyFailed === true && state === 'awaiting-review') {
     parts[0] += ', Verify failed';
   }
+  if (st.rubricFailed === true && state === 'awaiting-review') {
+    parts[0] += ', rubric failed';
+  }
   if (face.detail?.startsWith('last re-run ') === true) {
     parts[0] += ', last re-run failed';
   }
@@ -196,6 +199,12 @@ export function stageView(ws: WorkspaceStatus, st: StageStatus, now: Date): Stag
   const last = lastRunText(st);
   if (ran !== undefined) {
     tip.push(`Last run: ${new Date(st.lastRun as string).toLocaleString()}${last !== undefined ? ` · ${escapeMarkdown(last)}` : ''}`);
+  }
+  if (st.rubric !== undefined && st.rubric !== '' && face.detail?.includes(st.rubric) !== true) {
+    tip.push(`Rubric: ${escapeMarkdown(st.rubric)}`);
+  }
+  if ((st.reviewGate?.length ?? 0) > 0) {
+    tip.push(`Review Gate:\n${(st.reviewGate as string[]).map((i) => `- ${escapeMarkdown(i)}`).join('\n')}`);
   }
   if ((st.downstream?.length ?? 0) > 0) {
     tip.push(`Read by: ${(st.downstream as string[]).join(', ')}`);

@@ -137,6 +137,11 @@ export interface StageStatus {
   /** RFC 3339 time of the last run, absent when it never ran. */
   lastRun?: string;
   verifyFailed?: boolean;
+  /** The review rubrics' checks in one line: "3 of 4 rubric checks pass: missing section \"Risks\"". */
+  rubric?: string;
+  rubricFailed?: boolean;
+  /** The contract's Review Gate checklist, one item a line. */
+  reviewGate?: string[];
   /** The last finished run's real figures. */
   lastRunStats?: LastRunStats;
   /** Model calls the whole stage makes at the least (a For each: one per item). */
@@ -206,6 +211,11 @@ export interface RunFinished {
   item?: number;
   /** The first Verify findings, "file:line: message (check)". */
   findings?: string[];
+  /** The review rubrics' checks in one line, and whether one failed. */
+  rubric?: string;
+  rubricFailed?: boolean;
+  /** The contract's Review Gate checklist, one item a line. */
+  reviewGate?: string[];
 }
 
 export interface ProbeResult {

@@ -32,6 +32,25 @@ test('runNotice', async (t) => {
       actions: ['Open Output', 'Approve', 'Show Run'],
     },
     {
+      name: 'a failed rubric says its line, and the Review Gate ends the notice',
+      ev: {
+        stage: '03-plan',
+        rubricFailed: true,
+        rubric: '3 of 4 rubric checks pass: missing section "Risks"',
+        reviewGate: ['Every bed has a crop.', 'No plant is named twice;'],
+      },
+      severity: 'warning',
+      text: /^03-plan finished and awaits review, but its rubric: 3 of 4 rubric checks pass: missing section "Risks"\. Review Gate: Every bed has a crop; No plant is named twice\.$/,
+      actions: ['Open Output', 'Approve', 'Show Run'],
+    },
+    {
+      name: 'a rubric that passes is no problem',
+      ev: { rubric: '4 of 4 rubric checks pass' },
+      severity: 'info',
+      text: /^01-scope finished and awaits review\.$/,
+      actions: ['Open Output', 'Approve', 'Show Run'],
+    },
+    {
       name: 'the same output keeps the approval',
       ev: { sameOutput: true, face: approved },
       severity: 'info',

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"sync"
@@ -119,6 +120,7 @@ func (p *printer) event(ev workflow.Event) {
 				fmt.Fprintf(w, "    %s: %s\n", loc(f), f.Message)
 			}
 		}
+		printRubric(w, ev.Rubric, "    ")
 	case workflow.EventStageEnd:
 		if ev.Err != "" {
 			// The error itself is what icm prints last, with its hint.
@@ -131,6 +133,9 @@ func (p *printer) event(ev workflow.Event) {
 		if n, of := failedChecks(ev.Verify); n > 0 {
 			// Written, but not done: the checks say what to fix first.
 			mark, msg = "⚠", fmt.Sprintf("%s; %d of %d Verify checks failed", msg, n, of)
+		}
+		if pass, of, _ := state.RubricCount(ev.Rubric); pass < of {
+			mark, msg = "⚠", fmt.Sprintf("%s; %d of %d rubric checks failed", msg, of-pass, of)
 		}
 		fmt.Fprintf(w, "%s %s %s (%s, %d tokens in, %d out)\n", mark, ev.Stage, msg, ev.Duration.Round(100*time.Millisecond), ev.PromptTokens, ev.OutputTokens)
 	case workflow.EventGate:
@@ -175,10 +180,18 @@ func (p *printer) finish(ws *workspace.Workspace, sum *workflow.Summary, err err
 	if sum.Next.Action == state.ActionApprove {
 		flags := usedFlags{workspace: g.workspace}
 		files := strings.Join(displayAll(p.env, ws, outputsOf(sum, sum.Next.Stage, last)), ", ")
-		if n, of := failedChecks(verifyOf(sum, sum.Next.Stage)); n > 0 {
+		res := resultOf(sum, sum.Next.Stage)
+		n, of := failedChecks(verifyOf(sum, sum.Next.Stage))
+		rubricFailed := res != nil && rubricFails(res.Rubric)
+		if n > 0 || rubricFailed {
 			// A plain approve is refused while the checks fail: say the
 			// two ways through the gate that work.
-			fmt.Fprintf(out, "Review gate: %d of %d Verify checks failed on %s (above).\n", n, of, files)
+			if n > 0 {
+				fmt.Fprintf(out, "Review gate: %d of %d Verify checks failed on %s (above).\n", n, of, files)
+			} else {
+				fmt.Fprintf(out, "Review gate: %s on %s (above).\n", state.RubricLine(res.Rubric), files)
+			}
+			printChecklist(out, res)
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 			fmt.Fprintf(tw, "  fix it, then:\t%s\n", flags.command("approve", sum.Next.Stage))
 			fmt.Fprintf(tw, "  or approve it as it is:\t%s\n", flags.command("approve", sum.Next.Stage, "--force"))
@@ -186,6 +199,7 @@ func (p *printer) finish(ws *workspace.Workspace, sum *workflow.Summary, err err
 			return
 		}
 		fmt.Fprintf(out, "Review gate: read %s, edit it if needed, then:\n  %s\n", files, flags.command("approve", sum.Next.Stage))
+		printChecklist(out, res)
 		return
 	}
 	fmt.Fprintln(out, nextLine(&state.PipelineState{Next: sum.Next}, ws, g))
@@ -199,6 +213,34 @@ func failedChecks(results []state.VerifyResult) (failed, of int) {
 		}
 	}
 	return failed, len(results)
+}
+
+// resultOf is the run's result for stage, nil when the run did not run it.
+func resultOf(sum *workflow.Summary, stage string) *workflow.StageResult {
+	for _, r := range sum.Ran {
+		if r.Stage == stage {
+			return r
+		}
+	}
+	return nil
+}
+
+// rubricFails reports whether a rubric check failed.
+func rubricFails(checks []state.RubricCheck) bool {
+	pass, of, _ := state.RubricCount(checks)
+	return pass < of
+}
+
+// printChecklist prints the contract's Review Gate under the gate's
+// lines: what its author asks the person to check before approving.
+func printChecklist(out io.Writer, res *workflow.StageResult) {
+	if res == nil || res.ReviewGate == "" {
+		return
+	}
+	fmt.Fprintln(out, "  The contract's Review Gate asks you to check:")
+	for _, item := range workflow.ReviewItems(res.ReviewGate) {
+		fmt.Fprintf(out, "    - %s\n", item)
+	}
 }
 
 // verifyOf is the Verify results of the run of stage, nil when the run
@@ -289,4 +331,19 @@ func withFlags(msg string, flags usedFlags) string {
 		msg = msg[i+2+j:]
 	}
 	return b.String() + msg
+}
+
+// printRubric prints the rubric checks that failed, one a line under
+// indent: where, what is wrong, and which rubric asked for it.
+func printRubric(w io.Writer, checks []state.RubricCheck, indent string) {
+	for _, c := range checks {
+		if c.OK || c.Note {
+			continue
+		}
+		where := c.Output
+		if c.Line > 0 {
+			where = fmt.Sprintf("%s:%d", c.Output, c.Line)
+		}
+		fmt.Fprintf(w, "%s%s: %s (%s)\n", indent, where, c.Message, c.Rubric)
+	}
 }

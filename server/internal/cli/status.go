@@ -64,6 +64,9 @@ configured settings like any other, and says which model wrote it
 						}
 					}
 				}
+				if s.RubricFailed && s.Record != nil {
+					printRubric(tw, s.Record.Rubric, "\t\t  ")
+				}
 			}
 			tw.Flush()
 			fmt.Fprintln(env.Stdout, nextLine(p, ws, g))

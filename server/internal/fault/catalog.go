@@ -69,6 +69,18 @@ func VerifyFails(stage string, findings []string, file string, line int) *Error 
 	return e.With(Action{ID: ApproveAnyway, Stage: stage})
 }
 
+// RubricFails is an approval refused because review rubric checks fail;
+// line is the first failure's line in file ("" and 0 when unknown).
+func RubricFails(stage string, summary string, findings []string, file string, line int) *Error {
+	e := &Error{Kind: VerifyFailed, Stage: stage, File: file, Line: line,
+		Msg:  fmt.Sprintf("stage %s has failing rubric checks (%s): %s", stage, summary, strings.Join(findings, "; ")),
+		Hint: "fix the output and approve it, or approve it as it is"}
+	if file != "" {
+		e.Actions = append(e.Actions, Action{ID: OpenFile, File: file, Line: line})
+	}
+	return e.With(Action{ID: ApproveAnyway, Stage: stage})
+}
+
 // RerunWouldApprove is a gate "rerun" that would approve an output whose
 // Verify checks failed.
 func RerunWouldApprove(stage string) *Error {

@@ -41,6 +41,12 @@ func (s *Server) hover(gctx *glsp.Context, p *protocol.HoverParams) (*protocol.H
 		defer dc.release()
 		return s.configHover(ctx, dc, p.Position)
 	}
+	if dc.c == nil {
+		if h := s.outputFileHover(ctx, dc, p.Position); h != nil {
+			defer dc.release()
+			return h, nil
+		}
+	}
 	dc, t, ok, err := targetIn(dc, p.Position)
 	defer dc.release()
 	if err != nil || !ok {

@@ -50,6 +50,11 @@ type runFinished struct {
 	Item int `json:"item,omitempty"`
 	// Findings are the first Verify findings, "file:line: message".
 	Findings []string `json:"findings,omitempty"`
+	// Rubric, RubricFailed and ReviewGate are the review facts, as a
+	// stage's status row has them.
+	Rubric       string   `json:"rubric,omitempty"`
+	RubricFailed bool     `json:"rubricFailed,omitempty"`
+	ReviewGate   []string `json:"reviewGate,omitempty"`
 }
 
 // start begins a run (the code behind `icm run`, through a session of its
@@ -224,6 +229,7 @@ func (rp *runProgress) event(ev workflow.Event) {
 		f := runFinished{Workspace: root, Stage: ev.Stage, RunID: ev.RunID, OK: ev.Err == "",
 			Cancelled: errors.Is(rp.s.ctxErr(), context.Canceled) || rp.cancelled(), Message: ev.Message, Outputs: outs, VerifyFailed: failed,
 			ToolCalls: rp.tools[ev.Stage], ToolErrors: rp.toolErrors[ev.Stage], Item: rp.item, Findings: findings}
+		finishedReview(&f, ev)
 		if ev.Err == "" {
 			before := rp.before[ev.Stage]
 			f.SameOutput = before != nil && maps.Equal(before, rp.goodOutputs(ev.Stage))

@@ -46,6 +46,12 @@ type StageStatus struct {
 	Items        int        `json:"items"`
 	LastRun      *time.Time `json:"lastRun,omitempty"`
 	VerifyFailed bool       `json:"verifyFailed"`
+	// Rubric sums up the review rubrics' checks of the last run
+	// ("3 of 4 rubric checks pass: ..."); RubricFailed is set when one
+	// failed; ReviewGate is the contract's Review Gate checklist.
+	Rubric       string   `json:"rubric,omitempty"`
+	RubricFailed bool     `json:"rubricFailed,omitempty"`
+	ReviewGate   []string `json:"reviewGate,omitempty"`
 	// Face is how the state reads: the same words and icon in every face.
 	Face state.Face `json:"face"`
 	// LastRunStats are the last finished run's real figures.
@@ -114,6 +120,7 @@ func (s *Server) status(ctx context.Context, st *wsState) WorkspaceStatus {
 			Face: state.FaceOf(ss, false, ""), LastRunStats: statsOf(ss.Record), Downstream: down[stg.Name]}
 		if sr := rep.Stage(stg.Name); sr != nil && sr.Contract != nil {
 			c := sr.Contract
+			reviewOf(&row, ss, c)
 			for _, rel := range state.OutputPaths(disk, stg, c) {
 				row.Outputs = append(row.Outputs, disk.Abs(rel))
 			}

@@ -98,6 +98,9 @@ func FaceOf(s *StageState, running bool, reason string) Face {
 		if s.VerifyFailed && (st == Awaiting || st == Approved) && !strings.Contains(reason, "Verify") {
 			parts = append(parts, "Verify found problems")
 		}
+		if s.RubricFailed && (st == Awaiting || st == Approved) {
+			parts = append(parts, s.Rubric)
+		}
 		if s.RanWith != "" && (st == Awaiting || st == Approved) {
 			// A one-off override: the state is the configured settings',
 			// the model that wrote the output is worth telling.

@@ -87,6 +87,10 @@ func next(ws *workspace.Workspace, stages []*StageState) Next {
 		case Approved:
 			continue
 		case Awaiting:
+			if s.RubricFailed && !s.VerifyFailed {
+				return Next{Stage: s.Stage, Action: ActionApprove,
+					Message: fmt.Sprintf("%s awaiting review, its rubric checks failed (%s): fix %s/output/, then `icm approve %s`; or approve it as it is: `icm approve %s --force`", s.Stage, s.Rubric, st.Rel, s.Stage, s.Stage)}
+			}
 			if s.VerifyFailed {
 				// A plain approve is refused while the checks fail.
 				return Next{Stage: s.Stage, Action: ActionApprove,

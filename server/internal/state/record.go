@@ -71,6 +71,9 @@ type Record struct {
 	PrevOutputs Hashes `json:"prev_outputs,omitempty"`
 	// Verify holds the results of the contract's Verify checks.
 	Verify []VerifyResult `json:"verify,omitempty"`
+	// Rubric holds the results of the stage's review rubrics
+	// (references/review-rubric.md, references/<output-stem>-rubric.md).
+	Rubric []RubricCheck `json:"rubric,omitempty"`
 	// Items is the number of For each items (0 when none).
 	Items int `json:"items,omitempty"`
 	// StopReason says how the agent loop ended (done, tool-limit, stuck, ...).
@@ -174,7 +177,7 @@ type Approval struct {
 	Outputs    Hashes    `json:"outputs"`
 	// By is "user", "auto" (gate auto) or "rerun" (gate rerun).
 	By string `json:"by"`
-	// Forced is set when approved despite failing Verify checks.
+	// Forced is set when approved despite failing Verify or rubric checks.
 	Forced bool `json:"forced,omitempty"`
 }
 

@@ -35,6 +35,11 @@ type StageState struct {
 	// Edited is set when an output differs from what the last run wrote.
 	Edited       bool `json:"edited,omitempty"`
 	VerifyFailed bool `json:"verify_failed,omitempty"`
+	// RubricFailed is set when a review rubric's check failed on the
+	// outputs as the last run wrote them; Rubric sums the checks up
+	// ("3 of 4 rubric checks pass: missing section "Risks"").
+	RubricFailed bool   `json:"rubric_failed,omitempty"`
+	Rubric       string `json:"rubric,omitempty"`
 	// RanWith is the model the last run used when it was a one-off
 	// override, and Configured the configured model it stood in for ("" when
 	// the settings named none): the state is judged by the configured
@@ -93,6 +98,9 @@ func Derive(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract, 
 		// a person changed them (and approval checks again), they describe
 		// nothing on disk.
 		s.VerifyFailed = rec.VerifyFailed() && sameHashes(rec.Outputs, outs)
+		if sameHashes(rec.Outputs, outs) {
+			s.RubricFailed, s.Rubric = rec.RubricFailed(), RubricLine(rec.Rubric)
+		}
 		s.ToolsFailed = rec.Status == RunDone && rec.ToolsAllFailed()
 		if rec.Status == RunDone && rec.Override {
 			s.RanWith, s.Configured = rec.Model, rec.Configured

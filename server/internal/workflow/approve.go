@@ -9,6 +9,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/rubric"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/verify"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -83,6 +84,11 @@ func ApproveContext(ctx context.Context, ws *workspace.Workspace, name string, o
 			return nil, err
 		}
 	}
+	if !opts.Force {
+		if err := recheckRubric(ws, st, c, s); err != nil {
+			return nil, err
+		}
+	}
 	return writeApproval(ws, st, s, opts)
 }
 
@@ -134,6 +140,41 @@ func reverify(ctx context.Context, ws *workspace.Workspace, st *workspace.Stage,
 		return nil
 	}
 	return fault.VerifyFails(st.Name, msgs, file, line).Because(ErrVerifyFailed)
+}
+
+// recheckRubric runs the stage's review rubrics on the outputs as they
+// are now and refuses with every failure when any check fails, as a
+// failing Verify check does.
+func recheckRubric(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract, s *state.StageState) error {
+	var outs []string
+	for rel, h := range s.Outputs {
+		if h != state.Missing {
+			outs = append(outs, rel)
+		}
+	}
+	sort.Strings(outs)
+	checks := rubric.Run(ws, st, c, outs)
+	var msgs []string
+	file, line := "", 0
+	for _, rc := range checks {
+		if rc.OK || rc.Note {
+			continue
+		}
+		loc := rc.Output
+		if rc.Line > 0 {
+			loc = fmt.Sprintf("%s:%d", rc.Output, rc.Line)
+		}
+		if file == "" {
+			if file = findingPath(ws, rc.Output); file != "" {
+				line = rc.Line
+			}
+		}
+		msgs = append(msgs, fmt.Sprintf("%s: %s (%s)", loc, rc.Message, rc.Rubric))
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return fault.RubricFails(st.Name, state.RubricLine(checks), msgs, file, line).Because(ErrVerifyFailed)
 }
 
 // findingPath returns the file a Verify finding is about as an absolute

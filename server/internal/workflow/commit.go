@@ -69,8 +69,9 @@ func (r *run) commit(ctx context.Context, outputs map[string][]byte, cur *state.
 		r.res.Verify = verify.Run(ctx, r.c.Verify, outs, verifyEnv(e.ws, st, e.opts.CodeBlocks, r.prov))
 		e.emit(Event{Kind: EventVerify, Stage: st.Name, Verify: r.res.Verify, Message: verifySummary(r.res.Verify)})
 	}
+	r.rubric(r.res.Outputs)
 	rec := r.record(state.RunDone, now, before)
-	rec.Verify = r.res.Verify
+	rec.Verify, rec.Rubric = r.res.Verify, r.res.Rubric
 	if r.prov != nil {
 		rec.Sources = r.prov.Record()
 	}
@@ -78,14 +79,14 @@ func (r *run) commit(ctx context.Context, outputs map[string][]byte, cur *state.
 		return err
 	}
 	r.res.Status = state.RunDone
-	if r.c.Gate != nil && r.c.Gate.Auto && !rec.VerifyFailed() {
+	if r.c.Gate != nil && r.c.Gate.Auto && !rec.VerifyFailed() && !rec.RubricFailed() {
 		if err := state.WriteApproval(e.ws.Disk, st.Dir, &state.Approval{Stage: st.Name, ApprovedAt: e.opts.Now(), RunID: e.runID, Outputs: now, By: "auto"}); err != nil {
 			return err
 		}
 		r.res.AutoApproved = true
 	}
 	_ = e.ws.Disk.RemoveAll(filepath.Join(st.Dir, state.StateDir, state.ItemsDir))
-	e.emit(Event{Kind: EventStageEnd, Stage: st.Name, Status: state.RunDone, Outputs: r.res.Outputs, Verify: r.res.Verify,
+	e.emit(Event{Kind: EventStageEnd, Stage: st.Name, Status: state.RunDone, Outputs: r.res.Outputs, Verify: r.res.Verify, Rubric: r.res.Rubric, ReviewGate: r.res.ReviewGate,
 		Duration: r.res.Duration, PromptTokens: r.res.Prompt, OutputTokens: r.res.Output,
 		Message: r.endMessage()})
 	return nil

@@ -126,17 +126,22 @@ type Engine struct {
 
 // StageResult is what one stage run did.
 type StageResult struct {
-	Stage      string               `json:"stage"`
-	Status     string               `json:"status"`
-	Outputs    []string             `json:"outputs"`
-	Verify     []state.VerifyResult `json:"verify,omitempty"`
-	StopReason string               `json:"stop_reason,omitempty"`
-	Items      int                  `json:"items,omitempty"`
-	Reused     int                  `json:"reused_items,omitempty"`
-	Prompt     int                  `json:"prompt_tokens"`
-	Output     int                  `json:"output_tokens"`
-	ModelCalls int                  `json:"model_calls"`
-	ToolCalls  int                  `json:"tool_calls"`
+	Stage   string               `json:"stage"`
+	Status  string               `json:"status"`
+	Outputs []string             `json:"outputs"`
+	Verify  []state.VerifyResult `json:"verify,omitempty"`
+	// Rubric are the checks of the stage's review rubrics, notes included.
+	Rubric []state.RubricCheck `json:"rubric,omitempty"`
+	// ReviewGate is the contract's Review Gate text: what the person
+	// checks before approving ("" when the contract has none).
+	ReviewGate string `json:"review_gate,omitempty"`
+	StopReason string `json:"stop_reason,omitempty"`
+	Items      int    `json:"items,omitempty"`
+	Reused     int    `json:"reused_items,omitempty"`
+	Prompt     int    `json:"prompt_tokens"`
+	Output     int    `json:"output_tokens"`
+	ModelCalls int    `json:"model_calls"`
+	ToolCalls  int    `json:"tool_calls"`
 	// ToolErrors counts the tool calls that failed; ToolFailures say how.
 	ToolErrors   int                 `json:"tool_errors,omitempty"`
 	ToolFailures []state.ToolFailure `json:"tool_failures,omitempty"`
@@ -317,7 +322,7 @@ func (e *Engine) pick(p *state.PipelineState, rep *check.Report, ran map[string]
 				continue
 			}
 			if e.opts.Gate == GateRerun && !ran[name] {
-				if s.VerifyFailed && !e.opts.Force {
+				if (s.VerifyFailed || s.RubricFailed) && !e.opts.Force {
 					return nil, true, fault.RerunWouldApprove(name)
 				}
 				if err := e.approve(e.ws.Stages[i], rep.Stage(name).Contract, "rerun"); err != nil {

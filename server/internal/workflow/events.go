@@ -57,6 +57,10 @@ type Event struct {
 	// Status is the stage's run status (stage-end) or state after the gate.
 	Status string               `json:"status,omitempty"`
 	Verify []state.VerifyResult `json:"verify,omitempty"`
+	// Rubric are the review rubrics' checks (verify, stage-end).
+	Rubric []state.RubricCheck `json:"rubric,omitempty"`
+	// ReviewGate is the contract's Review Gate text (stage-end).
+	ReviewGate string `json:"review_gate,omitempty"`
 	// Duration is the stage's or run's wall time (stage-end, run-end).
 	Duration time.Duration `json:"duration,omitempty"`
 	// Tokens are totals for the stage or run (stage-end, run-end).

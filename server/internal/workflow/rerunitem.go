@@ -141,11 +141,12 @@ func (r *run) commitItem(ctx context.Context, cur *state.StageState, w *Written,
 		r.res.Verify = verify.Run(ctx, r.c.Verify, []verify.Output{{Rel: w.Output, Abs: e.ws.Abs(w.Output)}}, verifyEnv(e.ws, st, e.opts.CodeBlocks, r.prov))
 		e.emit(Event{Kind: EventVerify, Stage: st.Name, Verify: r.res.Verify, Message: verifySummary(r.res.Verify)})
 	}
+	r.rubric([]string{w.Output})
 	// The record holds the model's version: a person's edits in the other
 	// items still read as edits, and a full run still asks before it
 	// overwrites them.
 	rec := r.record(state.RunDone, map[string]string{w.Output: state.Hash([]byte(model))}, before)
-	rec.Verify = r.res.Verify
+	rec.Verify, rec.Rubric = r.res.Verify, r.res.Rubric
 	rec.Sources = r.prov.Record()
 	if old := cur.Record; old != nil {
 		rec.ModelCalls += old.ModelCalls
@@ -158,7 +159,7 @@ func (r *run) commitItem(ctx context.Context, cur *state.StageState, w *Written,
 		return err
 	}
 	r.res.Status = state.RunDone
-	e.emit(Event{Kind: EventStageEnd, Stage: st.Name, Status: state.RunDone, Outputs: r.res.Outputs, Verify: r.res.Verify,
+	e.emit(Event{Kind: EventStageEnd, Stage: st.Name, Status: state.RunDone, Outputs: r.res.Outputs, Verify: r.res.Verify, Rubric: r.res.Rubric, ReviewGate: r.res.ReviewGate,
 		Duration: r.res.Duration, PromptTokens: r.res.Prompt, OutputTokens: r.res.Output,
 		Message: fmt.Sprintf("item %d (%s) written again; the other items are as they were", sp.Index, sp.Title) + toolSuffix(r.res)})
 	return nil

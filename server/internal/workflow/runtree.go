@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"fmt"
+	"github.com/icm-tool/icm/server/internal/state"
 	"strings"
 	"time"
 )
@@ -122,6 +123,9 @@ func stageNodes(events []Event, stage string) []*RunNode {
 					leaf.Error = v.Check + " failed"
 					break
 				}
+			}
+			if _, _, first := state.RubricCount(ev.Rubric); first != "" && leaf.Error == "" {
+				leaf.Error = "rubric: " + first
 			}
 		}
 		if leaf == nil {

@@ -1,0 +1,53 @@
+package workflow
+
+import (
+	"strings"
+
+	"github.com/icm-tool/icm/server/internal/contract"
+)
+
+// reviewHeadings are the headings, lower-cased, of the section a contract
+// keeps for the person at the gate: what to check before approving.
+var reviewHeadings = map[string]bool{
+	"review gate": true, "review gates": true, "review checklist": true,
+	"human review": true, "review": true, "before approving": true,
+}
+
+// ReviewGate returns the text of the contract's Review Gate section as its
+// author wrote it, trimmed; "" when it has none. It is the checklist shown
+// where a person reviews the output: the CLI's review-gate lines, the
+// editor's notice and the output file's hover.
+func ReviewGate(c *contract.Contract) string {
+	if c == nil {
+		return ""
+	}
+	for _, s := range c.Sections {
+		name := strings.Join(strings.Fields(strings.ToLower(strings.TrimSuffix(strings.TrimSpace(s.Name), ":"))), " ")
+		if reviewHeadings[name] {
+			return strings.TrimSpace(s.Text)
+		}
+	}
+	return ""
+}
+
+// ReviewItems returns the Review Gate's checklist as lines: each list item
+// without its bullet or box, or the text's lines when it is prose.
+func ReviewItems(text string) []string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(l)
+		if t == "" {
+			continue
+		}
+		for _, p := range []string{"- [ ] ", "- [x] ", "- [X] ", "* [ ] ", "- ", "* ", "+ "} {
+			if strings.HasPrefix(t, p) {
+				t = strings.TrimSpace(t[len(p):])
+				break
+			}
+		}
+		if t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}

@@ -1,0 +1,17 @@
+package workflow
+
+import (
+	"github.com/icm-tool/icm/server/internal/rubric"
+	"github.com/icm-tool/icm/server/internal/state"
+)
+
+// rubric runs the stage's review rubrics on the outputs just written
+// (beside Verify) and says how they came out; the results go in the
+// record with the Verify results.
+func (r *run) rubric(outputs []string) {
+	r.res.Rubric = rubric.Run(r.e.ws, r.st, r.c, outputs)
+	r.res.ReviewGate = ReviewGate(r.c)
+	if line := state.RubricLine(r.res.Rubric); line != "" {
+		r.e.emit(Event{Kind: EventVerify, Stage: r.st.Name, Rubric: r.res.Rubric, Message: line})
+	}
+}
