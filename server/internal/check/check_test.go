@@ -403,27 +403,38 @@ func TestDownstream(t *testing.T) {
 	}
 }
 
-// A model stage whose every output holds a placeholder is valid notation
-// (the ICM template writes them), but icm run has no file for the answer:
-// a note at the Outputs says so before a run fails on it.
+// A For each stage whose every output holds a placeholder is valid
+// notation, but icm run has no one file for the joined answers: a note at
+// the Outputs says so before a run fails on it. A stage without For each
+// names its files through the write tool, so it gets no note (02-c).
 func TestModelStageWithoutAConcreteOutputIsNoted(t *testing.T) {
 	dir := wstest.Write(t, `
 -- CLAUDE.md --
 # Id
 -- pipeline/01-a/CONTEXT.md --
 # Stage: 01-a
+## For each
+part in parts.md
 ## Process
 Write the report.
 ## Outputs
 | Artifact | Location |
 |----------|----------|
 | Report | `+"`output/report-{slug}.md`"+` |
+-- pipeline/01-a/parts.md --
+## One
 -- pipeline/02-b/CONTEXT.md --
 # Stage: 02-b
 ## Process
 Again.
 ## Outputs
 - b.md -> output/
+-- pipeline/03-c/CONTEXT.md --
+# Stage: 03-c
+## Process
+Name the files.
+## Outputs
+- report-[slug].md -> output/
 `)
 	rep := Run(open(t, dir), Options{})
 	var got []contract.Finding

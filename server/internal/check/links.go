@@ -3,6 +3,7 @@ package check
 import (
 	"errors"
 	"fmt"
+	"github.com/icm-tool/icm/server/internal/writeout"
 	"io/fs"
 	"path"
 
@@ -111,14 +112,16 @@ func escapeMessage(err error) string {
 }
 
 // modelOutput notes a model stage that names outputs but none icm run can
-// write the answer to (every one holds a placeholder or is a folder): the
+// write the answer to (a For each stage whose every output holds a
+// placeholder or is a folder: each item's answer goes to one file): the
 // notation is valid, so it is a note, but without it the first thing a
 // person learns is a failed run.
 func (c *checker) modelOutput(st *workspace.Stage, k *contract.Contract) {
 	if k.Script != nil || len(k.Outputs) == 0 {
 		return
 	}
-	if _, ok := k.ModelOutput(); ok {
+	if _, ok := k.ModelOutput(); ok || writeout.Needed(k) {
+		// The model names what it writes through the write tool.
 		return
 	}
 	c.add(contract.Finding{File: st.Contract, Range: k.Outputs[0].PathRange, Severity: contract.Info, Code: contract.CodeNoModelOutput,

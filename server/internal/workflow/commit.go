@@ -46,8 +46,26 @@ func (r *run) commit(ctx context.Context, outputs map[string][]byte, cur *state.
 			}
 		}
 		if w := r.written; w != nil {
+			for _, f := range w.Files {
+				if f != w.Output {
+					if err := e.ws.Disk.WriteFile(ModelVersionPath(e.ws, st, f), outputs[f], 0o644); err != nil {
+						return fmt.Errorf("unable to keep the model's version of %s: %w", f, err)
+					}
+				}
+			}
 			if err := keepWritten(e.ws, st, w, outputs[w.Output]); err != nil {
 				return err
+			}
+		}
+		if r.set != nil {
+			// The files this run named are the outputs now: the previous
+			// run's others (kept in history/versions/) go.
+			for rel, h := range before {
+				if _, again := outputs[rel]; !again && h != state.Missing {
+					if err := e.ws.Disk.Remove(rel); err != nil {
+						return fmt.Errorf("unable to remove %s, which this run did not write again: %w", rel, err)
+					}
+				}
 			}
 		}
 	}
@@ -187,7 +205,7 @@ func (e *Engine) keepVersions(st *workspace.Stage, cur *state.StageState) error 
 		if h == state.Missing {
 			continue
 		}
-		dst := filepath.Join(VersionsDir(e.ws, st.Name), label, filepath.Base(rel))
+		dst := filepath.Join(VersionsDir(e.ws, st.Name), label, filepath.FromSlash(inOutput(st, rel)))
 		if err := e.ws.Disk.CopyFile(rel, dst); err != nil {
 			return fmt.Errorf("unable to keep the previous version of %s: %w", rel, err)
 		}

@@ -254,10 +254,19 @@ func Versions(ws *workspace.Workspace, stage string) ([]Version, error) {
 				v.RunID = rest
 			}
 		}
-		files, _ := ws.Disk.ReadDir(filepath.Join(dir, e.Name()))
-		for _, f := range files {
-			v.Files[f.Name()] = filepath.Join(dir, e.Name(), f.Name())
-		}
+		// Files a stage wrote into folders of output/ are kept below
+		// the version's folder, named by their path inside output/.
+		top := filepath.Join(dir, e.Name())
+		_ = ws.Disk.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			abs := ws.Abs(p)
+			if rel, rerr := filepath.Rel(top, abs); rerr == nil {
+				v.Files[filepath.ToSlash(rel)] = abs
+			}
+			return nil
+		})
 		out = append(out, v)
 	}
 	return out, nil

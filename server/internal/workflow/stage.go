@@ -21,6 +21,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/verify"
 	"github.com/icm-tool/icm/server/internal/workspace"
+	"github.com/icm-tool/icm/server/internal/writeout"
 )
 
 // EditedError says a stage's output holds changes nobody approved.
@@ -61,6 +62,9 @@ type run struct {
 	prov *verify.Provenance
 	// written is what the model wrote, kept beside the state on commit.
 	written *Written
+	// set holds the files the model names, for a stage that writes
+	// through the write tool (nil otherwise).
+	set *writeout.Set
 	// mu guards res, prov and done while For each items run concurrently.
 	mu  sync.Mutex
 	res *StageResult
@@ -180,6 +184,16 @@ const countWait = 5 * time.Second
 func (r *run) produce(ctx context.Context, rep *check.Report) (map[string][]byte, error) {
 	if r.c.Script != nil {
 		return nil, r.script(ctx)
+	}
+	if writeout.Needed(r.c) {
+		sess, cfg, err := r.prepare(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if sess != nil {
+			defer sess.Close()
+		}
+		return r.files(ctx, rep, sess, cfg)
 	}
 	out, err := modelOutput(r.e.ws, r.st, r.c)
 	if err != nil {
@@ -350,7 +364,7 @@ func (r *run) loop(ctx context.Context, sess ToolSession, cfg agent.Config, actx
 	if res.Incomplete {
 		return nil, nil, &IncompleteError{Stage: r.st.Name, Item: item, Partial: res.Output}
 	}
-	if strings.TrimSpace(res.Output) == "" {
+	if strings.TrimSpace(res.Output) == "" && (r.set == nil || r.set.Len() == 0) {
 		return nil, nil, fmt.Errorf("stage %s: the model returned no text (stopped: %s)", label(r.st.Name, item), res.StopReason)
 	}
 	return res, prov, nil

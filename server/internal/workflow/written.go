@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"strings"
 
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -27,6 +28,9 @@ type Written struct {
 	RunID string `json:"run_id"`
 	// Output is the workspace-relative output file.
 	Output string `json:"output"`
+	// Files are every output the model wrote, workspace-relative, when it
+	// named them (the write tool); Output is the first of them.
+	Files []string `json:"files,omitempty"`
 	// Items are a For each stage's answers, in item order; empty otherwise.
 	Items []WrittenItem `json:"items,omitempty"`
 }
@@ -41,7 +45,17 @@ type WrittenItem struct {
 // ModelVersionPath is the copy of output (workspace-relative) as the
 // model wrote it; it exists once a model stage has run.
 func ModelVersionPath(ws *workspace.Workspace, st *workspace.Stage, output string) string {
-	return filepath.Join(st.Dir, state.StateDir, WrittenDir, path.Base(output))
+	return filepath.Join(st.Dir, state.StateDir, WrittenDir, filepath.FromSlash(inOutput(st, output)))
+}
+
+// inOutput is an output's path inside the stage's output/ folder
+// ("notes.md", "site/index.html"): its file name for a file directly in
+// it, as kept copies have always been named.
+func inOutput(st *workspace.Stage, output string) string {
+	if rest, ok := strings.CutPrefix(output, st.Rel+"/"+workspace.OutputDir+"/"); ok {
+		return rest
+	}
+	return path.Base(output)
 }
 
 // joinItems is how a For each stage's answers make its output.
