@@ -89,7 +89,7 @@ func (r *run) files(ctx context.Context, rep *check.Report, sess ToolSession, cf
 	case writeout.ModeTool:
 		tools = &closer{&writerTools{inner: toolsOf(sess), set: set, tool: writeTool(writeout.Targets(r.c))}}
 	case writeout.ModeJSON:
-		cfg.Format = writeout.Schema
+		cfg.Format = writeout.Schema(writeout.Targets(r.c))
 	}
 	r.set = set
 	res, _, err := r.loop(ctx, tools, cfg, actx, "", 0, 0)
@@ -107,6 +107,12 @@ func (r *run) files(ctx context.Context, rep *check.Report, sess ToolSession, cf
 	if set.Len() == 0 {
 		return nil, fmt.Errorf("stage %s: the model wrote no output file: it must call %s, or answer with each file under a `path:` line; the outputs are %s",
 			r.st.Name, writeout.ToolName, describeTargets(writeout.Targets(r.c)))
+	}
+	if m := set.Missing(); len(m) > 0 {
+		// Every declared output needs its file; nothing is written
+		// until they all have one.
+		return nil, fmt.Errorf("stage %s: the model wrote no file for %s (it wrote %s); nothing was saved",
+			r.st.Name, describeTargets(m), strings.Join(sortedFiles(set), ", "))
 	}
 	out := map[string][]byte{}
 	var rels []string
@@ -145,6 +151,15 @@ func acceptAnswer(set *writeout.Set, mode string, res *agent.Result) error {
 		}
 	}
 	return nil
+}
+
+func sortedFiles(set *writeout.Set) []string {
+	var out []string
+	for rel := range set.Files() {
+		out = append(out, rel)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func describeTargets(ts []writeout.Target) string {

@@ -33,9 +33,20 @@ const (
 )
 
 // Schema is the JSON schema of a ModeJSON answer: the files, each a path
-// and its content.
-var Schema = json.RawMessage(`{"type":"object","properties":{"files":{"type":"array","items":{"type":"object",` +
-	`"properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]}}},"required":["files"]}`)
+// and its content, the path held to a pattern that only the declared
+// outputs fit (so a constrained sampler writes no other name), each
+// placeholder a lowercase hyphenated name.
+func Schema(targets []Target) json.RawMessage {
+	alts := make([]string, len(targets))
+	for i, t := range targets {
+		alts[i] = t.namePattern()
+	}
+	file := map[string]any{"type": "object", "required": []string{"path", "content"},
+		"properties": map[string]any{"path": map[string]any{"type": "string", "pattern": "^(" + strings.Join(alts, "|") + ")$"}, "content": map[string]any{"type": "string"}}}
+	raw, _ := json.Marshal(map[string]any{"type": "object", "required": []string{"files"},
+		"properties": map[string]any{"files": map[string]any{"type": "array", "minItems": 1, "items": file}}})
+	return raw
+}
 
 // Instructions tell the model how to write the files in mode, after the
 // contract's own words. They name the files it may write.

@@ -81,6 +81,37 @@ func (t Target) Describe() string {
 	return t.Path
 }
 
+// namePattern is a regular expression of the names the schema lets a
+// constrained sampler write for the target: its placeholders as
+// lowercase hyphenated names, a folder's files as such a name with an
+// extension.
+func (t Target) namePattern() string {
+	const name = `[a-z0-9][a-z0-9-]{0,40}`
+	var b strings.Builder
+	last := 0
+	for _, m := range tokens(t.Path) {
+		b.WriteString(regexp.QuoteMeta(t.Path[last:m[0]]))
+		switch tok := t.Path[m[0]:m[1]]; tok {
+		case "YYYY-MM-DD":
+			b.WriteString(`[0-9]{4}-[0-9]{2}-[0-9]{2}`)
+		case "YYYYMMDD":
+			b.WriteString(`[0-9]{8}`)
+		case "YYYY-MM":
+			b.WriteString(`[0-9]{4}-[0-9]{2}`)
+		case "YYYY":
+			b.WriteString(`[0-9]{4}`)
+		default:
+			b.WriteString(name)
+		}
+		last = m[1]
+	}
+	b.WriteString(regexp.QuoteMeta(t.Path[last:]))
+	if t.Dir {
+		b.WriteString(`/` + name + `\.[a-z]{1,5}`)
+	}
+	return b.String()
+}
+
 // Fits reports whether p (relative to the stage folder) fits the target.
 func (t Target) Fits(p string) bool { return t.re.MatchString(p) }
 

@@ -1,6 +1,8 @@
 package writeout
 
 import (
+	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -134,4 +136,39 @@ func FuzzParsePlain(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The schema's path pattern admits the names a constrained sampler may
+// write for each declared output and nothing the outputs refuse.
+func TestSchemaPatternFitsTheOutputs(t *testing.T) {
+	c := parse(t, "- [trip-slug]-plan.md -> output/\n- log-YYYY-MM-DD.md -> output/\n- summary.md -> output/\n- output/maps/\n")
+	var v struct {
+		Properties struct {
+			Files struct {
+				Items struct {
+					Properties struct {
+						Path struct{ Pattern string }
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(Schema(Targets(c)), &v); err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(v.Properties.Files.Items.Properties.Path.Pattern)
+	set := NewSet("s", c, 0)
+	for _, p := range []string{"output/coast-road-plan.md", "output/log-2026-12-01.md", "output/summary.md", "output/maps/day-1.svg"} {
+		if !re.MatchString(p) {
+			t.Errorf("the pattern %s refuses %s", re, p)
+		}
+		if _, err := set.Accept(p, "x"); err != nil {
+			t.Errorf("%s fits the schema but icm refuses it: %v", p, err)
+		}
+	}
+	for _, p := range []string{"output/notes.md", "output/../x-plan.md", "output/Coast-plan.md", "output/maps/a/b.svg"} {
+		if re.MatchString(p) {
+			t.Errorf("the pattern admits %s", p)
+		}
+	}
 }
