@@ -9,6 +9,7 @@
 package assemble
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -64,6 +65,12 @@ type Part struct {
 	// Shared is set for a file read from the repository above the
 	// workspace (a leading "/" in the contract): read-only.
 	Shared bool `json:"shared,omitempty"`
+	// Base is where the input's path was found: "stage folder",
+	// "workspace root", "stages folder" or "repository root".
+	Base string `json:"base,omitempty"`
+	// Includes are the files an identity or routing file's `@path` lines
+	// brought in, workspace-relative.
+	Includes []string `json:"includes,omitempty"`
 }
 
 // Context is an assembled stage context.
@@ -80,6 +87,9 @@ type Context struct {
 	Estimator    string `json:"estimator"`
 	// Item is the For each item this context is for, if any.
 	Item string `json:"item,omitempty"`
+	// UnsetVars are the setup-time variables ({{NAME}}) the assembled text
+	// holds as written because [vars] gives them no value.
+	UnsetVars []string `json:"unset_vars,omitempty"`
 }
 
 // Options change what is assembled.
@@ -118,7 +128,7 @@ func Stage(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract, o
 	if est == nil {
 		est = tokens.Default
 	}
-	a := &assembler{ws: ws, st: st, est: est, opts: opts, ctx: &Context{Stage: st.Name, Estimator: est.Name()}}
+	a := &assembler{ws: ws, st: st, est: est, opts: opts, ctx: &Context{Stage: st.Name, Estimator: est.Name()}, layered: map[string]int{}}
 	if err := a.build(c); err != nil {
 		return nil, err
 	}
@@ -131,10 +141,27 @@ type assembler struct {
 	est  tokens.Estimator
 	opts Options
 	ctx  *Context
+	vars contract.Vars
+	// layered maps the identity and routing files loaded (absolute) to
+	// their layer: an input naming one is not loaded twice.
+	layered map[string]int
+}
+
+// text is what the model reads of a file's text: optional blocks applied
+// and setup-time variables filled; the names left unset are remembered.
+func (a *assembler) text(s string) string {
+	out, unset := a.vars.ApplyText(s)
+	for _, n := range unset {
+		if !containsString(a.ctx.UnsetVars, n) {
+			a.ctx.UnsetVars = append(a.ctx.UnsetVars, n)
+		}
+	}
+	return out
 }
 
 func (a *assembler) build(c *contract.Contract) error {
 	var system, user []string
+	a.vars = contract.Vars(a.ws.Vars)
 	for _, f := range []struct {
 		name  string
 		layer int
@@ -142,15 +169,22 @@ func (a *assembler) build(c *contract.Contract) error {
 		if f.name == "" {
 			continue // no identity file: the stage runs without layer 0
 		}
-		text, err := a.ws.Files.ReadFile(filepath.Join(a.ws.Root, f.name))
+		text, incs, err := Layered(a.ws, f.name)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
 			return fmt.Errorf("unable to read %s: %w", f.name, err)
 		}
-		t := strings.TrimSpace(string(textnorm.Text(text)))
-		a.add(Part{Role: RoleSystem, Layer: f.layer, Label: f.name, Path: f.name, Text: t})
+		t := strings.TrimSpace(a.text(text))
+		p := Part{Role: RoleSystem, Layer: f.layer, Label: f.name, Path: f.name, Text: t}
+		for _, inc := range incs {
+			if inc.Err == nil {
+				p.Includes = append(p.Includes, inc.Rel)
+			}
+		}
+		a.add(p)
+		a.layered[filepath.Join(a.ws.Root, f.name)] = f.layer
 		system = append(system, t)
 	}
 
@@ -162,7 +196,7 @@ func (a *assembler) build(c *contract.Contract) error {
 		system = append(system, "# Reference material\n\nRules and background for this stage. Follow them as constraints.\n\n"+strings.Join(refs, "\n\n"))
 	}
 
-	process := strings.TrimSpace(c.Process)
+	process := strings.TrimSpace(a.text(c.Instructions()))
 	if process != "" {
 		a.add(Part{Role: RoleUser, Layer: LayerProcess, Label: "Process", Path: a.ws.Rel(c.File), Text: process})
 		user = append(user, process)
@@ -201,12 +235,20 @@ func (a *assembler) inputs(c *contract.Contract, layer int, role string) ([]stri
 			a.add(Part{Role: role, Layer: layer, Label: in.What, Skipped: "not a file"})
 			continue
 		}
-		loc, err := Locate(a.ws, a.st, in)
+		loc, err := LocateWith(a.ws, a.st, in, a.produced)
 		if err != nil {
 			if !a.opts.AllowMissing {
 				return nil, fmt.Errorf("stage %s: input %s: %w", a.st.Name, in.Path, err)
 			}
 			a.add(Part{Role: role, Layer: layer, Label: in.Path, Skipped: "the path leaves the workspace"})
+			continue
+		}
+		if len(loc.Unset) > 0 {
+			a.add(Part{Role: role, Layer: layer, Label: loc.Rel, Path: loc.Rel, Skipped: fmt.Sprintf("the path needs %s, which [vars] in config.toml does not set", varList(loc.Unset))})
+			continue
+		}
+		if l, ok := a.layered[loc.Abs]; ok && loc.Exists && !loc.Dir {
+			a.add(Part{Role: role, Layer: layer, Label: loc.Rel, Path: loc.Rel, Base: string(loc.Base), Skipped: fmt.Sprintf("already loaded as layer %d", l)})
 			continue
 		}
 		if !loc.Exists {
@@ -228,16 +270,24 @@ func (a *assembler) inputs(c *contract.Contract, layer int, role string) ([]stri
 			continue
 		}
 		single := !loc.Dir && !in.Glob
-		for _, f := range loc.Files {
+		loaded := 0
+		for i, f := range loc.Files {
+			if !single && loaded >= MaxFolderBytes {
+				// Said, not silent: the context holds only part of the folder.
+				a.add(Part{Role: role, Layer: layer, Label: loc.Rel + "/", Path: loc.Rel, Base: string(loc.Base),
+					Skipped: fmt.Sprintf("only its first %d of %d files are loaded (%s, the most a folder or pattern input loads)", i, len(loc.Files), byteSize(MaxFolderBytes))})
+				break
+			}
 			block, err := a.file(in, loc, f, single, role, layer)
 			if err != nil {
 				return nil, err
 			}
+			loaded += a.ctx.Parts[len(a.ctx.Parts)-1].Bytes
 			blocks = append(blocks, block)
 		}
-		if loc.More {
+		if loc.More && loaded < MaxFolderBytes {
 			// Said, not silent: the context holds only part of the folder.
-			a.add(Part{Role: role, Layer: layer, Label: loc.Rel + "/", Path: loc.Rel,
+			a.add(Part{Role: role, Layer: layer, Label: loc.Rel + "/", Path: loc.Rel, Base: string(loc.Base),
 				Skipped: fmt.Sprintf("only its first %d files are loaded", maxFolderFiles)})
 		}
 	}
@@ -256,7 +306,7 @@ func (a *assembler) file(in contract.Input, loc *Located, abs string, single boo
 		}
 		return "", fmt.Errorf("unable to read input %s: %w", rel, err)
 	}
-	p := Part{Role: role, Layer: layer, Label: rel, Path: rel, Shared: loc.Shared}
+	p := Part{Role: role, Layer: layer, Label: rel, Path: rel, Shared: loc.Shared, Base: string(loc.Base)}
 	if in.Templated {
 		p.Placeholder = loc.Rel
 	}
@@ -271,8 +321,17 @@ func (a *assembler) file(in contract.Input, loc *Located, abs string, single boo
 		a.add(p)
 		return "## " + rel + "\n\n" + p.Text, nil
 	}
-	// What the model reads: no byte order mark, LF line endings.
+	// What the model reads: no byte order mark, LF line endings, and in a
+	// text file its optional blocks applied and variables filled.
 	src = textnorm.Text(src)
+	if textFile(abs) && bytes.Contains(src, []byte("{{")) {
+		src = []byte(a.text(string(src)))
+	}
+	if len(bytes.TrimSpace(src)) == 0 {
+		p.Skipped = "the file is empty"
+		a.add(p)
+		return "## " + rel + "\n\n(empty)", nil
+	}
 	var scope *contract.Scope
 	if single {
 		scope = Effective(src, in.Scope)
@@ -296,9 +355,9 @@ func (a *assembler) file(in contract.Input, loc *Located, abs string, single boo
 // yet, a glob that matches nothing, an optional input or the stage's own
 // previous output (neither is an error), or a missing file.
 func (a *assembler) absent(in contract.Input, loc *Located, role string, layer int) (string, error) {
-	p := Part{Role: role, Layer: layer, Label: loc.Rel, Path: loc.Rel}
+	p := Part{Role: role, Layer: layer, Label: loc.Rel, Path: loc.Rel, Base: string(loc.Base)}
 	switch {
-	case in.Templated && len(loc.Matches) > 1:
+	case in.Templated && !in.Glob && len(loc.Matches) > 1:
 		p.Skipped = fmt.Sprintf("path holds a placeholder that %d files fit (%s); name one", len(loc.Matches), strings.Join(loc.Matches, ", "))
 		a.add(p)
 		return "", nil
@@ -397,6 +456,40 @@ func (a *assembler) add(p Part) {
 // maxFolderFiles bounds how many files a folder or glob input loads.
 const maxFolderFiles = workspace.MaxFolderFiles
 
+// MaxFolderBytes bounds the text one folder or glob input loads: a folder
+// input naming a whole project (or "../../") loads its first files up to
+// this size, and says so.
+const MaxFolderBytes = 256 << 10
+
+// produced reports whether a stage declares rel as its output (or a
+// folder holding it).
+func (a *assembler) produced(rel string) bool {
+	_, ok := Producer(a.opts.ProducedBy, rel)
+	return ok
+}
+
+// textFile reports whether a file is text that placeholders may fill
+// (Markdown, plain text): code and data files are sent as they are.
+func textFile(p string) bool {
+	switch strings.ToLower(filepath.Ext(p)) {
+	case ".md", ".markdown", ".txt", "":
+		return true
+	}
+	return false
+}
+
+// varList writes variable names as placeholders: "{{A}}", "{{A}} and {{B}}".
+func varList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = "{{" + n + "}}"
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
+}
+
 // refused handles an input file icm will not read (a named pipe, a file
 // over the read cap, a link out of the workspace): for a preview it is a
 // part that says why in place of the text; a run gets the error. ok is
@@ -422,8 +515,8 @@ func Select(src []byte, scope *contract.Scope) (string, error) {
 		return "", fmt.Errorf("unable to find its sections: %w", doc.Err)
 	}
 	find := func(h string) (int, error) {
-		i, ok := doc.FindHeading(h)
-		if !ok {
+		i := findHeading(doc, h)
+		if i < 0 {
 			return 0, fmt.Errorf("no heading %q in the file", h)
 		}
 		return i, nil
@@ -444,11 +537,16 @@ func Select(src []byte, scope *contract.Scope) (string, error) {
 		return strings.TrimSpace(string(src[start:end])), nil
 	}
 	var parts []string
+	taken := map[int]bool{}
 	for _, h := range scope.Headings {
 		i, err := find(h)
 		if err != nil {
 			return "", err
 		}
+		if taken[i] {
+			continue // two names for one heading: its text once
+		}
+		taken[i] = true
 		r := doc.HeadingSpan(i)
 		parts = append(parts, strings.TrimSpace(string(src[r.Start:r.End])))
 	}

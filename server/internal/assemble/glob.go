@@ -19,7 +19,8 @@ import (
 // the workspace, or in the repository above it (read-only); a match that
 // reaches outside through a symlink is left out. A pattern ending in "/"
 // matches folders instead of files.
-func Glob(ws *workspace.Workspace, base, pattern string) (matches []string, at string, err error) {
+func Glob(ws *workspace.Workspace, base, pattern string) (matches []string, at string, from workspace.Base, err error) {
+	from = workspace.BaseStage
 	wantDir := strings.HasSuffix(pattern, "/")
 	kind := func(info os.FileInfo) bool {
 		if wantDir {
@@ -40,17 +41,19 @@ func Glob(ws *workspace.Workspace, base, pattern string) (matches []string, at s
 		if rooted {
 			prefix = "/" + prefix
 		}
-		abs, _, err := ws.ResolveInput(base, prefix)
+		f, _, err := ws.FindInput(base, prefix)
 		if err != nil {
-			return nil, "", err
+			return nil, "", from, err
 		}
+		abs := f.Abs
+		from = f.Base
 		at = filepath.Join(abs, filepath.FromSlash(strings.Join(segs[fixed:], "/")))
 		if fixed == len(segs) {
 			// No wildcard at all: the path itself, when it is a file.
 			if info, err := ws.StatInput(abs); err == nil && kind(info) {
-				return []string{abs}, at, nil
+				return []string{abs}, at, from, nil
 			}
-			return nil, at, nil
+			return nil, at, from, nil
 		}
 		start = abs
 	} else {
@@ -106,7 +109,7 @@ func Glob(ws *workspace.Workspace, base, pattern string) (matches []string, at s
 	}
 	walk(start, segs[fixed:])
 	sort.Strings(out)
-	return out, at, nil
+	return out, at, from, nil
 }
 
 // contained reports whether a match may be read: inside the workspace

@@ -33,24 +33,53 @@ type Located struct {
 	// Shared is set when the input lies outside the workspace, in the
 	// repository above it: read-only.
 	Shared bool
+	// Base is where the path was found (or, missing, looked for first):
+	// the stage folder, the workspace root, the stages folder or the
+	// repository root.
+	Base workspace.Base
+	// Tried are the places the path was looked for, in order, as InputRel
+	// names them.
+	Tried []string
+	// Unset names the setup-time variables the path needs and that have no
+	// value: nothing is looked for until they are set.
+	Unset []string
 }
 
-// Locate resolves a file input of stage st. The error is an escape (the
-// path leaves the workspace, and its repository); a missing file is
-// Exists false.
+// Locate resolves a file input of stage st (see LocateWith).
 func Locate(ws *workspace.Workspace, st *workspace.Stage, in contract.Input) (*Located, error) {
+	return LocateWith(ws, st, in, nil)
+}
+
+// LocateWith resolves a file input of stage st through the workspace's
+// one resolver (workspace.FindInput: the stage folder, the workspace root,
+// the stages folder, the repository root). The error is an escape (the
+// path leaves the workspace, and its repository); a missing file is
+// Exists false. produced, when not nil, says whether a stage declares a
+// workspace-relative path as its output: a path that exists under no base
+// is then taken under the first base whose spelling a stage writes, so an
+// input and an output spelled the same way match.
+func LocateWith(ws *workspace.Workspace, st *workspace.Stage, in contract.Input, produced func(rel string) bool) (*Located, error) {
 	l := &Located{}
 	switch {
+	case len(in.Unset) > 0:
+		// A setup-time variable with no value: never a wildcard.
+		l.Unset = in.Unset
+		l.Abs = filepath.Join(st.Dir, filepath.FromSlash(in.Path))
+		l.Rel, l.Base = ws.Rel(l.Abs), workspace.BaseStage
+		l.Tried = []string{l.Rel}
 	case in.Templated || in.Glob:
 		pattern := in.Path
-		if in.Templated {
+		switch {
+		case in.Templated && in.Glob:
+			pattern = contract.PlaceholderPattern(in.Path)
+		case in.Templated:
 			pattern = contract.PlaceholderGlob(in.Path)
 		}
-		matches, at, err := Glob(ws, st.Dir, pattern)
+		matches, at, base, err := Glob(ws, st.Dir, pattern)
 		if err != nil {
 			return nil, err
 		}
-		l.Abs, l.Rel, l.Shared = at, ws.InputRel(at), ws.Shared(at)
+		l.Abs, l.Rel, l.Shared, l.Base = at, ws.InputRel(at), ws.Shared(at), base
 		if in.Templated {
 			// Shown as written, with its placeholders: the resolved folders
 			// before the first one, then the contract's own segments.
@@ -66,22 +95,35 @@ func Locate(ws *workspace.Workspace, st *workspace.Stage, in contract.Input) (*L
 		for _, m := range matches {
 			l.Matches = append(l.Matches, ws.InputRel(m))
 		}
+		l.Tried = []string{l.Rel}
 		switch {
 		case in.Glob:
+			// A glob loads every file it matches, placeholders or not.
 			l.Files, l.Exists = matches, len(matches) > 0
 		case len(matches) == 1:
 			l.Exists = true
 			l.fill(ws, matches[0], strings.HasSuffix(pattern, "/"))
 		}
 	default:
-		abs, shared, err := ws.ResolveInput(st.Dir, in.Path)
+		f, tried, err := ws.FindInput(st.Dir, in.Path)
 		if err != nil {
 			return nil, err
 		}
-		l.Abs, l.Rel, l.Shared = abs, ws.InputRel(abs), shared
-		if info, err := ws.StatInput(abs); err == nil {
+		for _, t := range tried {
+			l.Tried = append(l.Tried, ws.InputRel(t.Abs))
+		}
+		if !f.Exists && produced != nil {
+			for i, t := range tried {
+				if produced(l.Tried[i]) {
+					f = t
+					break
+				}
+			}
+		}
+		l.Abs, l.Rel, l.Shared, l.Base = f.Abs, ws.InputRel(f.Abs), f.Shared, f.Base
+		if info, err := ws.StatInput(f.Abs); err == nil {
 			l.Exists = true
-			l.fill(ws, abs, info.IsDir())
+			l.fill(ws, f.Abs, info.IsDir())
 		}
 	}
 	l.Own = OwnOutput(st, l.Rel)
@@ -125,12 +167,19 @@ func PatternProducer(declared map[string]string, rel string) string {
 	if p, ok := declared[rel]; ok {
 		return p
 	}
-	want := contract.PlaceholderGlob(rel)
+	want := patternKey(rel)
 	best := ""
 	for out := range declared {
-		if contract.PlaceholderGlob(out) == want && (best == "" || out < best) {
+		if patternKey(out) == want && (best == "" || out < best) {
 			best = out
 		}
 	}
 	return declared[best]
+}
+
+// patternKey writes a path with placeholders as a pattern in which every
+// placeholder and every * is one wildcard, so that
+// "output/[slug]-cd-[env].yml" and "output/[slug]-cd-*.yml" line up.
+func patternKey(p string) string {
+	return strings.ReplaceAll(contract.PlaceholderGlob(p), `\*`, "*")
 }

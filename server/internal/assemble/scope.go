@@ -22,18 +22,32 @@ func Effective(src []byte, s *contract.Scope) *contract.Scope {
 			doc = markdown.Parse(src)
 		}
 		found := true
+		var headings []string
 		for _, n := range names {
-			if _, ok := doc.FindHeading(n); !ok {
+			i := findHeading(doc, n)
+			if i < 0 {
 				found = false
 				break
+			}
+			if h := doc.Headings[i].Text; !containsString(headings, h) {
+				headings = append(headings, h)
 			}
 		}
 		if found {
 			eff := *s
-			eff.FreeText, eff.Names, eff.Headings = false, nil, names
-			eff.Through = s.Through && len(names) == 2
+			eff.FreeText, eff.Names, eff.Headings = false, nil, headings
+			eff.Through = s.Through && len(headings) == 2
 			return &eff
 		}
 	}
 	return nil
+}
+
+func containsString(xs []string, x string) bool {
+	for _, y := range xs {
+		if x == y {
+			return true
+		}
+	}
+	return false
 }

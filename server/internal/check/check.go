@@ -6,6 +6,7 @@
 package check
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -49,6 +50,10 @@ type Options struct {
 	Models []string
 	// ModelServer names the model server in that finding.
 	ModelServer string
+	// Conventions names an opt-in conventions profile to check besides
+	// icm's own findings (ConventionsTemplate); "" means the one
+	// config.toml's [check] conventions names, if any.
+	Conventions string
 }
 
 // Report is the result of checking a workspace.
@@ -93,7 +98,7 @@ func Run(ws *workspace.Workspace, opts Options) *Report {
 	pass := ws.Pass()
 	defer pass.EndPass()
 	pass.Files = newMemo(pass.Files)
-	c := &checker{ws: pass, opts: opts, r: r, producer: map[string]int{}}
+	c := &checker{ws: pass, opts: opts, r: r, producer: map[string]int{}, external: map[string]int{}, varsNoted: map[string]bool{}}
 	c.configFindings()
 	c.layoutFindings()
 	c.linkFindings()
@@ -110,7 +115,7 @@ func Run(ws *workspace.Workspace, opts Options) *Report {
 			continue
 		}
 		sr.Source = src
-		sr.Contract = contract.Parse(st.Contract, src)
+		sr.Contract = contract.ParseWith(st.Contract, src, contract.Options{Vars: ws.Vars})
 	}
 	c.indexOutputs()
 	for _, sr := range r.Stages {
@@ -119,8 +124,41 @@ func Run(ws *workspace.Workspace, opts Options) *Report {
 		}
 	}
 	c.cases()
+	c.textVars()
+	c.conventions()
+	r.Findings = settle(r.Findings)
 	sortFindings(r.Findings)
 	return r
+}
+
+// settle gives every finding its basis and holds the rule that only a
+// finding on a certain basis is an error (one resting on how icm read
+// someone else's notation is a note), then drops a finding that says
+// what another at the same place already says.
+func settle(fs []contract.Finding) []contract.Finding {
+	type key struct {
+		file  string
+		start int
+		code  string
+		rule  string
+	}
+	seen := map[key]bool{}
+	out := fs[:0]
+	for _, f := range fs {
+		if f.Basis == "" {
+			f.Basis = contract.DefaultBasis(f.Code)
+		}
+		if f.Severity == contract.Error && !f.Basis.Certain() {
+			f.Severity = contract.Info
+		}
+		k := key{f.File, f.Range.Start, f.Code, f.Data["rule"]}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, f)
+	}
+	return out
 }
 
 // HasErrors reports whether any finding is an error.
@@ -160,7 +198,12 @@ type checker struct {
 	r    *Report
 	// producer maps workspace-relative output paths to the producing stage's index.
 	producer map[string]int
+	// external maps the paths stages write outside their output/ folder
+	// (ExternalOutputs) to the first stage that names them.
+	external map[string]int
 	files    []string // declared outputs and workspace files, listed lazily for path suggestions
+	// varsNoted are the setup-time variables a note already names.
+	varsNoted map[string]bool
 }
 
 func (c *checker) add(f contract.Finding) { c.r.Findings = append(c.r.Findings, f) }
@@ -217,7 +260,68 @@ func (c *checker) indexOutputs() {
 			c.producer[rel] = i
 			c.r.ProducedBy[rel] = sr.Stage.Name
 		}
+		for _, o := range sr.Contract.ExternalOutputs {
+			for _, rel := range c.externalRels(sr.Stage, o.Path) {
+				if _, ok := c.external[rel]; !ok {
+					c.external[rel] = i
+				}
+				if _, ok := c.r.ProducedBy[rel]; !ok {
+					c.r.ProducedBy[rel] = sr.Stage.Name
+				}
+			}
+		}
 	}
+}
+
+// externalRels are the workspace-relative paths an output written outside
+// output/ may mean: from the stage folder, and (for a path that does not
+// climb) from the workspace root.
+func (c *checker) externalRels(st *workspace.Stage, p string) []string {
+	var out []string
+	if rel, ok := relInside(path.Join(st.Rel, p)); ok {
+		out = append(out, rel)
+	}
+	if !strings.HasPrefix(path.Clean(p), "../") && !strings.HasPrefix(p, "/") {
+		if rel, ok := relInside(p); ok && !containsString(out, rel) {
+			out = append(out, rel)
+		}
+	}
+	if strings.HasPrefix(p, "/") {
+		if rel, ok := relInside(strings.TrimPrefix(p, "/")); ok {
+			out = append(out, rel)
+		}
+	}
+	return out
+}
+
+// relInside cleans a workspace-relative path and says whether it stays
+// inside.
+func relInside(p string) (string, bool) {
+	c := path.Clean(p)
+	if c == ".." || strings.HasPrefix(c, "../") || c == "." {
+		return "", false
+	}
+	return c, true
+}
+
+// producerIndex returns the stage declaring rel as an output (inside its
+// output/ or outside it), and whether there is one.
+func (c *checker) producerIndex(rel string) (int, bool) {
+	if i, ok := c.producer[rel]; ok {
+		return i, true
+	}
+	i, ok := c.external[rel]
+	return i, ok
+}
+
+// isProduced reports whether a stage declares rel (or a folder holding
+// it) as an output.
+func (c *checker) isProduced(rel string) bool {
+	if _, ok := assemble.Producer(c.producer, rel); ok {
+		return true
+	}
+	_, ok := c.external[rel]
+	return ok
 }
 
 func (c *checker) stage(sr *StageReport) {
@@ -240,6 +344,7 @@ func (c *checker) stage(sr *StageReport) {
 			escaped = true
 		}
 	}
+	c.externalOutputs(st, k)
 	c.servers(st, k)
 	c.fileSettings(st, k)
 	c.thresholds(st, k)
@@ -258,27 +363,53 @@ func (c *checker) stage(sr *StageReport) {
 
 // input checks one file input and returns false when its path escapes.
 func (c *checker) input(st *workspace.Stage, k *contract.Contract, in contract.Input) bool {
-	loc, err := assemble.Locate(c.ws, st, in)
+	loc, err := assemble.LocateWith(c.ws, st, in, c.isProduced)
 	if err != nil {
 		c.add(contract.Finding{File: st.Contract, Range: in.PathRange, Severity: contract.Error, Code: contract.CodePathEscape,
 			Message: escapeMessage(err)})
 		return false
 	}
 	at := func(sev contract.Severity, code, msg string) *contract.Finding {
-		c.add(contract.Finding{File: st.Contract, Range: in.PathRange, Severity: sev, Code: code, Message: msg})
+		f := contract.Finding{File: st.Contract, Range: in.PathRange, Severity: sev, Code: code, Message: msg}
+		if in.Embedded && sev == contract.Error {
+			// Which words of the cell are the path rests on reading them.
+			f.Basis = contract.BasisReading
+		}
+		c.add(f)
 		return &c.r.Findings[len(c.r.Findings)-1]
 	}
+	if len(loc.Unset) > 0 {
+		c.unsetVars(st, in.PathRange, in.Written, loc.Unset)
+		return true
+	}
+	if c.layered(loc) {
+		return true // the identity or routing file, loaded as layer 0 or 1 already
+	}
 	rel := loc.Rel
-	if in.Templated {
+	if in.Templated && !(in.Glob && loc.Exists) {
 		c.placeholder(st, in, loc, at)
 		if !loc.Exists {
 			return true
 		}
-	} else if i, ok := c.producer[rel]; ok && c.order(st, in, rel, i, at) {
-		return true
+	} else if !in.Templated {
+		for _, cand := range loc.Tried {
+			i, ok := c.producerIndex(cand)
+			if _, inside := c.producer[cand]; ok && !inside && loc.Exists {
+				// A file some stage edits in place, already there: reading
+				// it is no matter of order.
+				continue
+			}
+			if ok && c.order(st, in, cand, i, at) {
+				return true
+			}
+		}
 	}
 	switch {
 	case !loc.Exists && in.Glob:
+		if in.Optional {
+			at(contract.Info, contract.CodeInputOptional, fmt.Sprintf("no file matches %s; the contract marks it optional, so the stage runs without it", rel))
+			return true
+		}
 		at(contract.Error, contract.CodeInputMissing, fmt.Sprintf("no file matches %s", rel))
 		return true
 	case !loc.Exists:
@@ -291,6 +422,7 @@ func (c *checker) input(st *workspace.Stage, k *contract.Contract, in contract.I
 		} else if !loc.Own {
 			at(contract.Info, contract.CodeEmptyFolder, fmt.Sprintf("%s/ is an empty folder; nothing is loaded from it until files are added", rel))
 		}
+		c.laterInFolder(st, in, loc, at)
 		return true
 	case loc.Dir || in.Glob:
 		// A folder or glob input loads the files it holds: each must be
@@ -300,6 +432,8 @@ func (c *checker) input(st *workspace.Stage, k *contract.Contract, in contract.I
 				c.refused(st, in.PathRange, c.ws.InputRel(f), err)
 			}
 		}
+		c.laterInFolder(st, in, loc, at)
+		c.folderLoad(st, in, loc, at)
 		return true
 	}
 	if loc.Shared {
@@ -310,6 +444,218 @@ func (c *checker) input(st *workspace.Stage, k *contract.Contract, in contract.I
 	return true
 }
 
+// externalOutputs says of each output a stage names outside its output/
+// folder that icm does not write it; one inside another stage's output/
+// is an error: two stages' work would mix.
+func (c *checker) externalOutputs(st *workspace.Stage, k *contract.Contract) {
+	for _, o := range k.ExternalOutputs {
+		rels := c.externalRels(st, o.Path)
+		if owner := c.outputFolderOf(rels); owner != nil && owner != st {
+			c.add(contract.Finding{File: st.Contract, Range: o.PathRange, Severity: contract.Error, Code: contract.CodeOutputLocation, Basis: contract.BasisStages,
+				Message: fmt.Sprintf("%s is in the output/ folder of stage %s; a stage writes only into its own output/ folder", rels[0], owner.Name)})
+			continue
+		}
+		c.add(contract.Finding{File: st.Contract, Range: o.PathRange, Severity: contract.Info, Code: contract.CodeOutputLocation, Basis: contract.BasisState,
+			Message: fmt.Sprintf("%s is outside the stage's output/ folder; icm writes a stage's files only there, so icm run does not write it", o.Path)})
+		if names := contract.SetupVarNames(o.Path); len(names) > 0 {
+			c.unsetVars(st, o.PathRange, o.Path, names)
+		}
+	}
+}
+
+// outputFolderOf returns the stage whose output/ folder holds the first
+// of rels that lies in one, or nil.
+func (c *checker) outputFolderOf(rels []string) *workspace.Stage {
+	for _, rel := range rels {
+		for _, sr := range c.r.Stages {
+			out := path.Join(sr.Stage.Rel, workspace.OutputDir)
+			if rel == out || strings.HasPrefix(rel, out+"/") {
+				return sr.Stage
+			}
+		}
+	}
+	return nil
+}
+
+// layered reports whether an input names the identity or routing file,
+// which every stage loads already (layer 0 and 1).
+func (c *checker) layered(loc *assemble.Located) bool {
+	if !loc.Exists || loc.Dir {
+		return false
+	}
+	for _, name := range []string{c.ws.Identity, workspace.RoutingFile} {
+		if name != "" && loc.Abs == c.ws.Abs(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// laterInFolder reports a folder input that holds a later stage's output
+// folder (a "../../" that takes in the whole workspace): the stage would
+// read what runs after it.
+func (c *checker) laterInFolder(st *workspace.Stage, in contract.Input, loc *assemble.Located, at func(contract.Severity, string, string) *contract.Finding) {
+	if !loc.Dir || loc.Shared {
+		return
+	}
+	dir := loc.Rel
+	for _, other := range c.r.Stages[st.Index+1:] {
+		out := path.Join(other.Stage.Rel, workspace.OutputDir)
+		if dir == "." || dir == out || strings.HasPrefix(out, dir+"/") {
+			what := dir + "/"
+			if dir == "." {
+				what = "the workspace root"
+			}
+			f := at(contract.Error, contract.CodeInputLater,
+				fmt.Sprintf("%s holds %s/, the output of stage %s, which runs after this one: the stage would read a later stage's work", what, out, other.Stage.Name))
+			f.Data = map[string]string{"producer": other.Stage.Name}
+			return
+		}
+	}
+}
+
+// folderLoad says when a folder or pattern input holds more than icm
+// loads of it, and when its scope (which icm applies to single files) is
+// not applied.
+func (c *checker) folderLoad(st *workspace.Stage, in contract.Input, loc *assemble.Located, at func(contract.Severity, string, string) *contract.Finding) {
+	var total int64
+	n := 0
+	for _, f := range loc.Files {
+		if total >= assemble.MaxFolderBytes {
+			break
+		}
+		if info, err := c.ws.StatInput(f); err == nil {
+			total += info.Size()
+		}
+		n++
+	}
+	kind := "the folder"
+	if in.Glob || in.Templated {
+		kind = "the pattern"
+	}
+	switch {
+	case loc.More:
+		at(contract.Info, contract.CodeFolderCapped, fmt.Sprintf("%s %s holds more than %d files; icm loads the first %d (in name order)", kind, loc.Rel, workspace.MaxFolderFiles, n))
+	case n < len(loc.Files):
+		at(contract.Info, contract.CodeFolderCapped, fmt.Sprintf("%s %s holds %d files; icm loads the first %d (%s at most, in name order)", kind, loc.Rel, len(loc.Files), n, byteText(assemble.MaxFolderBytes)))
+	}
+}
+
+// unsetVars notes, once per variable in the workspace, a setup-time
+// variable a path needs and [vars] does not set.
+func (c *checker) unsetVars(st *workspace.Stage, r contract.Range, written string, names []string) {
+	var fresh []string
+	for _, n := range names {
+		if !c.varsNoted[n] {
+			c.varsNoted[n] = true
+			fresh = append(fresh, n)
+		}
+	}
+	if len(fresh) == 0 {
+		return
+	}
+	msg := fmt.Sprintf("%s is a setup-time variable with no value, so icm cannot look for this path yet: set it in [vars] of config.toml", varList(fresh))
+	if len(fresh) > 1 {
+		msg = fmt.Sprintf("%s are setup-time variables with no value, so icm cannot look for this path yet: set them in [vars] of config.toml", varList(fresh))
+	}
+	if q := c.questionnaire(); q != "" {
+		msg += " (" + q + " asks for " + pronoun(len(fresh)) + ")"
+	}
+	c.add(contract.Finding{File: st.Contract, Range: r, Severity: contract.Info, Code: contract.CodeSetupVar, Message: msg,
+		Data: map[string]string{"vars": strings.Join(fresh, ",")}})
+}
+
+func pronoun(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}
+
+// questionnaire names the workspace's setup questionnaire, when it has one.
+func (c *checker) questionnaire() string {
+	for _, name := range []string{"setup/questionnaire.md", "_config/questionnaire.md"} {
+		if _, err := c.ws.Files.Stat(c.ws.Abs(name)); err == nil {
+			return name
+		}
+	}
+	return ""
+}
+
+// textVars notes once the setup-time variables that the assembled texts
+// hold as written and no path note named: those a setup questionnaire
+// asks for (a text may show `{{PLACEHOLDER}}` as an example).
+func (c *checker) textVars() {
+	q := c.questionnaire()
+	if q == "" {
+		return
+	}
+	data, err := c.ws.Files.ReadFile(c.ws.Abs(q))
+	if err != nil {
+		return
+	}
+	asked := contract.SetupVarNames(string(data))
+	var left []string
+	for _, sr := range c.r.Stages {
+		if sr.Context == nil {
+			continue
+		}
+		for _, n := range sr.Context.UnsetVars {
+			if !c.varsNoted[n] && containsString(asked, n) && !containsString(left, n) {
+				left = append(left, n)
+			}
+		}
+	}
+	if len(left) == 0 {
+		return
+	}
+	for _, n := range left {
+		c.varsNoted[n] = true
+	}
+	shown := left
+	if len(shown) > 6 {
+		shown = shown[:6]
+	}
+	msg := fmt.Sprintf("%d setup-time variables the stages' texts hold have no value (%s", len(left), varList(shown))
+	if len(left) > len(shown) {
+		msg += ", …"
+	}
+	msg += "), so the model reads them as written: set them in [vars] of config.toml (" + q + " asks for them)"
+	if len(left) == 1 {
+		msg = fmt.Sprintf("the setup-time variable %s the stages' texts hold has no value, so the model reads it as written: set it in [vars] of config.toml (%s asks for it)", varList(left), q)
+	}
+	c.add(contract.Finding{File: c.ws.Abs(q), Severity: contract.Info, Code: contract.CodeSetupVar, Message: msg,
+		Data: map[string]string{"vars": strings.Join(left, ",")}})
+}
+
+// varList writes variable names as placeholders.
+func varList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = "{{" + n + "}}"
+	}
+	if len(q) <= 1 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
+}
+
+func containsString(xs []string, x string) bool {
+	for _, y := range xs {
+		if x == y {
+			return true
+		}
+	}
+	return false
+}
+
+func byteText(n int) string {
+	if n >= 1<<20 {
+		return fmt.Sprintf("%d MB", n>>20)
+	}
+	return fmt.Sprintf("%d KB", n>>10)
+}
+
 // order reports an input another stage writes: an error when that stage
 // runs later, a note when it is this stage's own output (the previous
 // version, as templates express revision). It returns true when nothing
@@ -317,6 +663,9 @@ func (c *checker) input(st *workspace.Stage, k *contract.Contract, in contract.I
 func (c *checker) order(st *workspace.Stage, in contract.Input, rel string, i int, at func(contract.Severity, string, string) *contract.Finding) bool {
 	switch {
 	case i == st.Index:
+		if _, own := c.producer[rel]; !own {
+			return true // a file the stage edits in place, outside output/
+		}
 		at(contract.Info, contract.CodeInputSelf,
 			fmt.Sprintf("%s is this stage's own output; icm loads it as the previous version when there is one", rel))
 		return true
@@ -340,11 +689,23 @@ func (c *checker) placeholder(st *workspace.Stage, in contract.Input, loc *assem
 		at(contract.Info, contract.CodePlaceholderPath,
 			fmt.Sprintf("%s holds a placeholder that %d files fit (%s); icm loads none of them: name the one to use", in.Path, n, strings.Join(loc.Matches, ", ")))
 	default:
-		msg := fmt.Sprintf("%s holds a placeholder and no file fits it yet; icm loads it once one does", in.Path)
 		if producer := c.patternProducer(st, loc.Rel); producer != "" {
-			msg = fmt.Sprintf("%s holds a placeholder; stage %s writes the file that fits it, and icm loads it once it exists", in.Path, producer)
+			at(contract.Info, contract.CodePlaceholderPath,
+				fmt.Sprintf("%s holds a placeholder; stage %s writes the file that fits it, and icm loads it once it exists", in.Path, producer))
+			return
 		}
-		at(contract.Info, contract.CodePlaceholderPath, msg)
+		if own := assemble.PatternProducer(c.r.ProducedBy, loc.Rel); own == st.Name {
+			at(contract.Info, contract.CodePlaceholderPath,
+				fmt.Sprintf("%s holds a placeholder; this stage writes the file that fits it, and icm loads the previous one when there is one", in.Path))
+			return
+		}
+		if in.Optional || loc.Own {
+			at(contract.Info, contract.CodePlaceholderPath, fmt.Sprintf("%s holds a placeholder and no file fits it yet; icm loads it once one does", in.Path))
+			return
+		}
+		f := at(contract.Error, contract.CodeInputMissing,
+			fmt.Sprintf("no file fits %s (its placeholder is filled at run time) and no earlier stage writes one, so the stage has nothing to read there", loc.Rel))
+		f.Data = map[string]string{"path": loc.Rel}
 	}
 }
 
@@ -370,17 +731,27 @@ func (c *checker) absent(st *workspace.Stage, in contract.Input, loc *assemble.L
 	}
 	if loc.Shared {
 		where := fmt.Sprintf("up to %s, the repository root", c.ws.Repository)
-		if !c.ws.RepositoryIsGit {
-			where = fmt.Sprintf("up to %s (outside git, icm looks at most three folders up)", c.ws.Repository)
+		if c.ws.RepositoryFrom == workspace.RepositoryNamed {
+			where = fmt.Sprintf("up to %s, the repository root named with --repo or ICM_REPO", c.ws.Repository)
 		}
 		f := at(contract.Error, contract.CodeInputMissing,
 			fmt.Sprintf("input %s does not exist in the workspace nor in the folders above it %s", rel, where))
 		f.Data = map[string]string{"path": rel}
 		return
 	}
-	f := at(contract.Error, contract.CodeInputMissing, fmt.Sprintf("input %s does not exist and no earlier stage produces it", rel))
+	if strings.HasPrefix(in.Path, "/") && c.ws.Repository == "" {
+		f := at(contract.Error, contract.CodeInputMissing,
+			fmt.Sprintf("input %s does not exist in the workspace; outside a git repository a leading / means the workspace root (name the repository root with --repo DIR or ICM_REPO)", rel))
+		f.Data = map[string]string{"path": rel}
+		return
+	}
+	msg := fmt.Sprintf("input %s does not exist and no earlier stage produces it", rel)
+	if len(loc.Tried) > 1 {
+		msg = fmt.Sprintf("input %s does not exist (looked for as %s) and no earlier stage produces it", in.Path, strings.Join(loc.Tried, ", "))
+	}
+	f := at(contract.Error, contract.CodeInputMissing, msg)
 	f.Data = map[string]string{"path": rel}
-	if s := c.suggest(rel); s != "" {
+	if s := c.suggest(rel); s != "" && !containsString(loc.Tried, s) {
 		f.Message += fmt.Sprintf("; did you mean %s?", s)
 		f.Data["suggest"] = s
 		f.Data["suggest_relative"] = relTo(st.Rel, s)
@@ -401,16 +772,23 @@ func (c *checker) file(st *workspace.Stage, in contract.Input, abs string, at fu
 			fmt.Sprintf("%s is a binary file (%d bytes); the model is given its path and size, never its bytes", rel, len(src)))
 		return
 	}
-	if in.Layer == contract.LayerReference {
+	if len(bytes.TrimSpace(src)) == 0 {
+		at(contract.Warning, contract.CodeEmptyInput, fmt.Sprintf("%s is empty: the stage gets nothing from it", rel))
+		return
+	}
+	if in.Layer == contract.LayerReference && textInput(abs) {
 		c.referenceLength(in, rel, textnorm.Text(src), c.ws.Shared(abs), at)
 	}
 	sc := in.Scope
 	switch {
 	case sc == nil || sc.PathOnly:
+	case sc.Table:
+		c.add(contract.Finding{File: st.Contract, Range: sc.Range, Severity: contract.Info, Code: contract.CodeFreeScope,
+			Message: fmt.Sprintf("scope %q names part of a table, not a heading: icm loads the whole of %s", sc.Raw, rel)})
 	case sc.FreeText:
 		if assemble.Effective(src, sc) == nil {
 			c.add(contract.Finding{File: st.Contract, Range: sc.Range, Severity: contract.Info, Code: contract.CodeFreeScope,
-				Message: fmt.Sprintf("scope %q names no heading %s has; icm loads the whole file (%s)", sc.Raw, rel, headingHint(src))})
+				Message: fmt.Sprintf("scope %q names no heading of %s: icm loads the whole file", sc.Raw, rel)})
 		}
 	default:
 		if _, err := assemble.Select(src, sc); err != nil {
@@ -422,6 +800,22 @@ func (c *checker) file(st *workspace.Stage, in contract.Input, abs string, at fu
 				Message: fmt.Sprintf("%s: %v", rel, err)})
 		}
 	}
+}
+
+// vendored reports whether a workspace file is part of a bundled skill
+// (a skills/ folder), copied in as it came.
+func vendored(rel string) bool {
+	return strings.HasPrefix(rel, "skills/") || strings.Contains(rel, "/skills/")
+}
+
+// textInput reports whether an input is prose the method's reference line
+// budget applies to (Markdown or plain text), not code or data.
+func textInput(p string) bool {
+	switch strings.ToLower(filepath.Ext(p)) {
+	case ".md", ".markdown", ".txt", "":
+		return true
+	}
+	return false
 }
 
 // referenceLength holds a reference to the method's line budget, counting
@@ -447,6 +841,13 @@ func (c *checker) referenceLength(in contract.Input, rel string, src []byte, sha
 			fmt.Sprintf("shared reference %s loads %d lines; the method keeps references under %d lines: section-scope the input to load less", rel, n, contract.MaxReferenceLines))
 		return
 	}
+	if vendored(rel) {
+		// A skill bundled as it came (the template's Pattern 9) is not the
+		// workspace's to split: its length is a note.
+		at(contract.Info, contract.CodeReferenceTooLong,
+			fmt.Sprintf("bundled skill file %s loads %d lines; the method keeps references under %d lines: section-scope the input to load less", rel, n, contract.MaxReferenceLines))
+		return
+	}
 	what := "has"
 	if loaded != string(src) {
 		what = "loads"
@@ -459,6 +860,9 @@ func (c *checker) referenceLength(in contract.Input, rel string, src []byte, sha
 // folder holding it), or whose output folder rel is, or "".
 func (c *checker) producerOf(st *workspace.Stage, rel string) string {
 	if i, ok := assemble.Producer(c.producer, rel); ok && i < st.Index {
+		return c.r.Stages[i].Stage.Name
+	}
+	if i, ok := c.external[rel]; ok && i < st.Index {
 		return c.r.Stages[i].Stage.Name
 	}
 	if other := c.ws.StageOf(c.ws.Abs(rel)); other != nil && other.Index < st.Index && rel == path.Join(other.Rel, workspace.OutputDir) {

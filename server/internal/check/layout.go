@@ -1,10 +1,12 @@
 package check
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"strings"
 
+	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -26,6 +28,11 @@ func (c *checker) layoutFindings() {
 		note(anchor, contract.Info, contract.CodeIdentity,
 			fmt.Sprintf("there is no %s: the stages run without layer 0 (identity)", strings.Join(workspace.IdentityFiles, ", ")))
 	}
+	if len(ws.Stages) > 0 && !c.exists(ws.Abs(workspace.RoutingFile), false) {
+		note(anchor, contract.Info, contract.CodeNoRouting,
+			fmt.Sprintf("there is no %s at the workspace root: the stages run without layer 1 (routing)", workspace.RoutingFile))
+	}
+	c.includes()
 	switch {
 	case len(ws.Stages) > 0 && ws.StagesFrom == workspace.StagesFound:
 		note(anchor, contract.Info, contract.CodeNoStages,
@@ -58,4 +65,43 @@ func (c *checker) anchor() string {
 func (c *checker) exists(p string, dir bool) bool {
 	info, err := c.ws.Files.Stat(p)
 	return err == nil && info.IsDir() == dir
+}
+
+// includes reports the `@path` lines of the identity and routing files
+// that icm cannot follow: the model would get the pointer, not the text.
+func (c *checker) includes() {
+	for _, name := range []string{c.ws.Identity, workspace.RoutingFile} {
+		if name == "" {
+			continue
+		}
+		_, incs, err := assemble.Layered(c.ws, name)
+		if err != nil {
+			continue
+		}
+		for _, inc := range incs {
+			if inc.Err == nil {
+				continue
+			}
+			src, _ := c.ws.Files.ReadFile(c.ws.Abs(inc.File))
+			c.add(contract.Finding{File: c.ws.Abs(inc.File), Range: lineSpan(src, inc.Line), Severity: contract.Warning, Code: contract.CodeInclude,
+				Message: fmt.Sprintf("@%s: icm cannot include it (%v), so the model gets this line as written", inc.Path, inc.Err)})
+		}
+	}
+}
+
+// lineSpan is the range of the 1-based line n of src.
+func lineSpan(src []byte, n int) contract.Range {
+	start := 0
+	for i := 1; i < n && start < len(src); i++ {
+		j := bytes.IndexByte(src[start:], '\n')
+		if j < 0 {
+			break
+		}
+		start += j + 1
+	}
+	end := bytes.IndexByte(src[start:], '\n')
+	if end < 0 {
+		end = len(src) - start
+	}
+	return contract.Range{Start: start, End: start + end}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/writeout"
 	"io/fs"
 	"path"
+	"strings"
 
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/state"
@@ -108,6 +109,10 @@ func escapeMessage(err error) string {
 	if errors.As(err, &loop) {
 		return err.Error() + ": shorten the chain of links"
 	}
+	var esc *workspace.EscapeError
+	if errors.As(err, &esc) && esc.Never {
+		return err.Error()
+	}
 	return err.Error() + "; icm reads nothing outside the workspace"
 }
 
@@ -124,6 +129,20 @@ func (c *checker) modelOutput(st *workspace.Stage, k *contract.Contract) {
 		// The model names what it writes through the write tool.
 		return
 	}
+	for _, o := range k.Outputs {
+		if names := contract.SetupVarNames(o.Path); len(names) > 0 {
+			// Concrete once the variables are set: their note says so.
+			c.unsetVars(st, o.PathRange, o.Path, names)
+			if !o.Dir && placeholder(o.Path) == len(names) {
+				return
+			}
+		}
+	}
 	c.add(contract.Finding{File: st.Contract, Range: k.Outputs[0].PathRange, Severity: contract.Info, Code: contract.CodeNoModelOutput,
-		Message: "icm run has no file to write this stage's answer to (every output holds a placeholder or names a folder): " + contract.NoModelOutputHint})
+		Message: "every output of this stage holds a run-time name (such as [slug]) or names a folder, so icm run has no one file to write its answer to"})
+}
+
+// placeholder counts the placeholders of a path.
+func placeholder(p string) int {
+	return strings.Count(contract.PlaceholderGlob(p), "*") - strings.Count(p, "*")
 }

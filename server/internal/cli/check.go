@@ -16,18 +16,28 @@ import (
 )
 
 func newCheckCmd(env *Env, g *globalFlags) *cobra.Command {
-	var asJSON bool
+	var asJSON, conventions bool
 	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "Check every stage contract of the workspace",
 		Long: `Check parses every stage contract and reports what is wrong, file:line:col
 first: missing sections, inputs that do not exist or come from a later stage,
 paths that leave the workspace, bad For each sources, output conflicts, size
-and token budgets, unknown tool servers. Exit status 1 when any error is found.`,
-		Example: "  icm check\n  icm check -w workspaces/course-research --json",
+and token budgets, unknown tool servers. Exit status 1 when any error is found.
+
+An error is only what icm is certain of: a path that exists under no base and
+that no stage produces, a quoted heading a file lacks, a malformed line of
+icm's own notation. What rests on reading someone else's notation is a note.
+--conventions adds the ICM template's own house rules (its bin/validate.py) as
+warnings; [check] conventions = "icm-template" in config.toml does the same.`,
+		Example: "  icm check\n  icm check -w workspaces/course-research --json\n  icm check --conventions --repo . -w workspaces/script-to-animation",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sess, err := openSession(env, g, session.Settings{})
+			settings := session.Settings{}
+			if conventions {
+				settings.Conventions = check.ConventionsTemplate
+			}
+			sess, err := openSession(env, g, settings)
 			if err != nil {
 				return err
 			}
@@ -47,6 +57,7 @@ and token budgets, unknown tool servers. Exit status 1 when any error is found.`
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the parsed contracts and findings as JSON (see contracts-schema/)")
+	cmd.Flags().BoolVar(&conventions, "conventions", false, "also check the ICM template's own conventions (the rules of its bin/validate.py), as warnings")
 	return cmd
 }
 

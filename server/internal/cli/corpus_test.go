@@ -31,13 +31,17 @@ import (
 //   - want/status: `STAGE STATUS` per line, as `icm status --json` says;
 //   - want/stages: the stage folders `icm check --json` lists;
 //   - want/outputs STAGE: the stage's outputs as `icm check --json` parses
-//     them, one path per line, and `other: WHAT` for a non-file row.
+//     them, one path per line, and `other: WHAT` for a non-file row;
+//   - want/bases STAGE: `LABEL BASE` for each part of `icm probe STAGE`
+//     whose path was found under a base other than the stage folder.
 //
 // A file named NAME.crlf is written as NAME with CRLF line ends, NAME.b64
 // as NAME decoded from base64 (for binary inputs), and NAME.symlink as a
 // symbolic link NAME to the path it holds. When the archive has a file
 // want/workspace, the workspace is the folder it names (the archive then
-// holds what lies around it: a repository, folders above it).
+// holds what lies around it: a repository, folders above it). When it has
+// a file want/repo, every command is given --repo with the folder it
+// names (the repository root a person names outside git).
 func TestCorpus(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "corpus", "*.txtar"))
 	if err != nil || len(files) == 0 {
@@ -50,9 +54,15 @@ func TestCorpus(t *testing.T) {
 				t.Fatal(err)
 			}
 			dir, wants := writeCorpus(t, ar)
+			root := dir
 			if sub, ok := wants["workspace"]; ok {
 				dir = filepath.Join(dir, filepath.FromSlash(strings.TrimSpace(sub)))
 				delete(wants, "workspace")
+			}
+			var extra []string
+			if repo, ok := wants["repo"]; ok {
+				extra = []string{"--repo", filepath.Join(root, filepath.FromSlash(strings.TrimSpace(repo)))}
+				delete(wants, "repo")
 			}
 			if len(wants) == 0 {
 				t.Fatal("the archive says nothing about what icm must do (no want/ file)")
@@ -62,15 +72,17 @@ func TestCorpus(t *testing.T) {
 				kind, arg, _ := strings.Cut(name, " ")
 				switch kind {
 				case "check":
-					corpusCheck(t, dir, want)
+					corpusCheck(t, dir, want, extra...)
 				case "probe":
-					corpusProbe(t, dir, arg, want)
+					corpusProbe(t, dir, arg, want, extra...)
 				case "status":
-					corpusStatus(t, dir, want)
+					corpusStatus(t, dir, want, extra...)
 				case "stages":
-					corpusStages(t, dir, want)
+					corpusStages(t, dir, want, extra...)
 				case "outputs":
-					corpusOutputs(t, dir, arg, want)
+					corpusOutputs(t, dir, arg, want, extra...)
+				case "bases":
+					corpusBases(t, dir, arg, want, extra...)
 				default:
 					t.Fatalf("unknown expectation want/%s", name)
 				}
@@ -130,9 +142,9 @@ func writeCorpus(t *testing.T, ar *txtar.Archive) (string, map[string]string) {
 
 // runCheckJSON runs `icm check --json` on dir and returns the report and
 // the JSON as printed.
-func runCheckJSON(t *testing.T, dir string) (checkReport, string) {
+func runCheckJSON(t *testing.T, dir string, extra ...string) (checkReport, string) {
 	t.Helper()
-	out, errOut, code := runICM(t, "check", "-w", dir, "--json")
+	out, errOut, code := runICM(t, append([]string{"check", "-w", dir, "--json"}, extra...)...)
 	if code > 1 {
 		t.Fatalf("check: exit %d: %s", code, errOut)
 	}
@@ -143,9 +155,9 @@ func runCheckJSON(t *testing.T, dir string) (checkReport, string) {
 	return rep, out
 }
 
-func corpusCheck(t *testing.T, dir, want string) {
+func corpusCheck(t *testing.T, dir, want string, extra ...string) {
 	t.Helper()
-	rep, out := runCheckJSON(t, dir)
+	rep, out := runCheckJSON(t, dir, extra...)
 	if v, err := jsonschema.UnmarshalJSON(strings.NewReader(out)); err != nil {
 		t.Fatal(err)
 	} else if err := contractSchema(t).Validate(v); err != nil {
@@ -195,9 +207,9 @@ func messages(fs []located) string {
 	return b.String()
 }
 
-func corpusProbe(t *testing.T, dir, stage, want string) {
+func corpusProbe(t *testing.T, dir, stage, want string, extra ...string) {
 	t.Helper()
-	out, errOut, code := runICM(t, "probe", stage, "-w", dir, "--json")
+	out, errOut, code := runICM(t, append([]string{"probe", stage, "-w", dir, "--json"}, extra...)...)
 	if code > 1 || out == "" {
 		t.Fatalf("probe %s: exit %d: %s", stage, code, errOut)
 	}
@@ -234,9 +246,9 @@ func corpusProbe(t *testing.T, dir, stage, want string) {
 	}
 }
 
-func corpusStatus(t *testing.T, dir, want string) {
+func corpusStatus(t *testing.T, dir, want string, extra ...string) {
 	t.Helper()
-	out, errOut, code := runICM(t, "status", "-w", dir, "--json")
+	out, errOut, code := runICM(t, append([]string{"status", "-w", dir, "--json"}, extra...)...)
 	if code != 0 {
 		t.Fatalf("status: exit %d: %s", code, errOut)
 	}
@@ -266,9 +278,9 @@ func corpusStatus(t *testing.T, dir, want string) {
 	}
 }
 
-func corpusStages(t *testing.T, dir, want string) {
+func corpusStages(t *testing.T, dir, want string, extra ...string) {
 	t.Helper()
-	rep, _ := runCheckJSON(t, dir)
+	rep, _ := runCheckJSON(t, dir, extra...)
 	var got []string
 	for _, s := range rep.Stages {
 		if s.Contract == nil {
@@ -282,9 +294,9 @@ func corpusStages(t *testing.T, dir, want string) {
 	}
 }
 
-func corpusOutputs(t *testing.T, dir, stage, want string) {
+func corpusOutputs(t *testing.T, dir, stage, want string, extra ...string) {
 	t.Helper()
-	rep, _ := runCheckJSON(t, dir)
+	rep, _ := runCheckJSON(t, dir, extra...)
 	var got []string
 	for _, s := range rep.Stages {
 		if s.Name != stage || s.Contract == nil {
@@ -321,4 +333,25 @@ func nonEmptyLines(s string) []string {
 
 func unescape(s string) string {
 	return strings.NewReplacer(`\r`, "\r", `\t`, "\t", `\n`, "\n").Replace(s)
+}
+
+func corpusBases(t *testing.T, dir, stage, want string, extra ...string) {
+	t.Helper()
+	out, errOut, code := runICM(t, append([]string{"probe", stage, "-w", dir, "--json"}, extra...)...)
+	if code > 1 || out == "" {
+		t.Fatalf("probe %s: exit %d: %s", stage, code, errOut)
+	}
+	var ctx assemble.Context
+	if err := json.Unmarshal([]byte(out), &ctx); err != nil {
+		t.Fatalf("probe --json: %v\n%s", err, out)
+	}
+	var got []string
+	for _, p := range ctx.Parts {
+		if p.Base != "" && p.Base != "stage folder" {
+			got = append(got, p.Label+" "+p.Base)
+		}
+	}
+	if strings.Join(got, "\n") != strings.Join(nonEmptyLines(want), "\n") {
+		t.Errorf("bases of %s:\n%s\nwant:\n%s", stage, strings.Join(got, "\n"), want)
+	}
 }

@@ -59,7 +59,7 @@ the stage that wrote the article), which makes that stage run again; at most
 				if err != nil {
 					return err
 				}
-				if th, err = contract.Parse(st.Contract, src).Thresholds(); err != nil {
+				if th, err = contract.ParseWith(st.Contract, src, contract.Options{Vars: sc.ws.Vars}).Thresholds(); err != nil {
 					return err
 				}
 			}

@@ -104,7 +104,7 @@ func exportInput(ws *workspace.Workspace, cwd, arg string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	for _, rel := range state.OutputPaths(ws, st, contract.Parse(st.Contract, src)) {
+	for _, rel := range state.OutputPaths(ws, st, contract.ParseWith(st.Contract, src, contract.Options{Vars: ws.Vars})) {
 		if strings.EqualFold(filepath.Ext(rel), ".md") {
 			if _, err := ws.Disk.Lstat(rel); err == nil {
 				return ws.Abs(rel), nil

@@ -142,7 +142,13 @@ func countText(c tokens.Count) string {
 func printParts(env *Env, st *workspace.Stage, ctx *assemble.Context, items int, count *promptcount.Stage) {
 	rows := [][5]string{{"part", "layer", "role", "tokens", ""}}
 	for _, p := range ctx.Parts {
-		rows = append(rows, [5]string{p.Label, p.LayerName(), p.Role, strconv.Itoa(p.Tokens), p.Note()})
+		note := p.Note()
+		if p.Base != "" && p.Base != string(workspace.BaseStage) {
+			// Which base the path was found under, when it is not the
+			// stage folder it is written from.
+			note = strings.TrimPrefix(note+"; from the "+p.Base, "; ")
+		}
+		rows = append(rows, [5]string{p.Label, p.LayerName(), p.Role, strconv.Itoa(p.Tokens), note})
 	}
 	rows = append(rows, [5]string{"headings and framing", "", "", strconv.Itoa(ctx.Framing()), ""})
 	rows = append(rows, [5]string{"total", "", "", strconv.Itoa(ctx.Total), ""})

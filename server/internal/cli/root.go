@@ -79,6 +79,9 @@ func Run(ctx context.Context, env *Env, args []string) error {
 // globalFlags are the flags every command shares.
 type globalFlags struct {
 	workspace string
+	// repo is the repository root shared "/…" inputs are read from
+	// (--repo DIR; ICM_REPO when not given).
+	repo string
 	// model is the --model override of the command that ran, for the
 	// commands its errors suggest.
 	model string
@@ -99,6 +102,7 @@ and stops at a review gate.`,
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().StringVarP(&g.workspace, "workspace", "w", "", "workspace folder (default: the current folder or its nearest parent holding CLAUDE.md, or CONTEXT.md and pipeline/)")
+	root.PersistentFlags().StringVar(&g.repo, "repo", "", "the repository root that shared /… inputs are read from (default: ICM_REPO, else the nearest folder holding .git; outside git, only the workspace)")
 	for _, c := range commands(env, g) {
 		root.AddCommand(c)
 	}

@@ -18,7 +18,21 @@ func openWorkspace(env *Env, g *globalFlags) (*workspace.Workspace, error) {
 	if dir != "" && !filepath.IsAbs(dir) {
 		dir = filepath.Join(cwd, dir)
 	}
-	return workspace.Load(dir, cwd)
+	return workspace.LoadWith(dir, cwd, workspace.Options{Repository: repoRoot(env, g, cwd)})
+}
+
+// repoRoot is the repository root a person names: --repo DIR, else
+// ICM_REPO, relative to the current folder; "" when neither is given.
+// A workspace's own config.toml never names it.
+func repoRoot(env *Env, g *globalFlags, cwd string) string {
+	dir := g.repo
+	if dir == "" && env.Getenv != nil {
+		dir = env.Getenv("ICM_REPO")
+	}
+	if dir != "" && !filepath.IsAbs(dir) {
+		dir = filepath.Join(cwd, dir)
+	}
+	return dir
 }
 
 // displayPath shows an absolute path relative to the current folder when

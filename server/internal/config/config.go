@@ -24,6 +24,13 @@ type Config struct {
 	Workspace Workspace `toml:"workspace"`
 	MCP       MCP       `toml:"mcp"`
 	Test      Test      `toml:"test"`
+	// Vars are the workspace's setup-time variables: the values of the
+	// `{{NAME}}` placeholders of the ICM template (a setup step writes the
+	// answers of setup/questionnaire.md here). A boolean or "no" decides
+	// whether an optional `{{?NAME}}` block is kept.
+	Vars map[string]any `toml:"vars"`
+	// Check changes what icm check reports.
+	Check Check `toml:"check"`
 	// Path is the file the settings came from ("" when defaults only).
 	Path string `toml:"-"`
 	// Unknown lists keys the file has that icm does not read.
@@ -97,6 +104,31 @@ type Test struct {
 	Seed int `toml:"seed"`
 	// Judge is the model that scores rubric lines ("": [model] name).
 	Judge string `toml:"judge"`
+}
+
+// Check holds icm check's settings.
+type Check struct {
+	// Conventions names an opt-in profile of house rules checked as
+	// warnings: "icm-template" (the ICM template's own rules).
+	Conventions string `toml:"conventions"`
+}
+
+// VarValues returns [vars] as text: strings as written, true and false as
+// "true" and "false", numbers in their shortest form.
+func (c Config) VarValues() map[string]string {
+	if len(c.Vars) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(c.Vars))
+	for k, v := range c.Vars {
+		switch v := v.(type) {
+		case string:
+			out[k] = v
+		case bool, int64, float64:
+			out[k] = fmt.Sprint(v)
+		}
+	}
+	return out
 }
 
 // Workspace describes the workspace's layout where it differs from what
@@ -215,6 +247,18 @@ func (c *Config) validate() error {
 	}
 	if c.Workflow.MaxFileSize < 1<<10 {
 		problems = append(problems, "[workflow] max_file_size must be at least 1KB (write it like \"8MB\")")
+	}
+	switch c.Check.Conventions {
+	case "", "icm-template":
+	default:
+		problems = append(problems, fmt.Sprintf("[check] conventions = %q: use \"icm-template\" or leave it out", c.Check.Conventions))
+	}
+	for k, v := range c.Vars {
+		switch v.(type) {
+		case string, bool, int64, float64:
+		default:
+			problems = append(problems, fmt.Sprintf("[vars] %s: write a string, a number or true/false", k))
+		}
 	}
 	if c.Workflow.MaxToolCalls < 1 {
 		problems = append(problems, "[workflow] max_tool_calls must be 1 or more")

@@ -33,6 +33,8 @@ var Tables = map[string]string{
 	"workflow":      "How runs go: review gates, bounds on tool calls, For each parallelism, time limits.",
 	"workspace":     "The workspace's layout, where icm should not find it by itself.",
 	"test":          "Defaults of `icm test`, which runs the stages' test cases (its flags win over them).",
+	"vars":          "Setup-time variables: the values of the `{{NAME}}` placeholders of workspaces written for the ICM template (the answers of setup/questionnaire.md), one `NAME = \"value\"` per line. `NAME = false` drops an optional `{{?NAME}}` block.",
+	"check":         "What `icm check` reports beyond its own findings.",
 	"mcp.servers.*": "One MCP tool server stages may name in `## Tools`: a command to run over stdio, or a URL (streamable HTTP).",
 }
 
@@ -89,6 +91,10 @@ var Keys = []Key{
 		Doc: "The seed of `icm test`'s first repeat; repeat N sends seed + N - 1 with every model call."},
 	{Table: "test", Name: "judge", Type: "string",
 		Doc: "The model that scores `rubric` lines of test cases. Empty: `[model] name`."},
+	{Table: "", Name: "vars", Type: "table",
+		Doc: "`[vars]`: the workspace's setup-time variables, `NAME = \"value\"`, filling the `{{NAME}}` placeholders of workspaces written for the ICM template; `NAME = false` drops an optional `{{?NAME}}` block."},
+	{Table: "check", Name: "conventions", Type: "string", Values: []string{"icm-template"},
+		Doc: "An opt-in profile of house rules `icm check` reports as warnings: `icm-template` checks the ICM template's own conventions (the rules of its `bin/validate.py`), with icm's own path resolution. `icm check --conventions` does the same for one run."},
 	{Table: "mcp.servers.*", Name: "command", Type: "string", Doc: "The program that serves MCP over stdio (`icm` runs this same binary: `args = [\"mcp\", \"search\"]`)."},
 	{Table: "mcp.servers.*", Name: "args", Type: "array", Doc: "The command's arguments."},
 	{Table: "mcp.servers.*", Name: "env", Type: "table", Doc: "Environment variables for the command; the server gets a minimal environment besides."},

@@ -41,16 +41,26 @@ var (
 // layerCell matches a layer cell: "3", "L4", "Layer 3", "Camada 4 (trabalho)".
 var layerCell = regexp.MustCompile(`(?i)^\s*(?:layer|camada|capa|couche|ebene|n[ií]vel)?\s*(L?\d+)\b`)
 
-// columnShape counts, for each column, the rows whose cell is path-shaped.
+// columnShape scores, for each column, how much its cells look like
+// paths: a cell that is a path that looks like one on its own (a slash,
+// an extension) counts two; such a path among other words, or a single
+// word in backticks, one.
 func columnShape(t *markdown.Table) []int {
 	n := make([]int, len(t.Header))
 	for _, row := range t.Rows {
 		for i := range n {
-			if i < len(row) {
-				if p, _, q := cellPath(row[i].Text); pathShaped(p, q) {
-					n[i]++
-				}
+			if i >= len(row) {
+				continue
 			}
+			best := 0
+			for _, tok := range cellPaths(row[i].Text) {
+				score := 1
+				if tok.strong && !tok.embedded {
+					score = 2
+				}
+				best = max(best, score)
+			}
+			n[i] += best
 		}
 	}
 	return n

@@ -40,6 +40,20 @@ type Contract struct {
 	Gate         *Gate    `json:"gate,omitempty"`
 	// Lines is the contract's line count.
 	Lines int `json:"lines"`
+	// FrontMatter is the YAML front matter at the top, as written without
+	// its fences: metadata, never a section.
+	FrontMatter string `json:"front_matter,omitempty"`
+	// FallbackInstructions is set when the contract has no Process
+	// section but other sections of prose: those are the instructions
+	// (Instructions).
+	FallbackInstructions bool `json:"fallback_instructions,omitempty"`
+	// ExternalOutputs are Outputs rows naming a file outside the stage's
+	// output/ folder (a shared document the stage edits, a folder of the
+	// workspace): icm does not write them, but a later stage that reads
+	// the same path reads what this stage produces.
+	ExternalOutputs []Output `json:"external_outputs,omitempty"`
+	// vars are the setup-time variables the contract was read with.
+	vars Vars
 	// Findings are problems found in the contract's own text.
 	Findings []Finding `json:"findings"`
 }
@@ -102,6 +116,16 @@ type Input struct {
 	// Templated is set when the path holds a placeholder ("[slug]",
 	// "{{NAME}}", "<repo>") and cannot be resolved until it is filled in.
 	Templated bool `json:"templated,omitempty"`
+	// Written is the path as the contract spells it, when filling its
+	// setup-time variables ([vars]) changed it into Path.
+	Written string `json:"written,omitempty"`
+	// Unset names the setup-time variables of the path that have no value:
+	// the path cannot be resolved until they are set.
+	Unset []string `json:"unset,omitempty"`
+	// Embedded is set when the path was found among other words of its
+	// cell ("Pasted text, or `answers.md`"): that it is an input rests on
+	// reading those words, so a missing file is a note, not an error.
+	Embedded bool `json:"embedded,omitempty"`
 	// Source and Why are the table's descriptive columns (or the text
 	// after the path in list notation).
 	Source string `json:"source,omitempty"`
@@ -129,8 +153,11 @@ type Scope struct {
 	Names []string `json:"names,omitempty"`
 	// PathOnly is set for "path only": the model is given the path, not
 	// the content.
-	PathOnly bool  `json:"path_only,omitempty"`
-	Range    Range `json:"range"`
+	PathOnly bool `json:"path_only,omitempty"`
+	// Table is set when the scope names part of a table (a column, a row):
+	// the whole file is loaded.
+	Table bool  `json:"table,omitempty"`
+	Range Range `json:"range"`
 }
 
 // Tools is the Tools section.

@@ -190,6 +190,17 @@ func (p *parser) gate(s markdown.Section) {
 	case "auto", "automatic":
 		g.Auto = true
 	default:
+		var texts []string
+		for _, l := range lines {
+			texts = append(texts, l.Text)
+		}
+		if prose(texts) {
+			// Someone else's review gate, in words: kept and shown; the
+			// gate stays required.
+			p.add(s.Heading.TextRange, Info, CodeKeptAsText,
+				"the Gate section reads as text, not `required` or `auto`: it is kept and shown, and the gate stays required (a person approves)")
+			return
+		}
 		p.add(lines[0].Range, Error, CodeBadGate, fmt.Sprintf("gate %q: write `required` (a person approves) or `auto` (approved when every Verify check passes)", v))
 	}
 }

@@ -2,6 +2,7 @@ package contract
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/icm-tool/icm/server/internal/document"
 )
@@ -52,6 +53,52 @@ type Finding struct {
 	// Data carries details for quick fixes (a suggested path, the stage
 	// that produces a missing input).
 	Data map[string]string `json:"data,omitempty"`
+	// Basis says what the finding rests on (see Basis); an error rests on
+	// something icm is certain of.
+	Basis Basis `json:"basis,omitempty"`
+}
+
+// Basis is what a finding rests on. Contracts are other people's text:
+// icm is certain of a line of its own grammar, of what is on disk and of
+// what the stages declare; how it read someone else's notation (which
+// column holds paths, whether a cell names a path, what a scope's words
+// mean, a layer taken from where a file lives), the method's budgets and
+// an opt-in profile's house rules are not certainties. Only a finding on
+// a certain basis is an error.
+type Basis string
+
+// The bases.
+const (
+	// BasisGrammar: a line of icm's own notation (`- x -> output/`,
+	// `## Verify`, `## Model`, `## Tools`), malformed.
+	BasisGrammar Basis = "grammar"
+	// BasisFiles: what is on disk, looked for under every base: a file
+	// that is nowhere, a quoted heading the file lacks, a link out.
+	BasisFiles Basis = "files"
+	// BasisStages: what the stages declare: an output two stages write,
+	// an input a later stage writes.
+	BasisStages Basis = "stages"
+	// BasisSettings: config.toml and the options of the run.
+	BasisSettings Basis = "settings"
+	// BasisReading: how icm read notation that is not its own.
+	BasisReading Basis = "reading"
+	// BasisMethod: the method's budgets and advice (line and token
+	// budgets).
+	BasisMethod Basis = "method"
+	// BasisConventions: a rule of an opt-in conventions profile.
+	BasisConventions Basis = "conventions"
+	// BasisState: a fact worth knowing that is no problem (a file not
+	// produced yet, a file read from the repository).
+	BasisState Basis = "state"
+)
+
+// Certain reports whether a finding on this basis may be an error.
+func (b Basis) Certain() bool {
+	switch b {
+	case BasisGrammar, BasisFiles, BasisStages, BasisSettings:
+		return true
+	}
+	return false
 }
 
 // Finding codes.
@@ -111,7 +158,55 @@ const (
 	// placeholder or name a folder: valid notation, but icm run has no
 	// file to write the answer to.
 	CodeNoModelOutput = "no-model-output"
+	// CodeSetupVar: a setup-time variable ({{NAME}}) with no value in
+	// [vars] of config.toml.
+	CodeSetupVar = "setup-variable"
+	// CodeEmptyInput: an input file with nothing in it.
+	CodeEmptyInput = "empty-input"
+	// CodeInclude: an `@path` line of the identity or routing file that
+	// icm cannot follow.
+	CodeInclude = "include"
+	// CodeNoRouting: the workspace has no routing file (layer 1).
+	CodeNoRouting = "no-routing"
+	// CodeFolderCapped: a folder or pattern input holds more than icm
+	// loads of it.
+	CodeFolderCapped = "folder-capped"
+	// CodeConventions: a rule of the opt-in conventions profile.
+	CodeConventions = "conventions"
 )
+
+// codeBasis is the basis of the findings of a code, when the finding
+// does not give its own.
+var codeBasis = map[string]Basis{
+	CodeUnknownSection: BasisReading, CodeNoLayer: BasisReading, CodeNonFileInput: BasisReading,
+	CodeNonFileOutput: BasisReading, CodeKeptAsText: BasisReading, CodeFreeScope: BasisReading,
+	CodeSharedInput: BasisState, CodeInputOptional: BasisState, CodeBinaryInput: BasisState,
+	CodeEmptyFolder: BasisState, CodeIdentity: BasisState, CodePlaceholderPath: BasisState,
+	CodeInputNotYet: BasisState, CodeInputSelf: BasisState, CodeNoModelOutput: BasisState,
+	CodeNoRouting: BasisState, CodeFolderCapped: BasisState,
+	CodeContractTooLong: BasisMethod, CodeReferenceTooLong: BasisMethod, CodeOverBudget: BasisMethod,
+	CodeOverWindow: BasisSettings, CodeUnknownServer: BasisSettings, CodeUnknownTool: BasisSettings,
+	CodeConfig: BasisSettings, CodeSetupVar: BasisSettings,
+	CodePathEscape: BasisFiles, CodeInputMissing: BasisFiles, CodeScopeNotFound: BasisFiles,
+	CodeNoContract: BasisFiles, CodeFormatFileMissing: BasisFiles, CodeContractTooLarge: BasisFiles,
+	CodeTooDeep: BasisFiles, CodeFileRefused: BasisFiles, CodeEmptyInput: BasisFiles, CodeInclude: BasisFiles,
+	CodeNoStages:   BasisFiles,
+	CodeInputLater: BasisStages, CodeOutputConflict: BasisStages, CodeForEachSource: BasisStages,
+	CodeConventions: BasisConventions,
+}
+
+// DefaultBasis is the basis of a finding of code that gives none: the
+// code's, else (icm's own notation: contracts' sections, test cases,
+// config.toml keys) the grammar, or the settings for config.toml.
+func DefaultBasis(code string) Basis {
+	if b, ok := codeBasis[code]; ok {
+		return b
+	}
+	if strings.HasPrefix(code, "config") {
+		return BasisSettings
+	}
+	return BasisGrammar
+}
 
 // String renders the finding without its position.
 func (f Finding) String() string { return fmt.Sprintf("%s: %s [%s]", f.Severity, f.Message, f.Code) }

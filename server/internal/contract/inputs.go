@@ -2,6 +2,7 @@ package contract
 
 import (
 	"fmt"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -14,13 +15,28 @@ var listInput = regexp.MustCompile(`(?i)^\s*layer\s*([^\s(:]*)\s*(?:\(([^)]*)\))
 
 func (p *parser) inputs(s markdown.Section) {
 	notations := map[string]bool{}
+	// excluded is set after a line that introduces what is not to be
+	// loaded ("Do not load:", "Never read:"), up to the next heading or
+	// line of prose: those entries are not inputs.
+	excluded := false
 	for _, b := range s.Blocks {
+		switch b.Kind {
+		case markdown.BlockHeading:
+			excluded = exclusion(b.Heading.Text)
+		case markdown.BlockParagraph:
+			if len(b.Lines) > 0 && !listInput.MatchString(b.Lines[0].Text) {
+				excluded = exclusion(b.Lines[0].Text)
+			}
+		}
+		if excluded && b.Kind != markdown.BlockHeading {
+			continue
+		}
 		switch b.Kind {
 		case markdown.BlockList, markdown.BlockParagraph:
 			for _, l := range b.Lines {
 				// A paragraph may hold prose around the entries; only list
 				// items and "Layer N" lines are entries.
-				if strings.TrimSpace(l.Text) == "" || (b.Kind == markdown.BlockParagraph && !listInput.MatchString(l.Text)) {
+				if strings.TrimSpace(l.Text) == "" || (b.Kind == markdown.BlockParagraph && !listInput.MatchString(l.Text)) || exclusion(l.Text) {
 					continue
 				}
 				p.listInput(l)
@@ -78,7 +94,7 @@ func (p *parser) listInput(l markdown.Line) {
 	}
 	in.Why = why
 	in.Optional = optional(rest)
-	if file, _, _ := strings.Cut(path, "#"); !pathShaped(file, quoted) {
+	if file, _, _ := strings.Cut(path, "#"); !(pathShaped(file, quoted) || (quoted && quotedPathShaped(file))) {
 		// Not a path: the whole entry names something else.
 		what := strings.TrimSpace(rest)
 		p.nonFileInput(&in, l.Sub(restAt+strings.Index(rest, what), len(what)), what)
@@ -86,9 +102,11 @@ func (p *parser) listInput(l markdown.Line) {
 		p.setPath(&in, l, restAt+pathAt, path)
 	}
 	if in.LayerInferred && !in.NonFile {
-		in.Layer = inferLayer(in.Path, "")
-		p.add(l.Range, Info, CodeNoLayer,
-			fmt.Sprintf("no layer given for %s; icm treats it as layer %d (%s)", in.Path, in.Layer, layerWord(in.Layer)))
+		in.Layer = LocationLayer(in.Path)
+		if !p.references {
+			p.add(l.Range, Info, CodeNoLayer,
+				fmt.Sprintf("no layer given for %s; icm treats it as layer %d (%s)", in.Path, in.Layer, layerWord(in.Layer)))
+		}
 	}
 	p.c.Inputs = append(p.c.Inputs, in)
 }
@@ -112,12 +130,19 @@ func (p *parser) nonFileInput(in *Input, r Range, what string) {
 func (p *parser) setPath(in *Input, l markdown.Line, at int, path string) {
 	file, section, hasSection := strings.Cut(path, "#")
 	in.Path = file
+	if filled, unset := p.c.vars.Expand(file); filled != file || len(unset) > 0 {
+		if filled != file {
+			in.Written, in.Path = file, filled
+		}
+		in.Unset = unset
+	}
 	in.PathRange = l.Sub(at, len(file))
 	if hasSection && strings.TrimSpace(section) != "" {
 		in.Scope = &Scope{Headings: []string{strings.TrimSpace(section)}, Raw: section, Range: l.Sub(at+len(file)+1, len(section))}
 	}
-	in.Templated = placeholder.MatchString(file)
-	in.Glob = !in.Templated && strings.ContainsAny(file, "*?")
+	in.Templated = placeholder.MatchString(in.Path)
+	bare, _ := withoutPlaceholders(in.Path)
+	in.Glob = strings.ContainsAny(bare, "*?")
 }
 
 // splitPathWhy takes the path from the front of s (in backticks, or up to
@@ -228,21 +253,91 @@ func rowRange(row []markdown.Line) Range {
 	return r
 }
 
-func cleanCell(s string) string { return strings.Trim(strings.TrimSpace(s), "`") }
+// cleanCell trims a cell and the backticks around it when they wrap the
+// whole of it ("`notes.md`"), never a backtick that closes a span inside.
+func cleanCell(s string) string {
+	t := strings.TrimSpace(s)
+	if len(t) >= 2 && t[0] == '`' && t[len(t)-1] == '`' && !strings.Contains(t[1:len(t)-1], "`") {
+		return t[1 : len(t)-1]
+	}
+	return t
+}
 
-// workingSources are words in a Source cell that mark working material.
-var workingSources = set("previous", "output", "outputs", "user", "working", "input", "inputs", "draft",
-	"anterior", "saída", "saida", "usuário", "usuario", "entrada", "rascunho", "salida", "borrador",
-	"précédente", "sortie", "utilisateur", "vorherige", "ausgabe", "nutzer")
+// referenceFolders are the folders that hold reference material (layer
+// 3) in the ICM template and the workspaces written for it: rules to
+// follow, the same every run.
+var referenceFolders = set("_config", "shared", "references", "reference", "brand-vault", "design-system", "skills", "_core")
 
-// inferLayer guesses the layer of an entry that names none: another
-// stage's output (or a source column that says so) is working material;
-// everything else is reference.
-func inferLayer(path, source string) int {
-	if strings.Contains(path, "output/") || hasWord(source, workingSources) {
-		return LayerWorking
+// LocationLayer is the layer of an input that names none, from where the
+// file lives: in a stage's output/ folder it is working material (layer
+// 4); anywhere else (the reference folders _config/, shared/,
+// references/, brand-vault/, design-system/, skills/, the repository's
+// _core/, or the stage's own files) reference (layer 3), as the method
+// has it. A file the stage also writes (a document it edits in place) is
+// working material too (see workingWhenWritten). Words in other columns
+// never decide it.
+func LocationLayer(path string) int {
+	segs := strings.Split(strings.ReplaceAll(path, `\`, "/"), "/")
+	for _, seg := range segs[:max(0, len(segs)-1)] {
+		if seg == "output" {
+			return LayerWorking
+		}
 	}
 	return LayerReference
+}
+
+// workingWhenWritten makes an input whose layer was inferred working
+// material when the stage also names it among its outputs: what a stage
+// edits is the material of the run, never a constraint.
+func (c *Contract) workingWhenWritten() {
+	written := map[string]bool{}
+	for _, o := range c.Outputs {
+		written[path.Clean(o.Path)] = true
+	}
+	for _, o := range c.ExternalOutputs {
+		written[path.Clean(o.Path)] = true
+	}
+	if len(written) == 0 {
+		return
+	}
+	for i := range c.Inputs {
+		in := &c.Inputs[i]
+		if in.LayerInferred && !in.NonFile && written[path.Clean(in.Path)] {
+			in.Layer = LayerWorking
+		}
+	}
+}
+
+// exclusionPhrases open a line that lists what is not to be loaded.
+var exclusionPhrases = splitPhrases(
+	"do not load", "don't load", "dont load", "never load", "do not read", "don't read", "never read",
+	"not loaded", "not to load", "do not include", "exclude", "excluded", "excluding", "ignore", "skip",
+	"ne pas charger", "ne jamais charger", "ne pas lire",
+	"não carregar", "nao carregar", "nunca carregar", "não ler", "nunca ler",
+	"no cargar", "nunca cargar", "no leer", "nicht laden", "nie laden", "nicht lesen",
+)
+
+// exclusion reports whether a line starts by saying that what follows is
+// not to be loaded.
+func exclusion(text string) bool {
+	ws := words(text)
+	for _, ph := range exclusionPhrases {
+		if len(ph) > 0 && len(ws) >= len(ph) && equalWords(ws[:len(ph)], ph) {
+			return true
+		}
+	}
+	return false
+}
+
+// excludedRow reports whether a table row says its file is not to be
+// loaded: a row whose first non-empty cell opens with "Do not load".
+func excludedRow(row []markdown.Line) bool {
+	for _, c := range row {
+		if strings.TrimSpace(c.Text) != "" {
+			return exclusion(c.Text)
+		}
+	}
+	return false
 }
 
 func layerWord(n int) string {

@@ -34,9 +34,25 @@ func (p *parser) outputs(s markdown.Section) {
 			p.tableOutputs(b.Table)
 		}
 	}
-	if len(p.c.Outputs) == 0 && len(p.c.OtherOutputs) == 0 {
+	if len(p.c.Outputs) == 0 && len(p.c.OtherOutputs) == 0 && len(p.c.ExternalOutputs) == 0 && p.rejectedOutputs == 0 {
 		p.add(s.Heading.TextRange, Error, CodeEmptySection, "the Outputs section names no file; write `- notes.md -> output/`")
 	}
+}
+
+// ourArrow reports whether a line is icm's arrow notation (`FILE ->
+// DIR`), not a sentence with an arrow in it ("`report.json` → referenced
+// in the appendix"): the right side is a folder, or one word followed by
+// nothing but a remark.
+func ourArrow(text string) bool {
+	m := arrowOutput.FindStringSubmatch(text)
+	if m == nil {
+		return false
+	}
+	dir, rest := m[2], strings.TrimSpace(m[3])
+	if strings.HasSuffix(dir, "/") || strings.Contains(dir, "/") || path.Clean(dir) == "output" {
+		return true
+	}
+	return rest == "" || strings.IndexAny(rest[:1], "(—–-:|") == 0
 }
 
 // outputLine reports whether a list item or paragraph line of the Outputs
@@ -47,7 +63,7 @@ func (p *parser) outputLine(l markdown.Line, listItem, hasTable bool) bool {
 	switch {
 	case t == "":
 		return false
-	case arrowOutput.MatchString(l.Text):
+	case ourArrow(l.Text):
 		return true
 	case hasTable:
 		return false
@@ -59,7 +75,7 @@ func (p *parser) outputLine(l markdown.Line, listItem, hasTable bool) bool {
 }
 
 func (p *parser) listOutput(l markdown.Line) {
-	if m := arrowOutput.FindStringSubmatchIndex(l.Text); m != nil {
+	if m := arrowOutput.FindStringSubmatchIndex(l.Text); m != nil && ourArrow(l.Text) {
 		file, dir := l.Text[m[2]:m[3]], l.Text[m[4]:m[5]]
 		o := Output{Name: file, PathRange: l.Sub(m[2], m[3]-m[2]), Range: l.Range, Format: strings.TrimSpace(cleanWhy(l.Text[m[6]:m[7]]))}
 		if isAbsolute(file) {
@@ -91,13 +107,38 @@ func (p *parser) listOutput(l markdown.Line) {
 		return
 	}
 	file = p.stageRelative(file)
+	if fileNameShaped(file) {
+		// A bare file name in the list: the stage's output/ is meant.
+		file = path.Join("output", file)
+	}
 	if !strings.HasPrefix(path.Clean(file), "output/") {
+		// A path of the list notation that leaves output/: as before,
+		// the line is wrong in icm's own grammar.
 		p.add(o.PathRange, Error, CodeOutputLocation,
 			fmt.Sprintf("%q is not in output/; write `- %s -> output/`", file, path.Base(file)))
+		p.rejectedOutputs++
 		return
 	}
 	o.Path = file
 	p.addOutput(o)
+}
+
+// external records an output the contract names outside the stage's
+// output/ folder: icm does not write it (check says so, once); a later
+// stage reading the same path reads what this stage produces.
+func (p *parser) external(o Output, file string) {
+	p.rejectedOutputs++
+	o.Path = file
+	if filled, _ := p.c.vars.Expand(file); filled != file {
+		o.Path = filled
+	}
+	o.Templated = placeholder.MatchString(o.Path)
+	for _, prev := range p.c.ExternalOutputs {
+		if prev.Path == o.Path {
+			return
+		}
+	}
+	p.c.ExternalOutputs = append(p.c.ExternalOutputs, o)
 }
 
 // isAbsolute reports whether p is written as an absolute path (Unix,
@@ -109,7 +150,8 @@ func isAbsolute(p string) bool {
 
 // tableOutputs reads an Outputs table. The path column is found by the
 // shape of its cells; a file name in one column and its folder in another
-// (`| report.md | output/ |`) are joined.
+// (`| report.md | output/ |`) are joined; a cell naming several files
+// gives each; two rows naming one file (two sections of it) give it once.
 func (p *parser) tableOutputs(t *markdown.Table) {
 	cols := findOutputColumns(t)
 	for _, row := range t.Rows {
@@ -124,8 +166,11 @@ func (p *parser) tableOutputs(t *markdown.Table) {
 			continue
 		}
 		pc := cell(cols.path)
-		file, at, quoted := cellPath(pc.Text)
-		if cols.path < 0 || !pathShaped(file, quoted) {
+		var toks []cellTok
+		if cols.path >= 0 {
+			toks = cellPaths(pc.Text)
+		}
+		if len(toks) == 0 {
 			what := strings.TrimSpace(pc.Text)
 			r := pc.Sub(strings.Index(pc.Text, what), len(what))
 			if what == "" {
@@ -134,35 +179,82 @@ func (p *parser) tableOutputs(t *markdown.Table) {
 			p.nonFileOutput(o, r, what)
 			continue
 		}
-		o.PathRange = pc.Sub(at, len(file))
-		if j, name, r := joinable(row, cols.path, file); j >= 0 {
-			if folderShaped(file) {
-				file, o.PathRange = path.Join(file, name), r
-			} else {
-				file = path.Join(name, file)
+		for _, tok := range toks {
+			one, file := o, tok.path
+			one.PathRange = pc.Sub(tok.at, len(file))
+			if j, name, r := joinable(row, cols.path, file); j >= 0 {
+				switch {
+				case folderShaped(file):
+					file, one.PathRange = joinFolder(file, name), r
+				default:
+					file = joinFolder(name, file)
+				}
+				if cols.name == j {
+					one.Name = ""
+				}
 			}
-			if cols.name == j {
-				o.Name = ""
+			file = p.stageRelative(file)
+			if fileNameShaped(file) && (!tok.embedded || p.hasOutputNamed(file)) {
+				file = path.Join("output", file) // a bare file name: the stage's output/
 			}
+			if !strings.HasPrefix(path.Clean(file), "output/") && path.Clean(file) != "output" {
+				p.external(one, file)
+				continue
+			}
+			one.Path = file
+			if one.Name == "" {
+				one.Name = path.Base(file)
+			}
+			if p.hasOutput(one.Path) {
+				continue // another row names another part of the same file
+			}
+			p.addOutput(one)
 		}
-		file = p.stageRelative(file)
-		if !strings.HasPrefix(path.Clean(file), "output/") && path.Clean(file) != "output" {
-			p.add(o.PathRange, Error, CodeOutputLocation, fmt.Sprintf("%q is not in output/; outputs go in the stage's output/ folder", file))
-			continue
-		}
-		o.Path = file
-		if o.Name == "" {
-			o.Name = path.Base(file)
-		}
-		p.addOutput(o)
 	}
+}
+
+// hasOutputNamed reports whether the contract already declares an output
+// with the file name name ("Inside `synthesis.md` § Counter-argument"
+// names a part of output/synthesis.md).
+func (p *parser) hasOutputNamed(name string) bool {
+	for _, o := range p.c.Outputs {
+		if path.Base(o.Path) == name {
+			return true
+		}
+	}
+	return false
+}
+
+// hasOutput reports whether the contract already declares the output p.
+func (p *parser) hasOutput(file string) bool {
+	clean := path.Clean(file)
+	for _, o := range p.c.Outputs {
+		if o.Path == clean {
+			return true
+		}
+	}
+	return false
+}
+
+// joinFolder joins a folder and a path below it, dropping the folders the
+// two spell twice ("stages/03-build/output/public/" and
+// "public/index.html" give ".../output/public/index.html").
+func joinFolder(dir, file string) string {
+	d := strings.Split(strings.Trim(path.Clean(dir), "/"), "/")
+	f := strings.Split(strings.Trim(path.Clean(file), "/"), "/")
+	for k := min(len(d), len(f)-1); k > 0; k-- {
+		if strings.Join(d[len(d)-k:], "/") == strings.Join(f[:k], "/") {
+			return path.Join(append(d, f[k:]...)...)
+		}
+	}
+	return path.Join(dir, file)
 }
 
 // joinable finds, for a path cell that is a folder, another cell of the
 // row holding a bare file name (or, for a bare file name, a cell holding a
 // folder), and returns its column, its text and its range.
 func joinable(row []markdown.Line, pathCol int, file string) (int, string, Range) {
-	wantFolder := fileNameShaped(file)
+	wantFolder := fileNameShaped(file) || (!folderShaped(file) && !strings.Contains(file, "output/") && !strings.HasPrefix(file, "../") && !strings.HasPrefix(file, "/"))
 	if !wantFolder && !folderShaped(file) {
 		return -1, "", Range{}
 	}
@@ -208,6 +300,9 @@ func (p *parser) nonFileOutput(o Output, r Range, what string) {
 }
 
 func (p *parser) addOutput(o Output) {
+	if filled, _ := p.c.vars.Expand(o.Path); filled != o.Path {
+		o.Path = filled
+	}
 	if strings.HasSuffix(o.Path, "/") || path.Clean(o.Path) == "output" {
 		o.Dir = true
 	}

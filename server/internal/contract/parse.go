@@ -78,6 +78,25 @@ func sectionKind(name string) string {
 type parser struct {
 	src []byte
 	c   *Contract
+	// blocks are the text's optional blocks ({{?NAME}} … {{/NAME}}).
+	blocks []Block
+	// unknown holds the notes on sections icm does not use, added at the
+	// end unless those sections turn out to be the instructions.
+	unknown []Finding
+	// references is set while a References section is read as the
+	// inputs: its entries name reference files, with no layer of their own.
+	references bool
+	// rejectedOutputs counts Outputs entries that name a path icm does
+	// not take as an output (outside output/): the section names files.
+	rejectedOutputs int
+}
+
+// Options change how a contract is read.
+type Options struct {
+	// Vars are the workspace's setup-time variables ([vars] in
+	// config.toml): they decide which optional blocks are kept and fill
+	// `{{NAME}}` in paths.
+	Vars Vars
 }
 
 // Parse parses a contract. file is its absolute path (recorded in findings).
@@ -87,13 +106,53 @@ type parser struct {
 // dropped and CRLF line endings are read as LF, so no text taken from the
 // contract carries either; every range still points into src as given,
 // so positions match the file on disk and the editor's buffer.
-func Parse(file string, src []byte) *Contract {
+func Parse(file string, src []byte) *Contract { return ParseWith(file, src, Options{}) }
+
+// ParseWith is Parse with options. YAML front matter at the top is
+// metadata (Contract.FrontMatter), and optional blocks are applied: what
+// a dropped block or a marker held is never read, and ranges still point
+// into src as given.
+func ParseWith(file string, src []byte, opts Options) *Contract {
 	text, offsets := textnorm.Map(src)
-	p := &parser{src: text, c: &Contract{File: file, Lines: countLines(text)}}
+	c := &Contract{File: file, Lines: countLines(text), vars: opts.Vars}
+	text, c.FrontMatter = frontMatter(text)
+	text, blocks := opts.Vars.Blocks(text)
+	p := &parser{src: text, c: c, blocks: blocks}
 	p.parse()
 	remapRanges(p.c, offsets)
 	return p.c
 }
+
+// frontMatter blanks a YAML front matter block at the top of src (a "---"
+// line, key lines, a closing "---" or "..." line) in a copy, and returns
+// the copy and the block's text; src as it is when it has none.
+func frontMatter(src []byte) ([]byte, string) {
+	if !bytes.HasPrefix(src, []byte("---\n")) && !bytes.HasPrefix(src, []byte("---\r\n")) {
+		return src, ""
+	}
+	start := bytes.IndexByte(src, '\n') + 1
+	for i, n := start, 0; i < len(src) && n < maxFrontMatterLines; n++ {
+		j := bytes.IndexByte(src[i:], '\n')
+		end := len(src)
+		if j >= 0 {
+			end = i + j
+		}
+		line := strings.TrimRight(string(src[i:end]), "\r \t")
+		if line == "---" || line == "..." {
+			out := append([]byte(nil), src...)
+			blank(out[:end])
+			return out, strings.TrimSpace(string(src[start:i]))
+		}
+		if j < 0 {
+			break
+		}
+		i = end + 1
+	}
+	return src, ""
+}
+
+// maxFrontMatterLines bounds how far icm looks for the end of front matter.
+const maxFrontMatterLines = 200
 
 func (p *parser) parse() {
 	c := p.c
@@ -131,8 +190,17 @@ func (p *parser) parse() {
 	c.Summary = strings.TrimSpace(lf(p.blocksText(doc.BlocksBefore(2))))
 
 	seen := map[string]bool{}
-	for _, s := range doc.Sections(2) {
+	seenIn := map[string]int{}
+	secs := doc.Sections(2)
+	refsAsInputs := !hasKind(secs, KindInputs)
+	for _, s := range secs {
 		kind := sectionKind(s.Heading.Text)
+		if kind == "" && refsAsInputs && referenceSection(s.Heading.Text) {
+			// A contract with no Inputs section that lists its reference
+			// files under a heading of their own ("Stage-Specific
+			// References"): those are its inputs.
+			kind, p.references = KindInputs, true
+		}
 		sec := Section{
 			Name:    s.Heading.Text,
 			Kind:    kind,
@@ -145,19 +213,30 @@ func (p *parser) parse() {
 		}
 		c.Sections = append(c.Sections, sec)
 		if kind == "" {
-			p.add(s.Heading.TextRange, Info, CodeUnknownSection,
-				fmt.Sprintf("section %q is kept and shown but icm does not use it", s.Heading.Text))
+			p.unknown = append(p.unknown, Finding{File: c.File, Range: s.Heading.TextRange, Severity: Info, Code: CodeUnknownSection,
+				Message: fmt.Sprintf("section %q is kept and shown but icm does not use it", s.Heading.Text)})
 			continue
 		}
+		block := p.blockOf(s.Range.Start)
 		if seen[kind] {
+			if block != seenIn[kind] && (block >= 0 || seenIn[kind] >= 0) {
+				// Alternative optional blocks ({{?A}} … {{/A}}, {{?B}} …)
+				// may each hold the section: not a duplicate; both are read.
+				p.alternative(kind, s)
+				continue
+			}
 			p.add(s.Heading.TextRange, Error, CodeDuplicateSection,
 				fmt.Sprintf("a second %q section; icm reads only the first, merge them", s.Heading.Text))
 			continue
 		}
-		seen[kind] = true
+		seen[kind], seenIn[kind] = true, block
 		p.section(kind, s)
 	}
 	p.requireSections(seen)
+	p.c.workingWhenWritten()
+	if !p.c.instructionsFallback() {
+		p.c.Findings = append(p.c.Findings, p.unknown...)
+	}
 	p.checksNeedTools()
 	if c.Lines > MaxContractLines {
 		p.add(lineRange(p.src, MaxContractLines), Warning, CodeContractTooLong,
@@ -176,6 +255,26 @@ func (p *parser) checksNeedTools() {
 			p.add(v.Range, Warning, CodeBadVerify, "sources-from-tools needs tools: this stage offers none, so every URL in its output would fail the check (use `sources`, or add a ## Tools section)")
 		}
 	}
+}
+
+// hasKind reports whether one of the sections is of the given kind.
+func hasKind(secs []markdown.Section, kind string) bool {
+	for _, s := range secs {
+		if sectionKind(s.Heading.Text) == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// referenceWords name a section listing a stage's reference files.
+var referenceHeadings = set("references", "reference", "referências", "referencias", "références", "referenzen", "riferimenti")
+
+// referenceSection reports whether a heading names a list of reference
+// files: its last word is "References" (in any of the languages above).
+func referenceSection(name string) bool {
+	ws := words(name)
+	return len(ws) > 0 && referenceHeadings[ws[len(ws)-1]]
 }
 
 func (p *parser) section(kind string, s markdown.Section) {
@@ -208,7 +307,12 @@ func (p *parser) section(kind string, s markdown.Section) {
 func (p *parser) requireSections(seen map[string]bool) {
 	at := p.c.TitleRange
 	if !seen[KindProcess] && p.c.Script == nil {
-		p.add(at, Error, CodeMissingSection, "the contract has no `## Process` section (or `## Script`); say what the stage does")
+		if names := p.c.instructionNames(); len(names) > 0 {
+			p.c.FallbackInstructions = true
+			p.add(at, Info, CodeMissingSection, fmt.Sprintf("the contract has no Process section; icm gives the model its other sections (%s) as the instructions", strings.Join(names, ", ")))
+		} else {
+			p.add(at, Error, CodeMissingSection, "the contract has no `## Process` section (or `## Script`); say what the stage does")
+		}
 	}
 	if !seen[KindOutputs] {
 		p.add(at, Error, CodeMissingSection, "the contract has no `## Outputs` section; name the file it writes, e.g. `- notes.md -> output/`")

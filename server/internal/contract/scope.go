@@ -22,7 +22,13 @@ var (
 		"arquivo", "pasta", "completo", "inteiro", "tudo", "conteúdo", "documento", "todo", "o", "a", "el", "entero", "archivo",
 		"fichier", "entier", "tout", "le", "la", "datei", "ganze", "vollständig", "die", "das")
 	wholeMarkers = set("full", "whole", "entire", "complete", "all", "everything",
-		"completo", "inteiro", "tudo", "todo", "entero", "entier", "tout", "ganze", "vollständig")
+		"completo", "completa", "inteiro", "inteira", "tudo", "todo", "toda", "todos", "todas", "entero", "entera",
+		"complet", "complète", "entier", "entière", "intégral", "intégrale", "tout", "toute", "tous",
+		"ganze", "ganzer", "gesamte", "vollständig", "komplett", "alle", "tutto", "intero")
+	// tableWords say a scope names part of a table (a column, a row), not
+	// a heading: the whole file is loaded.
+	tableWords = set("column", "columns", "row", "rows", "field", "fields", "colonne", "colonnes", "ligne", "lignes",
+		"coluna", "colunas", "linha", "linhas", "columna", "columnas", "fila", "filas", "spalte", "spalten", "zeile", "zeilen")
 	pathOnlyPhrases = []string{"path only", "only the path", "path", "reference only", "link only",
 		"caminho apenas", "apenas o caminho", "solo la ruta", "chemin seulement", "nur pfad"}
 	// throughWords join two headings into a range: "A" through "B".
@@ -62,7 +68,7 @@ func (p *parser) scope(c markdown.Line) *Scope {
 			return s
 		}
 	}
-	if quoted := quotedHeading.FindAllStringSubmatchIndex(text, -1); len(quoted) > 0 {
+	if quoted := quotedHeading.FindAllStringSubmatchIndex(text, -1); len(quoted) > 0 && !hasWord(quotedHeading.ReplaceAllString(text, " "), tableWords) {
 		for _, q := range quoted {
 			s.Headings = append(s.Headings, strings.TrimSpace(text[q[2]:q[3]]))
 		}
@@ -75,15 +81,26 @@ func (p *parser) scope(c markdown.Line) *Scope {
 	// Unquoted: the names it mentions are headings when the file has every
 	// one of them; icm decides that when it reads the file.
 	s.FreeText = true
+	if hasWord(text, tableWords) {
+		s.Table = true // a column or a row of a table: the whole file
+		return s
+	}
 	s.Names, s.Through = headingNames(text)
 	return s
 }
 
-// wholeFile reports whether a scope says "all of it" in so many words.
+// wholeFile reports whether a scope says "all of it" in so many words, in
+// any of the languages contracts are written in: it opens with "all",
+// "full", "entire" ("Full table", "All fields", "All .asp files"), ends
+// with one in a short phrase ("Fichier complet"), or is made of such words
+// only.
 func wholeFile(low string) bool {
 	ws := words(low)
-	if len(ws) == 0 {
+	if len(ws) == 0 || quotedHeading.MatchString(low) {
 		return false
+	}
+	if wholeMarkers[ws[0]] || (len(ws) <= 3 && wholeMarkers[ws[len(ws)-1]]) {
+		return true
 	}
 	marker := false
 	for _, w := range ws {
@@ -133,7 +150,7 @@ func cleanName(s string) string {
 // most literal first: the whole text as one heading ("Voice and Tone"),
 // then the names it lists ("Voice", "Tone").
 func (s *Scope) Candidates() [][]string {
-	if s == nil || !s.FreeText {
+	if s == nil || !s.FreeText || s.Table {
 		return nil
 	}
 	var out [][]string

@@ -102,7 +102,7 @@ func folderShaped(p string) bool {
 func fileNameShaped(s string) bool {
 	t := strings.TrimSpace(s)
 	bare, _ := withoutPlaceholders(t)
-	return t != "" && !strings.ContainsAny(bare, "/\\ \t") && extension.MatchString(bare) && !nonFileName(t)
+	return t != "" && !strings.ContainsAny(bare, "/\\ \t") && (extension.MatchString(bare) || strings.HasSuffix(bare, ".*")) && !nonFileName(t)
 }
 
 // cellPath returns the path a table cell holds: the text in its first pair
@@ -186,6 +186,12 @@ func set(ws ...string) map[string]bool {
 // "output/*-brief.md"), so the files already written for it can be found.
 func PlaceholderGlob(p string) string {
 	return placeholder.ReplaceAllString(globEscape(p), "*")
+}
+
+// PlaceholderPattern is PlaceholderGlob for a path that is also a glob
+// ("output/[slug]-cd-*.yml"): its own * and ? stay wildcards.
+func PlaceholderPattern(p string) string {
+	return strings.NewReplacer(`\*`, "*", `\?`, "?").Replace(PlaceholderGlob(p))
 }
 
 // globEscape protects the glob meta-characters a path may hold outside

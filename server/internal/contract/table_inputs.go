@@ -7,7 +7,8 @@ import (
 )
 
 // tableInputs reads an Inputs table. Which column holds the path is found
-// by the shape of its cells, so headers in any language work.
+// by the shape of its cells, so headers in any language work. A cell that
+// names several paths gives one input for each.
 func (p *parser) tableInputs(t *markdown.Table) {
 	cols := findInputColumns(t)
 	if cols.path < 0 {
@@ -24,7 +25,7 @@ func (p *parser) tableInputs(t *markdown.Table) {
 			return row[i]
 		}
 		in := Input{Notation: "table", Range: rowRange(row), Source: cleanCell(cell(cols.source).Text), Why: cleanCell(cell(cols.why).Text)}
-		if in.Range.Len() == 0 {
+		if in.Range.Len() == 0 || excludedRow(row) {
 			continue
 		}
 		var texts []string
@@ -39,13 +40,13 @@ func (p *parser) tableInputs(t *markdown.Table) {
 			in.Layer = p.tableLayer(cell(cols.layer))
 		}
 		pc := cell(cols.path)
-		path, at, quoted := cellPath(pc.Text)
-		if cols.path < 0 || !pathShaped(strings.SplitN(path, "#", 2)[0], quoted) {
-			what, whatAt := strings.TrimSpace(pc.Text), strings.Index(pc.Text, strings.TrimSpace(pc.Text))
-			if quoted && path != "" {
-				what, whatAt = path, at
-			}
-			r := pc.Sub(whatAt, len(what))
+		var toks []cellTok
+		if cols.path >= 0 {
+			toks = cellPaths(pc.Text)
+		}
+		if len(toks) == 0 {
+			what := strings.TrimSpace(pc.Text)
+			r := pc.Sub(strings.Index(pc.Text, what), len(what))
 			if what == "" {
 				// The row names nothing where the path goes: say what it
 				// is about with its first non-empty cell.
@@ -61,17 +62,24 @@ func (p *parser) tableInputs(t *markdown.Table) {
 			p.c.Inputs = append(p.c.Inputs, in)
 			continue
 		}
-		p.setPath(&in, pc, at, path)
-		if !layerGiven {
-			in.Layer = inferLayer(in.Path, in.Source)
-			in.LayerInferred = true
-		}
-		if cols.scope >= 0 {
-			if s := p.scope(cell(cols.scope)); s != nil {
-				in.Scope = s
+		for _, tok := range toks {
+			one := in
+			p.setPath(&one, pc, tok.at, tok.path)
+			one.Embedded = tok.embedded
+			if !layerGiven {
+				one.Layer = LocationLayer(one.Path)
+				one.LayerInferred = true
 			}
+			if cols.scope >= 0 {
+				if s := p.scope(cell(cols.scope)); s != nil {
+					one.Scope = s
+				}
+			}
+			if one.Scope == nil && tok.scope != "" && (cols.scope < 0 || strings.TrimSpace(cell(cols.scope).Text) == "") {
+				one.Scope = p.scope(markdown.Line{Text: tok.scope, Range: pc.Sub(tok.scopeAt, len(tok.scope))})
+			}
+			p.c.Inputs = append(p.c.Inputs, one)
 		}
-		p.c.Inputs = append(p.c.Inputs, in)
 	}
 }
 

@@ -37,7 +37,7 @@ func (s *Server) caseOf(uri string) (*caseDoc, bool, error) {
 	}
 	cd := &caseDoc{dc: dc, stage: stg, c: testcase.Parse(testcase.RefOf(stg, dc.doc.Path), dc.doc.Text)}
 	if src, err := dc.ws.Files.ReadFile(stg.Contract); err == nil {
-		cd.con = contract.Parse(stg.Contract, src)
+		cd.con = contract.ParseWith(stg.Contract, src, contract.Options{Vars: dc.ws.Vars})
 	}
 	return cd, true, nil
 }

@@ -152,7 +152,11 @@ func TestCreateFileCommandForClientsWithoutFileOperations(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(s.dir, "pipeline/01-scope/notes/new.md")); err != nil {
 		t.Errorf("file not created: %v", err)
 	}
-	s.AwaitDiagnostics(scope, "the input exists now", lsptest.None)
+	// The file exists now, empty: the input is no longer missing, and its
+	// emptiness is said.
+	s.AwaitDiagnostics(scope, "the input exists now", func(ds []lsptest.Diagnostic) bool {
+		return !lsptest.HasCode("input-missing")(ds) && lsptest.HasCode("empty-input")(ds) && len(ds) == 1
+	})
 	// A path leaving the workspace is refused.
 	if _, err := s.ExecuteCommand("icm.createFile", map[string]any{"workspace": s.dir, "path": "../outside.md"}); err == nil {
 		t.Error("icm.createFile wrote outside the workspace")

@@ -204,6 +204,9 @@ func inputHover(dc *docContext, a *analysis, in *contract.Input) string {
 		layer = "reference (layer 3, system part)"
 	}
 	head := fmt.Sprintf("**%s** · %s", loc.Rel, layer)
+	if loc.Base != "" && loc.Base != workspace.BaseStage {
+		head += " · found from the " + string(loc.Base)
+	}
 	switch {
 	case in.Templated && len(loc.Matches) > 1:
 		return head + fmt.Sprintf("\n\nA placeholder that %d files fit (%s): icm loads none; name the one to use.", len(loc.Matches), strings.Join(loc.Matches, ", "))

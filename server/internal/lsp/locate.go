@@ -46,7 +46,7 @@ func (s *Server) contextOf(uri string) (*docContext, bool, error) {
 	dc := &docContext{doc: d, st: st, o: o, ws: ws}
 	if stg := ws.StageOf(d.Path); stg != nil && stg.Contract == d.Path {
 		dc.stage = stg
-		dc.c = contract.Parse(d.Path, d.Text)
+		dc.c = contract.ParseWith(d.Path, d.Text, contract.Options{Vars: ws.Vars})
 	}
 	return dc, true, nil
 }

@@ -32,7 +32,7 @@ func (s *Server) outputLenses(ctx context.Context, dc *docContext) []protocol.Co
 	if err != nil {
 		return nil
 	}
-	c := contract.Parse(stg.Contract, src)
+	c := contract.ParseWith(stg.Contract, src, contract.Options{Vars: dc.ws.Vars})
 	rel := dc.ws.Rel(dc.doc.Path)
 	isOutput := false
 	for _, o := range state.OutputPaths(dc.ws, stg, c) {

@@ -75,7 +75,7 @@ func (s *Server) workspaceSymbol(gctx *glsp.Context, p *protocol.WorkspaceSymbol
 			}
 			loc := protocol.Location{URI: uriOf(stg.Contract)}
 			if src, err := snap.ReadFile(stg.Contract); err == nil {
-				c := contract.Parse(stg.Contract, src)
+				c := contract.ParseWith(stg.Contract, src, contract.Options{Vars: ws.Vars})
 				loc.Range = toRange(document.NewMapper(src), c.TitleRange)
 			}
 			out = append(out, protocol.SymbolInformation{Name: stg.Name, Kind: protocol.SymbolKindModule, Location: loc, ContainerName: &container})

@@ -152,7 +152,7 @@ func (st *wsState) acquire() (*opening, error) {
 		st.mu.Unlock()
 		return o, nil
 	}
-	ws, err := workspace.Open(st.root, nil)
+	ws, err := workspace.OpenWith(st.root, workspace.Options{Repository: st.s.getenv("ICM_REPO")})
 	if err != nil {
 		st.openErr = err
 		st.mu.Unlock()
@@ -182,7 +182,7 @@ func (st *wsState) acquire() (*opening, error) {
 // force, for one operation (a run, an approval, a status); release it
 // after.
 func (st *wsState) openSession() (*opening, error) {
-	ws, err := workspace.Open(st.root, nil)
+	ws, err := workspace.OpenWith(st.root, workspace.Options{Repository: st.s.getenv("ICM_REPO")})
 	if err != nil {
 		return nil, err
 	}

@@ -151,7 +151,7 @@ func contracts(src *workspace.Workspace) map[*workspace.Stage]*contract.Contract
 	out := map[*workspace.Stage]*contract.Contract{}
 	for _, st := range src.Stages {
 		if data, err := src.Files.ReadFile(st.Contract); err == nil {
-			out[st] = contract.Parse(st.Contract, data)
+			out[st] = contract.ParseWith(st.Contract, data, contract.Options{Vars: src.Vars})
 		}
 	}
 	return out

@@ -114,7 +114,7 @@ func firstOutput(ws *workspace.Workspace, st *workspace.Stage) string {
 	if err != nil {
 		return ""
 	}
-	if o, ok := contract.Parse(st.Contract, src).ModelOutput(); ok {
+	if o, ok := contract.ParseWith(st.Contract, src, contract.Options{Vars: ws.Vars}).ModelOutput(); ok {
 		return o.Path
 	}
 	return ""

@@ -30,7 +30,7 @@ func (s *Session) Status() (*state.PipelineState, *check.Report, error) {
 // Check runs the workspace's checks (what `icm check` reports) over files,
 // or the disk when files is nil, knowing the session's tool servers.
 func (s *Session) Check(files workspace.Files) *check.Report {
-	return check.Run(s.view(files), check.Options{Servers: s.box.Names()})
+	return check.Run(s.view(files), check.Options{Servers: s.box.Names(), Conventions: s.opts.Settings.Conventions})
 }
 
 // view is the workspace read through files (nil: as opened).
@@ -151,7 +151,7 @@ func (s *Session) Outputs(stage string) (*Outputs, error) {
 	if err != nil {
 		return nil, fault.From(fmt.Errorf("unable to read %s: %w", st.ContractRel(), err))
 	}
-	c := contract.Parse(st.Contract, src)
+	c := contract.ParseWith(st.Contract, src, contract.Options{Vars: s.ws.Vars})
 	out := &Outputs{Current: []OutputFile{}, Previous: []KeptOutput{}}
 	for _, rel := range state.OutputPaths(s.ws, st, c) {
 		abs := s.ws.Abs(rel)

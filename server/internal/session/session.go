@@ -59,6 +59,9 @@ type Settings struct {
 	Host string
 	// Gate is the gate mode ("explicit" or "rerun").
 	Gate string
+	// Conventions names an opt-in conventions profile that Check reports
+	// on besides icm's own findings (icm check --conventions).
+	Conventions string
 }
 
 // Options configure a session.

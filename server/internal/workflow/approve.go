@@ -49,7 +49,7 @@ func ApproveContext(ctx context.Context, ws *workspace.Workspace, name string, o
 	if err != nil {
 		return nil, fmt.Errorf("unable to read %s: %w", st.ContractRel(), err)
 	}
-	c := contract.Parse(st.Contract, src)
+	c := contract.ParseWith(st.Contract, src, contract.Options{Vars: ws.Vars})
 	s, err := state.Derive(ws, st, c, state.ResolveSettings(ws.Config.Model, c.Model, opts.Model))
 	if err != nil {
 		return nil, err

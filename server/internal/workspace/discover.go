@@ -96,10 +96,33 @@ func stagesFolder(r *Root, cfg config.Config) (string, string) {
 	if s := strings.Trim(filepath.ToSlash(filepath.Clean(cfg.Workspace.Stages)), "/"); cfg.Workspace.Stages != "" && s != "" {
 		return s, StagesConfigured
 	}
+	// pipeline/ or stages/; when both are there, the one holding the
+	// contracts (a pipeline/ of scripts can sit beside stages/).
+	var present []string
 	for _, s := range stageDirs {
 		if dirThere(r, s) {
-			return s, StagesDefault
+			present = append(present, s)
 		}
+	}
+	if len(present) > 1 {
+		best, bestN := present[0], -1
+		for _, s := range present {
+			if n := countStages(r, s); n > bestN {
+				best, bestN = s, n
+			}
+		}
+		return best, StagesDefault
+	}
+	if len(present) == 1 {
+		if countStages(r, present[0]) > 0 {
+			return present[0], StagesDefault
+		}
+		// A pipeline/ or stages/ without a contract: another top-level
+		// folder holding numbered stages wins, else it is the folder.
+		if s := findStagesFolder(r, "."); s != "" && s != present[0] {
+			return s, StagesFound
+		}
+		return present[0], StagesDefault
 	}
 	if s := findStagesFolder(r, "."); s != "" {
 		return s, StagesFound

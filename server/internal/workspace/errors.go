@@ -13,14 +13,23 @@ type EscapeError struct {
 	Reason string
 	Link   string
 	Target string
+	// Never is set for a path icm never reads wherever it lies (anything
+	// under .git), rather than one that leaves.
+	Never bool
 }
 
 func (e *EscapeError) Error() string {
+	if e.Never {
+		return fmt.Sprintf("path %s is never read: %s", e.Path, e.Reason)
+	}
 	return fmt.Sprintf("path %s leaves the workspace: %s", e.Path, e.Reason)
 }
 
 // Hint says what to do.
 func (e *EscapeError) Hint() string {
+	if e.Never {
+		return "name a file outside .git: icm never reads a repository's own folder"
+	}
 	if e.Link != "" {
 		return "icm reads and writes nothing outside the workspace: put the file or folder itself in the workspace in place of the link " + e.Link
 	}

@@ -17,6 +17,14 @@ type resolveMemo struct {
 	// below remembers Root.Resolve of names below the workspace, which
 	// many stages' paths share ("_config/audience.md" from every stage).
 	below map[string]resolved
+	// found remembers FindInput: the place chosen and every place tried.
+	found map[resolveKey]foundResult
+}
+
+type foundResult struct {
+	chosen Found
+	tried  []Found
+	err    error
 }
 
 type resolveKey struct {
@@ -37,7 +45,7 @@ type resolved struct {
 // the disk itself. EndPass releases what the pass holds.
 func (w *Workspace) Pass() *Workspace {
 	c := *w
-	c.memo = &resolveMemo{paths: map[resolveKey]resolved{}, below: map[string]resolved{}}
+	c.memo = &resolveMemo{paths: map[resolveKey]resolved{}, below: map[string]resolved{}, found: map[resolveKey]foundResult{}}
 	c.Disk, c.repo = w.Disk.pass(), w.repo.pass()
 	if w.Disk != nil && w.Files == Files(w.Disk) {
 		c.Files = c.Disk

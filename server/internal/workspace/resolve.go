@@ -35,11 +35,15 @@ func (w *Workspace) resolve(base, p string) (string, error) {
 	if !ok {
 		return "", &EscapeError{Path: p, Reason: "it climbs above the workspace folder with .."}
 	}
-	if _, err := w.ResolveBelow(rel); err != nil {
+	real, err := w.ResolveBelow(rel)
+	if err == nil && (underGit(rel) || underGit(real)) {
+		return "", &EscapeError{Path: p, Reason: "it lies in a .git folder, which holds the repository's settings and remotes", Never: true}
+	}
+	if err != nil {
 		var esc *EscapeError
 		if errors.As(err, &esc) {
 			// Say it in the contract's words, with the link that leads out.
-			return "", &EscapeError{Path: p, Reason: esc.Reason, Link: esc.Link, Target: esc.Target}
+			return "", &EscapeError{Path: p, Reason: esc.Reason, Link: esc.Link, Target: esc.Target, Never: esc.Never}
 		}
 		var loop *LoopError
 		if errors.As(err, &loop) {

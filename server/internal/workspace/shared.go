@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 )
@@ -13,148 +12,151 @@ import (
 // A repository may hold several workspaces and a folder they share (the
 // ICM template's /_core/). Contracts name its files with a leading "/"
 // (`/_core/conventions.md`) or with ".." climbing out of the workspace.
-// Such inputs are read, never written, from the repository root: the
-// nearest folder above the workspace holding .git, or, outside git, at most
-// maxLevelsOutsideGit folders up. The filesystem root and the home folder
-// (and anything above it) are never part of it, and neither are hidden
-// files, so a cloned workspace cannot name ~/.ssh. Reads go through a
+// Such inputs are read, never written, from the repository root, which is:
+//
+//   - the folder a person names with --repo DIR or ICM_REPO (never
+//     config.toml: a workspace does not choose what it may read), which
+//     must hold the workspace;
+//   - else the nearest folder at or above the workspace holding .git;
+//   - else none: outside git, "/" and ".." stay inside the workspace.
+//
+// The filesystem root and the home folder (and anything above it) are
+// never a repository root found by looking for .git. Reads go through a
 // read-only Root opened at the repository root, with the workspace's own
 // containment: a link that leaves the repository is refused, only regular
-// files are read, every read is capped.
+// files are read, every read is capped. Hidden files and folders outside
+// the workspace, and anything under a .git folder anywhere, are never read;
+// both rules are applied to the path a link leads to, not only to the path
+// as written.
 
-// maxLevelsOutsideGit bounds how far above a workspace that is not in a git
-// repository icm looks for shared files.
-const maxLevelsOutsideGit = 3
+// Where the repository root came from.
+const (
+	RepositoryGit   = "git"   // the nearest folder holding .git
+	RepositoryNamed = "named" // --repo DIR or ICM_REPO
+)
 
 // repository finds the folders above root that shared paths may be read
-// from, nearest first, and the repository root (the last of them); both
-// are empty when there is none. A .git in root itself makes the workspace
-// its own repository root: nothing above it is read.
-func repository(root string) (top string, above []string, git bool) {
+// from, nearest first, and the repository root (the last of them). named,
+// when set, is the repository root a person gave. A .git in root itself,
+// or a named root that is the workspace, makes the workspace its own
+// repository root: nothing above it is read. With no repository at all,
+// top is "".
+func repository(root, named string) (top string, above []string, from string, err error) {
+	if named != "" {
+		abs, err := filepath.Abs(named)
+		if err != nil {
+			return "", nil, "", fmt.Errorf("unable to resolve the repository root %s: %w", named, err)
+		}
+		real, err := filepath.EvalSymlinks(abs)
+		if err != nil {
+			return "", nil, "", fmt.Errorf("unable to open the repository root %s: %w", named, err)
+		}
+		if _, ok := relWithin(real, root); !ok {
+			return "", nil, "", &RepositoryError{Repo: real, Workspace: root}
+		}
+		for dir := root; dir != real; {
+			dir = filepath.Dir(dir)
+			above = append(above, dir)
+		}
+		return real, above, RepositoryNamed, nil
+	}
 	if exists(filepath.Join(root, ".git")) {
-		return "", nil, true
+		return root, nil, RepositoryGit, nil
 	}
 	home, _ := os.UserHomeDir()
 	for dir := root; ; {
 		parent := filepath.Dir(dir)
 		if parent == dir || parent == filepath.Dir(parent) || (home != "" && isWithin(parent, home)) {
-			break // never the filesystem root, the home folder or above it
+			return "", nil, "", nil // never the filesystem root, the home folder or above it
 		}
 		above = append(above, parent)
 		if exists(filepath.Join(parent, ".git")) {
-			return parent, above, true
+			return parent, above, RepositoryGit, nil
 		}
 		dir = parent
 	}
-	if len(above) > maxLevelsOutsideGit {
-		above = above[:maxLevelsOutsideGit]
-	}
-	if len(above) == 0 {
-		return "", nil, false
-	}
-	return above[len(above)-1], above, false
+}
+
+// RepositoryError says the repository root a person named does not hold
+// the workspace.
+type RepositoryError struct{ Repo, Workspace string }
+
+func (e *RepositoryError) Error() string {
+	return fmt.Sprintf("the repository root %s does not hold the workspace %s", e.Repo, e.Workspace)
+}
+
+// Hint says what to do.
+func (e *RepositoryError) Hint() string {
+	return "name the folder that holds the workspace with --repo DIR (or ICM_REPO), or leave it out"
 }
 
 // openRepository opens the read-only Root of the workspace's repository,
 // when it has one above it.
-func (w *Workspace) openRepository() error {
-	top, above, git := repository(w.Root)
+func (w *Workspace) openRepository(named string) error {
+	top, above, from, err := repository(w.Root, named)
+	if err != nil {
+		return err
+	}
+	w.RepositoryFrom = from
 	if top == "" {
 		return nil
+	}
+	w.Repository, w.RepositoryIsGit = top, from == RepositoryGit
+	if top == w.Root {
+		return nil // the workspace is its own repository: nothing above it
 	}
 	r, err := OpenRoot(top, RootOptions{ReadOnly: true, MaxRead: w.Disk.MaxRead()})
 	if err != nil {
 		return fmt.Errorf("unable to open the repository root %s: %w", top, err)
 	}
-	w.Repository, w.RepositoryIsGit, w.above, w.repo = r.Dir(), git, above, r
+	w.Repository, w.above, w.repo = r.Dir(), above, r
 	return nil
-}
-
-// ResolveInput resolves an input path p written in the stage folder base.
-// A path inside the workspace resolves as Resolve does. A leading "/" names
-// a file of the repository: the workspace's own when it has it, else the
-// nearest folder above it that does; one that exists nowhere is returned
-// (missing) under the repository root. A relative path that climbs out of
-// the workspace is read from the repository when the file is there.
-// shared says the path lies outside the workspace: it may be read, never
-// written. Anything else is an EscapeError, as for Resolve.
-func (w *Workspace) ResolveInput(base, p string) (abs string, shared bool, err error) {
-	return w.memo.remember(resolveKey{base, p, true}, func() (string, bool, error) { return w.resolveInput(base, p) })
-}
-
-func (w *Workspace) resolveInput(base, p string) (abs string, shared bool, err error) {
-	if p == "" {
-		return "", false, fmt.Errorf("empty path")
-	}
-	if strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "//") {
-		return w.resolveRooted(p)
-	}
-	joined := filepath.Join(base, filepath.FromSlash(p))
-	if _, inside := w.Disk.Rel(joined); inside || w.repo == nil || filepath.IsAbs(p) || hasDrive(p) {
-		abs, err := w.Resolve(base, p)
-		return abs, false, err
-	}
-	rel, ok := w.repo.Rel(joined)
-	if !ok {
-		if !w.RepositoryIsGit {
-			abs, err := w.Resolve(base, p)
-			return abs, false, err
-		}
-		return "", false, &EscapeError{Path: p, Reason: "it climbs above the repository root " + w.Repository}
-	}
-	if err := w.sharedExists(p, rel); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			// Not there: as before, a path that leaves the workspace.
-			abs, err := w.Resolve(base, p)
-			return abs, false, err
-		}
-		return "", false, err
-	}
-	return joined, true, nil
-}
-
-// resolveRooted resolves a path with a leading "/".
-func (w *Workspace) resolveRooted(p string) (string, bool, error) {
-	rest := strings.TrimPrefix(path.Clean(filepath.ToSlash(p)), "/")
-	if rest == "" || rest == "." {
-		return "", false, &EscapeError{Path: p, Reason: "it names the repository root itself, not a file in it"}
-	}
-	if _, err := w.Disk.Lstat(rest); err == nil {
-		abs, err := w.Resolve(w.Root, rest)
-		return abs, false, err
-	}
-	if w.repo == nil {
-		return "", false, &EscapeError{Path: p, Reason: "absolute paths are not allowed, and there is no repository root above the workspace to read it from; write it relative to the contract"}
-	}
-	for _, dir := range w.above {
-		abs := filepath.Join(dir, filepath.FromSlash(rest))
-		rel, _ := w.repo.Rel(abs)
-		if _, err := w.repo.Lstat(rel); err != nil {
-			continue
-		}
-		if err := w.sharedExists(p, rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return "", false, err
-		}
-		return abs, true, nil
-	}
-	return filepath.Join(w.Repository, filepath.FromSlash(rest)), true, nil
 }
 
 // sharedExists checks a path below the repository root, written p in the
 // contract and rel below the root: nil when it is there, fs.ErrNotExist
-// when it is not, an EscapeError for a hidden file or a link out.
+// when it is not, an EscapeError for a hidden file, anything under .git,
+// or a link out. The hidden-file rule is applied to the path as written
+// and to the one its links lead to, so a link named "gl" that points at
+// .git does not open it.
 func (w *Workspace) sharedExists(p, rel string) error {
-	for _, seg := range strings.Split(rel, "/") {
-		if strings.HasPrefix(seg, ".") && seg != "." && seg != ".." {
-			return &EscapeError{Path: p, Reason: "hidden files and folders outside the workspace are never read"}
-		}
+	if hidden(rel) {
+		return &EscapeError{Path: p, Reason: "hidden files and folders outside the workspace are never read", Never: underGit(rel)}
 	}
-	_, err := w.repo.Stat(rel)
+	real, err := w.repo.Resolve(rel)
+	if err == nil && hidden(real) {
+		return &EscapeError{Path: p, Reason: fmt.Sprintf("it leads to %s: hidden files and folders outside the workspace are never read", real), Never: underGit(real)}
+	}
+	if err == nil {
+		_, err = w.repo.Stat(rel)
+	}
 	var esc *EscapeError
 	if errors.As(err, &esc) {
 		return &EscapeError{Path: p, Reason: strings.ReplaceAll(esc.Reason, "outside the workspace", "outside the repository "+w.Repository), Link: esc.Link, Target: esc.Target}
 	}
 	return err
+}
+
+// hidden reports whether a slash path below a root has a component that
+// starts with a dot (other than "." and "..").
+func hidden(rel string) bool {
+	for _, seg := range strings.Split(rel, "/") {
+		if strings.HasPrefix(seg, ".") && seg != "." && seg != ".." {
+			return true
+		}
+	}
+	return false
+}
+
+// underGit reports whether a slash path has a .git component: nothing
+// there is ever read, inside the workspace or out.
+func underGit(rel string) bool {
+	for _, seg := range strings.Split(rel, "/") {
+		if seg == ".git" {
+			return true
+		}
+	}
+	return false
 }
 
 // Shared reports whether abs lies outside the workspace, in its repository.
@@ -187,8 +189,8 @@ func (w *Workspace) InputRel(abs string) string {
 // InputAbs turns a name InputRel gave back into the absolute path.
 func (w *Workspace) InputAbs(rel string) string {
 	if strings.HasPrefix(rel, "/") && w.repo != nil {
-		if abs, shared, err := w.resolveRooted(rel); err == nil && shared {
-			return abs
+		if f, _, err := w.FindInput(w.Root, rel); err == nil && f.Shared {
+			return f.Abs
 		}
 	}
 	return w.Abs(rel)

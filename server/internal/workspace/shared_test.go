@@ -96,18 +96,34 @@ func TestResolveInputReadsTheRepositoryReadOnly(t *testing.T) {
 	}
 }
 
-// Outside git icm looks at most three folders up, and never at the home
-// folder or above it.
+// Outside git there is no repository: nothing above the workspace is
+// read, however near, unless a person names the repository root; a
+// repository root found by its .git is never the home folder or above it.
 func TestRepositoryOutsideGit(t *testing.T) {
-	root := sharedTree(t, map[string]string{"a/b/c/ws/CLAUDE.md": "# ws"})
+	root := sharedTree(t, map[string]string{"a/b/c/ws/CLAUDE.md": "# ws", "a/b/c/.git/HEAD": "ref"})
 	t.Setenv("HOME", filepath.Join(root, "nobody"))
-	top, above, git := repository(filepath.Join(root, "a", "b", "c", "ws"))
-	if git || top != filepath.Join(root, "a") || len(above) != 3 {
-		t.Errorf("repository = %q, %v, git %v; want %s, three folders", top, above, git, filepath.Join(root, "a"))
+	ws := filepath.Join(root, "a", "b", "c", "ws")
+	if top, above, from, err := repository(ws, ""); err != nil || top != filepath.Join(root, "a", "b", "c") || len(above) != 1 || from != RepositoryGit {
+		t.Errorf("in git: %q, %v, %q, %v; want a/b/c found by its .git", top, above, from, err)
 	}
+	os.RemoveAll(filepath.Join(root, "a", "b", "c", ".git"))
+	if top, above, from, err := repository(ws, ""); err != nil || top != "" || above != nil || from != "" {
+		t.Errorf("outside git: %q, %v, %q, %v; want no repository", top, above, from, err)
+	}
+	if top, above, from, err := repository(ws, filepath.Join(root, "a")); err != nil || top != filepath.Join(root, "a") || len(above) != 3 || from != RepositoryNamed {
+		t.Errorf("named: %q, %v, %q, %v; want a, three folders", top, above, from, err)
+	}
+	var re *RepositoryError
+	if _, _, _, err := repository(ws, filepath.Join(root, "elsewhere")); err == nil {
+		t.Error("a named root that does not exist: no error")
+	}
+	os.MkdirAll(filepath.Join(root, "elsewhere"), 0o755)
+	if _, _, _, err := repository(ws, filepath.Join(root, "elsewhere")); !errors.As(err, &re) {
+		t.Errorf("a named root that does not hold the workspace: %v", err)
+	}
+	os.MkdirAll(filepath.Join(root, "a", ".git"), 0o755)
 	t.Setenv("HOME", filepath.Join(root, "a"))
-	top, above, _ = repository(filepath.Join(root, "a", "b", "c", "ws"))
-	if top != filepath.Join(root, "a", "b") || len(above) != 2 {
-		t.Errorf("with HOME at a: %q, %v; want a/b, two folders (never home itself)", top, above)
+	if top, _, _, _ := repository(ws, ""); top != "" {
+		t.Errorf("with HOME a git repository: %q; want none (never home itself)", top)
 	}
 }

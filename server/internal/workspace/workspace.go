@@ -32,7 +32,10 @@ const (
 // the public ICM template's.
 var stageDirs = []string{"pipeline", "stages"}
 
-var stagePattern = regexp.MustCompile(`^(\d+)[-_](.+)$`)
+// stagePattern matches a stage folder: a number, an optional letter for
+// a stage inserted between two others ("01b-flow"), a dash or an
+// underscore and a name ("01-scope", "01_scope").
+var stagePattern = regexp.MustCompile(`^(\d+)([a-z]?)[-_](.+)$`)
 
 // Workspace is an opened workspace.
 type Workspace struct {
@@ -55,6 +58,8 @@ type Workspace struct {
 	Stages []*Stage
 	// Config is config.toml over the defaults.
 	Config config.Config
+	// Vars are the setup-time variables of [vars], as text.
+	Vars map[string]string
 	// ConfigErr is set when config.toml could not be read; Config then holds defaults.
 	ConfigErr error
 	// Files reads file contents; the language server overlays unsaved buffers.
@@ -67,9 +72,12 @@ type Workspace struct {
 	// inputs (a leading "/", or ".." climbing out) are read from, read-only;
 	// "" when there is none.
 	Repository string
-	// RepositoryIsGit is set when Repository holds .git; otherwise it is
-	// the highest of the (at most three) folders above the workspace.
+	// RepositoryIsGit is set when Repository was found by its .git.
 	RepositoryIsGit bool
+	// RepositoryFrom says how Repository was found: RepositoryGit,
+	// RepositoryNamed (--repo DIR or ICM_REPO), or "" when there is none
+	// (outside git, shared paths stay inside the workspace).
+	RepositoryFrom string
 	// above are the folders from the workspace's parent up to Repository,
 	// nearest first; repo is Repository opened read-only.
 	above []string
@@ -89,6 +97,9 @@ type Stage struct {
 	Name string
 	// Number is the folder's numeric prefix.
 	Number int
+	// Sub is the letter after the number, for a stage inserted between two
+	// others ("b" of "01b-flow"), or "".
+	Sub string
 	// Index is the stage's position in Workspace.Stages.
 	Index int
 	// Dir is the absolute folder path.
@@ -153,11 +164,28 @@ func IsRoot(dir string) bool {
 	return isRootIn(r, ".")
 }
 
+// Options change how a workspace is opened.
+type Options struct {
+	// Files, when not nil, is laid over the disk (the language server's
+	// unsaved buffers); nil reads the disk through the workspace's Root.
+	Files Files
+	// Repository is the repository root a person names (--repo DIR or
+	// ICM_REPO), which shared "/…" inputs are read from; "" finds it by
+	// its .git. It must hold the workspace.
+	Repository string
+}
+
 // Open reads the workspace at root (which must be a workspace root; use
 // Find first when starting from an arbitrary folder). files, when not nil,
 // is laid over the disk (the language server's unsaved buffers); nil reads
 // the disk through the workspace's Root.
 func Open(root string, files Files) (*Workspace, error) {
+	return OpenWith(root, Options{Files: files})
+}
+
+// OpenWith is Open with options.
+func OpenWith(root string, opts Options) (*Workspace, error) {
+	files := opts.Files
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, fmt.Errorf("unable to resolve %s: %w", root, err)
@@ -175,14 +203,22 @@ func Open(root string, files Files) (*Workspace, error) {
 	}
 	ws := &Workspace{Root: real, Disk: disk, Files: files}
 	ws.Config, ws.ConfigErr = loadConfig(disk)
+	ws.Vars = ws.Config.VarValues()
 	if max := int64(ws.Config.Workflow.MaxFileSize); max > 0 {
 		disk.maxRead = max
 	}
 	if ws.Files == nil {
 		ws.Files = disk
 	}
-	// A repository root that cannot be opened only means no shared inputs.
-	_ = ws.openRepository()
+	if err := ws.openRepository(opts.Repository); err != nil {
+		var re *RepositoryError
+		if errors.As(err, &re) || opts.Repository != "" {
+			disk.Close()
+			return nil, err
+		}
+		// A repository root found by its .git that cannot be opened only
+		// means no shared inputs.
+	}
 	ws.StagesDir = stageDirs[0]
 	if dir, from := stagesFolder(disk, ws.Config); dir != "" {
 		ws.StagesDir, ws.StagesFrom = dir, from
@@ -227,7 +263,10 @@ func (w *Workspace) Close() error {
 }
 
 // Load finds the workspace from start (or uses dir when given) and opens it.
-func Load(dir, start string) (*Workspace, error) {
+func Load(dir, start string) (*Workspace, error) { return LoadWith(dir, start, Options{}) }
+
+// LoadWith is Load with options.
+func LoadWith(dir, start string, opts Options) (*Workspace, error) {
 	root := dir
 	if root == "" {
 		r, err := Find(start)
@@ -241,7 +280,7 @@ func Load(dir, start string) (*Workspace, error) {
 		}
 		return nil, &NotFoundError{From: root}
 	}
-	return Open(root, nil)
+	return OpenWith(root, opts)
 }
 
 // listStages lists the numbered stage folders. A stage folder (or the
@@ -295,6 +334,7 @@ func (w *Workspace) listStages() ([]*Stage, error) {
 		stages = append(stages, &Stage{
 			Name:     e.Name(),
 			Number:   n,
+			Sub:      m[2],
 			Dir:      dir,
 			Rel:      rel,
 			Contract: filepath.Join(dir, ContractFile),
@@ -304,6 +344,9 @@ func (w *Workspace) listStages() ([]*Stage, error) {
 	sort.SliceStable(stages, func(i, j int) bool {
 		if stages[i].Number != stages[j].Number {
 			return stages[i].Number < stages[j].Number
+		}
+		if stages[i].Sub != stages[j].Sub {
+			return stages[i].Sub < stages[j].Sub
 		}
 		return stages[i].Name < stages[j].Name
 	})
@@ -325,8 +368,9 @@ func (w *Workspace) Stage(name string) (*Stage, error) {
 	}
 	var matches []*Stage
 	for _, s := range w.Stages {
-		rest := stagePattern.FindStringSubmatch(s.Name)[2]
-		if rest == name || strconv.Itoa(s.Number) == strings.TrimLeft(name, "0") || (name != "" && strings.Trim(name, "0") == "" && s.Number == 0) {
+		m := stagePattern.FindStringSubmatch(s.Name)
+		rest, num := m[3], strconv.Itoa(s.Number)+s.Sub
+		if rest == name || num == strings.TrimLeft(name, "0") || (name != "" && s.Sub == "" && strings.Trim(name, "0") == "" && s.Number == 0) {
 			matches = append(matches, s)
 		}
 	}
