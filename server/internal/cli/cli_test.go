@@ -124,14 +124,21 @@ func contractSchema(t *testing.T) *jsonschema.Schema {
 func TestCheckJSONMatchesSchema(t *testing.T) {
 	sch := contractSchema(t)
 	dirs := []string{wstest.Copy(t, "course-research")}
-	fixtures, _ := filepath.Glob(filepath.Join(wstest.RepoRoot(t), "server", "testdata", "icm-template", "*"))
+	// The template fixtures, read in place; their folder stands for the
+	// repository root that holds them.
+	repo := wstest.TemplateFixtures(t)
+	fixtures, _ := filepath.Glob(filepath.Join(repo, "*"))
 	for _, f := range fixtures {
 		if st, err := os.Stat(f); err == nil && st.IsDir() && workspace.IsRoot(f) {
-			dirs = append(dirs, wstest.CopyDir(t, f))
+			dirs = append(dirs, f)
 		}
 	}
 	for _, dir := range dirs {
-		out, errOut, code := runICM(t, "check", "-w", dir, "--json")
+		args := []string{"check", "-w", dir, "--json"}
+		if strings.HasPrefix(dir, repo) {
+			args = append(args, "--repo", repo)
+		}
+		out, errOut, code := runICM(t, args...)
 		if code > 1 {
 			t.Fatalf("%s: exit %d: %s", dir, code, errOut)
 		}

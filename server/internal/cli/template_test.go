@@ -16,9 +16,9 @@ import (
 // The four ICM-template workspaces other people wrote open with no error
 // and no warning, and icm probe loads every input of theirs that exists.
 func TestTemplateWorkspacesLoadEveryInput(t *testing.T) {
-	// The whole folder stands for the repository root holding them and
-	// the template's _core/.
-	root := wstest.CopyDir(t, filepath.Join(wstest.RepoRoot(t), "server", "testdata", "icm-template"))
+	// Read in place; the whole folder stands for the repository root
+	// holding them and the template's _core/.
+	root := wstest.TemplateFixtures(t)
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +38,8 @@ func TestTemplateWorkspacesLoadEveryInput(t *testing.T) {
 }
 
 func templateWorkspace(t *testing.T, dir string) {
-	rep, _ := runCheckJSON(t, dir)
+	repo := filepath.Dir(dir)
+	rep, _ := runCheckJSON(t, dir, "--repo", repo)
 	if len(rep.Stages) < 3 {
 		t.Errorf("%d stages, want the workspace's stages/ (3 or more)", len(rep.Stages))
 	}
@@ -49,7 +50,7 @@ func templateWorkspace(t *testing.T, dir string) {
 	}
 	inputs := 0
 	for _, st := range rep.Stages {
-		out, errOut, code := runICM(t, "probe", st.Name, "-w", dir, "--json")
+		out, errOut, code := runICM(t, "probe", st.Name, "-w", dir, "--json", "--repo", repo)
 		if code != 0 {
 			t.Errorf("probe %s: exit %d: %s", st.Name, code, errOut)
 			continue

@@ -1,6 +1,8 @@
 package contract
 
 import (
+	"github.com/icm-tool/icm/server/internal/testutil/wstest"
+
 	"os"
 	"path/filepath"
 	"reflect"
@@ -217,7 +219,7 @@ func TestContractTooLong(t *testing.T) {
 }
 
 func TestTemplateFixturesParse(t *testing.T) {
-	root := filepath.Join("..", "..", "testdata", "icm-template")
+	root := wstest.TemplateFixtures(t)
 	paths, _ := filepath.Glob(filepath.Join(root, "*", "stages", "*", "CONTEXT.md"))
 	if len(paths) < 15 {
 		t.Fatalf("found %d fixture contracts under %s", len(paths), root)

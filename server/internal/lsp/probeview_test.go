@@ -15,7 +15,8 @@ import (
 // what `icm probe` assembles: the identity file and every input that exists.
 func TestProbeOfATemplateStageLoadsItsInputs(t *testing.T) {
 	srv := ollamatest.New(t, ollamatest.Config{Models: []ollamatest.Model{{Name: "qwen3.5:9b", ContextLength: 8192}}, AllowUnscripted: true})
-	root := wstest.CopyDir(t, filepath.Join(wstest.RepoRoot(t), "server", "testdata", "icm-template", "research-pipeline-new"))
+	// Read in place: the editor's analysis and a probe write nothing.
+	root := filepath.Join(wstest.TemplateFixtures(t), "research-pipeline-new")
 	cfg := lsptest.Config{Root: root, InitOptions: map[string]any{"ollamaHost": srv.URL()}}
 	cfg.Options.Self = icmBin
 	ed := lsptest.Start(t, cfg)

@@ -58,6 +58,32 @@ func RepoRoot(t testing.TB) string {
 	return filepath.Join(filepath.Dir(file), "..", "..", "..", "..")
 }
 
+// Shared returns the path of a folder of the shared material beside the
+// repository (../shared: the corpus of other people's workspaces and the
+// ICM template fixtures), which tests read in place and never copy into
+// the project. elem is the path below it, such as "fixtures",
+// "icm-template".
+func Shared(t testing.TB, elem ...string) string {
+	t.Helper()
+	p := filepath.Join(append([]string{RepoRoot(t), "..", "shared"}, elem...)...)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("the shared material %s is not beside the repository: %v", p, err)
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
+}
+
+// TemplateFixtures returns the folder holding the four ICM-template
+// workspaces other people wrote and the template's _core/, read in place:
+// it sits in no git repository, so tests name it as the repository root.
+func TemplateFixtures(t testing.TB) string {
+	t.Helper()
+	return Shared(t, "fixtures", "icm-template")
+}
+
 // Shipped returns the path of a shipped workspace (read only: use Copy to change it).
 func Shipped(t testing.TB, name string) string {
 	t.Helper()
