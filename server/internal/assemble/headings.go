@@ -117,6 +117,10 @@ func fold(s string) string {
 var smallWords = map[string]bool{
 	"the": true, "a": true, "an": true, "of": true, "to": true, "for": true, "in": true, "on": true, "with": true,
 	"section": true, "sections": true, "only": true, "part": true,
+	// Words that say what kind of text a part is rather than name it: "the
+	// Untested surface table" is the section "Untested Surface".
+	"table": true, "tables": true, "list": true, "lists": true, "guidance": true, "details": true,
+	"info": true, "information": true, "overview": true,
 	"le": true, "la": true, "les": true, "de": true, "des": true, "du": true, "d": true, "l": true,
 	"o": true, "os": true, "as": true, "do": true, "da": true, "dos": true, "das": true,
 	"el": true, "los": true, "del": true, "der": true, "die": true, "den": true, "von": true,
