@@ -108,6 +108,9 @@ type Options struct {
 	// ProducedBy maps workspace-relative output paths to the stage that
 	// declares them, to explain missing inputs.
 	ProducedBy map[string]string
+	// Layers are the identity and routing parts (Layers) when the caller
+	// read them already; nil reads them.
+	Layers *LayerParts
 }
 
 // MissingError says an input file does not exist.
@@ -162,30 +165,22 @@ func (a *assembler) text(s string) string {
 func (a *assembler) build(c *contract.Contract) error {
 	var system, user []string
 	a.vars = contract.Vars(a.ws.Vars)
-	for _, f := range []struct {
-		name  string
-		layer int
-	}{{a.ws.Identity, contract.LayerIdentity}, {workspace.RoutingFile, contract.LayerRouting}} {
-		if f.name == "" {
-			continue // no identity file: the stage runs without layer 0
+	layers := a.opts.Layers
+	if layers == nil {
+		var err error
+		if layers, err = Layers(a.ws, a.est); err != nil {
+			return err
 		}
-		text, incs, err := Layered(a.ws, f.name)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
+	}
+	for _, p := range layers.parts {
+		a.ctx.Parts = append(a.ctx.Parts, p)
+		a.layered[filepath.Join(a.ws.Root, p.Path)] = p.Layer
+		system = append(system, p.Text)
+	}
+	for _, n := range layers.unset {
+		if !containsString(a.ctx.UnsetVars, n) {
+			a.ctx.UnsetVars = append(a.ctx.UnsetVars, n)
 		}
-		if err != nil {
-			return fmt.Errorf("unable to read %s: %w", f.name, err)
-		}
-		t := strings.TrimSpace(a.text(text))
-		p := Part{Role: RoleSystem, Layer: f.layer, Label: f.name, Path: f.name, Text: t}
-		for _, inc := range incs {
-			if inc.Err == nil {
-				p.Includes = append(p.Includes, inc.Rel)
-			}
-		}
-		a.add(p)
-		a.layered[filepath.Join(a.ws.Root, f.name)] = f.layer
-		system = append(system, t)
 	}
 
 	refs, err := a.inputs(c, contract.LayerReference, RoleSystem)
@@ -451,6 +446,54 @@ func (a *assembler) add(p Part) {
 	p.Tokens = a.est.Count(p.Text)
 	p.Bytes = len(p.Text)
 	a.ctx.Parts = append(a.ctx.Parts, p)
+}
+
+// LayerParts are the parts every stage of a workspace starts with: its
+// identity (layer 0) and routing (layer 1) files, read and counted once.
+type LayerParts struct {
+	parts []Part
+	unset []string
+}
+
+// Layers reads the workspace's identity and routing files as every stage
+// loads them (includes followed, placeholders applied) and counts them:
+// a check assembling every stage reads them once.
+func Layers(ws *workspace.Workspace, est tokens.Estimator) (*LayerParts, error) {
+	if est == nil {
+		est = tokens.Default
+	}
+	l := &LayerParts{}
+	vars := contract.Vars(ws.Vars)
+	for _, f := range []struct {
+		name  string
+		layer int
+	}{{ws.Identity, contract.LayerIdentity}, {workspace.RoutingFile, contract.LayerRouting}} {
+		if f.name == "" {
+			continue // no identity file: the stage runs without layer 0
+		}
+		text, incs, err := Layered(ws, f.name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("unable to read %s: %w", f.name, err)
+		}
+		text, unset := vars.ApplyText(text)
+		for _, n := range unset {
+			if !containsString(l.unset, n) {
+				l.unset = append(l.unset, n)
+			}
+		}
+		t := strings.TrimSpace(text)
+		p := Part{Role: RoleSystem, Layer: f.layer, Label: f.name, Path: f.name, Text: t, Tokens: est.Count(t), Bytes: len(t)}
+		for _, inc := range incs {
+			if inc.Err == nil {
+				p.Includes = append(p.Includes, inc.Rel)
+			}
+		}
+		l.parts = append(l.parts, p)
+	}
+	return l, nil
 }
 
 // maxFolderFiles bounds how many files a folder or glob input loads.

@@ -109,8 +109,12 @@ func LocateWith(ws *workspace.Workspace, st *workspace.Stage, in contract.Input,
 		if err != nil {
 			return nil, err
 		}
-		for _, t := range tried {
-			l.Tried = append(l.Tried, ws.InputRel(t.Abs))
+		if len(tried) == 1 {
+			l.Tried = []string{ws.InputRel(f.Abs)}
+		} else {
+			for _, t := range tried {
+				l.Tried = append(l.Tried, ws.InputRel(t.Abs))
+			}
 		}
 		if !f.Exists && produced != nil {
 			for i, t := range tried {
@@ -120,10 +124,15 @@ func LocateWith(ws *workspace.Workspace, st *workspace.Stage, in contract.Input,
 				}
 			}
 		}
-		l.Abs, l.Rel, l.Shared, l.Base = f.Abs, ws.InputRel(f.Abs), f.Shared, f.Base
-		if info, err := ws.StatInput(f.Abs); err == nil {
+		l.Abs, l.Shared, l.Base = f.Abs, f.Shared, f.Base
+		if len(tried) == 1 && tried[0].Abs == f.Abs {
+			l.Rel = l.Tried[0]
+		} else {
+			l.Rel = ws.InputRel(f.Abs)
+		}
+		if f.Exists && f.Info != nil {
 			l.Exists = true
-			l.fill(ws, f.Abs, info.IsDir())
+			l.fill(ws, f.Abs, f.Info.IsDir())
 		}
 	}
 	l.Own = OwnOutput(st, l.Rel)

@@ -118,6 +118,8 @@ func Run(ws *workspace.Workspace, opts Options) *Report {
 		sr.Contract = contract.ParseWith(st.Contract, src, contract.Options{Vars: ws.Vars})
 	}
 	c.indexOutputs()
+	// Every stage starts with the same identity and routing: read once.
+	c.layers, _ = assemble.Layers(c.ws, opts.Estimator)
 	for _, sr := range r.Stages {
 		if sr.Contract != nil {
 			c.stage(sr)
@@ -204,6 +206,8 @@ type checker struct {
 	files    []string // declared outputs and workspace files, listed lazily for path suggestions
 	// varsNoted are the setup-time variables a note already names.
 	varsNoted map[string]bool
+	// layers are the identity and routing parts every stage starts with.
+	layers *assemble.LayerParts
 }
 
 func (c *checker) add(f contract.Finding) { c.r.Findings = append(c.r.Findings, f) }
@@ -351,7 +355,7 @@ func (c *checker) stage(sr *StageReport) {
 	if escaped {
 		return
 	}
-	ctx, err := assemble.Stage(c.ws, st, k, assemble.Options{Estimator: c.opts.Estimator, AllowMissing: true, ProducedBy: c.r.ProducedBy})
+	ctx, err := assemble.Stage(c.ws, st, k, assemble.Options{Estimator: c.opts.Estimator, AllowMissing: true, ProducedBy: c.r.ProducedBy, Layers: c.layers})
 	if err != nil {
 		c.add(contract.Finding{File: st.Contract, Range: k.TitleRange, Severity: contract.Error, Code: contract.CodeBadInput,
 			Message: fmt.Sprintf("unable to assemble the stage's context: %v", err)})
@@ -480,15 +484,11 @@ func (c *checker) outputFolderOf(rels []string) *workspace.Stage {
 // layered reports whether an input names the identity or routing file,
 // which every stage loads already (layer 0 and 1).
 func (c *checker) layered(loc *assemble.Located) bool {
-	if !loc.Exists || loc.Dir {
+	if !loc.Exists || loc.Dir || filepath.Dir(loc.Abs) != c.ws.Root {
 		return false
 	}
-	for _, name := range []string{c.ws.Identity, workspace.RoutingFile} {
-		if name != "" && loc.Abs == c.ws.Abs(name) {
-			return true
-		}
-	}
-	return false
+	name := filepath.Base(loc.Abs)
+	return name == workspace.RoutingFile || (c.ws.Identity != "" && name == c.ws.Identity)
 }
 
 // laterInFolder reports a folder input that holds a later stage's output

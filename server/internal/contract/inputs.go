@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/icm-tool/icm/server/internal/markdown"
 )
@@ -317,10 +318,18 @@ var exclusionPhrases = splitPhrases(
 	"no cargar", "nunca cargar", "no leer", "nicht laden", "nie laden", "nicht lesen",
 )
 
+// exclusionStarts are the first letters of the exclusion phrases: a line
+// starting otherwise needs no closer look.
+const exclusionStarts = "dnesij"
+
 // exclusion reports whether a line starts by saying that what follows is
 // not to be loaded.
 func exclusion(text string) bool {
-	ws := words(text)
+	t := strings.TrimLeft(text, " \t*_#>`-")
+	if t == "" || !strings.ContainsRune(exclusionStarts, unicode.ToLower(rune(t[0]))) {
+		return false
+	}
+	ws := words(t)
 	for _, ph := range exclusionPhrases {
 		if len(ph) > 0 && len(ws) >= len(ph) && equalWords(ws[:len(ph)], ph) {
 			return true

@@ -192,9 +192,14 @@ func (p *parser) parse() {
 	seen := map[string]bool{}
 	seenIn := map[string]int{}
 	secs := doc.Sections(2)
-	refsAsInputs := !hasKind(secs, KindInputs)
-	for _, s := range secs {
-		kind := sectionKind(s.Heading.Text)
+	kinds := make([]string, len(secs))
+	refsAsInputs := true
+	for i, s := range secs {
+		kinds[i] = sectionKind(s.Heading.Text)
+		refsAsInputs = refsAsInputs && kinds[i] != KindInputs
+	}
+	for i, s := range secs {
+		kind := kinds[i]
 		if kind == "" && refsAsInputs && referenceSection(s.Heading.Text) {
 			// A contract with no Inputs section that lists its reference
 			// files under a heading of their own ("Stage-Specific
@@ -255,16 +260,6 @@ func (p *parser) checksNeedTools() {
 			p.add(v.Range, Warning, CodeBadVerify, "sources-from-tools needs tools: this stage offers none, so every URL in its output would fail the check (use `sources`, or add a ## Tools section)")
 		}
 	}
-}
-
-// hasKind reports whether one of the sections is of the given kind.
-func hasKind(secs []markdown.Section, kind string) bool {
-	for _, s := range secs {
-		if sectionKind(s.Heading.Text) == kind {
-			return true
-		}
-	}
-	return false
 }
 
 // referenceWords name a section listing a stage's reference files.

@@ -114,14 +114,6 @@ func stagesFolder(r *Root, cfg config.Config) (string, string) {
 		return best, StagesDefault
 	}
 	if len(present) == 1 {
-		if countStages(r, present[0]) > 0 {
-			return present[0], StagesDefault
-		}
-		// A pipeline/ or stages/ without a contract: another top-level
-		// folder holding numbered stages wins, else it is the folder.
-		if s := findStagesFolder(r, "."); s != "" && s != present[0] {
-			return s, StagesFound
-		}
 		return present[0], StagesDefault
 	}
 	if s := findStagesFolder(r, "."); s != "" {

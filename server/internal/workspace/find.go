@@ -42,8 +42,9 @@ type Found struct {
 	// Shared is set when Abs lies outside the workspace, in its repository:
 	// read, never written.
 	Shared bool
-	// Exists says a file or folder is there.
+	// Exists says a file or folder is there; Info describes it then.
 	Exists bool
+	Info   fs.FileInfo
 }
 
 // FindInput resolves an input path p written in the folder dir (a stage
@@ -136,11 +137,11 @@ func (w *Workspace) here(dir, p string, base Base) (Found, error) {
 	if err != nil {
 		return Found{}, err
 	}
-	_, serr := w.files().Stat(abs)
+	info, serr := w.files().Stat(abs)
 	if w.Refused(serr) {
 		return Found{}, serr
 	}
-	return Found{Abs: abs, Base: base, Exists: serr == nil}, nil
+	return Found{Abs: abs, Base: base, Exists: serr == nil, Info: info}, nil
 }
 
 // files is what the workspace reads its files through.
@@ -182,7 +183,8 @@ func (w *Workspace) findAbove(dir, p, joined string) (Found, error) {
 		}
 		return Found{}, err
 	}
-	return Found{Abs: joined, Base: BaseStage, Shared: true, Exists: true}, nil
+	info, _ := w.repo.Stat(rel)
+	return Found{Abs: joined, Base: BaseStage, Shared: true, Exists: info != nil, Info: info}, nil
 }
 
 // findRooted resolves a path with a leading "/": the workspace's own file
@@ -219,7 +221,8 @@ func (w *Workspace) findRooted(p string) (Found, []Found, error) {
 		if err := w.sharedExists(p, rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return Found{}, nil, err
 		}
-		f := Found{Abs: abs, Base: BaseRepository, Shared: true, Exists: true}
+		info, _ := w.repo.Stat(rel)
+		f := Found{Abs: abs, Base: BaseRepository, Shared: true, Exists: info != nil, Info: info}
 		return f, append(tried, f), nil
 	}
 	f := Found{Abs: filepath.Join(w.Repository, filepath.FromSlash(rest)), Base: BaseRepository, Shared: true}
