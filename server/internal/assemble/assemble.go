@@ -111,6 +111,10 @@ type Options struct {
 	// Layers are the identity and routing parts (Layers) when the caller
 	// read them already; nil reads them.
 	Layers *LayerParts
+	// Docs remembers the Markdown of the files a pass parses (a check
+	// assembling every stage reads the same references again); nil
+	// parses each time.
+	Docs *Docs
 }
 
 // MissingError says an input file does not exist.
@@ -329,12 +333,12 @@ func (a *assembler) file(in contract.Input, loc *Located, abs string, single boo
 	}
 	var scope *contract.Scope
 	if single {
-		scope = Effective(src, in.Scope)
+		scope = a.opts.Docs.Effective(abs, src, in.Scope)
 	}
 	if scope != nil && !scope.FreeText {
 		p.Label += "#" + strings.Join(scope.Headings, "|")
 	}
-	text, err := Select(src, scope)
+	text, err := a.opts.Docs.Select(abs, src, scope)
 	if err != nil {
 		if !a.opts.AllowMissing {
 			return "", fmt.Errorf("stage %s: input %s: %w", a.st.Name, rel, err)
@@ -549,11 +553,17 @@ func (a *assembler) refused(role string, layer int, rel string, err error) (stri
 // file when scope is nil or free text, one or more headings' sections, or
 // everything from one heading through the end of another.
 func Select(src []byte, scope *contract.Scope) (string, error) {
+	return (*Docs)(nil).Select("", src, scope)
+}
+
+// Select is Select with the file's parsed Markdown remembered under abs
+// (and its content) for the pass.
+func (d *Docs) Select(abs string, src []byte, scope *contract.Scope) (string, error) {
 	src = textnorm.Text(src)
 	if scope == nil || scope.FreeText || len(scope.Headings) == 0 {
 		return strings.TrimSpace(string(src)), nil
 	}
-	doc := markdown.Parse(src)
+	doc := d.Parse(abs, src)
 	if doc.Err != nil {
 		return "", fmt.Errorf("unable to find its sections: %w", doc.Err)
 	}

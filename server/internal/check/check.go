@@ -98,7 +98,7 @@ func Run(ws *workspace.Workspace, opts Options) *Report {
 	pass := ws.Pass()
 	defer pass.EndPass()
 	pass.Files = newMemo(pass.Files)
-	c := &checker{ws: pass, opts: opts, r: r, producer: map[string]int{}, external: map[string]int{}, varsNoted: map[string]bool{}}
+	c := &checker{ws: pass, opts: opts, r: r, producer: map[string]int{}, external: map[string]int{}, varsNoted: map[string]bool{}, docs: assemble.NewDocs()}
 	c.configFindings()
 	c.layoutFindings()
 	c.linkFindings()
@@ -208,6 +208,8 @@ type checker struct {
 	varsNoted map[string]bool
 	// layers are the identity and routing parts every stage starts with.
 	layers *assemble.LayerParts
+	// docs remembers the Markdown of the files the check parses.
+	docs *assemble.Docs
 }
 
 func (c *checker) add(f contract.Finding) { c.r.Findings = append(c.r.Findings, f) }
@@ -355,7 +357,7 @@ func (c *checker) stage(sr *StageReport) {
 	if escaped {
 		return
 	}
-	ctx, err := assemble.Stage(c.ws, st, k, assemble.Options{Estimator: c.opts.Estimator, AllowMissing: true, ProducedBy: c.r.ProducedBy, Layers: c.layers})
+	ctx, err := assemble.Stage(c.ws, st, k, assemble.Options{Estimator: c.opts.Estimator, AllowMissing: true, ProducedBy: c.r.ProducedBy, Layers: c.layers, Docs: c.docs})
 	if err != nil {
 		c.add(contract.Finding{File: st.Contract, Range: k.TitleRange, Severity: contract.Error, Code: contract.CodeBadInput,
 			Message: fmt.Sprintf("unable to assemble the stage's context: %v", err)})
@@ -786,12 +788,12 @@ func (c *checker) file(st *workspace.Stage, in contract.Input, abs string, at fu
 		c.add(contract.Finding{File: st.Contract, Range: sc.Range, Severity: contract.Info, Code: contract.CodeFreeScope,
 			Message: fmt.Sprintf("scope %q names part of a table, not a heading: icm loads the whole of %s", sc.Raw, rel)})
 	case sc.FreeText:
-		if assemble.Effective(src, sc) == nil {
+		if c.docs.Effective(abs, src, sc) == nil {
 			c.add(contract.Finding{File: st.Contract, Range: sc.Range, Severity: contract.Info, Code: contract.CodeFreeScope,
 				Message: fmt.Sprintf("scope %q names no heading of %s: icm loads the whole file", sc.Raw, rel)})
 		}
 	default:
-		if _, err := assemble.Select(src, sc); err != nil {
+		if _, err := c.docs.Select(abs, src, sc); err != nil {
 			r := sc.Range
 			if r.Len() == 0 {
 				r = in.PathRange

@@ -291,6 +291,13 @@ func LocationLayer(path string) int {
 // material when the stage also names it among its outputs: what a stage
 // edits is the material of the run, never a constraint.
 func (c *Contract) workingWhenWritten() {
+	inferred := false
+	for _, in := range c.Inputs {
+		inferred = inferred || (in.LayerInferred && !in.NonFile && in.Layer != LayerWorking)
+	}
+	if !inferred {
+		return
+	}
 	written := map[string]bool{}
 	for _, o := range c.Outputs {
 		written[path.Clean(o.Path)] = true
