@@ -506,7 +506,7 @@ const maxFolderFiles = workspace.MaxFolderFiles
 // MaxFolderBytes bounds the text one folder or glob input loads: a folder
 // input naming a whole project (or "../../") loads its first files up to
 // this size, and says so.
-const MaxFolderBytes = 256 << 10
+const MaxFolderBytes = 128 << 10
 
 // produced reports whether a stage declares rel as its output (or a
 // folder holding it).

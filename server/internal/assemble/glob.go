@@ -79,7 +79,7 @@ func Glob(ws *workspace.Workspace, base, pattern string) (matches []string, at s
 		if seg == "**" {
 			walk(dir, rest[1:]) // zero folders
 			for _, e := range entries {
-				if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+				if e.IsDir() && !strings.HasPrefix(e.Name(), ".") && !workspace.Generated(e.Name()) {
 					walk(filepath.Join(dir, e.Name()), rest)
 				}
 			}

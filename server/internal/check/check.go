@@ -508,7 +508,8 @@ func (c *checker) laterInFolder(st *workspace.Stage, in contract.Input, loc *ass
 			if dir == "." {
 				what = "the workspace root"
 			}
-			f := at(contract.Error, contract.CodeInputLater,
+			// Certain, but the stage still runs: a warning.
+			f := at(contract.Warning, contract.CodeInputLater,
 				fmt.Sprintf("%s holds %s/, the output of stage %s, which runs after this one: the stage would read a later stage's work", what, out, other.Stage.Name))
 			f.Data = map[string]string{"producer": other.Stage.Name}
 			return
@@ -531,15 +532,18 @@ func (c *checker) folderLoad(st *workspace.Stage, in contract.Input, loc *assemb
 		}
 		n++
 	}
-	kind := "the folder"
-	if in.Glob || in.Templated {
-		kind = "the pattern"
+	kind := "the folder " + loc.Rel
+	switch {
+	case in.Glob || in.Templated:
+		kind = "the pattern " + loc.Rel
+	case loc.Rel == ".":
+		kind = "the workspace root"
 	}
 	switch {
 	case loc.More:
-		at(contract.Info, contract.CodeFolderCapped, fmt.Sprintf("%s %s holds more than %d files; icm loads the first %d (in name order)", kind, loc.Rel, workspace.MaxFolderFiles, n))
+		at(contract.Info, contract.CodeFolderCapped, fmt.Sprintf("%s holds more than %d files; icm loads the first %d (in name order)", kind, workspace.MaxFolderFiles, n))
 	case n < len(loc.Files):
-		at(contract.Info, contract.CodeFolderCapped, fmt.Sprintf("%s %s holds %d files; icm loads the first %d (%s at most, in name order)", kind, loc.Rel, len(loc.Files), n, byteText(assemble.MaxFolderBytes)))
+		at(contract.Info, contract.CodeFolderCapped, fmt.Sprintf("%s holds %d files; icm loads the first %d (%s at most, in name order)", kind, len(loc.Files), n, byteText(assemble.MaxFolderBytes)))
 	}
 }
 

@@ -11,6 +11,20 @@ import (
 // MaxFolderFiles bounds how many files a folder input loads.
 const MaxFolderFiles = 100
 
+// generated are folders and files a tool writes for itself: a folder
+// input naming a whole project ("../../") leaves them out, since no stage
+// means to read them.
+var generated = map[string]bool{
+	"node_modules": true, "__pycache__": true,
+	"package-lock.json": true, "yarn.lock": true, "pnpm-lock.yaml": true, "Cargo.lock": true,
+	"go.sum": true, "poetry.lock": true, "composer.lock": true, "Gemfile.lock": true, "uv.lock": true,
+}
+
+// Generated reports whether a file or folder name is one a tool writes
+// for itself (node_modules/, a lock file): folder and pattern inputs leave
+// it out.
+func Generated(name string) bool { return generated[name] }
+
 // FolderFiles lists the regular files under the workspace folder dir
 // (absolute), as absolute paths, sorted: what a folder input loads. Dot
 // files and dot folders are left out, links are not followed, and at most
@@ -36,7 +50,7 @@ func (w *Workspace) FolderFiles(dir string) (files []string, more bool, err erro
 			}
 			return nil
 		}
-		if p != real && strings.HasPrefix(d.Name(), ".") {
+		if p != real && (strings.HasPrefix(d.Name(), ".") || generated[d.Name()] || (d.IsDir() && real == "." && p == HistoryDir && root == w.Disk)) {
 			if d.IsDir() {
 				return fs.SkipDir
 			}
