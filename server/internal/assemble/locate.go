@@ -189,6 +189,36 @@ func PatternProducer(declared map[string]string, rel string) string {
 // patternKey writes a path with placeholders as a pattern in which every
 // placeholder and every * is one wildcard, so that
 // "output/[slug]-cd-[env].yml" and "output/[slug]-cd-*.yml" line up.
+// Folders that are each a whole wildcard count as one, since a
+// placeholder may stand for several folders: "content/{level}/{module}/x.md"
+// and "content/{module_path}/x.md" line up.
 func patternKey(p string) string {
-	return strings.ReplaceAll(contract.PlaceholderGlob(p), `\*`, "*")
+	segs := strings.Split(strings.ReplaceAll(contract.PlaceholderGlob(p), `\*`, "*"), "/")
+	out := make([]string, 0, len(segs))
+	for _, s := range segs {
+		if s == "*" && len(out) > 0 && out[len(out)-1] == "*" {
+			continue
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, "/")
+}
+
+// SpanningPattern is the pattern for a path holding placeholders in
+// which each placeholder that is a whole folder may stand for one folder
+// or more ("archive/{season}/summary.md" fits
+// "archive/2023/spring/summary.md"), or "" when no placeholder is a whole
+// folder.
+func SpanningPattern(p string) string {
+	segs := strings.Split(contract.PlaceholderGlob(p), "/")
+	spans := false
+	for i, s := range segs[:len(segs)-1] {
+		if s == "*" {
+			segs[i], spans = "**/*", true
+		}
+	}
+	if !spans {
+		return ""
+	}
+	return strings.Join(segs, "/")
 }

@@ -709,10 +709,43 @@ func (c *checker) placeholder(st *workspace.Stage, in contract.Input, loc *assem
 			at(contract.Info, contract.CodePlaceholderPath, fmt.Sprintf("%s holds a placeholder and no file fits it yet; icm loads it once one does", in.Path))
 			return
 		}
+		if spans := c.spanning(st, in); len(spans) > 0 {
+			// Not certain the stage has nothing to read: a placeholder may
+			// stand for several folders.
+			at(contract.Info, contract.CodePlaceholderPath,
+				fmt.Sprintf("%s holds a placeholder that fits no file as one folder, but fits %s when it stands for several; icm loads the file the run names", in.Path, countedList(spans, 3)))
+			return
+		}
 		f := at(contract.Error, contract.CodeInputMissing,
 			fmt.Sprintf("no file fits %s (its placeholder is filled at run time) and no earlier stage writes one, so the stage has nothing to read there", loc.Rel))
 		f.Data = map[string]string{"path": loc.Rel}
 	}
+}
+
+// spanning lists the files that fit a path holding placeholders when each
+// placeholder that is a whole folder stands for one folder or more.
+func (c *checker) spanning(st *workspace.Stage, in contract.Input) []string {
+	pattern := assemble.SpanningPattern(in.Path)
+	if pattern == "" || in.Glob {
+		return nil
+	}
+	matches, _, _, err := assemble.Glob(c.ws, st.Dir, pattern)
+	if err != nil {
+		return nil
+	}
+	rels := make([]string, len(matches))
+	for i, m := range matches {
+		rels[i] = c.ws.InputRel(m)
+	}
+	return rels
+}
+
+// countedList names up to n items and says how many more there are.
+func countedList(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
 }
 
 // absent reports an input that does not exist: the stage's own previous
