@@ -133,7 +133,7 @@ var vagueWords = map[string]bool{
 	"applicable": true, "current": true, "key": true, "main": true, "important": true, "needed": true,
 	"necessary": true, "related": true, "existing": true, "latest": true, "recent": true, "most": true,
 	"as": true, "appropriate": true, "matching": true, "selected": true, "corresponding": true,
-	"relevante": true, "relevantes": true, "correspondante": true, "correspondant": true,
+	"relevante": true, "relevantes": true, "correspondante": true, "correspondant": true, //nolint:misspell // French words
 }
 
 func significant(ws []string) []string {

@@ -150,12 +150,12 @@ func judgedWorkspace(t *testing.T, j judgedFile) (before, after figures) {
 	for _, jf := range j.findings {
 		judged[jf.key] = jf
 		before.findings += countSev(jf.beforeSev)
-		switch {
-		case jf.beforeVerdict == "false":
+		switch jf.beforeVerdict {
+		case "false":
 			before.falseErrors += strings.Count(jf.beforeSev, "E")
 			before.falseWarnings += strings.Count(jf.beforeSev, "W")
 			before.falseNotes += strings.Count(jf.beforeSev, "I")
-		case jf.beforeVerdict == "miss":
+		case "miss":
 			before.missed++
 		}
 		if jf.verdict == "false" && strings.ContainsAny(jf.afterSev, "EW") {

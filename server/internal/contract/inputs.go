@@ -264,11 +264,6 @@ func cleanCell(s string) string {
 	return t
 }
 
-// referenceFolders are the folders that hold reference material (layer
-// 3) in the ICM template and the workspaces written for it: rules to
-// follow, the same every run.
-var referenceFolders = set("_config", "shared", "references", "reference", "brand-vault", "design-system", "skills", "_core")
-
 // LocationLayer is the layer of an input that names none, from where the
 // file lives: in a stage's output/ folder it is working material (layer
 // 4); anywhere else (the reference folders _config/, shared/,

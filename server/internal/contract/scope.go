@@ -28,7 +28,7 @@ var (
 	// tableWords say a scope names part of a table (a column, a row), not
 	// a heading: the whole file is loaded.
 	tableWords = set("column", "columns", "row", "rows", "field", "fields", "colonne", "colonnes", "ligne", "lignes",
-		"coluna", "colunas", "linha", "linhas", "columna", "columnas", "fila", "filas", "spalte", "spalten", "zeile", "zeilen")
+		"coluna", "colunas", "linha", "linhas", "columna", "columnas", "fila", "filas", "spalte", "spalten", "zeile", "zeilen") //nolint:misspell // Spanish words
 	pathOnlyPhrases = []string{"path only", "only the path", "path", "reference only", "link only",
 		"caminho apenas", "apenas o caminho", "solo la ruta", "chemin seulement", "nur pfad"}
 	// throughWords join two headings into a range: "A" through "B".
