@@ -125,18 +125,17 @@ func (c *checker) modelOutput(st *workspace.Stage, k *contract.Contract) {
 	if k.Script != nil || len(k.Outputs) == 0 {
 		return
 	}
-	if _, ok := k.ModelOutput(); ok || writeout.Needed(k) {
-		// The model names what it writes through the write tool.
-		return
-	}
+	concrete := false
 	for _, o := range k.Outputs {
 		if names := contract.SetupVarNames(o.Path); len(names) > 0 {
 			// Concrete once the variables are set: their note says so.
 			c.unsetVars(st, o.PathRange, o.Path, names)
-			if !o.Dir && placeholder(o.Path) == len(names) {
-				return
-			}
+			concrete = concrete || !o.Dir && placeholder(o.Path) == len(names)
 		}
+	}
+	if _, ok := k.ModelOutput(); ok || concrete || writeout.Needed(k) {
+		// The model names what it writes through the write tool.
+		return
 	}
 	c.add(contract.Finding{File: st.Contract, Range: k.Outputs[0].PathRange, Severity: contract.Info, Code: contract.CodeNoModelOutput,
 		Message: "every output of this stage holds a run-time name (such as [slug]) or names a folder, so icm run has no one file to write its answer to"})
