@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/config"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/markdown"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -121,3 +122,58 @@ func BenchmarkCheckNestedSymlinks(b *testing.B) {
 
 // markdownMax is the deepest nesting the Markdown parser is given.
 func markdownMax() int { return markdown.MaxNesting }
+
+// BenchmarkCheckNestedConfig is icm check (opening the workspace, which
+// reads config.toml, then its findings) on config.toml files built to be
+// slow for the TOML library (goal: a 1 MB nested one is a finding in
+// under 100 ms): 1 MB of inline tables nested 1,000 levels, repeated
+// (refused for its size), 48 KB nested 4,000 levels (refused for its
+// depth: it took 24 s and 4 GB before the check), and the largest file
+// read (64 KB) holding the most entries read (1,024) at the deepest
+// nesting read (8 levels), padded with comments.
+func BenchmarkCheckNestedConfig(b *testing.B) {
+	nested := func(levels, size int) string {
+		one := strings.Repeat("{b = ", levels) + "1" + strings.Repeat("}", levels)
+		var s strings.Builder
+		for i := 0; s.Len()+len(one)+16 < size; i++ {
+			fmt.Fprintf(&s, "k%d = %s\n", i, one)
+		}
+		return s.String()
+	}
+	widest := func() string {
+		one := strings.Repeat("{b = ", config.MaxNesting-1) + "1" + strings.Repeat("}", config.MaxNesting-1)
+		var s strings.Builder
+		for i := 0; i < config.MaxEntries/config.MaxNesting; i++ {
+			fmt.Fprintf(&s, "k%d = %s\n", i, one)
+		}
+		for s.Len()+80 < config.MaxFileBytes {
+			s.WriteString("# " + strings.Repeat("pad ", 18) + "\n")
+		}
+		return s.String()
+	}
+	for _, tc := range []struct {
+		name, text string
+		finding    bool
+	}{
+		{"1MB-1000-levels", nested(1000, 1<<20), true},
+		{"48KB-4000-levels", nested(4000, 48<<10), true},
+		{"64KB-8-levels", widest(), false},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			root := hostileWorkspace(b, "# Stage: 01-a\n\n## Process\nGo.\n\n## Outputs\n- out.md -> output/\n")
+			if err := os.WriteFile(filepath.Join(root, config.FileName), []byte(tc.text), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				rep := checkOnce(b, root)
+				found := false
+				for _, f := range rep.Findings {
+					found = found || f.Code == config.ProblemBounds
+				}
+				if found != tc.finding {
+					b.Fatalf("%d bytes: bounds finding %v, want %v", len(tc.text), found, tc.finding)
+				}
+			}
+		})
+	}
+}

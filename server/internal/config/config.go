@@ -198,6 +198,9 @@ func Defaults() Config {
 // Parse reads config text (named path in errors) over the defaults.
 func Parse(path string, data []byte) (Config, error) {
 	cfg := Defaults()
+	if err := Precheck(path, data); err != nil {
+		return cfg, err
+	}
 	md, err := toml.Decode(string(data), &cfg)
 	if err != nil {
 		var perr toml.ParseError

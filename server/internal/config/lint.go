@@ -23,6 +23,9 @@ const (
 	ProblemBadValue = "config-bad-value"
 	// ProblemModelMissing: the model server has no model of that name.
 	ProblemModelMissing = "config-model-missing"
+	// ProblemBounds: the text is larger or nested deeper than icm reads
+	// (Precheck).
+	ProblemBounds = "config-bounds"
 )
 
 // Problem is one thing wrong in config.toml, with where it is.
@@ -57,7 +60,15 @@ var decodeErr = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]+)"\): (.
 // of range, and a model the server does not have (with the installed one
 // probably meant). Every problem is placed on the key or value it is about.
 func Lint(data []byte, opts LintOptions) []Problem {
-	entries := Entries(data)
+	var bounds *BoundsError
+	if errors.As(Precheck("", data), &bounds) {
+		end := bounds.Offset + 1
+		if end > len(data) {
+			end = len(data)
+		}
+		return []Problem{{Span: Span{bounds.Offset, end}, Line: bounds.Line, Error: true, Code: ProblemBounds, Message: bounds.Msg}}
+	}
+	entries := indexEntries(Entries(data))
 	var out []Problem
 	cfg := Defaults()
 	md, err := toml.Decode(string(data), &cfg)
@@ -76,7 +87,7 @@ func Lint(data []byte, opts LintOptions) []Problem {
 }
 
 // syntaxProblem places a parse or type error.
-func syntaxProblem(data []byte, entries []Entry, err error) Problem {
+func syntaxProblem(data []byte, entries entryIndex, err error) Problem {
 	p := Problem{Error: true, Code: ProblemSyntax, Message: strings.TrimPrefix(err.Error(), "toml: ")}
 	var perr toml.ParseError
 	if errors.As(err, &perr) {
@@ -90,7 +101,7 @@ func syntaxProblem(data []byte, entries []Entry, err error) Problem {
 		p.Message = strings.Replace(p.Message, "incompatible types: TOML value has type", "the value is a", 1)
 		p.Message = strings.Replace(p.Message, "; destination has type", ", but icm reads", 1)
 	}
-	if e, ok := find(entries, p.Key); ok && p.Key != "" {
+	if e, ok := entries.find(p.Key); ok && p.Key != "" {
 		p.Span, p.Line = e.Value, e.Line
 		if k, ok := Lookup(p.Key); ok {
 			p.Message = fmt.Sprintf("%s: %s (a %s)", p.Key, p.Message, k.Type)
@@ -104,7 +115,7 @@ func syntaxProblem(data []byte, entries []Entry, err error) Problem {
 
 // unknownKeys reports the keys the decoder did not use, each at its key,
 // with the known key of that table it is closest to.
-func unknownKeys(entries []Entry, md toml.MetaData) []Problem {
+func unknownKeys(entries entryIndex, md toml.MetaData) []Problem {
 	var out []Problem
 	unknown := map[string]bool{}
 	for _, k := range md.Undecoded() {
@@ -131,7 +142,7 @@ func unknownKeys(entries []Entry, md toml.MetaData) []Problem {
 		} else if len(names) > 0 {
 			p.Message += fmt.Sprintf(" (a typo? %s keys are: %s)", tableLabel(table), strings.Join(names, ", "))
 		}
-		if e, ok := find(entries, path); ok {
+		if e, ok := entries.find(path); ok {
 			p.Span, p.Line = e.Key, e.Line
 		}
 		out = append(out, p)
@@ -147,11 +158,11 @@ func tableLabel(table string) string {
 }
 
 // badValues checks values the decoder accepted against what icm allows.
-func badValues(entries []Entry, c *Config) []Problem {
+func badValues(entries entryIndex, c *Config) []Problem {
 	var out []Problem
 	bad := func(path, msg string, isErr bool) {
 		p := Problem{Code: ProblemBadValue, Key: path, Message: msg, Error: isErr}
-		if e, ok := find(entries, path); ok {
+		if e, ok := entries.find(path); ok {
 			p.Span, p.Line = e.Value, e.Line
 		}
 		out = append(out, p)
@@ -216,7 +227,7 @@ func badValues(entries []Entry, c *Config) []Problem {
 		if (s.Command == "") == (s.URL == "") {
 			p := Problem{Code: ProblemBadValue, Key: "mcp.servers." + name, Error: true,
 				Message: fmt.Sprintf("[mcp.servers.%s] needs exactly one of command (stdio) or url (streamable HTTP)", name)}
-			if e, ok := find(entries, "mcp.servers."+name); ok {
+			if e, ok := entries.find("mcp.servers." + name); ok {
 				p.Span, p.Line = e.Key, e.Line
 			}
 			out = append(out, p)
@@ -226,7 +237,7 @@ func badValues(entries []Entry, c *Config) []Problem {
 }
 
 // missingModel reports a [model] name the server lacks.
-func missingModel(entries []Entry, name string, opts LintOptions) (Problem, bool) {
+func missingModel(entries entryIndex, name string, opts LintOptions) (Problem, bool) {
 	s := suggest.Model(name, opts.Models)
 	for _, m := range opts.Models {
 		if strings.EqualFold(m, name) || strings.EqualFold(m, name+":latest") {
@@ -247,7 +258,7 @@ func missingModel(entries []Entry, name string, opts LintOptions) (Problem, bool
 	default:
 		p.Message += fmt.Sprintf(" (`ollama pull %s`); it has: %s", name, strings.Join(opts.Models, ", "))
 	}
-	if e, ok := find(entries, "model.name"); ok {
+	if e, ok := entries.find("model.name"); ok {
 		p.Span, p.Line = e.Value, e.Line
 	}
 	return p, true

@@ -110,14 +110,25 @@ func EntryAt(data []byte, offset int) (e Entry, ok bool, table string) {
 	return Entry{}, false, table
 }
 
-// find returns the first entry with path.
-func find(entries []Entry, path string) (Entry, bool) {
+// entryIndex finds entries by path: Lint places each of up to thousands
+// of problems, and a walk of the entries per problem was quadratic.
+type entryIndex map[string]Entry
+
+// indexEntries indexes entries, the first of each path winning.
+func indexEntries(entries []Entry) entryIndex {
+	ix := make(entryIndex, len(entries))
 	for _, e := range entries {
-		if e.Path == path {
-			return e, true
+		if _, ok := ix[e.Path]; !ok {
+			ix[e.Path] = e
 		}
 	}
-	return Entry{}, false
+	return ix
+}
+
+// find returns the first entry with path.
+func (ix entryIndex) find(path string) (Entry, bool) {
+	e, ok := ix[path]
+	return e, ok
 }
 
 // bracketDepth is how many brackets a value leaves open (a multi-line
