@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 )
 
 // writeFile writes text at rel below dir.
@@ -29,5 +31,47 @@ func TestNestedConfigIsAFinding(t *testing.T) {
 	stdout, stderr, err := runIn(t, dir, nil, "check")
 	if err == nil || !strings.Contains(stdout+stderr, "config.toml:3:45") || !strings.Contains(stdout+stderr, "nested more than 8 deep") {
 		t.Errorf("icm check: %v\n%s%s", err, stdout, stderr)
+	}
+}
+
+// TestInvalidConfigStopsRunEverywhere: a config.toml icm cannot use is an
+// error of every command that acts (run, approve), naming the file and
+// the line, with no model call; check reports it; status and probe say
+// they show the defaults. Failed before: `context_length = -5` was an
+// error in check and none in run, which ran; a config.toml that was not
+// TOML made run silently use the defaults (and the default model).
+func TestInvalidConfigStopsRunEverywhere(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Config{Models: []ollamatest.Model{{Name: "tiny", ContextLength: 32768}, {Name: "qwen3.5:9b", ContextLength: 32768}}})
+	srv.Default(ollamatest.Text("# Out\n\nText."))
+	vars := map[string]string{"OLLAMA_HOST": srv.URL()}
+	for _, c := range []struct{ name, text, line, says string }{
+		{"a negative window", "[model]\nname = \"tiny\"\ncontext_length = -5\n", "config.toml:3", "context_length = -5"},
+		{"not TOML", "[model\nname = \"tiny\"\n", "config.toml:1", "table name"},
+		{"a NaN temperature", "[model]\nname = \"tiny\"\ntemperature = nan\n", "config.toml:3", "temperature = NaN"},
+		{"an answer room past any window", "[model]\nname = \"tiny\"\nmax_output = 9000000000000000000\n", "config.toml:3", "max_output"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := newWS(t, oneStage)
+			writeFile(t, dir, "config.toml", c.text)
+			before := len(srv.ChatRequests())
+			for _, args := range [][]string{{"run"}, {"approve", "01-a"}} {
+				stdout, stderr, err := runIn(t, dir, vars, args...)
+				if err == nil || !strings.Contains(err.Error(), c.line) || !strings.Contains(err.Error(), c.says) {
+					t.Errorf("icm %s: %v\n%s%s", strings.Join(args, " "), err, stdout, stderr)
+				}
+			}
+			if n := len(srv.ChatRequests()) - before; n != 0 {
+				t.Errorf("%d model calls with an invalid config.toml", n)
+			}
+			if stdout, stderr, err := runIn(t, dir, vars, "check"); err == nil || !strings.Contains(stdout, c.line) {
+				t.Errorf("icm check: %v\n%s%s", err, stdout, stderr)
+			}
+			for _, args := range [][]string{{"status"}, {"probe", "01-a"}} {
+				_, stderr, _ := runIn(t, dir, vars, args...)
+				if !strings.Contains(stderr, c.line) || !strings.Contains(stderr, "default settings") {
+					t.Errorf("icm %s does not say it shows the defaults: %s", strings.Join(args, " "), stderr)
+				}
+			}
+		})
 	}
 }

@@ -6,9 +6,7 @@ package config
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -195,19 +193,20 @@ func Defaults() Config {
 	}
 }
 
-// Parse reads config text (named path in errors) over the defaults.
+// Parse reads config text (named path in errors) over the defaults. Text
+// past the bounds (Precheck), text that is not TOML, a value of the wrong
+// type and a setting icm cannot use (Problems) are each an error naming
+// the file and the line; the settings are then the defaults, which no
+// command may act on (workspace.Workspace.ConfigErr).
 func Parse(path string, data []byte) (Config, error) {
-	cfg := Defaults()
 	if err := Precheck(path, data); err != nil {
-		return cfg, err
+		return Defaults(), err
 	}
+	cfg := Defaults()
 	md, err := toml.Decode(string(data), &cfg)
 	if err != nil {
-		var perr toml.ParseError
-		if errors.As(err, &perr) {
-			return cfg, fmt.Errorf("%s:%d:%d: %s", path, perr.Position.Line, perr.Position.Col, perr.Message)
-		}
-		return cfg, fmt.Errorf("unable to read %s: %w", path, err)
+		p := syntaxProblem(data, indexEntries(Entries(data)), err)
+		return Defaults(), &FileError{Path: path, Line: p.Line, Msg: p.Message, Err: err}
 	}
 	cfg.Path = path
 	for _, k := range md.Undecoded() {
@@ -218,67 +217,41 @@ func Parse(path string, data []byte) (Config, error) {
 		s.Source = path
 		cfg.MCP.Servers[name] = s
 	}
-	return cfg, cfg.validate()
+	if err := cfg.validate(data); err != nil {
+		return Defaults(), err
+	}
+	return cfg, nil
 }
 
-func (c *Config) validate() error {
-	var problems []string
-	switch c.Model.Provider {
-	case "ollama", "openai":
-	default:
-		problems = append(problems, fmt.Sprintf("[model] provider = %q: use \"ollama\" or \"openai\"", c.Model.Provider))
+// FileError is config text icm cannot use, with the line it is on (0
+// when it is about no one line).
+type FileError struct {
+	Path string
+	Line int
+	Msg  string
+	Err  error
+}
+
+func (e *FileError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
 	}
-	switch c.Workflow.Gate {
-	case "explicit", "rerun":
-	default:
-		problems = append(problems, fmt.Sprintf("[workflow] gate = %q: use \"explicit\" or \"rerun\"", c.Workflow.Gate))
+	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
+}
+
+// Unwrap returns the parser's error, if any.
+func (e *FileError) Unwrap() error { return e.Err }
+
+// Where says which file and line an error of Parse is about ("", 0 for
+// another error).
+func Where(err error) (string, int) {
+	var f *FileError
+	if errors.As(err, &f) {
+		return f.Path, f.Line
 	}
-	if c.Workflow.Parallel < 1 {
-		problems = append(problems, "[workflow] parallel must be 1 or more")
+	var b *BoundsError
+	if errors.As(err, &b) {
+		return b.Path, b.Line
 	}
-	if c.Test.Repeat < 0 {
-		problems = append(problems, "[test] repeat must be 0 or more")
-	}
-	if c.Test.Parallel < 0 {
-		problems = append(problems, "[test] parallel must be 0 or more")
-	}
-	if st := c.Workspace.Stages; st != "" {
-		clean := filepath.ToSlash(filepath.Clean(st))
-		if filepath.IsAbs(st) || strings.HasPrefix(st, "/") || clean == ".." || strings.HasPrefix(clean, "../") || clean == "." {
-			problems = append(problems, fmt.Sprintf("[workspace] stages = %q: name a folder inside the workspace, like \"phases\"", st))
-		}
-	}
-	if c.Workflow.MaxFileSize < 1<<10 {
-		problems = append(problems, "[workflow] max_file_size must be at least 1KB (write it like \"8MB\")")
-	}
-	switch c.Check.Conventions {
-	case "", "icm-template":
-	default:
-		problems = append(problems, fmt.Sprintf("[check] conventions = %q: use \"icm-template\" or leave it out", c.Check.Conventions))
-	}
-	for k, v := range c.Vars {
-		switch v.(type) {
-		case string, bool, int64, float64:
-		default:
-			problems = append(problems, fmt.Sprintf("[vars] %s: write a string, a number or true/false", k))
-		}
-	}
-	if c.Workflow.MaxToolCalls < 1 {
-		problems = append(problems, "[workflow] max_tool_calls must be 1 or more")
-	}
-	names := make([]string, 0, len(c.MCP.Servers))
-	for name := range c.MCP.Servers {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		s := c.MCP.Servers[name]
-		if (s.Command == "") == (s.URL == "") {
-			problems = append(problems, fmt.Sprintf("[mcp.servers.%s] needs exactly one of command (stdio) or url (streamable HTTP)", name))
-		}
-	}
-	if len(problems) == 0 {
-		return nil
-	}
-	return fmt.Errorf("%s: %s", c.Path, strings.Join(problems, "; "))
+	return "", 0
 }

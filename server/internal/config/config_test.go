@@ -59,7 +59,7 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"[model]\nname = \n", "config.toml:2:"},
 		{"[workflow]\ngate = \"sometimes\"\n", `gate = "sometimes"`},
-		{"[workflow]\nparallel = 0\n", "parallel must be 1 or more"},
+		{"[workflow]\nparallel = 0\n", "parallel = 0: use a number from 1 to 256"},
 		{"[workflow]\ntool_timeout = \"soon\"\n", `write it like "30s"`},
 		{"[model]\nprovider = \"magic\"\n", `provider = "magic"`},
 		{"[mcp.servers.x]\nargs = [\"a\"]\n", "needs exactly one of command"},

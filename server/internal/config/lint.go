@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"regexp"
@@ -110,6 +111,11 @@ func syntaxProblem(data []byte, entries entryIndex, err error) Problem {
 	if p.Span.End > len(data) {
 		p.Span = Span{len(data), len(data)}
 	}
+	if p.Span.End > 0 {
+		// The line of what is underlined: the parser counts a line it
+		// stopped at the end of (a newline) as the next one.
+		p.Line = 1 + bytes.Count(data[:p.Span.Start], []byte("\n"))
+	}
 	return p
 }
 
@@ -157,81 +163,19 @@ func tableLabel(table string) string {
 	return "[" + table + "]"
 }
 
-// badValues checks values the decoder accepted against what icm allows.
+// badValues places the problems of Config.Problems, the one validation
+// of settings: on the value, or for a table-wide one on its header.
 func badValues(entries entryIndex, c *Config) []Problem {
 	var out []Problem
-	bad := func(path, msg string, isErr bool) {
-		p := Problem{Code: ProblemBadValue, Key: path, Message: msg, Error: isErr}
-		if e, ok := entries.find(path); ok {
+	for _, v := range c.Problems() {
+		p := Problem{Code: ProblemBadValue, Key: v.Key, Message: v.Message, Error: !v.Warning, Suggestion: v.Suggestion}
+		if e, ok := entries.find(v.Key); ok {
 			p.Span, p.Line = e.Value, e.Line
+			if v.Header {
+				p.Span = e.Key
+			}
 		}
 		out = append(out, p)
-	}
-	enum := func(path, value string) {
-		k, _ := Lookup(path)
-		for _, v := range k.Values {
-			if v == value {
-				return
-			}
-		}
-		msg := fmt.Sprintf("%s = %q: use %s", path, value, quoteList(k.Values))
-		s := suggest.Nearest(value, k.Values)
-		if s != "" {
-			msg = fmt.Sprintf("%s = %q: did you mean %q? (use %s)", path, value, s, quoteList(k.Values))
-		}
-		bad(path, msg, true)
-		out[len(out)-1].Suggestion = s
-	}
-	enum("model.provider", c.Model.Provider)
-	enum("workflow.gate", c.Workflow.Gate)
-	if t := c.Model.Temperature; t != nil && (*t < 0 || *t > 2) {
-		bad("model.temperature", fmt.Sprintf("model.temperature = %g: use a value from 0 to 2", *t), false)
-	}
-	for _, n := range []struct {
-		path  string
-		value int
-		least int
-	}{
-		{"model.num_ctx", c.Model.NumCtx, 0},
-		{"model.max_output", c.Model.MaxOutput, 1},
-		{"model.context_length", c.Model.ContextLength, 0},
-		{"workflow.max_tool_calls", c.Workflow.MaxToolCalls, 1},
-		{"workflow.parallel", c.Workflow.Parallel, 1},
-		{"workflow.max_tool_result_chars", c.Workflow.MaxToolResultChars, 1},
-		{"workflow.token_budget", c.Workflow.TokenBudget, 0},
-	} {
-		if n.value < n.least {
-			bad(n.path, fmt.Sprintf("%s = %d: it must be %d or more", n.path, n.value, n.least), true)
-		}
-	}
-	for _, d := range []struct {
-		path  string
-		value Duration
-	}{{"model.timeout", c.Model.Timeout}, {"workflow.tool_timeout", c.Workflow.ToolTimeout}, {"workflow.script_timeout", c.Workflow.ScriptTimeout}} {
-		if d.value.Duration <= 0 {
-			bad(d.path, fmt.Sprintf("%s = %q: it must be longer than zero, like \"2m\"", d.path, d.value.String()), true)
-		}
-	}
-	for i, s := range c.Model.Servers {
-		if strings.TrimSpace(s.URL) == "" {
-			bad("model.servers.url", fmt.Sprintf("[[model.servers]] number %d has no url", i+1), true)
-		}
-	}
-	names := make([]string, 0, len(c.MCP.Servers))
-	for name := range c.MCP.Servers {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		s := c.MCP.Servers[name]
-		if (s.Command == "") == (s.URL == "") {
-			p := Problem{Code: ProblemBadValue, Key: "mcp.servers." + name, Error: true,
-				Message: fmt.Sprintf("[mcp.servers.%s] needs exactly one of command (stdio) or url (streamable HTTP)", name)}
-			if e, ok := entries.find("mcp.servers." + name); ok {
-				p.Span, p.Line = e.Key, e.Line
-			}
-			out = append(out, p)
-		}
 	}
 	return out
 }

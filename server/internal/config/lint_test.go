@@ -27,7 +27,7 @@ func TestLint(t *testing.T) {
 		{"bad enum", "[workflow]\ngate = \"rerunn\"\n", models,
 			[][4]string{{ProblemBadValue, `"rerunn"`, `did you mean "rerun"?`, "rerun"}}},
 		{"out of range", "[workflow]\nparallel = 0\n[model]\ntemperature = 3.5\n", models,
-			[][4]string{{ProblemBadValue, "0", "1 or more", ""}, {ProblemBadValue, "3.5", "0 to 2", ""}}},
+			[][4]string{{ProblemBadValue, "0", "from 1 to 256", ""}, {ProblemBadValue, "3.5", "0 to 2", ""}}},
 		{"wrong type", "[model]\nnum_ctx = \"big\"\n", models,
 			[][4]string{{ProblemSyntax, `"big"`, "model.num_ctx: the value is a string, but icm reads integer", ""}}},
 		{"bad duration", "[workflow]\ntool_timeout = \"3 minutes\"\n", models,

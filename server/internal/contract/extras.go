@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/config"
 	"github.com/icm-tool/icm/server/internal/markdown"
 	"github.com/icm-tool/icm/server/internal/suggest"
 )
@@ -53,22 +54,22 @@ func (p *parser) model(s markdown.Section) {
 			}
 		case "temperature":
 			f, err := strconv.ParseFloat(val, 64)
-			if err != nil || f < 0 || f > 2 {
+			if err != nil || !(f >= 0 && f <= config.MaxTemperature) { // NaN fails both
 				bad("a number from 0 to 2")
 				continue
 			}
 			m.Temperature = &f
 		case "num_ctx", "context":
 			n, err := strconv.Atoi(val)
-			if err != nil || n < 256 {
-				bad("a window size of 256 tokens or more")
+			if err != nil || n < 256 || n > config.MaxWindow {
+				bad(fmt.Sprintf("a window size from 256 to %d tokens", config.MaxWindow))
 				continue
 			}
 			m.NumCtx = n
 		case "max_output", "num_predict":
 			n, err := strconv.Atoi(val)
-			if err != nil || n < 1 {
-				bad("a positive number of tokens")
+			if err != nil || n < 1 || n > config.MaxWindow {
+				bad(fmt.Sprintf("a number of tokens from 1 to %d", config.MaxWindow))
 				continue
 			}
 			m.MaxOutput = n

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/icm-tool/icm/server/internal/config"
 )
 
 // DefaultStreamDeadline bounds one attempt at an answer from the request
@@ -40,6 +42,9 @@ const (
 )
 
 func capFor(maxOut int) answerCap {
+	// Settings are validated to MaxWindow; clamping here too keeps the
+	// arithmetic below from overflowing whatever reaches it.
+	maxOut = min(max(maxOut, 0), config.MaxWindow)
 	tokens := maxOut + maxOut/4 + capSlackTokens
 	bytes := tokens*capBytesPerToken + capBaseBytes
 	return answerCap{tokens: tokens, bytes: bytes, wire: int64(bytes)*4 + int64(tokens)*capWirePerToken + capBaseWire}

@@ -162,3 +162,17 @@ func TestStreamTotalDeadlineHoldsWhileDataFlows(t *testing.T) {
 		})
 	}
 }
+
+// TestAnswerCapNeverOverflows: the cap of any max_output is positive and
+// at least the room asked for, however large (a setting that slips past
+// validation, a server's own figure). Failed before: max_output =
+// 9e18 overflowed the byte cap to a negative number, so every answer was
+// "cut off" at its first byte.
+func TestAnswerCapNeverOverflows(t *testing.T) {
+	for _, n := range []int{1, 4096, 1 << 24, 1 << 40, 9e18, int(^uint(0) >> 1)} {
+		c := capFor(n)
+		if c.tokens < min(n, 1<<24) || c.bytes <= 0 || c.wire <= 0 || c.over(1, 1, 1) {
+			t.Errorf("capFor(%d) = %+v", n, c)
+		}
+	}
+}

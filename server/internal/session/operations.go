@@ -19,6 +19,7 @@ import (
 // state as a run with these settings sees it (a stage run with a model
 // override is not stale under the same override).
 func (s *Session) Status() (*state.PipelineState, *check.Report, error) {
+	s.warnConfig()
 	rep := s.Check(nil)
 	p, err := rep.Pipeline(s.opts.Settings.Model)
 	if err != nil {
@@ -75,6 +76,7 @@ type Probe struct {
 // calling a model; inputs an earlier stage has not produced yet are
 // marked. item > 0 picks one item of a For each stage.
 func (s *Session) Probe(files workspace.Files, stage string, item int) (*Probe, error) {
+	s.warnConfig()
 	ws := s.view(files)
 	st, err := ws.Stage(stage)
 	if err != nil {
@@ -168,4 +170,16 @@ func (s *Session) Outputs(stage string) (*Outputs, error) {
 		}
 	}
 	return out, nil
+}
+
+// warnConfig says once, through Warn, that config.toml could not be read:
+// what Status and Probe show then rests on the defaults, and saying
+// nothing would pass them off as the person's settings.
+func (s *Session) warnConfig() {
+	if s.ws.ConfigErr == nil {
+		return
+	}
+	s.configWarned.Do(func() {
+		s.warn(s.ws.ConfigErr.Error() + " (icm shows the workspace with the default settings and runs nothing until config.toml is fixed)")
+	})
 }

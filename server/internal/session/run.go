@@ -49,6 +49,9 @@ type Run struct {
 // NewRun prepares a run; observe (may be nil) receives every event, one
 // at a time.
 func (s *Session) NewRun(req RunRequest, observe func(workflow.Event)) (*Run, error) {
+	if f := s.ws.ConfigFault(); f != nil {
+		return nil, f
+	}
 	client, err := s.Client()
 	if err != nil {
 		return nil, err
@@ -73,6 +76,10 @@ func (s *Session) NewRun(req RunRequest, observe func(workflow.Event)) (*Run, er
 		Count:      s.countFirstCalls,
 		Progress:   r.event,
 	})
+	var fe *fault.Error
+	if errors.As(err, &fe) {
+		return nil, fe
+	}
 	if err != nil {
 		return nil, fault.Config(err.Error(), "use \"explicit\" or \"rerun\"", s.ws.Config.Path).Because(err)
 	}

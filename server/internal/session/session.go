@@ -120,6 +120,8 @@ type Session struct {
 	traced    bool // the exporter was asked for (it may still be nil)
 	closed    bool
 	calib     calibrations
+	// configWarned: warnConfig has said config.toml could not be read.
+	configWarned sync.Once
 }
 
 // Open makes a session over ws. It reads the MCP server entries at once

@@ -17,6 +17,9 @@ import (
 // not answer fails it at once, before any copy is made. Errors are
 // *fault.Error; a job's own failure is in the report.
 func (s *Session) Test(ctx context.Context, sel []*stagetest.Selected, opts stagetest.Options) (*stagetest.Report, error) {
+	if f := s.ws.ConfigFault(); f != nil {
+		return nil, f
+	}
 	client, err := s.Client()
 	if err != nil {
 		return nil, err

@@ -41,6 +41,11 @@ func Approve(ws *workspace.Workspace, name string, opts ApproveOptions) (*state.
 // ApproveContext is Approve with a context for the Verify checks it runs
 // again (a code-blocks check may take seconds).
 func ApproveContext(ctx context.Context, ws *workspace.Workspace, name string, opts ApproveOptions) (*state.Approval, error) {
+	// An approval records the settings it approved under: never the
+	// defaults standing in for a config.toml icm could not read.
+	if f := ws.ConfigFault(); f != nil {
+		return nil, f
+	}
 	st, err := ws.Stage(name)
 	if err != nil {
 		return nil, err

@@ -165,6 +165,11 @@ func New(ws *workspace.Workspace, opts Options) (*Engine, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	// A run acts on the settings as written or not at all: never on the
+	// defaults standing in for a config.toml icm could not read.
+	if f := ws.ConfigFault(); f != nil {
+		return nil, f
+	}
 	if opts.Gate == "" {
 		opts.Gate = ws.Config.Workflow.Gate
 	}
