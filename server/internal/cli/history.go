@@ -97,6 +97,9 @@ shows a person's edit: the output against what the model wrote.`,
 				for _, s := range r.Stages {
 					fmt.Fprintf(tw, "  %s\t%s\t%s\t%d in\t%d out\t%d model, %d tool calls%s\n", s.Stage, s.Status, s.Duration.Round(100*time.Millisecond), s.Prompt, s.Output, s.ModelCalls, s.ToolCalls, items(s.Items))
 				}
+				for _, n := range r.Notes {
+					fmt.Fprintf(tw, "  note: %s\n", n)
+				}
 			}
 			return tw.Flush()
 		},
@@ -160,6 +163,9 @@ func printRunTree(env *Env, r *workflow.RunSummary) {
 	printNodes(w, "", workflow.RunTree(r))
 	if !r.Finished {
 		fmt.Fprintln(w, "(the run stopped before it finished)")
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
 	}
 }
 

@@ -75,3 +75,18 @@ func TestInvalidConfigStopsRunEverywhere(t *testing.T) {
 		})
 	}
 }
+
+// TestHistoryListsEveryRunPastALongLine: `icm history` lists every run
+// when one trace has a line over the cap, and says which line it skipped.
+// Failed before: it failed with "token too long" and listed no run.
+func TestHistoryListsEveryRunPastALongLine(t *testing.T) {
+	dir := newWS(t, oneStage)
+	call := `{"kind":"model","time":"2026-12-01T10:00:00Z","stage":"01-a","model":{"Call":1,"Model":"tiny","PromptTokens":7,"OutputTokens":1}}` + "\n"
+	writeFile(t, dir, "history/20261201-100000-aaaaaa.jsonl", call)
+	writeFile(t, dir, "history/20261201-100100-bbbbbb.jsonl", call+`{"kind":"tool","tool":{"Args":{"a":"`+strings.Repeat("x", 17<<20)+`"}}}`+"\n"+call)
+	writeFile(t, dir, "history/20261201-100200-cccccc.jsonl", call)
+	stdout, stderr, err := runIn(t, dir, nil, "history")
+	if err != nil || strings.Count("\n"+stdout, "\nrun ") != 3 || !strings.Contains(stdout, "note: line 2 (17 MB) is longer than 16 MB and was skipped") || !strings.Contains(stdout, "14 in") {
+		t.Errorf("icm history: %v\n%s%s", err, stdout, stderr)
+	}
+}

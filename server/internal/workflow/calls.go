@@ -1,9 +1,9 @@
 package workflow
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -34,9 +34,6 @@ type ModelCall struct {
 // for runs with model calls (a run that only approved, or found nothing
 // to do, has none).
 const maxTracesScanned = 200
-
-// maxTraceLine bounds one line of a trace (a call's whole request).
-const maxTraceLine = 16 << 20
 
 // ModelCalls reads the model calls of the workspace's newest runs that
 // made any with both counts, at most maxRuns of them (newest first, by
@@ -93,11 +90,17 @@ func traceCalls(ws *workspace.Workspace, path string) []ModelCall {
 	defer f.Close()
 	run := strings.TrimSuffix(filepath.Base(path), ".jsonl")
 	var out []ModelCall
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), maxTraceLine)
+	lines := newLineReader(f, maxTraceLine, maxTraceBytes)
 	kind := []byte(`"kind":"` + EventModel + `"`)
-	for sc.Scan() {
-		line := sc.Bytes()
+	for len(out) < maxRunEvents {
+		line, err := lines.next()
+		var long *errLongLine
+		if errors.As(err, &long) {
+			continue // a line over the cap: the calls after it still count
+		}
+		if err != nil {
+			break
+		}
 		if !bytes.Contains(line, kind) {
 			continue // only model events are decoded
 		}

@@ -33,7 +33,9 @@ func FindExchange(r *RunSummary, stage string, index, call int) (*Exchange, erro
 		if m.SentFrom > len(req) {
 			return nil, fmt.Errorf("run %s: the trace of %s misses part of call %d's request (it was written before icm kept requests)", r.ID, stage, m.Call)
 		}
-		req = append(req[:m.SentFrom:m.SentFrom], m.Sent...)
+		// In place: only the call asked for is returned, so the earlier
+		// requests need not survive (a copy per call was quadratic).
+		req = append(req[:m.SentFrom], m.Sent...)
 		if m.Call == call {
 			return &Exchange{Stage: stage, Item: ev.Item, Index: index, Call: m, Request: req}, nil
 		}

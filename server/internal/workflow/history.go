@@ -1,10 +1,10 @@
 package workflow
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"sort"
@@ -25,8 +25,21 @@ type RunSummary struct {
 	Output   int           `json:"output_tokens"`
 	// Finished is false when the trace has no run-end (the run was killed).
 	Finished bool `json:"finished"`
-	// Events are every event of the trace, in order.
+	// Events are the trace's events in order, as Run reads them (at most
+	// maxRunEvents, see Notes); History keeps none.
 	Events []Event `json:"-"`
+	// Notes say what of the trace was not read or not kept: a line over
+	// the line cap, events past what one run keeps, a trace that could
+	// not be read.
+	Notes []string `json:"notes,omitempty"`
+
+	// tree is the run's calls as RunTree gives them, built as the trace
+	// is read.
+	tree *runTree
+	// stageOf finds a stage's trace by name.
+	stageOf map[string]*StageTrace
+	// moreStages counts stages past maxRunStages, in the totals only.
+	moreStages int
 }
 
 // StageTrace is one stage of a run.
@@ -43,20 +56,43 @@ type StageTrace struct {
 	Items      int           `json:"items,omitempty"`
 }
 
-// History reads every run trace of a workspace, oldest first. A trace cut
-// by a killed run is read up to its last whole line.
+// Bounds on what reading a run keeps (see also tracelines.go).
+const (
+	// maxRunStages bounds the stages of one run's summary; the calls of
+	// stages past it count in the run's totals only.
+	maxRunStages = 1000
+	// maxRunEvents and maxRunEventBytes bound the events Run keeps
+	// decoded (for a call's request and reply, --json): a run's own are
+	// a few hundred.
+	maxRunEvents     = 20000
+	maxRunEventBytes = 64 << 20
+	// maxTreeNodes bounds one run's tree; maxHistoryTreeNodes the trees
+	// History keeps over all runs (newest runs first).
+	maxTreeNodes        = 1000
+	maxHistoryTreeNodes = 50 * maxTreeNodes
+	// maxNameBytes and maxErrorBytes bound the names and errors kept
+	// from a trace.
+	maxNameBytes  = 256
+	maxErrorBytes = 4 << 10
+)
+
+// History reads every run trace of a workspace, oldest first, each as its
+// summary: its stages, totals and tree of calls (see RunTree), never its
+// events. A trace cut by a killed run is read up to its last whole line;
+// a line over the cap, or a trace that cannot be read, is a note of its
+// run, and every other run is listed.
 func History(ws *workspace.Workspace) ([]*RunSummary, error) {
 	paths, err := traces(ws, "")
 	if err != nil {
 		return nil, err
 	}
-	var out []*RunSummary
-	for _, p := range paths {
-		r, err := readTrace(ws, p)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
+	out := make([]*RunSummary, len(paths))
+	budget := maxHistoryTreeNodes
+	// Newest first, so that the trees kept are the newest runs'.
+	for i := len(paths) - 1; i >= 0; i-- {
+		r := readTrace(ws, paths[i], min(maxTreeNodes, budget), false)
+		budget -= r.tree.nodes
+		out[i] = r
 	}
 	// Ids sort by the second a run started; within one second their
 	// random tails say nothing, the traces' own times do.
@@ -88,7 +124,7 @@ func Run(ws *workspace.Workspace, id string) (*RunSummary, error) {
 		}
 		return nil, fmt.Errorf("no run %q in %s; `icm history` lists the runs", id, filepath.Join(ws.Root, workspace.HistoryDir))
 	case 1:
-		return readTrace(ws, paths[0])
+		return readTrace(ws, paths[0], maxTreeNodes, true), nil
 	default:
 		return nil, fmt.Errorf("run id %q matches %d runs; give more of it", id, len(paths))
 	}
@@ -107,16 +143,16 @@ func newest(ws *workspace.Workspace, paths []string) (*RunSummary, error) {
 	}
 	last := second(paths[len(paths)-1])
 	var best *RunSummary
+	bestPath := ""
 	for i := len(paths) - 1; i >= 0 && second(paths[i]) == last; i-- {
-		r, err := readTrace(ws, paths[i])
-		if err != nil {
-			return nil, err
-		}
+		// Each candidate's summary only: the one chosen is read again
+		// with its events.
+		r := readTrace(ws, paths[i], 0, false)
 		if best == nil || r.Start.After(best.Start) {
-			best = r
+			best, bestPath = r, paths[i]
 		}
 	}
-	return best, nil
+	return readTrace(ws, bestPath, maxTreeNodes, true), nil
 }
 
 // traces lists the trace files of history/ whose run id starts with
@@ -139,65 +175,146 @@ func traces(ws *workspace.Workspace, prefix string) ([]string, error) {
 	return out, nil
 }
 
-func readTrace(ws *workspace.Workspace, path string) (*RunSummary, error) {
+// readTrace reads one trace as a stream: its summary and its tree (of at
+// most treeNodes nodes), and with events its events (within
+// maxRunEvents and maxRunEventBytes).
+func readTrace(ws *workspace.Workspace, path string, treeNodes int, events bool) *RunSummary {
+	r := newSummary(strings.TrimSuffix(filepath.Base(path), ".jsonl"), treeNodes)
+	defer r.finish()
 	f, _, err := ws.Disk.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("unable to read trace %s: %w", path, err)
+		r.note(fmt.Sprintf("unable to read the trace %s: %v", path, err))
+		return r
 	}
 	defer f.Close()
-	r := &RunSummary{ID: strings.TrimSuffix(filepath.Base(path), ".jsonl")}
-	stages := map[string]*StageTrace{}
-	stage := func(name string) *StageTrace {
-		s, ok := stages[name]
-		if !ok {
-			s = &StageTrace{Stage: name, Status: "running"}
-			stages[name] = s
-			r.Stages = append(r.Stages, s)
+	r.read(f, maxTraceLine, events)
+	return r
+}
+
+// read reads a trace's lines from f (each up to maxLine bytes) into the
+// summary.
+func (r *RunSummary) read(f io.Reader, maxLine int, events bool) {
+	lines := newLineReader(f, maxLine, maxTraceBytes)
+	keptBytes, notKept := 0, 0
+	for {
+		line, err := lines.next()
+		var long *errLongLine
+		if errors.As(err, &long) {
+			r.note(long.Error())
+			continue
 		}
-		return s
-	}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 16<<20)
-	for sc.Scan() {
-		var ev Event
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			r.note(fmt.Sprintf("unable to read the trace past line %d: %v", lines.line, err))
+			break
+		}
+		var tl traceLine
+		if json.Unmarshal(line, &tl) != nil {
 			continue // a line cut by a kill
 		}
-		r.Events = append(r.Events, ev)
-		if r.Start.IsZero() {
-			r.Start = ev.Time
+		tl.clip()
+		r.add(&tl)
+		r.tree.add(&tl)
+		if !events {
+			continue
 		}
-		r.End = ev.Time
-		switch ev.Kind {
-		case EventModel:
-			s := stage(ev.Stage)
+		if len(r.Events) >= maxRunEvents || keptBytes+len(line) > maxRunEventBytes {
+			notKept++
+			continue
+		}
+		var ev Event
+		if json.Unmarshal(line, &ev) == nil {
+			r.Events = append(r.Events, ev)
+			keptBytes += len(line)
+		}
+	}
+	if lines.stopped {
+		r.note(fmt.Sprintf("only the first %s of the trace were read", sizeText(maxTraceBytes)))
+	}
+	if notKept > 0 {
+		r.note(fmt.Sprintf("%d events past the first %d (or %s) are counted but not kept: calls among them cannot be opened", notKept, len(r.Events), sizeText(maxRunEventBytes)))
+	}
+}
+
+func newSummary(id string, treeNodes int) *RunSummary {
+	return &RunSummary{ID: id, tree: newRunTree(treeNodes), stageOf: map[string]*StageTrace{}}
+}
+
+// note adds a note, up to maxNotes of them.
+func (r *RunSummary) note(msg string) {
+	switch {
+	case len(r.Notes) < maxNotes:
+		r.Notes = append(r.Notes, msg)
+	case len(r.Notes) == maxNotes:
+		r.Notes = append(r.Notes, "more notes left out")
+	}
+}
+
+// stage returns the named stage's trace, added on first sight; nil past
+// maxRunStages.
+func (r *RunSummary) stage(name string) *StageTrace {
+	if s, ok := r.stageOf[name]; ok {
+		return s
+	}
+	if len(r.Stages) >= maxRunStages {
+		r.moreStages++
+		return nil
+	}
+	s := &StageTrace{Stage: name, Status: "running"}
+	r.stageOf[name] = s
+	r.Stages = append(r.Stages, s)
+	return s
+}
+
+// add counts one line of the trace into the summary.
+func (r *RunSummary) add(ev *traceLine) {
+	if r.Start.IsZero() {
+		r.Start = ev.Time
+	}
+	r.End = ev.Time
+	switch ev.Kind {
+	case EventModel:
+		if ev.Model == nil {
+			return
+		}
+		r.Prompt = satAdd(r.Prompt, ev.Model.PromptTokens)
+		r.Output = satAdd(r.Output, ev.Model.OutputTokens)
+		if s := r.stage(ev.Stage); s != nil {
 			s.ModelCalls++
-			s.Prompt += ev.Model.PromptTokens
-			s.Output += ev.Model.OutputTokens
-			r.Prompt += ev.Model.PromptTokens
-			r.Output += ev.Model.OutputTokens
-		case EventTool:
-			s := stage(ev.Stage)
+			s.Prompt = satAdd(s.Prompt, ev.Model.PromptTokens)
+			s.Output = satAdd(s.Output, ev.Model.OutputTokens)
+		}
+	case EventTool:
+		if s := r.stage(ev.Stage); s != nil {
 			s.ToolCalls++
 			if ev.Tool != nil && ev.Tool.IsError {
 				s.ToolErrors++
 			}
-		case EventItemEnd:
-			stage(ev.Stage).Items = max(stage(ev.Stage).Items, ev.Count)
-		case EventStageStart:
-			stage(ev.Stage)
-		case EventStageEnd:
-			s := stage(ev.Stage)
-			s.Status, s.Error, s.Duration = ev.Status, ev.Err, ev.Duration
-		case EventRunEnd:
-			r.Finished = true
 		}
+	case EventItemEnd:
+		if s := r.stage(ev.Stage); s != nil {
+			s.Items = max(s.Items, ev.Count)
+		}
+	case EventStageStart:
+		r.stage(ev.Stage)
+	case EventStageEnd:
+		if s := r.stage(ev.Stage); s != nil {
+			s.Status, s.Error, s.Duration = ev.Status, ev.Err, ev.Duration
+		}
+	case EventRunEnd:
+		r.Finished = true
 	}
-	if err := sc.Err(); err != nil && !errors.Is(err, fs.ErrClosed) {
-		return nil, fmt.Errorf("unable to read trace %s: %w", path, err)
-	}
+}
+
+// finish completes a summary read from its trace.
+func (r *RunSummary) finish() {
 	r.Duration = r.End.Sub(r.Start)
-	return r, nil
+	r.tree.finish()
+	if r.moreStages > 0 {
+		r.note(fmt.Sprintf("the run has more than %d stages: the calls of the rest count in its totals only", maxRunStages))
+	}
 }
 
 // Version is an output version kept in history.

@@ -1,10 +1,12 @@
 package workflow
 
 import (
+	"encoding/json"
 	"fmt"
-	"github.com/icm-tool/icm/server/internal/state"
 	"strings"
 	"time"
+
+	"github.com/icm-tool/icm/server/internal/state"
 )
 
 // Kinds of run tree nodes.
@@ -45,8 +47,20 @@ type RunNode struct {
 
 // RunTree turns a run's trace into one node per stage, with each stage's
 // model calls, tool calls and Verify results under it (a For each item's
-// under the item, which carries its wall time and tokens).
+// under the item, which carries its wall time and tokens). A run's tree
+// holds at most maxTreeNodes nodes (History keeps trees for its newest
+// runs only, within maxHistoryTreeNodes): a stage whose calls are left
+// out says how many.
 func RunTree(r *RunSummary) []*RunNode {
+	t := r.tree
+	if t == nil {
+		// A summary made elsewhere: its tree from its events.
+		t = newRunTree(maxTreeNodes)
+		for i := range r.Events {
+			t.add(lineOf(&r.Events[i]))
+		}
+		t.finish()
+	}
 	out := make([]*RunNode, 0, len(r.Stages))
 	for _, s := range r.Stages {
 		n := &RunNode{Kind: NodeStage, Stage: s.Stage, PromptTokens: s.Prompt, OutputTokens: s.Output, Duration: s.Duration, Error: s.Error,
@@ -54,102 +68,263 @@ func RunTree(r *RunSummary) []*RunNode {
 		if s.ToolErrors > 0 {
 			n.Text += fmt.Sprintf("  (%d of %d tool calls failed)", s.ToolErrors, s.ToolCalls)
 		}
-		n.Children = stageNodes(r.Events, s.Stage)
+		if st := t.stages[s.Stage]; st != nil {
+			n.Children = st.nodes
+			if st.dropped > 0 {
+				n.Text += fmt.Sprintf("  (%d more calls not shown)", st.dropped)
+			}
+		}
 		out = append(out, n)
 	}
 	return out
 }
 
-func stageNodes(events []Event, stage string) []*RunNode {
-	var nodes []*RunNode
-	items := map[int]*RunNode{}
-	itemOf := func(ev Event) *RunNode {
-		it, ok := items[ev.Index]
+// traceLine is what reading a run's summary and tree takes of a trace
+// line: no request, no reply, no tool result, and names and errors
+// clipped (see clip), so that what is kept of a line is small whatever
+// the line holds.
+type traceLine struct {
+	Kind     string        `json:"kind"`
+	Time     time.Time     `json:"time"`
+	Stage    string        `json:"stage"`
+	Item     string        `json:"item"`
+	Index    int           `json:"index"`
+	Count    int           `json:"count"`
+	Message  string        `json:"message"`
+	Err      string        `json:"error"`
+	Status   string        `json:"status"`
+	Duration time.Duration `json:"duration"`
+	Model    *struct {
+		Call                       int
+		Model, DoneReason, Err     string
+		PromptTokens, OutputTokens int
+		Duration                   time.Duration
+	} `json:"model"`
+	Tool *struct {
+		Call       int
+		Name, Err  string
+		Args       json.RawMessage
+		ResultSize int
+		Duration   time.Duration
+		IsError    bool
+	} `json:"tool"`
+	Verify []struct {
+		Check string `json:"check"`
+		OK    bool   `json:"ok"`
+	} `json:"verify"`
+	Rubric []state.RubricCheck `json:"rubric"`
+}
+
+// maxArgsBytes bounds a tool call's arguments kept in a tree.
+const maxArgsBytes = 4 << 10
+
+// clip cuts what a line may hold to what a summary keeps.
+func (l *traceLine) clip() {
+	l.Stage, l.Item, l.Status = clip(l.Stage, maxNameBytes), clip(l.Item, maxNameBytes), clip(l.Status, maxNameBytes)
+	l.Message, l.Err = clip(l.Message, maxErrorBytes), clip(l.Err, maxErrorBytes)
+	if m := l.Model; m != nil {
+		m.Model, m.DoneReason, m.Err = clip(m.Model, maxNameBytes), clip(m.DoneReason, maxNameBytes), clip(m.Err, maxErrorBytes)
+	}
+	if t := l.Tool; t != nil {
+		t.Name, t.Err = clip(t.Name, maxNameBytes), clip(t.Err, maxErrorBytes)
+		if len(t.Args) > maxArgsBytes {
+			t.Args = nil
+		}
+	}
+	if len(l.Verify) > 64 {
+		l.Verify = l.Verify[:64]
+	}
+	if len(l.Rubric) > 64 {
+		l.Rubric = l.Rubric[:64]
+	}
+	for i := range l.Rubric {
+		r := &l.Rubric[i]
+		r.Rubric, r.Output, r.Section, r.Kind, r.Item = clip(r.Rubric, maxNameBytes), clip(r.Output, maxNameBytes), clip(r.Section, maxNameBytes), clip(r.Kind, maxNameBytes), clip(r.Item, maxNameBytes)
+		r.Message = clip(r.Message, maxErrorBytes)
+	}
+}
+
+// lineOf is an event as a trace line.
+func lineOf(ev *Event) *traceLine {
+	l := &traceLine{Kind: ev.Kind, Time: ev.Time, Stage: ev.Stage, Item: ev.Item, Index: ev.Index, Count: ev.Count,
+		Message: ev.Message, Err: ev.Err, Status: ev.Status, Duration: ev.Duration}
+	if m := ev.Model; m != nil {
+		l.Model = &struct {
+			Call                       int
+			Model, DoneReason, Err     string
+			PromptTokens, OutputTokens int
+			Duration                   time.Duration
+		}{m.Call, m.Model, m.DoneReason, m.Err, m.PromptTokens, m.OutputTokens, m.Duration}
+	}
+	if t := ev.Tool; t != nil {
+		args, _ := json.Marshal(t.Args)
+		l.Tool = &struct {
+			Call       int
+			Name, Err  string
+			Args       json.RawMessage
+			ResultSize int
+			Duration   time.Duration
+			IsError    bool
+		}{t.Call, t.Name, t.Err, args, t.ResultSize, t.Duration, t.IsError}
+	}
+	for _, v := range ev.Verify {
+		l.Verify = append(l.Verify, struct {
+			Check string `json:"check"`
+			OK    bool   `json:"ok"`
+		}{v.Check, v.OK})
+	}
+	l.Rubric = append(l.Rubric, ev.Rubric...)
+	l.clip()
+	return l
+}
+
+// runTree is a run's tree as its trace is read, one line at a time,
+// within a bound on its nodes.
+type runTree struct {
+	max, nodes int
+	stages     map[string]*stageTree
+}
+
+// stageTree is one stage's part of a run's tree.
+type stageTree struct {
+	nodes []*RunNode
+	items map[int]*RunNode
+	// dropped counts the nodes past the tree's bound.
+	dropped int
+}
+
+func newRunTree(max int) *runTree {
+	return &runTree{max: max, stages: map[string]*stageTree{}}
+}
+
+// room takes a node's place in the tree; false past its bound.
+func (t *runTree) room(st *stageTree) bool {
+	if t.nodes >= t.max {
+		st.dropped++
+		return false
+	}
+	t.nodes++
+	return true
+}
+
+// add places one line of the trace.
+func (t *runTree) add(ev *traceLine) {
+	switch ev.Kind {
+	case EventItemStart, EventItemEnd, EventModel, EventTool, EventVerify:
+	default:
+		return
+	}
+	st := t.stages[ev.Stage]
+	if st == nil {
+		if len(t.stages) >= maxRunStages {
+			return
+		}
+		st = &stageTree{items: map[int]*RunNode{}}
+		t.stages[ev.Stage] = st
+	}
+	itemOf := func() *RunNode {
+		it, ok := st.items[ev.Index]
 		if !ok {
-			it = &RunNode{Kind: NodeItem, Stage: stage, Index: ev.Index, title: fmt.Sprintf("[%d/%d] %s", ev.Index, ev.Count, ev.Item), start: ev.Time}
-			items[ev.Index] = it
-			nodes = append(nodes, it)
+			if !t.room(st) {
+				return nil
+			}
+			it = &RunNode{Kind: NodeItem, Stage: ev.Stage, Index: ev.Index, title: fmt.Sprintf("[%d/%d] %s", ev.Index, ev.Count, ev.Item), start: ev.Time}
+			st.items[ev.Index] = it
+			st.nodes = append(st.nodes, it)
 		}
 		return it
 	}
-	for _, ev := range events {
-		if ev.Stage != stage {
-			continue
+	var leaf *RunNode
+	switch ev.Kind {
+	case EventItemStart:
+		if it := itemOf(); it != nil {
+			it.start = ev.Time
 		}
-		var leaf *RunNode
-		switch ev.Kind {
-		case EventItemStart:
-			itemOf(ev).start = ev.Time
-		case EventItemEnd:
-			it := itemOf(ev)
+		return
+	case EventItemEnd:
+		if it := itemOf(); it != nil {
 			it.end = ev.Time
 			if strings.Contains(ev.Message, "kept from") {
 				it.title += "  (kept from an interrupted run)"
 			}
-		case EventModel:
-			m := ev.Model
-			if m == nil {
-				continue
-			}
-			leaf = &RunNode{Kind: NodeModel, Stage: stage, Index: ev.Index, Call: m.Call, PromptTokens: m.PromptTokens, OutputTokens: m.OutputTokens,
-				Duration: m.Duration, Error: m.Err,
-				Text: fmt.Sprintf("model %s  %d in / %d out  %s", m.Model, m.PromptTokens, m.OutputTokens, m.Duration.Round(10*time.Millisecond))}
-			if m.DoneReason != "" && m.DoneReason != "stop" {
-				leaf.Text += "  (" + m.DoneReason + ")"
-			}
-			if m.Err != "" {
-				leaf.Text += "  error: " + clipLine(m.Err)
-			}
-			if ev.Count > 0 {
-				it := itemOf(ev)
-				it.PromptTokens += m.PromptTokens
-				it.OutputTokens += m.OutputTokens
-			}
-		case EventTool:
-			t := ev.Tool
-			if t == nil {
-				continue
-			}
-			leaf = &RunNode{Kind: NodeTool, Stage: stage, Index: ev.Index, Call: t.Call, Args: t.Args, Size: t.ResultSize, Duration: t.Duration,
-				Text: fmt.Sprintf("tool %s  %s  %s", t.Name, byteSize(t.ResultSize), t.Duration.Round(10*time.Millisecond))}
-			if t.IsError {
-				leaf.Error = t.Err
-				leaf.Text += "  error: " + clipLine(t.Err)
-			}
-		case EventVerify:
-			leaf = &RunNode{Kind: NodeVerify, Stage: stage, Text: ev.Message}
-			for _, v := range ev.Verify {
-				if !v.OK {
-					leaf.Error = v.Check + " failed"
-					break
-				}
-			}
-			if _, _, first := state.RubricCount(ev.Rubric); first != "" && leaf.Error == "" {
-				leaf.Error = "rubric: " + first
-			}
 		}
-		if leaf == nil {
-			continue
+		return
+	case EventModel:
+		m := ev.Model
+		if m == nil {
+			return
+		}
+		leaf = &RunNode{Kind: NodeModel, Stage: ev.Stage, Index: ev.Index, Call: m.Call, PromptTokens: m.PromptTokens, OutputTokens: m.OutputTokens,
+			Duration: m.Duration, Error: m.Err,
+			Text: fmt.Sprintf("model %s  %d in / %d out  %s", m.Model, m.PromptTokens, m.OutputTokens, m.Duration.Round(10*time.Millisecond))}
+		if m.DoneReason != "" && m.DoneReason != "stop" {
+			leaf.Text += "  (" + m.DoneReason + ")"
+		}
+		if m.Err != "" {
+			leaf.Text += "  error: " + clipLine(m.Err)
 		}
 		if ev.Count > 0 {
-			it := itemOf(ev)
-			it.Children = append(it.Children, leaf)
-		} else {
-			nodes = append(nodes, leaf)
+			if it := itemOf(); it != nil {
+				it.PromptTokens = satAdd(it.PromptTokens, m.PromptTokens)
+				it.OutputTokens = satAdd(it.OutputTokens, m.OutputTokens)
+			}
+		}
+	case EventTool:
+		tc := ev.Tool
+		if tc == nil {
+			return
+		}
+		leaf = &RunNode{Kind: NodeTool, Stage: ev.Stage, Index: ev.Index, Call: tc.Call, Size: tc.ResultSize, Duration: tc.Duration,
+			Text: fmt.Sprintf("tool %s  %s  %s", tc.Name, byteSize(tc.ResultSize), tc.Duration.Round(10*time.Millisecond))}
+		if len(tc.Args) > 0 {
+			_ = json.Unmarshal(tc.Args, &leaf.Args)
+		}
+		if tc.IsError {
+			leaf.Error = tc.Err
+			leaf.Text += "  error: " + clipLine(tc.Err)
+		}
+	case EventVerify:
+		leaf = &RunNode{Kind: NodeVerify, Stage: ev.Stage, Text: ev.Message}
+		for _, v := range ev.Verify {
+			if !v.OK {
+				leaf.Error = v.Check + " failed"
+				break
+			}
+		}
+		if _, _, first := state.RubricCount(ev.Rubric); first != "" && leaf.Error == "" {
+			leaf.Error = "rubric: " + first
+		}
+	default:
+		return
+	}
+	if ev.Count > 0 {
+		it := itemOf()
+		if it == nil || !t.room(st) {
+			return
+		}
+		it.Children = append(it.Children, leaf)
+		return
+	}
+	if t.room(st) {
+		st.nodes = append(st.nodes, leaf)
+	}
+}
+
+// finish writes each item's line, once its start and end are known.
+func (t *runTree) finish() {
+	for _, st := range t.stages {
+		for _, n := range st.nodes {
+			if n.Kind != NodeItem {
+				continue
+			}
+			took := "unfinished"
+			if !n.end.IsZero() {
+				n.Duration = n.end.Sub(n.start)
+				took = n.Duration.Round(10 * time.Millisecond).String()
+			}
+			n.Text = fmt.Sprintf("%s  %s  %d in / %d out", n.title, took, n.PromptTokens, n.OutputTokens)
 		}
 	}
-	for _, n := range nodes {
-		if n.Kind != NodeItem {
-			continue
-		}
-		took := "unfinished"
-		if !n.end.IsZero() {
-			n.Duration = n.end.Sub(n.start)
-			took = n.Duration.Round(10 * time.Millisecond).String()
-		}
-		n.Text = fmt.Sprintf("%s  %s  %d in / %d out", n.title, took, n.PromptTokens, n.OutputTokens)
-	}
-	return nodes
 }
 
 // byteSize is a size for people: 812 B, 14.2 KB.
