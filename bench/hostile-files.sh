@@ -4,7 +4,8 @@
 # size"): `icm status` with a config.toml of inline tables nested 4,000
 # levels (48 KB) and with one of 1 MB, `icm history` over a 65 MB trace of
 # 5 million 13-byte lines, and `icm history --diff` between two 8 MB
-# versions of an output whose lines repeat. Give it one or more icm
+# versions of an output whose lines repeat (700,000 lines of a thousand
+# kinds, in two orders). Give it one or more icm
 # binaries to compare (an old build and a new one); each command is cut
 # off after LIMIT seconds (120 unless set). ONLY=history (or status,
 # diff) runs only the commands of that name.
@@ -51,11 +52,11 @@ kept="$tmp/diff8m/history/versions/01-a/20261201-100000.000-20261201-100000-aaaa
 mkdir -p "$kept"
 python3 -c '
 import sys
-lines = ["- point %d\n" % (i % 7) for i in range(800000)]
+lines = ["- point %d\n" % (i % 1000) for i in range(700000)]
 sys.stdout.write("".join(lines))' >"$kept/out.md"
 python3 -c '
 import sys
-lines = ["- point %d\n" % ((i * 3) % 7) for i in range(800000)]
+lines = ["- point %d\n" % ((i * 7) % 1000) for i in range(700000)]
 sys.stdout.write("".join(lines))' >"$tmp/diff8m/pipeline/01-a/output/out.md"
 
 measure() {

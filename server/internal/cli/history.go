@@ -9,10 +9,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/pmezard/go-difflib/difflib"
 	"github.com/spf13/cobra"
 
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/textdiff"
 	"github.com/icm-tool/icm/server/internal/workflow"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -237,20 +237,17 @@ func printDiff(env *Env, ws *workspace.Workspace, stage string) error {
 }
 
 // printUnified prints the unified diff from a (named from) to b (named
-// to), or "TO: same" when they do not differ.
+// to), or "TO: same" when they do not differ. The diff is linear in the
+// files' size (package textdiff), so any two files under the read cap get
+// one.
 func printUnified(env *Env, a, b []byte, from, to, same string) error {
-	d, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: difflib.SplitLines(string(a)), B: difflib.SplitLines(string(b)),
-		FromFile: from, ToFile: to, Context: 3,
-	})
+	changed, err := textdiff.Unified(env.Stdout, string(a), string(b), from, to, 3)
 	if err != nil {
 		return err
 	}
-	if strings.TrimSpace(d) == "" {
+	if !changed {
 		fmt.Fprintf(env.Stdout, "%s: %s\n", to, same)
-		return nil
 	}
-	fmt.Fprint(env.Stdout, d)
 	return nil
 }
 

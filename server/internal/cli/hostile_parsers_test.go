@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 )
@@ -89,4 +91,64 @@ func TestHistoryListsEveryRunPastALongLine(t *testing.T) {
 	if err != nil || strings.Count("\n"+stdout, "\nrun ") != 3 || !strings.Contains(stdout, "note: line 2 (17 MB) is longer than 16 MB and was skipped") || !strings.Contains(stdout, "14 in") {
 		t.Errorf("icm history: %v\n%s%s", err, stdout, stderr)
 	}
+}
+
+// TestHistoryDiffOfRepetitiveFiles: `icm history --diff` between two
+// versions of 1.2 MB whose lines repeat (a thousand kinds, each too rare
+// for the old diff to set it aside) is produced, whole and correct
+// (applied to the old version it gives the new one). Failed before: the
+// line diff was quadratic on such lines (238 KB took 6 s, 640 KB about
+// 40 s), and this one did not finish within the minute.
+func TestHistoryDiffOfRepetitiveFiles(t *testing.T) {
+	dir := newWS(t, oneStage)
+	var old, cur strings.Builder
+	for i := range 100000 {
+		fmt.Fprintf(&old, "- point %d\n", i%1000)
+		fmt.Fprintf(&cur, "- point %d\n", (i*7)%1000)
+	}
+	writeFile(t, dir, "history/versions/01-a/20261201-100000.000-20261201-100000-aaaaaa/out.md", old.String())
+	writeFile(t, dir, "pipeline/01-a/output/out.md", cur.String())
+	var stdout, stderr string
+	var err error
+	if !within(t, time.Minute, "icm history --diff of two 1.2 MB files", func() { stdout, stderr, err = runIn(t, dir, nil, "history", "--diff", "01-a") }) {
+		return
+	}
+	if err != nil || !strings.HasPrefix(stdout, "--- history/versions/01-a/") {
+		t.Fatalf("icm history --diff: %v\n%.300s%s", err, stdout, stderr)
+	}
+	if got := applyUnified(t, old.String(), stdout); got != cur.String() {
+		t.Errorf("the diff applied to the old version does not give the new one (%d bytes, want %d)", len(got), cur.Len())
+	}
+}
+
+// applyUnified applies a unified diff of one file to text.
+func applyUnified(t *testing.T, text, diff string) string {
+	t.Helper()
+	old := strings.SplitAfter(text, "\n")
+	var out []string
+	at := 0 // lines of old used
+	for _, l := range strings.SplitAfter(diff, "\n") {
+		switch {
+		case strings.HasPrefix(l, "---"), strings.HasPrefix(l, "+++"), l == "":
+		case strings.HasPrefix(l, "@@ -"):
+			var start int
+			if _, err := fmt.Sscanf(l, "@@ -%d", &start); err != nil {
+				t.Fatalf("hunk header %q", l)
+			}
+			if start > 0 && !strings.Contains(strings.Fields(l)[1], ",0") {
+				start--
+			}
+			out = append(out, old[at:start]...)
+			at = start
+		case l[0] == ' ':
+			out = append(out, old[at])
+			at++
+		case l[0] == '-':
+			at++
+		case l[0] == '+':
+			out = append(out, l[1:])
+		}
+	}
+	out = append(out, old[at:]...)
+	return strings.Join(out, "")
 }
