@@ -80,7 +80,7 @@ func Find(dirs []string, name string) (*Files, error) {
 	}
 	for _, dir := range dirs {
 		path := filepath.Join(dir, "manifests", n.Filepath())
-		data, err := os.ReadFile(path)
+		data, err := readRegular(path, maxManifest)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 )
 
 // Bounds on a GGUF file's header, checked before the module's reader
@@ -19,12 +18,26 @@ const (
 	maxHeaderKVs     = 1 << 16
 	maxHeaderTensors = 1 << 20
 	maxHeaderString  = 16 << 20 // one value (a chat template, a token)
-	maxHeaderArray   = 1 << 24  // entries of one array
-	maxTensorDims    = 8
+	maxHeaderArray   = 1 << 24  // entries of one array of numbers
+	// maxStringArray bounds an array of strings (the tokens, the
+	// merges): each entry costs far more once decoded than its bytes.
+	maxStringArray = 1 << 21
+	maxTensorDims  = 8
 	// maxHeaderBytes bounds the whole header: metadata and tensor
 	// descriptions, everything read to count (the tensors' data, which
 	// follows, is never read).
 	maxHeaderBytes = 512 << 20
+	// A header over sparseSlack bytes must be stored on disk, at least
+	// one part in sparseRatio of it (compressing filesystems store less
+	// than they hold): a sparse file's holes read as zeros, empty
+	// strings and zero counts of any size it claims.
+	sparseSlack = 16 << 20
+	sparseRatio = 8
+	// An array of more than minEmpties strings may hold at most one
+	// empty string in maxEmptyShare: a vocabulary has none or a few, and
+	// holes read as empty strings.
+	minEmpties    = 64
+	maxEmptyShare = 4
 )
 
 // GGUF value types, as the format numbers them.
@@ -53,18 +66,20 @@ var errHeader = errors.New("the GGUF header is not usable")
 // reading through them, so the walk takes a few kilobytes of memory
 // whatever the file says. It stops where the tensors' data begins.
 func checkHeader(path string) (int64, error) {
-	f, err := os.Open(path)
+	f, info, err := openRegular(path)
 	if err != nil {
 		return 0, fmt.Errorf("unable to open the model file: %w", err)
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return 0, fmt.Errorf("unable to read the model file: %w", err)
-	}
 	n, err := walkHeader(f, info.Size())
 	if err != nil {
 		return n, fmt.Errorf("%w (%s, at byte %d): %v", errHeader, path, n, err)
+	}
+	// The header is read whole to count; one that the disk does not hold
+	// is a sparse file's holes, which read as zeros (empty strings, zero
+	// counts) whatever size they claim.
+	if have, ok := stored(info); ok && n > sparseSlack && have < n/sparseRatio {
+		return n, fmt.Errorf("%w (%s): its header is %d MB but the file stores %d KB: a sparse file, not a model", errHeader, path, n>>20, have>>10)
 	}
 	return n, nil
 }
@@ -118,7 +133,7 @@ func (h *headerWalk) walk() error {
 		return fmt.Errorf("%d metadata entries and %d tensors", kvs, tensors)
 	}
 	for range kvs {
-		if err := h.skipString(); err != nil { // the key
+		if _, err := h.skipString(); err != nil { // the key
 			return err
 		}
 		t, err := h.u32()
@@ -130,7 +145,7 @@ func (h *headerWalk) walk() error {
 		}
 	}
 	for range tensors {
-		if err := h.skipString(); err != nil {
+		if _, err := h.skipString(); err != nil {
 			return err
 		}
 		dims, err := h.u32()
@@ -169,7 +184,8 @@ func (h *headerWalk) skipValue(t uint32, arrayOK bool) error {
 	}
 	switch t {
 	case ggufString:
-		return h.skipString()
+		_, err := h.skipString()
+		return err
 	case ggufArray:
 		if !arrayOK {
 			return errors.New("an array of arrays")
@@ -191,29 +207,41 @@ func (h *headerWalk) skipValue(t uint32, arrayOK bool) error {
 		if et != ggufString {
 			return fmt.Errorf("an array of value type %d", et)
 		}
+		if n > maxStringArray {
+			return fmt.Errorf("an array of %d strings, more than any vocabulary holds", n)
+		}
 		// Each string takes at least its 8-byte length.
 		if int64(n)*8 > h.size-h.read {
 			return fmt.Errorf("an array of %d strings in %d bytes", n, h.size-h.read)
 		}
+		var empty uint64
 		for range n {
-			if err := h.skipString(); err != nil {
+			size, err := h.skipString()
+			if err != nil {
 				return err
 			}
+			if size == 0 {
+				empty++
+			}
+		}
+		if empty > minEmpties && empty > n/maxEmptyShare {
+			return fmt.Errorf("%d of an array's %d strings are empty: a damaged file, or one mostly holes", empty, n)
 		}
 		return nil
 	}
 	return fmt.Errorf("value type %d", t)
 }
 
-func (h *headerWalk) skipString() error {
+// skipString reads through a string and returns its length.
+func (h *headerWalk) skipString() (uint64, error) {
 	n, err := h.u64()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if n > maxHeaderString {
-		return fmt.Errorf("a string of %d bytes", n)
+		return n, fmt.Errorf("a string of %d bytes", n)
 	}
-	return h.skip(int64(n))
+	return n, h.skip(int64(n))
 }
 
 // skip reads through n bytes, which must be in the file and within the

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 
 	"github.com/ollama/ollama/api"
@@ -27,6 +26,7 @@ type Model struct {
 	files    *Files
 	config   model.ConfigV2
 	template *template.Template
+	shape    templateShape
 	system   string
 	messages []api.Message
 	spec     tokenizerSpec
@@ -47,6 +47,14 @@ func Load(f *Files) (*Model, error) {
 	m := &Model{files: f, template: template.DefaultTemplate}
 	if err := m.readLayers(); err != nil {
 		return nil, err
+	}
+	if f.Template == "" {
+		// The server's default: a legacy template, checked but not changed.
+		shape, err := boundTemplate(m.template)
+		if err != nil {
+			return nil, fmt.Errorf("model %s: %w", f.Name, err)
+		}
+		m.shape = shape
 	}
 	kv, err := readKV(f.Model)
 	if err != nil {
@@ -93,7 +101,7 @@ func readKV(path string) (ggml.KV, error) {
 	if _, err := checkHeader(path); err != nil {
 		return nil, err
 	}
-	file, err := os.Open(path)
+	file, _, err := openRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("unable to open the model file: %w", err)
 	}
@@ -125,6 +133,9 @@ func (m *Model) readLayers() error {
 		}
 		if m.template, err = template.Parse(string(data)); err != nil {
 			return fmt.Errorf("model %s: its template does not parse: %w", f.Name, err)
+		}
+		if m.shape, err = boundTemplate(m.template); err != nil {
+			return fmt.Errorf("model %s: %w", f.Name, err)
 		}
 	}
 	if f.System != "" {
@@ -189,19 +200,8 @@ func (m *Model) Tokenizer() string {
 // config): real ones are kilobytes.
 const maxLayer = 4 << 20
 
-// readSmall reads a small layer whole, refusing one over maxLayer.
+// readSmall reads a small layer whole, refusing one over maxLayer and
+// anything but a regular file.
 func readSmall(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxLayer+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxLayer {
-		return nil, fmt.Errorf("%s is over %d MB, more than a template or prompt layer holds", path, maxLayer>>20)
-	}
-	return data, nil
+	return readRegular(path, maxLayer)
 }

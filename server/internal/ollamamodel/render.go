@@ -1,7 +1,6 @@
 package ollamamodel
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 
@@ -56,11 +55,11 @@ func (m *Model) Prompt(req *api.ChatRequest) (string, error) {
 	if think != nil {
 		v.Think, v.ThinkLevel = think.Bool(), think.String()
 	}
-	var b bytes.Buffer
-	if err := m.template.Execute(&b, v); err != nil {
+	out, err := m.render(v)
+	if err != nil {
 		return "", fmt.Errorf("model %s: its template failed on the request: %w", m.files.Name, err)
 	}
-	return b.String(), nil
+	return out, nil
 }
 
 // dropThinking removes <think> blocks from assistant messages before the
