@@ -2,6 +2,7 @@ package promptcount_test
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/icm-tool/icm/server/internal/promptcount"
@@ -59,5 +60,40 @@ func TestCalibrate(t *testing.T) {
 	}
 	if got := promptcount.Calibrate("mistral", pairs).Apply("a", est); got != est {
 		t.Errorf("a model with no runs: %+v", got)
+	}
+}
+
+// TestCalibrationIsBounded: calibration from a history/ a workspace
+// ships scales an estimate by a ratio within [MinRatio, MaxRatio], sums
+// without overflowing, and never makes a non-empty prompt's count 0,
+// negative or past the largest count. Failed before: a trace claiming
+// 9e18 tokens made the first call 0 or -9223372036854775808 tokens
+// ("fits"), and one claiming one token for a huge estimate made it 0.
+func TestCalibrationIsBounded(t *testing.T) {
+	est := tokens.Count{Tokens: 2000, Method: tokens.Estimated}
+	for name, pairs := range map[string][]promptcount.Pair{
+		"a huge server count": {{Run: "r1", Stage: "a", Model: "m", Estimated: 1, Server: 9e18, First: true}},
+		"a huge estimate":     {{Run: "r1", Stage: "a", Model: "m", Estimated: 9e18, Server: 1, First: true}},
+		"sums past the largest int": {
+			{Run: "r1", Stage: "a", Model: "m", Estimated: 1 << 62, Server: 1 << 62, First: true},
+			{Run: "r2", Stage: "a", Model: "m", Estimated: 1 << 62, Server: 1 << 62, First: true},
+			{Run: "r3", Stage: "a", Model: "m", Estimated: 1, Server: 1 << 62, First: true},
+		},
+		"negative counts": {{Run: "r1", Stage: "a", Model: "m", Estimated: -5, Server: 100, First: true}, {Run: "r2", Stage: "a", Model: "m", Estimated: 10, Server: -100, First: true}},
+	} {
+		c := promptcount.Calibrate("m", pairs)
+		for _, stage := range []string{"a", "other"} {
+			got := c.Apply(stage, est)
+			if got.Tokens < 1 || float64(got.Tokens) > float64(est.Tokens)*promptcount.MaxRatio+1 || float64(got.Tokens) < float64(est.Tokens)*promptcount.MinRatio-1 {
+				t.Errorf("%s, stage %s: %d tokens (ratio %g)", name, stage, got.Tokens, got.Ratio)
+			}
+		}
+		if got := c.Apply("a", tokens.Count{Tokens: 1, Method: tokens.Estimated}); got.Tokens < 1 {
+			t.Errorf("%s: a one-token prompt counts %d", name, got.Tokens)
+		}
+	}
+	huge := promptcount.Calibrate("m", []promptcount.Pair{{Run: "r1", Stage: "a", Model: "m", Estimated: 1000, Server: 4000, First: true}})
+	if got := huge.Apply("a", tokens.Count{Tokens: math.MaxInt, Method: tokens.Estimated}); got.Tokens <= 0 {
+		t.Errorf("the largest estimate scaled to %d", got.Tokens)
 	}
 }

@@ -186,10 +186,42 @@ func (c Calibration) Apply(stage string, n tokens.Count) tokens.Count {
 	if s, ok := c.Stages[stage]; ok && s.Ratio > 0 {
 		ratio, runs = s.Ratio, s.Runs
 	}
-	if ratio <= 0 || runs == 0 {
+	if !(ratio > 0) || runs == 0 { // NaN too
 		return n
 	}
-	return tokens.Count{Tokens: int(math.Round(float64(n.Tokens) * ratio)), Method: tokens.Calibrated, Runs: runs, Ratio: ratio}
+	ratio = clampRatio(ratio)
+	return tokens.Count{Tokens: scale(n.Tokens, ratio), Method: tokens.Calibrated, Runs: runs, Ratio: ratio}
+}
+
+// Bounds of a calibration ratio. The estimate is within a factor of two
+// of a real tokenizer on any text (the sample stages' ratios are 0.84 to
+// 0.96); a history/ a workspace ships may claim anything, so a ratio is
+// clamped to these before it scales a count.
+const (
+	MinRatio = 0.25
+	MaxRatio = 4.0
+)
+
+// maxCount bounds a scaled count: far past any window, far from
+// overflowing what is added to it.
+const maxCount = 1 << 40
+
+func clampRatio(r float64) float64 { return min(max(r, MinRatio), MaxRatio) }
+
+// scale multiplies a count by ratio, saturating at maxCount, and keeps a
+// count of a non-empty prompt at one token at least.
+func scale(n int, ratio float64) int {
+	if n <= 0 {
+		return n
+	}
+	f := math.Round(float64(n) * ratio)
+	switch {
+	case f >= maxCount:
+		return maxCount
+	case f < 1:
+		return 1
+	}
+	return int(f)
 }
 
 // Pair is one past model call: icm's heuristic estimate of its prompt and
@@ -230,14 +262,17 @@ func Calibrate(model string, pairs []Pair) Calibration {
 	for _, id := range runIDs {
 		kept[id] = true
 	}
+	// Sums in floating point: the counts are a trace's word, and integer
+	// sums of claimed counts can overflow.
 	type sums struct {
-		est, real, calls int
-		runs             map[string]bool
+		est, real float64
+		calls     int
+		runs      map[string]bool
 	}
 	newSums := func() *sums { return &sums{runs: map[string]bool{}} }
 	add := func(x *sums, p Pair) {
-		x.est += p.Estimated
-		x.real += p.Server
+		x.est += float64(p.Estimated)
+		x.real += float64(p.Server)
 		x.calls++
 		x.runs[p.Run] = true
 	}
@@ -261,13 +296,13 @@ func Calibrate(model string, pairs []Pair) Calibration {
 	}
 	c := Calibration{Model: model, Runs: len(all.runs), Calls: all.calls, Stages: map[string]StageRatio{}}
 	if all.est > 0 {
-		c.Ratio = float64(all.real) / float64(all.est)
+		c.Ratio = clampRatio(all.real / all.est)
 	}
 	for name, s := range stageAll {
 		if f := stageFirst[name]; f != nil {
 			s = f
 		}
-		c.Stages[name] = StageRatio{Ratio: float64(s.real) / float64(s.est), Runs: len(s.runs), Calls: s.calls}
+		c.Stages[name] = StageRatio{Ratio: clampRatio(s.real / s.est), Runs: len(s.runs), Calls: s.calls}
 	}
 	return c
 }
