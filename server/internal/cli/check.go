@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/document"
 	"github.com/icm-tool/icm/server/internal/session"
+	"github.com/icm-tool/icm/server/internal/termsafe"
 	"github.com/icm-tool/icm/server/internal/testcase"
 )
 
@@ -153,8 +155,9 @@ func checkJSON(env *Env, rep *check.Report) checkReport {
 	return out
 }
 
+// writeJSON prints v as JSON, for programs: unescaped (termsafe.Raw).
 func writeJSON(env *Env, v any) error {
-	enc := json.NewEncoder(env.Stdout)
+	enc := json.NewEncoder(termsafe.Raw(env.Stdout))
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("unable to write JSON: %w", err)
@@ -163,8 +166,8 @@ func writeJSON(env *Env, v any) error {
 }
 
 // isTerminal reports whether w is a terminal (for colour and progress bars).
-func isTerminal(w any) bool {
-	f, ok := w.(*os.File)
+func isTerminal(w io.Writer) bool {
+	f, ok := termsafe.Raw(w).(*os.File)
 	if !ok {
 		return false
 	}

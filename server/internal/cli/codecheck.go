@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/icm-tool/icm/server/internal/codecheck"
+	"github.com/icm-tool/icm/server/internal/termsafe"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -101,7 +102,7 @@ func runCodeCheck(cmd *cobra.Command, env *Env, g *globalFlags, f *codeCheckFlag
 	}
 	if f.asJSON {
 		data, _ := json.MarshalIndent(reports, "", "  ")
-		fmt.Fprintln(env.Stdout, string(data))
+		fmt.Fprintln(termsafe.Raw(env.Stdout), string(data))
 	} else {
 		fmt.Fprintf(env.Stdout, "%d code block(s) checked, %d failing\n", len(reports), failed)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/export"
 	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/termsafe"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -59,7 +60,7 @@ page goes next to the input with an .html extension unless -o says otherwise
 				return fmt.Errorf("%s: %w", in, err)
 			}
 			if out == "-" {
-				_, err := env.Stdout.Write(page.HTML)
+				_, err := termsafe.Raw(env.Stdout).Write(page.HTML) // the page, byte for byte
 				return err
 			}
 			dst := out

@@ -13,6 +13,7 @@ import (
 
 	contractsschema "github.com/icm-tool/icm/contracts-schema"
 	"github.com/icm-tool/icm/server/internal/termdoc"
+	"github.com/icm-tool/icm/server/internal/termsafe"
 )
 
 //go:embed helptopics/*.md
@@ -63,7 +64,7 @@ func helpWidth(env *Env) int {
 	w := 0
 	if n, err := strconv.Atoi(strings.TrimSpace(env.Getenv("COLUMNS"))); err == nil && n > 0 {
 		w = n
-	} else if f, ok := env.Stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	} else if f, ok := termsafe.Raw(env.Stdout).(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		if n, _, err := term.GetSize(int(f.Fd())); err == nil {
 			w = n
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/icm-tool/icm/server/internal/lsp"
+	"github.com/icm-tool/icm/server/internal/termsafe"
 )
 
 func newLSPCmd(env *Env) *cobra.Command {
@@ -30,7 +31,8 @@ away without shutting down.`,
 			if port > 0 {
 				return serveTCP(cmd.Context(), env, opts, port)
 			}
-			code := lsp.New(opts).Serve(cmd.Context(), stdio{env.Stdin, env.Stdout})
+			// Protocol frames, byte for byte.
+			code := lsp.New(opts).Serve(cmd.Context(), stdio{env.Stdin, termsafe.Raw(env.Stdout)})
 			if code != 0 {
 				return &ExitError{Code: code}
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/mcpserver/browser"
 	"github.com/icm-tool/icm/server/internal/mcpserver/search"
+	"github.com/icm-tool/icm/server/internal/termsafe"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -250,7 +251,7 @@ func serveMCP(ctx context.Context, env *Env, logger *slog.Logger, srv *server.MC
 	if addr == "" {
 		stdio := server.NewStdioServer(srv)
 		stdio.SetErrorLogger(log.New(env.Stderr, "mcp: ", log.LstdFlags))
-		err := stdio.Listen(ctx, env.Stdin, env.Stdout)
+		err := stdio.Listen(ctx, env.Stdin, termsafe.Raw(env.Stdout)) // protocol frames, byte for byte
 		if err != nil && !errors.Is(err, context.Canceled) {
 			return fmt.Errorf("MCP over stdio stopped: %w", err)
 		}

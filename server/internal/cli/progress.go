@@ -12,6 +12,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/termsafe"
 	"github.com/icm-tool/icm/server/internal/workflow"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -65,7 +66,7 @@ func (p *printer) event(ev workflow.Event) {
 	if p.f.asJSON {
 		if ev.Kind != workflow.EventDelta {
 			data, _ := json.Marshal(ev)
-			fmt.Fprintln(p.env.Stdout, string(data))
+			fmt.Fprintln(termsafe.Raw(p.env.Stdout), string(data))
 		}
 		return
 	}
@@ -162,7 +163,7 @@ func (p *printer) finish(ws *workspace.Workspace, sum *workflow.Summary, err err
 			ErrorKind string `json:"error_kind,omitempty"`
 			Hint      string `json:"hint,omitempty"`
 		}{"summary", sum, errString(err), string(fault.KindOf(err)), hint})
-		fmt.Fprintln(p.env.Stdout, string(data))
+		fmt.Fprintln(termsafe.Raw(p.env.Stdout), string(data))
 		return
 	}
 	if sum == nil {

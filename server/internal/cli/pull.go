@@ -12,6 +12,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/config"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/termsafe"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -51,7 +52,9 @@ workspace's config.toml names ([model] name), or icm's default model.`,
 			} else {
 				fmt.Fprintf(env.Stderr, "pulling %s from %s\n", model, client.BaseURL())
 			}
-			view := newPullView(env.Stderr, isTerminal(env.Stderr))
+			// The bar redraws with carriage returns: it writes to the
+			// stream itself, and escapes what the server says (pullView).
+			view := newPullView(termsafe.Raw(env.Stderr), isTerminal(env.Stderr))
 			err = client.Pull(cmd.Context(), model, view.update)
 			view.finish()
 			if err != nil {
@@ -103,7 +106,9 @@ func modelSource(cfg config.Config) string {
 
 // pullView draws pull progress: one bar per layer on a terminal, plain
 // lines (status changes and every quarter of a layer) elsewhere, where a
-// redrawn bar would fill a log with carriage returns.
+// redrawn bar would fill a log with carriage returns. It writes to the
+// stream itself (the bar's carriage returns are its own) and escapes what
+// the server sends.
 type pullView struct {
 	w        io.Writer
 	terminal bool
@@ -119,7 +124,7 @@ func (v *pullView) update(p llm.PullProgress) {
 	if p.Digest == "" || p.Total <= 0 {
 		v.endLayer()
 		if p.Status != v.status {
-			fmt.Fprintln(v.w, p.Status)
+			fmt.Fprintln(v.w, termsafe.String(p.Status))
 		}
 		v.status = p.Status
 		return
@@ -131,7 +136,7 @@ func (v *pullView) update(p llm.PullProgress) {
 		if v.terminal {
 			v.bar = progressbar.NewOptions64(p.Total,
 				progressbar.OptionSetWriter(v.w),
-				progressbar.OptionSetDescription(layerName(p)),
+				progressbar.OptionSetDescription(termsafe.String(layerName(p))),
 				progressbar.OptionShowBytes(true),
 				progressbar.OptionSetWidth(30),
 				progressbar.OptionThrottle(100*time.Millisecond),
@@ -150,7 +155,7 @@ func (v *pullView) update(p llm.PullProgress) {
 	}
 	if q := p.Completed * 4 / p.Total; q > v.quarter {
 		v.quarter = q
-		fmt.Fprintf(v.w, "%s: %d%% (%s of %s)\n", layerName(p), q*25, humanBytes(p.Completed), humanBytes(p.Total))
+		fmt.Fprintf(v.w, "%s: %d%% (%s of %s)\n", termsafe.String(layerName(p)), q*25, humanBytes(p.Completed), humanBytes(p.Total))
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/icm-tool/icm/server/internal/termsafe"
 )
 
 // Version is the icm version, set at build time with -ldflags.
@@ -59,12 +61,23 @@ func exitCode(env *Env, err error) int {
 	if errors.As(err, &exit) {
 		return exit.Code
 	}
-	printError(env, env.Stderr, err)
+	w := termsafe.NewWriter(env.Stderr)
+	printError(env, w, err)
+	_ = w.Flush()
 	return 1
 }
 
-// Run runs icm with args in env.
+// Run runs icm with args in env. What commands print goes through
+// termsafe writers: text from files, models and servers reaches the
+// terminal with its control characters escaped; output for programs
+// (writeJSON, the protocol streams) is written to termsafe.Raw.
 func Run(ctx context.Context, env *Env, args []string) error {
+	safe := *env
+	stdout, stderr := termsafe.NewWriter(env.Stdout), termsafe.NewWriter(env.Stderr)
+	safe.Stdout, safe.Stderr = stdout, stderr
+	defer func() { _ = stderr.Flush() }()
+	defer func() { _ = stdout.Flush() }()
+	env = &safe
 	root, g := newRootCmd(env)
 	root.SetArgs(args)
 	root.SetIn(env.Stdin)
