@@ -2,10 +2,7 @@ package stagetest
 
 import (
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -28,82 +25,35 @@ func skipDir(rel string, name string, stageTests map[string]bool) bool {
 	return stageTests[rel]
 }
 
-// copyWorkspace copies the regular files of src into dst (which must
-// exist), leaving out what skipDir names. Symlinks are left out too: a
-// copy must not reach outside itself. Files are read through the
-// workspace's Root and streamed, so a file swapped for a link meanwhile
-// is refused and a large one costs no memory.
-func copyWorkspace(src *workspace.Workspace, dst string) error {
-	stageTests := map[string]bool{}
-	for _, st := range src.Stages {
-		stageTests[st.Rel+"/"+testcase.Dir] = true
-	}
-	return src.Disk.WalkDir(".", func(rel string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if rel == "." {
-			return nil
-		}
-		target := filepath.Join(dst, filepath.FromSlash(rel))
-		if d.IsDir() {
-			if skipDir(rel, d.Name(), stageTests) {
-				return fs.SkipDir
-			}
-			return os.MkdirAll(target, 0o755)
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		if err := copyFile(src.Disk, rel, target); err != nil {
-			return fmt.Errorf("unable to copy %s into the test copy: %w", rel, err)
-		}
-		return nil
-	})
-}
-
-// copyFile streams the regular file rel of root to target.
-func copyFile(root *workspace.Root, rel, target string) error {
-	in, _, err := root.Open(rel)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
-}
-
 // Provenance values of an input in a result.
 const (
 	FromCase      = "case"
 	FromWorkspace = "workspace"
 )
 
-// isolate makes the copy a case runs in: the workspace copied into a new
-// temporary folder, then each stand-in written over the file it
-// replaces. It returns the copy (opened) and where each file the stage
-// reads came from; the caller closes the copy and removes its folder.
-func isolate(src *workspace.Workspace, st *workspace.Stage, con *contract.Contract, c *testcase.Case) (*workspace.Workspace, map[string]string, error) {
-	dir, err := os.MkdirTemp("", "icm-test-*")
+// isolate makes the copy a case runs in (see copy.go): the workspace in
+// a new private folder standing for its repository, with the shared
+// files its stages read, then each stand-in written over the file it
+// replaces. It returns the copy (opened), the folder that holds it and
+// where each file the stage reads came from; the caller closes the copy
+// and removes the folder.
+func isolate(src *workspace.Workspace, st *workspace.Stage, con *contract.Contract, c *testcase.Case) (*workspace.Workspace, string, map[string]string, error) {
+	top, dir, err := layOut(src)
 	if err != nil {
-		return nil, nil, fmt.Errorf("unable to make a folder for the test copy: %w", err)
+		return nil, "", nil, err
 	}
 	var cp *workspace.Workspace
-	fail := func(err error) (*workspace.Workspace, map[string]string, error) {
+	fail := func(err error) (*workspace.Workspace, string, map[string]string, error) {
 		if cp != nil {
 			cp.Close()
 		}
-		os.RemoveAll(dir)
-		return nil, nil, err
+		os.RemoveAll(top)
+		return nil, "", nil, err
 	}
 	if err := copyWorkspace(src, dir); err != nil {
+		return fail(err)
+	}
+	if err := copyShared(src, top); err != nil {
 		return fail(err)
 	}
 	if cp, err = workspace.Open(dir, nil); err != nil {
@@ -146,7 +96,7 @@ func isolate(src *workspace.Workspace, st *workspace.Stage, con *contract.Contra
 		sort.Strings(missing)
 		return fail(&MissingInputError{Case: c.ID, Stage: st.Name, Paths: missing})
 	}
-	return cp, from, nil
+	return cp, top, from, nil
 }
 
 // MissingInputError says a stage would run without a working input: the

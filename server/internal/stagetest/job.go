@@ -38,7 +38,7 @@ func (r *Runner) runJob(ctx context.Context, j job) *Result {
 		res.Hint = "icm check lists them with their lines"
 		return res
 	}
-	cp, inputs, err := isolate(r.ws, j.sel.Stage, j.sel.Contract, j.sel.Case)
+	cp, top, inputs, err := isolate(r.ws, j.sel.Stage, j.sel.Contract, j.sel.Case)
 	if err != nil {
 		r.fail(res, err)
 		return res
@@ -47,7 +47,7 @@ func (r *Runner) runJob(ctx context.Context, j job) *Result {
 	if r.opts.Keep {
 		res.Copy = cp.Root
 	} else {
-		defer os.RemoveAll(cp.Root)
+		defer os.RemoveAll(top)
 	}
 	defer cp.Close() // before the folder goes: it holds the copy's Root open
 	client := r.backend.Client
