@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Runs icm over the shipped files a hostile workspace can hold, and prints
 # each command's wall time and peak RSS (GNU time's "Maximum resident set
-# size"): `icm status` with a config.toml of inline tables nested 4,000
-# levels (48 KB) and with one of 1 MB, `icm history` over a 65 MB trace of
+# size"): `icm status` and `icm check` with a config.toml of inline tables
+# nested 4,000 levels (48 KB) and with one of 1 MB, `icm history` over a 65 MB trace of
 # 5 million 13-byte lines, and `icm history --diff` between two 8 MB
 # versions of an output whose lines repeat (700,000 lines of a thousand
 # kinds, in two orders). Give it one or more icm
 # binaries to compare (an old build and a new one); each command is cut
 # off after LIMIT seconds (120 unless set). ONLY=history (or status,
-# diff) runs only the commands of that name.
+# check, diff) runs only the commands of that name.
 #
 #   bench/hostile-files.sh ICM [ICM...]
 set -euo pipefail
@@ -77,7 +77,9 @@ measure() {
 
 for icm in "$@"; do
 	measure "$icm" "status, config.toml nested 4,000 (48 KB)" "$tmp/config48k" status
+	measure "$icm" "check, config.toml nested 4,000 (48 KB)" "$tmp/config48k" check
 	measure "$icm" "status, config.toml 1 MB nested" "$tmp/config1m" status
+	measure "$icm" "check, config.toml 1 MB nested" "$tmp/config1m" check
 	measure "$icm" "history, 65 MB trace" "$tmp/trace65m" history
 	measure "$icm" "diff: history --diff, two 8 MB files" "$tmp/diff8m" history --diff 01-a
 done
