@@ -40,19 +40,39 @@ type Box struct {
 	// themselves, by name (it wins over everything).
 	base map[string]string
 	own  map[string]map[string]string
+	// self names icm's own entries (`command = "icm"`), whatever the
+	// executable.
+	self map[string]bool
 }
 
 // Load reads the workspace's MCP servers and points `icm` commands at
 // this executable.
 func Load(ws *workspace.Workspace, self Self) (*Box, []tools.Problem) {
-	reg, problems := tools.LoadServers(ws.Root, ws.Config)
+	return LoadWith(ws, self, nil)
+}
+
+// LoadWith is Load with the environment entries' ${env:NAME} variables
+// are read from: lookup, or the process's when nil. A session that may
+// not read the variables a workspace names passes one that finds none.
+func LoadWith(ws *workspace.Workspace, self Self, lookup func(string) (string, bool)) (*Box, []tools.Problem) {
+	var reg tools.Registry
+	var problems []tools.Problem
+	if lookup == nil {
+		reg, problems = tools.LoadServers(ws.Root, ws.Config)
+	} else {
+		home, _ := os.UserHomeDir()
+		reg, problems = tools.Loader{LookupEnv: lookup, Home: home}.Load(ws.Root, ws.Config)
+	}
 	if self.Path == "" {
 		if exe, err := os.Executable(); err == nil {
 			self.Path = exe
 		}
 	}
-	b := &Box{Registry: reg, base: self.Env, own: map[string]map[string]string{}}
+	b := &Box{Registry: reg, base: self.Env, own: map[string]map[string]string{}, self: map[string]bool{}}
 	for name, s := range reg {
+		if s.Command == SelfCommand {
+			b.self[name] = true
+		}
 		if s.Command != SelfCommand || self.Path == "" {
 			continue
 		}

@@ -76,6 +76,13 @@ func dial(ctx context.Context, s Server, opts Options) (*conn, error) {
 		cancel()
 		return nil, &ServerError{Server: s.Name, Kind: FailStart, Err: fmt.Errorf("unknown transport %q", s.Transport)}
 	}
+	return c.initialize(ctx, life, tr)
+}
+
+// initialize starts the MCP client over tr and sends initialize; on
+// failure the connection is closed.
+func (c *conn) initialize(ctx, life context.Context, tr transport.Interface) (*conn, error) {
+	opts := c.opts
 	c.client = client.NewClient(tr, client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
 	if err := c.client.Start(life); err != nil {
 		fail := c.failure(ctx, "", err)

@@ -52,35 +52,7 @@ func (l Loader) Load(workspaceDir string, cfg config.Config) (Registry, []Proble
 		workspaceDir = abs
 	}
 	exp := expander{workspace: workspaceDir, home: l.Home, lookupEnv: l.LookupEnv}
-
-	var problems []Problem
-	var sources [][]entry
-	sources = append(sources, tomlEntries(cfg, workspaceDir))
-	// The server files are read through the workspace's Root, like every
-	// file of a workspace: regular files only, capped, never through a
-	// link that leads out.
-	root, rerr := workspace.OpenRoot(workspaceDir, workspace.RootOptions{ReadOnly: true, MaxRead: maxServerFile})
-	for _, f := range []struct{ rel, key string }{{VSCodeFile, "servers"}, {PortableFile, "mcpServers"}} {
-		path := filepath.Join(workspaceDir, filepath.FromSlash(f.rel))
-		if rerr != nil {
-			break
-		}
-		data, err := root.ReadFile(f.rel)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			problems = append(problems, Problem{File: path, Severity: SeverityError, Message: fmt.Sprintf("unable to read: %v", err)})
-			continue
-		}
-		es, ps := parseJSONServers(path, data, f.key)
-		sources = append(sources, es)
-		problems = append(problems, ps...)
-	}
-
-	if root != nil {
-		root.Close()
-	}
+	sources, problems := readEntries(workspaceDir, cfg)
 	reg := Registry{}
 	for _, es := range sources {
 		for _, e := range es {
@@ -103,6 +75,81 @@ func (l Loader) Load(workspaceDir string, cfg config.Config) (Registry, []Proble
 		return problems[i].Line < problems[j].Line
 	})
 	return reg, problems
+}
+
+// readEntries reads every server entry as written, one list per file in
+// precedence order: config.toml, .vscode/mcp.json, .mcp.json.
+func readEntries(workspaceDir string, cfg config.Config) ([][]entry, []Problem) {
+	var problems []Problem
+	var sources [][]entry
+	sources = append(sources, tomlEntries(cfg, workspaceDir))
+	// The server files are read through the workspace's Root, like every
+	// file of a workspace: regular files only, capped, never through a
+	// link that leads out.
+	root, rerr := workspace.OpenRoot(workspaceDir, workspace.RootOptions{ReadOnly: true, MaxRead: maxServerFile})
+	if rerr != nil {
+		return sources, problems
+	}
+	defer root.Close()
+	for _, f := range []struct{ rel, key string }{{VSCodeFile, "servers"}, {PortableFile, "mcpServers"}} {
+		path := filepath.Join(workspaceDir, filepath.FromSlash(f.rel))
+		data, err := root.ReadFile(f.rel)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			problems = append(problems, Problem{File: path, Severity: SeverityError, Message: fmt.Sprintf("unable to read: %v", err)})
+			continue
+		}
+		es, ps := parseJSONServers(path, data, f.key)
+		sources = append(sources, es)
+		problems = append(problems, ps...)
+	}
+	return sources, problems
+}
+
+// Written lists the servers the workspace configures as their files
+// write them, in the precedence Load keeps (the first entry of a name
+// wins): no ${...} variable is expanded and nothing is read from the
+// environment. It is what a workspace would be trusted to start (package
+// trust), the same wherever the workspace lies. Transport is derived from
+// the written type and url.
+func Written(workspaceDir string, cfg config.Config) []Server {
+	if abs, err := filepath.Abs(workspaceDir); err == nil {
+		workspaceDir = abs
+	}
+	sources, _ := readEntries(workspaceDir, cfg)
+	seen := map[string]bool{}
+	var out []Server
+	for _, es := range sources {
+		for _, e := range es {
+			if seen[e.server.Name] {
+				continue
+			}
+			seen[e.server.Name] = true
+			s := e.server
+			s.Transport = writtenTransport(e.typ, s.URL)
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// writtenTransport is the transport an entry's type and url name, as
+// finish decides it (an unknown type reads as what its url suggests).
+func writtenTransport(typ, url string) string {
+	switch typ {
+	case "stdio":
+		return TransportStdio
+	case "sse":
+		return TransportSSE
+	case "http", "streamable-http", "streamableHttp", "streamable_http":
+		return TransportHTTP
+	}
+	if url != "" {
+		return TransportHTTP
+	}
+	return TransportStdio
 }
 
 // tomlEntries turns config.toml's servers into entries, finding each
