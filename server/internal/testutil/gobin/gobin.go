@@ -13,7 +13,8 @@ import (
 
 // Main is a TestMain body: it builds each package (import path) into a
 // temporary folder, stores the executable's path in the variable it is
-// keyed by, runs the tests, removes the folder and exits with their code.
+// keyed by, points ICM_CONFIG_DIR at an empty folder, runs the tests,
+// removes the folder and exits with their code.
 func Main(m *testing.M, bins map[*string]string) {
 	dir, err := os.MkdirTemp("", "icm-test-bin-")
 	if err != nil {
@@ -38,6 +39,15 @@ func Main(m *testing.M, bins map[*string]string) {
 			os.Exit(1)
 		}
 		*dest[pkg] = exe
+	}
+	// No test reads or writes the person's own trust records: every
+	// test starts with an empty config folder (a test that trusts a
+	// workspace makes its own, package trust/trusttest).
+	cfg := filepath.Join(dir, "config")
+	if err := os.Mkdir(cfg, 0o700); err != nil || os.Setenv("ICM_CONFIG_DIR", cfg) != nil {
+		fmt.Fprintln(os.Stderr, "unable to make an empty config folder for the tests:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
 	}
 	code := m.Run()
 	os.RemoveAll(dir)

@@ -1,0 +1,257 @@
+package trust
+
+import (
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/icm-tool/icm/server/internal/config"
+	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/tools"
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+// Options are what Of reads besides the workspace's files.
+type Options struct {
+	// Vars are the values of {{NAME}} placeholders, filled into commands
+	// and addresses where set (the others stay as written).
+	Vars map[string]string
+	// Extra are parts named outside the workspace's files that still
+	// come from the workspace: an editor's workspace-scope settings.
+	Extra []Part
+}
+
+// Of lists what ws would be allowed: every tool server command with its
+// arguments and environment (config.toml [mcp.servers], .vscode/mcp.json,
+// .mcp.json, in the precedence icm reads them), every address icm or a
+// tool server would contact (the model's base_url and [[model.servers]],
+// HTTP tool servers, addresses in a server's arguments and environment),
+// every environment variable read for a key (api_key_env, ${env:NAME} in
+// a server entry) with where it goes, every Script stage and `run:`
+// Verify check. Values are as written, so a copy of the workspace
+// elsewhere names the same parts. Nothing is read from the environment
+// and nothing is started.
+func Of(ws *workspace.Workspace, opts Options) Parts {
+	var ps Parts
+	ps = append(ps, modelParts(ws.Config, opts.Vars)...)
+	for _, s := range tools.Written(ws.Root, ws.Config) {
+		ps = append(ps, serverParts(ws.Root, s, opts.Vars)...)
+	}
+	ps = append(ps, contractParts(ws, opts.Vars)...)
+	ps = append(ps, opts.Extra...)
+	return ps.sorted()
+}
+
+// modelParts are the model servers config.toml names and the key
+// variables sent to them. Only what a client would use is listed: with
+// [[model.servers]], base_url is not.
+func modelParts(cfg config.Config, vars map[string]string) Parts {
+	if cfg.Path == "" {
+		return nil
+	}
+	m := cfg.Model
+	var ps Parts
+	key := func(where, name, to string) {
+		if name = strings.TrimSpace(name); name != "" {
+			ps = append(ps, Part{Kind: Key, Where: where, Value: name + ", sent to " + to})
+		}
+	}
+	if len(m.Servers) == 0 {
+		to := "the model server in force (the editor's setting, OLLAMA_HOST or Ollama's default)"
+		if b := strings.TrimSpace(m.BaseURL); b != "" {
+			b = Fill(b, vars)
+			ps = append(ps, Part{Kind: Server, Where: "config.toml [model] base_url", Value: b})
+			to = b
+		}
+		key("config.toml [model] api_key_env", m.APIKeyEnv, to)
+		return ps
+	}
+	for i, s := range m.Servers {
+		where := fmt.Sprintf("config.toml [[model.servers]] #%d", i+1)
+		u := Fill(strings.TrimSpace(s.URL), vars)
+		ps = append(ps, Part{Kind: Server, Where: where + " url", Value: u})
+		name := s.APIKeyEnv
+		if name == "" {
+			name = m.APIKeyEnv
+		}
+		key(where+" api_key_env", name, u)
+	}
+	return ps
+}
+
+// serverParts are one tool server entry's command or address, the
+// addresses its arguments and environment name, and the variables its
+// ${...} references read.
+func serverParts(root string, s tools.Server, vars map[string]string) Parts {
+	where := entryWhere(root, s)
+	var ps Parts
+	var target string
+	switch s.Transport {
+	case tools.TransportHTTP, tools.TransportSSE:
+		u := Fill(s.URL, vars)
+		v := u
+		if len(s.Headers) > 0 {
+			v += " (headers " + strings.Join(sortedKeys(s.Headers), ", ") + ")"
+		}
+		ps = append(ps, Part{Kind: Server, Where: where, Value: v})
+		target = "sent to " + u
+	default:
+		ps = append(ps, Part{Kind: Command, Where: where, Value: commandLine(s, vars)})
+		target = fmt.Sprintf("passed to tool server %q", s.Name)
+		for _, a := range s.Args {
+			for _, u := range addresses(Fill(a, vars)) {
+				ps = append(ps, Part{Kind: Server, Where: where + " args", Value: u})
+			}
+		}
+		for _, k := range sortedKeys(s.Env) {
+			for _, u := range addresses(Fill(s.Env[k], vars)) {
+				ps = append(ps, Part{Kind: Server, Where: where + " env " + k, Value: u})
+			}
+		}
+	}
+	written := append([]string{s.Command, s.URL, s.Dir}, s.Args...)
+	for _, m := range []map[string]string{s.Env, s.Headers} {
+		for _, k := range sortedKeys(m) {
+			written = append(written, m[k])
+		}
+	}
+	for _, name := range envRefs(written) {
+		ps = append(ps, Part{Kind: Key, Where: where, Value: name + ", " + target})
+	}
+	return ps
+}
+
+// entryWhere names a server entry's place: "config.toml
+// [mcp.servers.NAME]", ".vscode/mcp.json servers.NAME".
+func entryWhere(root string, s tools.Server) string {
+	file := filepath.ToSlash(s.Source)
+	if rel, err := filepath.Rel(root, s.Source); err == nil && !strings.HasPrefix(rel, "..") {
+		file = filepath.ToSlash(rel)
+	}
+	switch file {
+	case config.FileName:
+		return fmt.Sprintf("%s [mcp.servers.%s]", file, s.Name)
+	case tools.VSCodeFile:
+		return fmt.Sprintf("%s servers.%s", file, s.Name)
+	}
+	return fmt.Sprintf("%s mcpServers.%s", file, s.Name)
+}
+
+// commandLine is a stdio entry as a shell would read it: its variables,
+// its command and arguments quoted, and its folder.
+func commandLine(s tools.Server, vars map[string]string) string {
+	var words []string
+	for _, k := range sortedKeys(s.Env) {
+		words = append(words, k+"="+quote(Fill(s.Env[k], vars)))
+	}
+	words = append(words, quote(Fill(s.Command, vars)))
+	for _, a := range s.Args {
+		words = append(words, quote(Fill(a, vars)))
+	}
+	line := strings.Join(words, " ")
+	if s.Dir != "" {
+		line += " (in " + Fill(s.Dir, vars) + ")"
+	}
+	return line
+}
+
+// contractParts are the stages' Script commands and `run:` checks, read
+// from the contracts on disk (what a run would run).
+func contractParts(ws *workspace.Workspace, vars map[string]string) Parts {
+	var ps Parts
+	for _, st := range ws.Stages {
+		src, err := ws.Disk.ReadFile(st.Contract)
+		if err != nil {
+			continue // an unreadable contract cannot run either
+		}
+		c := contract.Parse(st.Contract, src)
+		if c.Script != nil && strings.TrimSpace(c.Script.Command) != "" {
+			ps = append(ps, Part{Kind: Script, Where: st.ContractRel() + " ## Script", Value: Fill(c.Script.Command, vars)})
+		}
+		for _, v := range c.Verify {
+			if v.Kind == "run" && strings.TrimSpace(v.Arg) != "" {
+				ps = append(ps, Part{Kind: Check, Where: st.ContractRel() + " ## Verify", Value: Fill(v.Arg, vars)})
+			}
+		}
+	}
+	return ps
+}
+
+var placeholder = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
+
+// Fill replaces each {{NAME}} placeholder vars has a value for; the
+// others stay as written.
+func Fill(s string, vars map[string]string) string {
+	if len(vars) == 0 || !strings.Contains(s, "{{") {
+		return s
+	}
+	return placeholder.ReplaceAllStringFunc(s, func(m string) string {
+		name := placeholder.FindStringSubmatch(m)[1]
+		if v, ok := vars[name]; ok {
+			return v
+		}
+		return m
+	})
+}
+
+// envRef matches the ways a server entry reads the environment:
+// ${env:NAME}, ${NAME} and ${NAME:-default} (tools' expander).
+var envRef = regexp.MustCompile(`\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}`)
+
+// envRefs lists the environment variables the strings read, sorted,
+// once each.
+func envRefs(ss []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range ss {
+		for _, m := range envRef.FindAllStringSubmatch(s, -1) {
+			name := m[1]
+			switch name {
+			case "workspaceFolder", "workspaceFolderBasename", "userHome", "pathSeparator":
+				continue // icm's own values, not the environment
+			}
+			if !seen[name] {
+				seen[name] = true
+				out = append(out, name)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// addresses finds the http(s) URLs in one argument or value ("URL",
+// "--flag=URL").
+func addresses(s string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return r == '=' || r == ' ' || r == ',' || r == '\t' }) {
+		u, err := url.Parse(w)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// quote quotes s for a POSIX shell when it needs it.
+func quote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@+,${}", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
