@@ -143,6 +143,8 @@ func suggest(env *Env, a fault.Action, flags usedFlags) (suggestion, bool) {
 			cmd = "icm demo"
 		}
 		return suggestion{"or try it without a model", cmd + " (canned answers, no model)"}, true
+	case fault.TrustWorkspace:
+		return suggestion{"see what it would be allowed, and trust it", icm("trust")}, true
 	}
 	return suggestion{}, false
 }

@@ -37,6 +37,7 @@ func TestEveryErrorKindRendersTheSameFixes(t *testing.T) {
 		fault.Locked:           {-32803, nil, nil},
 		fault.ToolFailed:       {-32803, nil, nil},
 		fault.ConfigInvalid:    {-32803, []string{"see:  /w/course-research/config.toml", "or use another model:  --model NAME, or [model] name in config.toml"}, []string{"open-file", "choose-model"}},
+		fault.Untrusted:        {-32803, []string{"see what it would be allowed, and trust it:  icm trust -w /w/course-research"}, []string{"trust-workspace"}},
 		fault.NotFound:         {-32602, nil, nil},
 		fault.InvalidRequest:   {-32602, nil, nil},
 		fault.UnknownCommand:   {-32601, nil, nil},

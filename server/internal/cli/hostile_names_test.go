@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"github.com/icm-tool/icm/server/internal/trust/trusttest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,6 +52,7 @@ printf 'x\n' > "$ICM_OUTPUT/$(printf 'caf\351').md"
 ## Outputs
 - [page].md -> output/
 `)
+	trusttest.Grant(t, dir)
 	if o, e, err := runIn(t, dir, nil, "run"); err != nil {
 		t.Fatalf("run: %v\n%s%s", err, o, e)
 	}

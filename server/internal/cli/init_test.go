@@ -10,6 +10,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
+	"github.com/icm-tool/icm/server/internal/trust"
 )
 
 // runIn runs the command line in dir with only the environment vars holds.
@@ -17,7 +18,13 @@ func runIn(t *testing.T, dir string, vars map[string]string, args ...string) (st
 	t.Helper()
 	var out, errb bytes.Buffer
 	env := &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
-		Getenv: func(k string) string { return vars[k] }, Getwd: func() (string, error) { return dir, nil }}
+		Getenv: func(k string) string {
+			if v, ok := vars[k]; ok || k != trust.ConfigDirEnv {
+				return v
+			}
+			// The test's config folder (trust records), never the person's.
+			return os.Getenv(k)
+		}, Getwd: func() (string, error) { return dir, nil }}
 	err := Run(context.Background(), env, args)
 	return out.String(), errb.String(), err
 }

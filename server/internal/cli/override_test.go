@@ -9,6 +9,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
+	"github.com/icm-tool/icm/server/internal/trust/trusttest"
 )
 
 // TestOverrideIsAFactOfTheRun: a person tries a bigger model for one
@@ -105,6 +106,7 @@ func TestChildProcessesGetTheRunsModel(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ws := strings.Replace(childEnvWorkspace, "%s\n", c.model+"\n", 1)
 			dir := wstest.Write(t, strings.ReplaceAll(ws, "%%", "%"))
+			trusttest.Grant(t, dir)
 			t.Setenv("OLLAMA_HOST", "http://inherited:9")
 			vars := map[string]string{"ICM_MODEL": "a", "OLLAMA_HOST": "http://inherited:9"}
 			out, errOut, err := runIn(t, dir, vars, "run", "--model", "b")

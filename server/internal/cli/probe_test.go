@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
+	"github.com/icm-tool/icm/server/internal/trust/trusttest"
 )
 
 // TestProbeCountsToolDefinitions: the probe lists the stage's servers and
@@ -41,6 +42,7 @@ Echo the input.
 ## Outputs
 - a.md -> output/
 `)
+	trusttest.Grant(t, dir)
 	out, errOut, code := runICM(t, "probe", "01-a", "-w", dir, "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)

@@ -48,6 +48,10 @@ const (
 	// TryDemo runs icm's demo (`icm demo`, Command): the sample pipeline
 	// with canned answers, for when no model server can run yet.
 	TryDemo ActionID = "try-demo"
+	// TrustWorkspace shows what the workspace at File would be allowed
+	// and trusts it when the person agrees (`icm trust`, the editor's
+	// "Trust this workspace").
+	TrustWorkspace ActionID = "trust-workspace"
 )
 
 // Action is one fix, with what it acts on.
@@ -77,20 +81,21 @@ type actionInfo struct {
 }
 
 var actions = map[ActionID]actionInfo{
-	Approve:       {title: "Approve"},
-	ApproveAnyway: {title: "Approve anyway"},
-	RunStage:      {title: "Run the stage"},
-	RunAnyway:     {title: "Run and overwrite"},
-	OpenFile:      {title: "Open ", object: func(a Action) string { return filepath.Base(a.File) }},
-	PullModel:     {title: "Pull ", object: func(a Action) string { return a.Model }},
-	StartServer:   {title: "Start the model server"},
-	ChooseModel:   {title: "Choose a model"},
-	SetServer:     {title: "Set the model server"},
-	ShowDiff:      {title: "Compare with the previous version"},
-	CompareModel:  {title: "Compare with the model's version"},
-	RunCheck:      {title: "Show the problems"},
-	InstallServer: {title: "Install Ollama"},
-	TryDemo:       {title: "Try the demo"},
+	Approve:        {title: "Approve"},
+	ApproveAnyway:  {title: "Approve anyway"},
+	RunStage:       {title: "Run the stage"},
+	RunAnyway:      {title: "Run and overwrite"},
+	OpenFile:       {title: "Open ", object: func(a Action) string { return filepath.Base(a.File) }},
+	PullModel:      {title: "Pull ", object: func(a Action) string { return a.Model }},
+	StartServer:    {title: "Start the model server"},
+	ChooseModel:    {title: "Choose a model"},
+	SetServer:      {title: "Set the model server"},
+	ShowDiff:       {title: "Compare with the previous version"},
+	CompareModel:   {title: "Compare with the model's version"},
+	RunCheck:       {title: "Show the problems"},
+	InstallServer:  {title: "Install Ollama"},
+	TryDemo:        {title: "Try the demo"},
+	TrustWorkspace: {title: "Trust this workspace"},
 }
 
 // Title is a short label for a button or a menu entry.

@@ -183,3 +183,12 @@ func NoSuchCommand(command string, known []string) *Error {
 	return &Error{Kind: UnknownCommand, Msg: fmt.Sprintf("unknown command %q", command),
 		Hint: "icm offers: " + strings.Join(known, ", ")}
 }
+
+// NotTrusted is work refused because it would act for a workspace whose
+// person has not trusted it: msg says what it would have done and why the
+// workspace is not trusted; root is the workspace's folder.
+func NotTrusted(msg, root string) *Error {
+	return (&Error{Kind: Untrusted, Msg: msg,
+		Hint: "look at what the workspace would be allowed to run, contact and read, and trust it if you expect all of it"}).
+		With(Action{ID: TrustWorkspace, File: root})
+}

@@ -42,6 +42,10 @@ const (
 	ToolFailed Kind = "tool-failed"
 	// ConfigInvalid: config.toml or a setting asks for something impossible.
 	ConfigInvalid Kind = "config-invalid"
+	// Untrusted: the work would start a command, contact a server or read
+	// an environment variable the workspace names, and its person has not
+	// trusted it (or it changed since).
+	Untrusted Kind = "untrusted"
 	// NotFound: a request named a workspace or stage that does not exist.
 	NotFound Kind = "not-found"
 	// InvalidRequest: a request's arguments are missing or malformed.
@@ -94,6 +98,7 @@ var kinds = map[Kind]kindInfo{
 	Locked:           {"workspace busy", ClassFailed},
 	ToolFailed:       {"tools failed", ClassFailed},
 	ConfigInvalid:    {"configuration invalid", ClassFailed},
+	Untrusted:        {"workspace not trusted", ClassFailed},
 	NotFound:         {"not found", ClassInvalid},
 	InvalidRequest:   {"invalid request", ClassInvalid},
 	UnknownCommand:   {"unknown command", ClassUnknown},

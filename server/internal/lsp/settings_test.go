@@ -8,6 +8,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/lsp/lsptest"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
+	"github.com/icm-tool/icm/server/internal/trust/trusttest"
 )
 
 // stageStatus asks icm.status for one stage's status and reason.
@@ -44,6 +45,7 @@ func TestModelSettingRunApproveAndClear(t *testing.T) {
 		{Name: "qwen3.5:9b", ContextLength: 8192}, {Name: "llama3.1:8b", ContextLength: 8192}}})
 	srv.Default(ollamatest.Text("1. Install Ollama.\n2. Pull a small model.\n3. Ask it a question.\n"))
 	dir := wstest.Copy(t, "course-research")
+	trusttest.Grant(t, dir)
 	cfg := lsptest.Config{Root: dir, InitOptions: map[string]any{"ollamaHost": srv.URL(), "model": "llama3.1:8b"}}
 	cfg.Options.Self = icmBin
 	s := &session{Editor: lsptest.Start(t, cfg), dir: dir, ollama: srv}

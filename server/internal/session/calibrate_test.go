@@ -17,6 +17,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/testutil/realollama"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 	"github.com/icm-tool/icm/server/internal/tokens"
+	"github.com/icm-tool/icm/server/internal/trust/trusttest"
 	"github.com/icm-tool/icm/server/internal/workflow"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -70,6 +71,7 @@ func checkCalibratedFromHistory(t *testing.T, url, model string, limit float64) 
 	worst := 0.0
 	for _, name := range []string{"course-research", "tech-article"} {
 		dir, restore := wstest.CopyWithSamples(t, name)
+		trusttest.Grant(t, dir)
 		open := func() (*Session, *workspace.Workspace, *check.Report) {
 			ws, err := workspace.Open(dir, nil)
 			if err != nil {

@@ -19,6 +19,9 @@ const AnswerRoom = llm.MinAnswerRoom
 // Client returns the model client the settings and config.toml ask for
 // (one server, or a pool over [[model.servers]]), built once.
 func (s *Session) Client() (llm.Client, error) {
+	if s.modelBlocked() {
+		return nil, s.refusal("contact the model server it names")
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.built {
@@ -33,7 +36,7 @@ func (s *Session) newClient(extra ...llm.Option) (llm.Client, error) {
 	if m := s.Model(); m != "" {
 		opts = append(opts, llm.WithModel(m))
 	}
-	if h := s.opts.Settings.Host; h != "" {
+	if h := s.host(); h != "" {
 		opts = append(opts, llm.WithBaseURL(h))
 	}
 	// Every client counts (the window check before each call), so each
@@ -41,7 +44,7 @@ func (s *Session) newClient(extra ...llm.Option) (llm.Client, error) {
 	if c := s.opts.Counting; c != nil {
 		opts = append(opts, llm.WithModelFiles(c.files), llm.WithCountMemory(c.memory))
 	}
-	c, err := llm.FromConfig(s.ws.Config.Model, s.opts.Getenv, append(opts, extra...)...)
+	c, err := llm.FromConfig(s.modelConfig(), s.opts.Getenv, append(opts, extra...)...)
 	if err != nil {
 		return nil, fault.Config(err.Error(), "fix the [model] section of config.toml", s.ws.Config.Path).Because(err)
 	}
@@ -62,7 +65,7 @@ func (s *Session) ConfiguredWindow() (int, bool) {
 // ModelKey identifies the model server and model the session's window
 // questions go to, so a caller asks again only when it changes.
 func (s *Session) ModelKey() string {
-	return s.opts.Settings.Host + "\x00" + s.ws.Config.Model.BaseURL + "\x00" + s.Model()
+	return s.host() + "\x00" + s.modelConfig().BaseURL + "\x00" + s.Model()
 }
 
 // Window asks the model server for the context window of the model in
@@ -75,7 +78,8 @@ func (s *Session) Window(ctx context.Context) (int, error) {
 		return w, nil
 	}
 	model := s.Model()
-	if model == "" {
+	if model == "" || s.modelBlocked() {
+		// Untrusted, the server the workspace names is not asked.
 		return 0, nil
 	}
 	c, err := s.newClient(llm.WithRetry(2*time.Second, 2))

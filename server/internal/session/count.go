@@ -57,10 +57,16 @@ func (s *Session) stageCounter(model string, memo *promptcount.Memo) *promptcoun
 
 // StartingLister lists a stage's tool servers for a count the way a run
 // starts them, each started, listed and stopped within wait (a command
-// that counts once, such as icm probe).
+// that counts once, such as icm probe). Untrusted, it starts nothing (see
+// ListTools).
 func (s *Session) StartingLister(wait time.Duration) promptcount.ToolLister {
+	if !s.trust.Allowed() {
+		return func(ctx context.Context, server string) ([]tools.ToolInfo, error) {
+			return s.listUnstarted(ctx, server)
+		}
+	}
 	reg := s.toolRegistry()
-	opts := tools.DefaultOptions(s.ws.Root, s.ws.Config)
+	opts := s.toolOptions(s.ws.Root)
 	opts.StartTimeout = wait
 	return func(ctx context.Context, server string) ([]tools.ToolInfo, error) {
 		cat := tools.NewCatalog(opts)

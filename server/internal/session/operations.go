@@ -48,6 +48,11 @@ func (s *Session) view(files workspace.Files) *workspace.Workspace {
 // disk now. It refuses (unless force) while the stage's Verify checks fail
 // on them, while it is stale under these settings, or after a failed run.
 func (s *Session) Approve(ctx context.Context, stage string, force bool) (*state.Approval, error) {
+	if s.runsCommands(stage) {
+		if err := s.Require(fmt.Sprintf("run the `run:` checks of %s to approve it", stage)); err != nil {
+			return nil, fault.From(err).In(stage)
+		}
+	}
 	a, err := workflow.ApproveContext(ctx, s.ws, stage, workflow.ApproveOptions{
 		Force: force, Model: s.opts.Settings.Model, CodeBlocks: s.CodeBlocks()})
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/state"
-	"github.com/icm-tool/icm/server/internal/tools"
 	"github.com/icm-tool/icm/server/internal/verify"
 	"github.com/icm-tool/icm/server/internal/workflow"
 )
@@ -52,6 +51,9 @@ func (s *Session) NewRun(req RunRequest, observe func(workflow.Event)) (*Run, er
 	if f := s.ws.ConfigFault(); f != nil {
 		return nil, f
 	}
+	if err := s.Require("run its stages"); err != nil {
+		return nil, err
+	}
 	client, err := s.Client()
 	if err != nil {
 		return nil, err
@@ -67,7 +69,7 @@ func (s *Session) NewRun(req RunRequest, observe func(workflow.Event)) (*Run, er
 		Note:     req.Note,
 		All:      req.All,
 		Force:    req.Force,
-		Tools:    s.box.Opener(tools.DefaultOptions(s.ws.Root, s.ws.Config)),
+		Tools:    s.box.Opener(s.toolOptions(s.ws.Root)),
 		Servers:  s.box.Names(),
 		Self:     s.opts.Self,
 		ChildEnv: s.inherited(),

@@ -44,6 +44,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/telemetry"
 	"github.com/icm-tool/icm/server/internal/toolbox"
 	"github.com/icm-tool/icm/server/internal/tools"
+	"github.com/icm-tool/icm/server/internal/trust"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -62,6 +63,10 @@ type Settings struct {
 	// Conventions names an opt-in conventions profile that Check reports
 	// on besides icm's own findings (icm check --conventions).
 	Conventions string
+	// HostFromWorkspace says Host came from the workspace's own editor
+	// settings (VS Code's workspace scope), not the person's: it is then
+	// a server the workspace names, used only when it is trusted.
+	HostFromWorkspace bool
 }
 
 // Options configure a session.
@@ -82,6 +87,10 @@ type Options struct {
 	// what servers said); a server that opens many sessions shares one.
 	// nil lets each session keep its own.
 	Counting *Counting
+	// Trust is what the person or the editor said about trust; the
+	// record in the user's config folder ($ICM_CONFIG_DIR, read through
+	// Getenv) says the rest (see trust.go).
+	Trust TrustOptions
 }
 
 // Counting is what sessions share to count prompts before a call: each
@@ -104,9 +113,10 @@ func NewCounting(getenv func(string) string) *Counting {
 // concurrent use. Close it when done: that sends what tracing holds and
 // stops the tool servers it started for listings.
 type Session struct {
-	ws   *workspace.Workspace
-	opts Options
-	box  *toolbox.Box
+	ws    *workspace.Workspace
+	opts  Options
+	box   *toolbox.Box
+	trust trust.Decision
 
 	mu        sync.Mutex
 	client    llm.Client
@@ -132,7 +142,13 @@ func Open(ws *workspace.Workspace, opts Options) *Session {
 		opts.Getenv = os.Getenv
 	}
 	s := &Session{ws: ws, opts: opts, listed: map[string][]tools.ToolInfo{}}
-	box, problems := toolbox.Load(ws, toolbox.Self{Path: opts.Self, Env: s.inherited()})
+	s.trust = s.decide()
+	var lookup func(string) (string, bool)
+	if !s.trust.Allowed() {
+		// The ${env:NAME} of an untrusted workspace's entries are not read.
+		lookup = func(string) (string, bool) { return "", false }
+	}
+	box, problems := toolbox.LoadWith(ws, toolbox.Self{Path: opts.Self, Env: s.inherited()}, lookup)
 	for _, p := range problems {
 		if p.Severity == tools.SeverityError {
 			s.warn(p.String())
@@ -162,10 +178,18 @@ func (s *Session) Servers() map[string]bool { return s.box.Names() }
 
 // inherited is what icm's own child processes get from this process's
 // environment: the model host and model (overridden per stage), the
-// SearXNG URL, the cache folder and the API key variables the [model]
-// section names.
+// SearXNG URL, the cache folder and, trusted, the API key variables the
+// [model] section names and the trust itself (trust.InheritEnv), so an
+// icm the run starts acts for the same workspace as the run.
 func (s *Session) inherited() map[string]string {
-	return toolbox.SelfEnv(s.opts.Getenv, toolbox.KeyVars(s.ws.Config.Model)...)
+	if !s.trust.Allowed() {
+		return toolbox.SelfEnv(s.opts.Getenv)
+	}
+	env := toolbox.SelfEnv(s.opts.Getenv, toolbox.KeyVars(s.modelConfig())...)
+	if s.trust.Needed() {
+		env[trust.InheritEnv] = s.trust.Hash
+	}
+	return env
 }
 
 func (s *Session) warn(msg string) {

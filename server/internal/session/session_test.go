@@ -6,6 +6,9 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -16,6 +19,8 @@ import (
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
+	"github.com/icm-tool/icm/server/internal/trust"
+	"github.com/icm-tool/icm/server/internal/trust/trusttest"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -54,6 +59,15 @@ func openWS(t *testing.T, archive string) *workspace.Workspace {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ws
+}
+
+// openTrusted is openWS with the workspace trusted for what it names (a
+// grant in the test's own config folder).
+func openTrusted(t *testing.T, archive string) *workspace.Workspace {
+	t.Helper()
+	ws := openWS(t, archive)
+	trusttest.Grant(t, ws.Root)
 	return ws
 }
 
@@ -100,10 +114,13 @@ func TestPrecedence(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			before := len(srv.ChatRequests())
-			ws := openWS(t, strings.Replace(threeStages, "%s", c.base, 1))
+			ws := openTrusted(t, strings.Replace(threeStages, "%s", c.base, 1))
 			s := Open(ws, Options{Settings: c.set, Getenv: func(k string) string {
-				if k == "OLLAMA_HOST" {
+				switch k {
+				case "OLLAMA_HOST":
 					return c.env
+				case trust.ConfigDirEnv:
+					return os.Getenv(k)
 				}
 				return ""
 			}})
@@ -136,7 +153,7 @@ func TestPrecedence(t *testing.T) {
 func TestStatusAndApproveJudgeWithTheSetting(t *testing.T) {
 	srv := ollamatest.New(t, ollamatest.Config{AllowUnscripted: true, Models: []ollamatest.Model{{Name: "config-model"}, {Name: "flag-model"}}})
 	srv.Default(ollamatest.Text("done"))
-	ws := openWS(t, strings.Replace(threeStages, "%s", `base_url = "`+srv.URL()+`"`, 1))
+	ws := openTrusted(t, strings.Replace(threeStages, "%s", `base_url = "`+srv.URL()+`"`, 1))
 	flag := Open(ws, Options{Settings: Settings{Model: "flag-model"}})
 	defer flag.Close()
 	r, err := flag.NewRun(RunRequest{Stage: "01-a"}, nil)
@@ -182,8 +199,8 @@ func TestRunSendsItsSpansBeforeReturning(t *testing.T) {
 	defer collector.Close()
 	srv := ollamatest.New(t, ollamatest.Config{AllowUnscripted: true, Models: []ollamatest.Model{{Name: "config-model"}}})
 	srv.Default(ollamatest.Text("done"))
-	ws := openWS(t, strings.Replace(threeStages, "%s", `base_url = "`+srv.URL()+`"`, 1))
-	env := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": collector.URL}
+	ws := openTrusted(t, strings.Replace(threeStages, "%s", `base_url = "`+srv.URL()+`"`, 1))
+	env := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": collector.URL, trust.ConfigDirEnv: os.Getenv(trust.ConfigDirEnv)}
 	s := Open(ws, Options{Getenv: func(k string) string { return env[k] }})
 	r, err := s.NewRun(RunRequest{Stage: "01-a"}, nil)
 	if err != nil {
@@ -308,4 +325,48 @@ func TestUnreachableServerKeepsTheApproval(t *testing.T) {
 	if s.Status != state.Approved || s.LastFailure == nil || s.Face == nil || !strings.HasPrefix(s.Face.Detail, "last re-run failed: ") {
 		t.Errorf("01-a after the failed re-run: %s %+v %+v", s.Status, s.LastFailure, s.Face)
 	}
+}
+
+// A key variable goes only to the server it was configured with: when
+// the person's host setting replaces base_url, the run talks to that
+// host and sends it no key (it was configured with base_url).
+func TestAKeyGoesOnlyToItsServer(t *testing.T) {
+	const secret = "key-for-the-configured-server-only"
+	t.Setenv("CONFIGURED_KEY", secret)
+	var keyed atomic.Int32
+	srv := ollamatest.New(t, ollamatest.Config{AllowUnscripted: true, Models: []ollamatest.Model{{Name: "config-model"}, {Name: "contract-model"}}})
+	srv.Default(ollamatest.Text("done"))
+	host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if strings.Contains(req.Header.Get("Authorization"), secret) {
+			keyed.Add(1)
+		}
+		httputil.NewSingleHostReverseProxy(mustURL(t, srv.URL())).ServeHTTP(w, req)
+	}))
+	defer host.Close()
+	configured := closedPort(t)
+	ws := openTrusted(t, strings.Replace(threeStages, "%s", `base_url = "`+configured+`"`+"\napi_key_env = \"CONFIGURED_KEY\"", 1))
+	s := Open(ws, Options{Settings: Settings{Host: host.URL}})
+	defer s.Close()
+	r, err := s.NewRun(RunRequest{Stage: "01-a"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(srv.ChatRequests()) == 0 {
+		t.Fatal("the run did not reach the person's host")
+	}
+	if n := keyed.Load(); n > 0 {
+		t.Errorf("%d requests to the person's host carried the key configured for %s", n, configured)
+	}
+}
+
+func mustURL(t *testing.T, s string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }

@@ -20,6 +20,9 @@ func (s *Session) Test(ctx context.Context, sel []*stagetest.Selected, opts stag
 	if f := s.ws.ConfigFault(); f != nil {
 		return nil, f
 	}
+	if err := s.Require("run its test cases"); err != nil {
+		return nil, err
+	}
 	client, err := s.Client()
 	if err != nil {
 		return nil, err
@@ -44,6 +47,7 @@ func (s *Session) Test(ctx context.Context, sel []*stagetest.Selected, opts stag
 		CodeBlocks: s.CodeBlocks(),
 		Self:       s.opts.Self,
 		ChildEnv:   s.inherited(),
+		Trust:      s.CarryTrust,
 	}
 	return stagetest.New(s.ws, b, opts).Run(ctx, sel), nil
 }

@@ -53,7 +53,7 @@ func TestStageTestsGoThroughTheSession(t *testing.T) {
 	srv.On(ollamatest.HasFormat()).Reply(ollamatest.JSON(map[string]any{"score": 9, "reason": "It is about A."}))
 	srv.Default(ollamatest.Text("A is written."))
 	run := func(set Settings, url string) (*stagetest.Report, error) {
-		ws := openWS(t, strings.Replace(withCase, "%s", url, 1))
+		ws := openTrusted(t, strings.Replace(withCase, "%s", url, 1))
 		s := Open(ws, Options{Settings: set})
 		defer s.Close()
 		sel, err := stagetest.Select(ws, s.Check(ws.Files), stagetest.Filter{})

@@ -22,15 +22,27 @@ func (s *Session) toolRegistry() tools.Registry {
 }
 
 // ListTools lists a server's tools, starting it once for the session's
-// life and keeping the listing.
+// life and keeping the listing. Untrusted, nothing is started: icm's own
+// servers are listed from their definitions, any other is refused.
 func (s *Session) ListTools(ctx context.Context, server string) ([]ToolInfo, error) {
 	s.mu.Lock()
 	if infos, ok := s.listed[server]; ok {
 		s.mu.Unlock()
 		return infos, nil
 	}
+	if !s.trust.Allowed() {
+		s.mu.Unlock()
+		infos, err := s.listUnstarted(ctx, server)
+		if err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		s.listed[server] = infos
+		s.mu.Unlock()
+		return infos, nil
+	}
 	if s.catalog == nil {
-		s.catalog = tools.NewCatalog(tools.DefaultOptions(s.ws.Root, s.ws.Config))
+		s.catalog = tools.NewCatalog(s.toolOptions(s.ws.Root))
 	}
 	c := s.catalog
 	s.mu.Unlock()
@@ -73,7 +85,7 @@ func (s *Session) Listed() map[string][]string {
 // edit elsewhere does not start them again; prev's Close then leaves
 // them. It reports whether it took them.
 func (s *Session) KeepTools(prev *Session) bool {
-	if prev == nil || prev == s || !sameRegistry(prev.toolRegistry(), s.toolRegistry()) {
+	if prev == nil || prev == s || prev.trust.Allowed() != s.trust.Allowed() || !sameRegistry(prev.toolRegistry(), s.toolRegistry()) {
 		return false
 	}
 	prev.mu.Lock()
@@ -111,8 +123,11 @@ func IsServerConfig(path string) bool {
 // the session's model gives them, for an icm subcommand that calls tools
 // itself (icm research). Close the result.
 func (s *Session) OpenTools(ctx context.Context, allow map[string][]string) (workflow.ToolSession, error) {
+	if err := s.Require("start its tool servers"); err != nil {
+		return nil, err
+	}
 	client, _ := s.Client()
-	open := s.box.Opener(tools.DefaultOptions(s.ws.Root, s.ws.Config))
+	open := s.box.Opener(s.toolOptions(s.ws.Root))
 	return open(ctx, workflow.ToolRequest{Allow: allow, Env: workflow.ChildEnv(s.inherited(), client, s.Model())})
 }
 
@@ -120,5 +135,16 @@ func (s *Session) OpenTools(ctx context.Context, allow map[string][]string) (wor
 // the workspace rooted at root (a stage test's isolated copy: its servers
 // run there, never in the real workspace).
 func (s *Session) ToolOpener(root string) workflow.ToolOpener {
-	return s.box.Opener(tools.DefaultOptions(root, s.ws.Config))
+	if !s.trust.Allowed() {
+		return func(context.Context, workflow.ToolRequest) (workflow.ToolSession, error) {
+			return nil, s.refusal("start its tool servers")
+		}
+	}
+	return s.box.Opener(s.toolOptions(root))
+}
+
+// toolOptions are the options tool servers of the workspace (or of a
+// copy of it at root) start with.
+func (s *Session) toolOptions(root string) tools.Options {
+	return tools.DefaultOptions(root, s.ws.Config)
 }

@@ -26,4 +26,8 @@ type Backend struct {
 	// ChildEnv is what icm's own child processes inherit (workflow.ChildEnv
 	// adds each stage's model and server).
 	ChildEnv map[string]string
+	// Trust, when set, gives a job's copy at root the original's trust
+	// (its record), so an icm the copy's stages start acts there as in
+	// the original; undo takes it back when the job ends.
+	Trust func(root string) (undo func(), err error)
 }

@@ -50,6 +50,14 @@ func (r *Runner) runJob(ctx context.Context, j job) *Result {
 		defer os.RemoveAll(top)
 	}
 	defer cp.Close() // before the folder goes: it holds the copy's Root open
+	if r.backend.Trust != nil {
+		undo, err := r.backend.Trust(cp.Root)
+		if err != nil {
+			r.fail(res, err)
+			return res
+		}
+		defer undo()
+	}
 	client := r.backend.Client
 	var cache *cachingClient
 	if r.opts.Cache && client != nil {

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/codecheck"
@@ -18,6 +19,8 @@ import (
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 	"github.com/icm-tool/icm/server/internal/toolbox"
 	"github.com/icm-tool/icm/server/internal/tools"
+	"github.com/icm-tool/icm/server/internal/trust"
+	"github.com/icm-tool/icm/server/internal/trust/trusttest"
 	"github.com/icm-tool/icm/server/internal/workflow"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -76,11 +79,18 @@ func TestSampleWorkspaceCasesAreGreen(t *testing.T) {
 				t.Fatal(err)
 			}
 			box, _ := toolbox.Load(ws, toolbox.Self{Path: icmBin})
+			// The person trusts the copy of the sample; each job's copy
+			// carries that trust, so the icm its Script stages start
+			// there (icm critique) may use the model server.
+			trusttest.Grant(t, dir)
+			store := trusttest.Store(t)
+			granted := trust.Decide(ws.Root, trust.Of(ws, trust.Options{}), trust.Inputs{Store: store})
 			backend := Backend{
 				Client: client, Self: icmBin, Servers: box.Names(), CodeBlocks: &codecheck.Checker{},
 				Tools: func(root string) workflow.ToolOpener {
 					return box.Opener(tools.DefaultOptions(root, ws.Config))
 				},
+				Trust: func(root string) (func(), error) { return store.Carry(granted, root, time.Now()) },
 			}
 			res := New(ws, backend, Options{Parallel: 3}).Run(context.Background(), sel)
 			for _, r := range res.Results {

@@ -15,13 +15,17 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
+	"github.com/icm-tool/icm/server/internal/trust/trusttest"
 	"github.com/icm-tool/icm/server/internal/workflow"
 )
 
-// icmProcess starts the icm binary in the harness's workspace, talking to
-// the harness's model server, in its own process group.
+// icmProcess starts the icm binary in the harness's workspace (trusted
+// for what it names), talking to the harness's model server, in its own
+// process group.
 func (h *harness) icmProcess(args ...string) (*exec.Cmd, *bytes.Buffer) {
 	h.t.Helper()
+	// As a person who trusted the workspace before running icm in it.
+	trusttest.Grant(h.t, h.dir)
 	cmd := exec.Command(icmBin, args...)
 	cmd.Dir = h.dir
 	cmd.Env = append(os.Environ(), "OLLAMA_HOST="+h.srv.URL())

@@ -15,6 +15,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/testutil/realollama"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 	"github.com/icm-tool/icm/server/internal/tokens"
+	"github.com/icm-tool/icm/server/internal/trust/trusttest"
 	"github.com/icm-tool/icm/server/internal/workflow"
 )
 
@@ -35,6 +36,7 @@ func TestRealOllamaStages(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "config.toml"), cfg, 0o644); err != nil {
 			t.Fatal(err)
 		}
+		trusttest.Grant(t, dir) // the sample names its search server
 		cmd := exec.Command(icmBin, "run", "--model", srv.Model)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "OLLAMA_HOST="+srv.URL)

@@ -15,6 +15,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/testutil/fakesearx"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/sites"
+	"github.com/icm-tool/icm/server/internal/trust/trusttest"
 	"github.com/icm-tool/icm/server/internal/workflow"
 )
 
@@ -88,6 +89,9 @@ args = ["mcp", "ingest", "--no-clone"]
 	write("pipeline/01-sources/repo/.gitignore", "*.log\n")
 	write("pipeline/01-sources/repo/main.py", "import json\nprint(json.dumps({'format': 'json'}))\n")
 	write("pipeline/01-sources/repo/debug.log", "IGNORED-BY-GITIGNORE\n")
+	// Its Script stages start icm again (icm research, critique,
+	// code-check), which acts only for a workspace its person trusted.
+	trusttest.Grant(t, h.dir)
 
 	srv := h.srv
 	// 01-sources: read all three sources in one turn, then write the digest.

@@ -39,6 +39,7 @@ func Cases() map[fault.Kind]*fault.Error {
 		fault.Locked:           fault.Busy("another icm run is working in " + Root + " (pid 4242, icm run, since 10:04:05)"),
 		fault.ToolFailed:       fault.Tools("stage 02-research: unable to start its tools: search-server: exec: \"searxng-mcp\": not found", "02-research", nil),
 		fault.ConfigInvalid:    fault.NoModelNamed("01-scope", config),
+		fault.Untrusted:        fault.NotTrusted("unable to run its stages: the workspace "+Root+" is not trusted: it names 1 tool server command", Root),
 		fault.NotFound:         fault.Missing(`no stage "09-x" in `+Root, "its stages are 01-scope, 02-research, 03-outline"),
 		fault.InvalidRequest:   fault.BadRequest("icm.runStage needs a stage", "pass {workspace, stage}"),
 		fault.UnknownCommand:   fault.NoSuchCommand("icm.frobnicate", []string{"icm.status", "icm.runStage"}),

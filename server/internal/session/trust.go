@@ -1,0 +1,207 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/icm-tool/icm/server/internal/config"
+	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/trust"
+)
+
+// The trust gate. A session is opened with a trust decision (package
+// trust): the person's pinned record, lowered by the editor's Restricted
+// Mode, raised only by that record, an explicit --trust or the trusted
+// run that started this process. Every operation that would start a
+// command the workspace names, contact a server it names or read an
+// environment variable it names asks the decision here first; refused,
+// it returns a fault of kind Untrusted whose action is to trust the
+// workspace. Reading goes on untrusted: checks, status, probes, counts
+// (from local model files or by estimate), and icm's own tool servers'
+// tool lists, taken from their definitions in this process.
+
+// TrustOptions are what the person or their editor said about trust
+// for this session; the record in the user's config folder says the rest.
+type TrustOptions struct {
+	// Explicit trusts the workspace for this session without a record
+	// (the --trust flag, for CI).
+	Explicit bool
+	// Restricted is the editor's Restricted Mode: the workspace is not
+	// trusted, whatever the record says.
+	Restricted bool
+}
+
+// EditorHostSetting is where a workspace-scope model server setting is
+// said to come from in what trust lists.
+const EditorHostSetting = "editor setting icm.ollama.host (workspace scope)"
+
+// decide makes the session's trust decision.
+func (s *Session) decide() trust.Decision {
+	store, err := trust.StoreFor(s.opts.Getenv)
+	parts := trust.Of(s.ws, trust.Options{Extra: s.editorParts()})
+	return trust.Decide(s.ws.Root, parts, trust.Inputs{
+		Store: store, StoreErr: err,
+		Explicit:   s.opts.Trust.Explicit,
+		Restricted: s.opts.Trust.Restricted,
+		Inherited:  s.opts.Getenv(trust.InheritEnv),
+	})
+}
+
+// editorParts are the settings the editor took from the workspace's own
+// settings (workspace scope) that trust covers: a model server.
+func (s *Session) editorParts() []trust.Part {
+	set := s.opts.Settings
+	if set.HostFromWorkspace && strings.TrimSpace(set.Host) != "" {
+		return []trust.Part{{Kind: trust.Server, Where: EditorHostSetting, Value: strings.TrimSpace(set.Host)}}
+	}
+	return nil
+}
+
+// Trust is the session's trust decision: what the workspace names, and
+// whether icm may act for it.
+func (s *Session) Trust() trust.Decision { return s.trust }
+
+// Require returns nil when the session may act for the workspace, else
+// the refusal (a *fault.Error of kind Untrusted) saying that it would
+// have done what, e.g. "run its stages".
+func (s *Session) Require(what string) error {
+	if s.trust.Allowed() {
+		return nil
+	}
+	return s.refusal(what)
+}
+
+func (s *Session) refusal(what string) *fault.Error {
+	return fault.NotTrusted(fmt.Sprintf("unable to %s: the workspace %s is %s", what, s.ws.Root, s.trust.Summary()), s.ws.Root)
+}
+
+// GrantTrust records that the person trusts the workspace for exactly
+// the parts this session's decision lists, as `icm trust` and the
+// editor's "Trust this workspace" do; hash, when set, must be those
+// parts' hash (what the person was shown), or nothing is written. by
+// says who granted it. Open a new session to act on it.
+func (s *Session) GrantTrust(hash, by string) (*trust.Record, error) {
+	d := s.trust
+	if hash != "" && hash != d.Hash {
+		return nil, fault.BadRequest("the workspace changed since its trust list was shown: nothing was trusted",
+			"look at the list again, then trust what it shows")
+	}
+	store, err := trust.StoreFor(s.opts.Getenv)
+	if err != nil {
+		return nil, fault.Config(err.Error(), "set ICM_CONFIG_DIR to a folder icm may write", "")
+	}
+	rec, err := store.Grant(s.ws.Root, d.Parts, by, time.Now())
+	if err != nil {
+		return nil, fault.From(err)
+	}
+	return rec, nil
+}
+
+// RevokeTrust removes the person's record for the workspace; false when
+// there was none.
+func (s *Session) RevokeTrust() (bool, error) {
+	store, err := trust.StoreFor(s.opts.Getenv)
+	if err != nil {
+		return false, fault.Config(err.Error(), "set ICM_CONFIG_DIR to the folder the record is in", "")
+	}
+	return store.Revoke(s.ws.Root)
+}
+
+// CarryTrust gives a copy of the workspace at copyRoot the trust this
+// session has (a stage test's copy, whose Script stages may start icm
+// again there); undo removes it.
+func (s *Session) CarryTrust(copyRoot string) (undo func(), err error) {
+	store, err := trust.StoreFor(s.opts.Getenv)
+	if err != nil {
+		return func() {}, nil // nothing to carry into: the copy is as untrusted as the folder
+	}
+	return store.Carry(s.trust, copyRoot, time.Now())
+}
+
+// host is the model server the person's settings name ("" for none): a
+// workspace-scope editor setting counts only when the workspace is
+// trusted.
+func (s *Session) host() string {
+	set := s.opts.Settings
+	if set.HostFromWorkspace && !s.trust.Allowed() {
+		return ""
+	}
+	return set.Host
+}
+
+// modelConfig is config.toml's [model] as this session may use it. A key
+// variable goes only to the server it was configured with: when the
+// person's host replaces base_url, no key is read. Untrusted, nothing the
+// workspace names is used (its servers, its key variables): the person's
+// own settings decide.
+func (s *Session) modelConfig() config.Model {
+	m := s.ws.Config.Model
+	if !s.trust.Allowed() {
+		m.BaseURL, m.APIKeyEnv, m.Servers = "", "", nil
+	}
+	if h := s.host(); h != "" && len(m.Servers) == 0 && !sameAddress(h, m.BaseURL) {
+		m.APIKeyEnv = ""
+	}
+	return m
+}
+
+// modelNamed reports whether the model client a trusted session would
+// build uses something the workspace names: a server, a key variable, a
+// workspace-scope host.
+func (s *Session) modelNamed() bool {
+	set := s.opts.Settings
+	if set.HostFromWorkspace && strings.TrimSpace(set.Host) != "" {
+		return true
+	}
+	m := s.ws.Config.Model
+	if len(m.Servers) > 0 {
+		return true
+	}
+	if set.Host != "" {
+		return sameAddress(set.Host, m.BaseURL) && strings.TrimSpace(m.APIKeyEnv) != ""
+	}
+	return strings.TrimSpace(m.BaseURL) != "" || strings.TrimSpace(m.APIKeyEnv) != ""
+}
+
+// modelBlocked reports whether talking to the model server in force
+// would contact a server or read a key the workspace names without trust.
+func (s *Session) modelBlocked() bool { return !s.trust.Allowed() && s.modelNamed() }
+
+// sameAddress compares two server addresses as written, ignoring case
+// and a trailing slash.
+func sameAddress(a, b string) bool {
+	norm := func(s string) string { return strings.ToLower(strings.TrimRight(strings.TrimSpace(s), "/")) }
+	return norm(a) != "" && norm(a) == norm(b)
+}
+
+// runsCommands reports whether approving the stage would run a `run:`
+// check its contract names.
+func (s *Session) runsCommands(stage string) bool {
+	st, err := s.ws.Stage(stage)
+	if err != nil {
+		return false
+	}
+	src, err := s.ws.Disk.ReadFile(st.Contract)
+	if err != nil {
+		return false
+	}
+	for _, c := range contract.Parse(st.Contract, src).Verify {
+		if c.Kind == "run" {
+			return true
+		}
+	}
+	return false
+}
+
+// listUnstarted lists a server's tools without starting anything: icm's
+// own servers from their definitions; any other is refused.
+func (s *Session) listUnstarted(ctx context.Context, server string) ([]ToolInfo, error) {
+	infos, ok, err := s.box.OwnTools(ctx, server, s.toolOptions(s.ws.Root))
+	if !ok {
+		return nil, fault.NotTrusted(fmt.Sprintf("tool server %q was not started to list its tools: the workspace is not trusted", server), s.ws.Root)
+	}
+	return infos, err
+}

@@ -1,0 +1,116 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/stagetest"
+	"github.com/icm-tool/icm/server/internal/testutil/wstest"
+	"github.com/icm-tool/icm/server/internal/trust/trusttest"
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+// icm's own tool servers are listed without starting them when the
+// workspace is not trusted, and the listing is the one the started
+// server gives: it comes from the server packages' own definitions.
+func TestOwnServersAreListedWithoutStartingThem(t *testing.T) {
+	trusttest.ConfigDir(t)
+	dir := wstest.Copy(t, "tech-article")
+	open := func() *Session {
+		ws, err := workspace.Open(dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := Open(ws, Options{Self: icmBin})
+		t.Cleanup(s.Close)
+		return s
+	}
+	untrusted := open()
+	if untrusted.Trust().Allowed() {
+		t.Fatal("the copy is trusted before anyone trusted it")
+	}
+	trusttest.Grant(t, dir)
+	trusted := open()
+	if !trusted.Trust().Allowed() {
+		t.Fatalf("not trusted after the grant: %s", trusted.Trust().Summary())
+	}
+	for _, server := range []string{"search-server", "browser-server", "ingest-server"} {
+		got, err := untrusted.ListTools(context.Background(), server)
+		if err != nil {
+			t.Fatalf("%s untrusted: %v", server, err)
+		}
+		want, err := trusted.ListTools(context.Background(), server)
+		if err != nil {
+			t.Fatalf("%s started: %v", server, err)
+		}
+		g, _ := json.Marshal(got)
+		w, _ := json.Marshal(want)
+		if string(g) != string(w) || len(got) == 0 {
+			t.Errorf("%s: listed without starting\n%s\nstarted\n%s", server, g, w)
+		}
+	}
+	if untrusted.catalog != nil {
+		t.Error("the untrusted session made a catalog of started servers")
+	}
+}
+
+// Untrusted, everything that acts is refused with one kind of fault whose
+// action is to trust the workspace; reading goes on.
+func TestTheGateRefusesWhatActs(t *testing.T) {
+	trusttest.ConfigDir(t)
+	h := trusttest.NewHostile(t, trusttest.HostileOptions{})
+	ws, err := workspace.Open(h.Dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Open(ws, Options{Self: icmBin, Getenv: func(k string) string {
+		if k == "OLLAMA_HOST" {
+			return "127.0.0.1:1"
+		}
+		return os.Getenv(k)
+	}})
+	defer s.Close()
+	ctx := context.Background()
+	refused := func(what string, err error) {
+		t.Helper()
+		f := fault.From(err)
+		if f == nil || f.Kind != fault.Untrusted || len(f.Actions) == 0 || f.Actions[0].ID != fault.TrustWorkspace || f.Actions[0].File != ws.Root {
+			t.Errorf("%s: %v (%+v), want a refusal whose action trusts %s", what, err, f, ws.Root)
+		}
+	}
+	_, err = s.NewRun(RunRequest{}, nil)
+	refused("run", err)
+	_, err = s.Approve(ctx, "01-a", true)
+	refused("approve with a run: check", err)
+	_, err = s.OpenTools(ctx, map[string][]string{"local": nil})
+	refused("open tools", err)
+	_, err = s.ListTools(ctx, "local")
+	refused("list a third-party server", err)
+	_, err = s.Client()
+	refused("the model client", err)
+	_, err = s.Models(ctx)
+	refused("the models", err)
+	_, err = s.Pull(ctx, "m", nil)
+	refused("pull", err)
+	_, err = s.Test(ctx, nil, stagetest.Options{})
+	refused("test", err)
+	if w, err := s.Window(ctx); w != 0 || err != nil {
+		t.Errorf("window: %d, %v (want unknown, not asked)", w, err)
+	}
+	if _, _, err := s.Status(); err != nil {
+		t.Errorf("status: %v", err)
+	}
+	if _, err := s.Probe(nil, "03-c", 0); err != nil {
+		t.Errorf("probe: %v", err)
+	}
+	if _, err := s.ListTools(ctx, "search-server"); err != nil {
+		t.Errorf("icm's own server: %v", err)
+	}
+	if env := s.inherited(); env[trusttest.SecretEnv] != "" {
+		t.Error("the key variable was read for the children of an untrusted session")
+	}
+	h.AssertQuiet(t, "the session's operations")
+}
