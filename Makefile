@@ -34,8 +34,10 @@ test-deps:
 	@$(MAKE) --no-print-directory ollama-server-build || echo "make test: the real Ollama test server could not be built (see above); the tests that start it will skip, and the report at the end lists them"
 
 WORKSPACE ?= workspaces/course-research
-run: build ## run WORKSPACE's next stage against the local Ollama (OLLAMA_HOST), then stop at its review gate
+run: build ## trust the shipped WORKSPACE (saying so), run its next stage against the local Ollama (OLLAMA_HOST), stop at its review gate
 	./$(BIN) check -w $(WORKSPACE)
+	@echo "make run: trusting $(WORKSPACE), a workspace this repository ships: icm may start the tool servers and contact the search address it lists below (icm trust --revoke -w $(WORKSPACE) takes it back)"
+	./$(BIN) trust --yes -w $(WORKSPACE)
 	./$(BIN) run -w $(WORKSPACE)
 
 # The sample pipeline end to end with canned answers, on a temporary copy:

@@ -51,6 +51,7 @@ warnings; [check] conventions = "icm-template" in config.toml does the same.`,
 				}
 			} else {
 				printFindings(env, rep)
+				printTrustLine(env, sess)
 			}
 			if rep.HasErrors() {
 				return &ExitError{Code: 1}

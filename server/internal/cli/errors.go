@@ -16,6 +16,8 @@ import (
 type usedFlags struct {
 	workspace string
 	model     string
+	// name is the command that failed ("run"), for a fix that repeats it.
+	name string
 }
 
 // flaggedError carries the flags a failed command ran with to Main, which
@@ -51,6 +53,9 @@ func printError(env *Env, w io.Writer, err error) {
 	for _, a := range typoFirst(f.Actions) {
 		if s, ok := suggest(env, a, flags); ok {
 			fmt.Fprintf(tw, "  %s:\t%s\n", s.what, s.how)
+		}
+		if a.ID == fault.TrustWorkspace && flags.name != "" {
+			fmt.Fprintf(tw, "  %s:\t%s\n", "or trust it for this command only (CI)", flags.command(flags.name, "--trust"))
 		}
 	}
 	tw.Flush()

@@ -15,10 +15,12 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/spf13/cobra"
 
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/fetch"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/mcpserver/browser"
 	"github.com/icm-tool/icm/server/internal/mcpserver/search"
+	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/termsafe"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -172,7 +174,7 @@ func runBrowser(ctx context.Context, env *Env, f *browserFlags) error {
 		model = env.Getenv("ICM_MODEL")
 	}
 	if model != "" {
-		client, err := readerClient(env, f, model)
+		client, err := readerClient(env, f, model, logger)
 		if err != nil {
 			return err
 		}
@@ -194,20 +196,28 @@ func runBrowser(ctx context.Context, env *Env, f *browserFlags) error {
 // readerClient is the model summarize and extract use: the Ollama at
 // --ollama when given; else what the workspace's config.toml asks for
 // (Ollama, an OpenAI-compatible server, or a pool over [[model.servers]]),
-// so chunked reading spreads over the same servers as the run; else the
-// Ollama at OLLAMA_HOST. The server runs in the workspace folder, so its
-// config.toml is the one beside it.
-func readerClient(env *Env, f *browserFlags, model string) (llm.Client, error) {
+// so chunked reading spreads over the same servers as the run, through a
+// session over the workspace, whose trust decides whether its servers may
+// be used (they may when the trusted run that started this server passed
+// its trust on); else the Ollama at OLLAMA_HOST. The server runs in the
+// workspace folder, so its config.toml is the one beside it.
+func readerClient(env *Env, f *browserFlags, model string, logger *slog.Logger) (llm.Client, error) {
 	if f.ollama == "" {
 		if cwd, err := env.Getwd(); err == nil {
 			if cfg, err := workspace.LoadConfig(cwd); err == nil && cfg.Path != "" {
-				m := cfg.Model
-				m.Name = model
-				client, err := llm.FromConfig(m, env.Getenv)
+				ws, err := workspace.Open(cwd, nil)
 				if err != nil {
+					return nil, err
+				}
+				sess := session.Open(ws, session.Options{Settings: session.Settings{Model: model}, Getenv: env.Getenv, Self: env.Self, Version: Version})
+				client, err := sess.Client()
+				if err == nil {
+					return client, nil
+				}
+				if fault.KindOf(err) != fault.Untrusted {
 					return nil, fmt.Errorf("%s [model]: %w", cfg.Path, err)
 				}
-				return client, nil
+				logger.Warn("the model server config.toml names is not used: the workspace is not trusted", "config", cfg.Path)
 			}
 		}
 	}

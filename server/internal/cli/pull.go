@@ -12,6 +12,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/config"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/termsafe"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -27,10 +28,11 @@ workspace's config.toml names ([model] name), or icm's default model.`,
 		Example: "  icm pull\n  icm pull qwen3:8b\n  icm pull -w workspaces/course-research",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, source, err := pullConfig(env, g)
+			ws, source, err := pullWorkspace(env, g)
 			if err != nil {
 				return err
 			}
+			cfg := ws.Config
 			if len(args) == 1 {
 				model, source = args[0], ""
 			} else if model != "" {
@@ -39,23 +41,23 @@ workspace's config.toml names ([model] name), or icm's default model.`,
 				model = cfg.Model.Name
 			}
 			if cfg.Model.Provider != "ollama" {
+				ws.Close()
 				return fmt.Errorf("%s: [model] provider is %q; icm pull only works with an Ollama server (pull the model with your server's own tool)", cfg.Path, cfg.Model.Provider)
 			}
-			// A person is waiting: say soon that the server is not there.
-			client, err := llm.NewOllama(append(llm.ConfigOptions(cfg.Model), llm.WithGetenv(env.Getenv),
-				llm.WithRetry(10*time.Second, 4))...)
-			if err != nil {
-				return err
+			sess := session.Open(ws, sessionOptions(env, g, session.Settings{}))
+			defer sess.Close()
+			if _, err := sess.Client(); err != nil {
+				return err // config.toml's [model] is unusable, or names a server of an untrusted workspace
 			}
 			if source != "" {
-				fmt.Fprintf(env.Stderr, "pulling %s (%s) from %s\n", model, source, client.BaseURL())
+				fmt.Fprintf(env.Stderr, "pulling %s (%s) from %s\n", model, source, sess.ServerURL())
 			} else {
-				fmt.Fprintf(env.Stderr, "pulling %s from %s\n", model, client.BaseURL())
+				fmt.Fprintf(env.Stderr, "pulling %s from %s\n", model, sess.ServerURL())
 			}
 			// The bar redraws with carriage returns: it writes to the
 			// stream itself, and escapes what the server says (pullView).
 			view := newPullView(termsafe.Raw(env.Stderr), isTerminal(env.Stderr))
-			err = client.Pull(cmd.Context(), model, view.update)
+			_, err = sess.PullSteps(cmd.Context(), model, view.update)
 			view.finish()
 			if err != nil {
 				fmt.Fprintf(env.Stderr, "icm: unable to pull %s: %v\n", model, err)
@@ -72,29 +74,32 @@ workspace's config.toml names ([model] name), or icm's default model.`,
 	return cmd
 }
 
-// pullConfig reads the settings that say which model and server: the
-// workspace's config.toml when there is a workspace, else config.toml in
-// the -w folder or the current one, else the defaults. source says where
-// the model name came from, for the first line of output.
-func pullConfig(env *Env, g *globalFlags) (config.Config, string, error) {
-	if ws, err := openWorkspace(env, g); err == nil {
-		if ws.ConfigErr != nil {
-			return ws.Config, "", ws.ConfigErr
-		}
-		return ws.Config, modelSource(ws.Config), nil
-	}
-	cwd, err := env.Getwd()
+// pullWorkspace opens what says which model and server: the workspace
+// when there is one, else the -w folder or the current one (its
+// config.toml, when it has one, else the defaults). source says where the
+// model name came from, for the first line of output. Close the result.
+func pullWorkspace(env *Env, g *globalFlags) (*workspace.Workspace, string, error) {
+	ws, err := openWorkspace(env, g)
 	if err != nil {
-		return config.Config{}, "", err
+		cwd, werr := env.Getwd()
+		if werr != nil {
+			return nil, "", werr
+		}
+		dir := g.workspace
+		if dir == "" {
+			dir = cwd
+		} else if !filepath.IsAbs(dir) {
+			dir = filepath.Join(cwd, dir)
+		}
+		if ws, err = workspace.Open(dir, nil); err != nil {
+			return nil, "", err
+		}
 	}
-	dir := g.workspace
-	if dir == "" {
-		dir = cwd
-	} else if !filepath.IsAbs(dir) {
-		dir = filepath.Join(cwd, dir)
+	if ws.ConfigErr != nil {
+		ws.Close()
+		return nil, "", ws.ConfigErr
 	}
-	cfg, err := workspace.LoadConfig(dir)
-	return cfg, modelSource(cfg), err
+	return ws, modelSource(ws.Config), nil
 }
 
 func modelSource(cfg config.Config) string {

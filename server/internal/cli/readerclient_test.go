@@ -1,26 +1,37 @@
 package cli
 
 import (
+	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/trust"
+	"github.com/icm-tool/icm/server/internal/trust/trusttest"
 )
 
 // The reader's summarize and extract use the workspace's model servers
-// (a pool, an OpenAI-compatible server), not only OLLAMA_HOST.
+// (a pool, an OpenAI-compatible server), not only OLLAMA_HOST, once the
+// workspace is trusted; untrusted, only OLLAMA_HOST's.
 func TestReaderClientFollowsWorkspaceConfig(t *testing.T) {
 	dir := t.TempDir()
-	env := &Env{Getenv: func(k string) string { return map[string]string{"KEY": "secret"}[k] }, Getwd: func() (string, error) { return dir, nil }}
+	cfgDir := trusttest.ConfigDir(t)
+	env := &Env{Getenv: func(k string) string {
+		return map[string]string{"KEY": "secret", trust.ConfigDirEnv: cfgDir}[k]
+	}, Getwd: func() (string, error) { return dir, nil }}
+	trusted := true
 	check := func(cfg string, f *browserFlags, want string) {
 		t.Helper()
 		if cfg != "" {
 			os.WriteFile(filepath.Join(dir, "config.toml"), []byte(cfg), 0o644)
+			if trusted {
+				trusttest.Grant(t, dir)
+			}
 		} else {
 			os.Remove(filepath.Join(dir, "config.toml"))
 		}
-		c, err := readerClient(env, f, "m")
+		c, err := readerClient(env, f, "m", slog.New(slog.DiscardHandler))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,6 +53,11 @@ func TestReaderClientFollowsWorkspaceConfig(t *testing.T) {
 	check("[model]\nprovider = \"openai\"\nbase_url = \"http://127.0.0.1:3/v1\"\napi_key_env = \"KEY\"\ncontext_length = 8192\n", &browserFlags{}, "openai")
 	check(pool, &browserFlags{ollama: "http://127.0.0.1:4"}, "ollama")
 	check("", &browserFlags{}, "ollama")
+	trusted = false
+	if _, err := (trust.Store{Dir: filepath.Join(cfgDir, "trusted")}).Revoke(dir); err != nil {
+		t.Fatal(err)
+	}
+	check(pool, &browserFlags{}, "ollama")
 }
 
 // A config.toml that links out of the folder the reader runs in is not
@@ -57,7 +73,7 @@ func TestReaderClientIgnoresAConfigLinkedOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := &Env{Getenv: func(string) string { return "" }, Getwd: func() (string, error) { return dir, nil }}
-	c, err := readerClient(env, &browserFlags{}, "m")
+	c, err := readerClient(env, &browserFlags{}, "m", slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

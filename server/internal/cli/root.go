@@ -30,6 +30,9 @@ type Env struct {
 	// Self is the icm executable that `command = "icm"` MCP servers run;
 	// "" means this executable.
 	Self string
+	// Interactive says a person is at a terminal to answer questions
+	// (trusting a workspace); without one, icm never asks.
+	Interactive bool
 }
 
 // ExitError ends the program with Code after printing nothing more; the
@@ -40,7 +43,8 @@ func (e *ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code
 
 // Main runs icm with args and returns the process exit code.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	env := &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv, Getwd: os.Getwd}
+	env := &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv, Getwd: os.Getwd,
+		Interactive: inputIsTerminal(stdin) && isTerminal(stderr)}
 	return MainWith(ctx, env, args)
 }
 
@@ -84,7 +88,7 @@ func Run(ctx context.Context, env *Env, args []string) error {
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
 	if err := root.ExecuteContext(ctx); err != nil {
-		return &flaggedError{err: err, flags: usedFlags{workspace: g.workspace, model: g.model}}
+		return &flaggedError{err: err, flags: usedFlags{workspace: g.workspace, model: g.model, name: g.command}}
 	}
 	return nil
 }
@@ -98,6 +102,11 @@ type globalFlags struct {
 	// model is the --model override of the command that ran, for the
 	// commands its errors suggest.
 	model string
+	// trust is --trust: act for the workspace this once without a record.
+	trust bool
+	// command names the command that ran, for the fixes its errors
+	// suggest ("run", "test").
+	command string
 }
 
 func newRootCmd(env *Env) (*cobra.Command, *globalFlags) {
@@ -116,6 +125,7 @@ and stops at a review gate.`,
 	}
 	root.PersistentFlags().StringVarP(&g.workspace, "workspace", "w", "", "workspace folder (default: the current folder or its nearest parent holding CLAUDE.md, or CONTEXT.md and pipeline/)")
 	root.PersistentFlags().StringVar(&g.repo, "repo", "", "the repository root that shared /… inputs are read from (default: ICM_REPO, else the nearest folder holding .git; outside git, only the workspace)")
+	root.PersistentFlags().BoolVar(&g.trust, "trust", false, "trust the workspace for this command only, without asking or keeping a record (for CI; icm trust keeps one)")
 	for _, c := range commands(env, g) {
 		root.AddCommand(c)
 	}
@@ -145,6 +155,7 @@ func commands(env *Env, g *globalFlags) []*cobra.Command {
 		newExportCmd(env, g),
 		newResearchCmd(env, g),
 		newDemoCmd(env),
+		newTrustCmd(env, g),
 	}
 }
 

@@ -64,8 +64,16 @@ changes (config.toml, the contract's ## Model, the editor's icm.model).`,
 }
 
 func runWorkspace(ctx context.Context, env *Env, g *globalFlags, f *runFlags) error {
-	sess, err := openSession(env, g, session.Settings{Gate: f.gate})
+	g.command = "run"
+	open := func() (*session.Session, error) {
+		return openSession(env, g, session.Settings{Gate: f.gate})
+	}
+	sess, err := open()
 	if err != nil {
+		return err
+	}
+	if sess, err = trusted(env, sess, "run its stages", "icm run", open); err != nil {
+		sess.Close()
 		return err
 	}
 	defer sess.Close()

@@ -14,11 +14,17 @@ func openSession(env *Env, g *globalFlags, set session.Settings) (*session.Sessi
 	if err != nil {
 		return nil, err
 	}
-	return session.Open(ws, session.Options{
+	return session.Open(ws, sessionOptions(env, g, set)), nil
+}
+
+// sessionOptions are the options every command opens its session with.
+func sessionOptions(env *Env, g *globalFlags, set session.Settings) session.Options {
+	return session.Options{
 		Settings: set,
 		Getenv:   env.Getenv,
 		Self:     env.Self,
 		Version:  Version,
 		Warn:     func(msg string) { fmt.Fprintf(env.Stderr, "warning: %s\n", msg) },
-	}), nil
+		Trust:    session.TrustOptions{Explicit: g.trust},
+	}
 }

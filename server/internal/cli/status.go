@@ -69,6 +69,7 @@ configured settings like any other, and says which model wrote it
 				}
 			}
 			tw.Flush()
+			printTrustLine(env, sess)
 			fmt.Fprintln(env.Stdout, nextLine(p, ws, g))
 			return nil
 		},

@@ -35,9 +35,18 @@ workspace through the same engine as icm run, checks their expectations and
 prints a case × model matrix. ` + "`icm help test`" + ` shows the case grammar.`,
 		Example: "  icm test\n  icm test 01-scope --repeat 3 --models qwen3.5:9b,llama3.1:8b\n  icm test --baseline latest --junit report.xml",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sess, err := openSession(env, g, session.Settings{})
+			g.command = "test"
+			open := func() (*session.Session, error) { return openSession(env, g, session.Settings{}) }
+			sess, err := open()
 			if err != nil {
 				return err
+			}
+			if !f.list && !f.runs {
+				// Running the cases starts what the workspace names.
+				if sess, err = trusted(env, sess, "run its test cases", "icm test", open); err != nil {
+					sess.Close()
+					return err
+				}
 			}
 			defer sess.Close()
 			return runTests(cmd, env, sess, f, args)

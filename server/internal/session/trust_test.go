@@ -114,3 +114,52 @@ func TestTheGateRefusesWhatActs(t *testing.T) {
 	}
 	h.AssertQuiet(t, "the session's operations")
 }
+
+// A stage test's copy of the workspace carries the original's trust while
+// the job runs: an icm the copy's Script stage starts there (without the
+// trust the run passes on, ICM_TRUSTED) finds the copy trusted by its
+// record, "a copy of" the original. The record goes when the job ends.
+func TestATestCopyCarriesTheTrust(t *testing.T) {
+	trusttest.ConfigDir(t)
+	dir := wstest.Write(t, `
+-- CLAUDE.md --
+# Notes
+-- pipeline/01-s/CONTEXT.md --
+# Stage: 01-s
+
+## Script
+unset ICM_TRUSTED; "$ICM_BIN" trust --show --json -w "$ICM_WORKSPACE" > "$ICM_OUTPUT/trust.json"
+
+## Outputs
+- trust.json -> output/
+-- pipeline/01-s/tests/copy.md --
+# Case: copy
+
+## Expect
+- contains "\"state\": \"trusted\""
+- contains "a copy of"
+`)
+	trusttest.Grant(t, dir)
+	ws, err := workspace.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Open(ws, Options{Self: icmBin})
+	defer s.Close()
+	sel, err := stagetest.Select(ws, s.Check(ws.Files), stagetest.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.Test(context.Background(), sel, stagetest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Passed {
+		b, _ := json.MarshalIndent(rep, "", "  ")
+		t.Errorf("the copy was not trusted by its record:\n%s", b)
+	}
+	recs, _ := trusttest.Store(t).List()
+	if len(recs) != 1 || recs[0].Path != ws.Root {
+		t.Errorf("records after the test: %+v (the copy's should be gone)", recs)
+	}
+}
