@@ -45,11 +45,21 @@ func (s *Server) codeLenses(gctx *glsp.Context, p *protocol.CodeLensParams) ([]p
 	lens := func(title, command string) protocol.CodeLens {
 		return protocol.CodeLens{Range: line, Command: &protocol.Command{Title: title, Command: command, Arguments: []any{arg}}}
 	}
-	out := []protocol.CodeLens{lens("▶ Run stage", cmdRunStage)}
-	if sr := a.stageOfContract(dc.doc.Path); sr != nil {
-		if l, ok := testLens(sr, line, arg); ok {
-			out = append(out, l)
+	allowed := dc.o.sess.Trust().Allowed()
+	var out []protocol.CodeLens
+	if allowed {
+		out = append(out, lens("▶ Run stage", cmdRunStage))
+		if sr := a.stageOfContract(dc.doc.Path); sr != nil {
+			if l, ok := testLens(sr, line, arg); ok {
+				out = append(out, l)
+			}
 		}
+	} else {
+		// No run: the workspace names what it would run, contact or
+		// read, and its person has not trusted it. The lens says so and
+		// lists what trust covers.
+		out = append(out, protocol.CodeLens{Range: line, Command: &protocol.Command{Title: "🔒 Trust this workspace to run it",
+			Command: cmdTrustList, Arguments: []any{map[string]any{"workspace": dc.ws.Root}}}})
 	}
 	row := s.stageRow(ctx, dc.st, dc.stage.Name)
 	if row != nil && row.Status == string(state.Awaiting) {

@@ -47,6 +47,8 @@ type commandArgs struct {
 	Call  int    `json:"call"`
 	// Model names a model (icm.pullModel).
 	Model string `json:"model"`
+	// Hash is the trust list a person was shown (icm.trustGrant).
+	Hash string `json:"hash"`
 }
 
 // executeCommand answers at once: long commands start work on goroutines
@@ -123,6 +125,10 @@ func (s *Server) executeCommand(gctx *glsp.Context, p *protocol.ExecuteCommandPa
 		return s.testRun(args)
 	case cmdTestCancel:
 		return map[string]bool{"cancelled": s.tests.cancel(args.Token)}, nil
+	case cmdTrustList:
+		return s.trustList(args)
+	case cmdTrustGrant:
+		return s.trustGrant(args)
 	}
 	if res, ok, err := s.reviewCommand(ctx, p.Command, args); ok {
 		return res, err

@@ -65,6 +65,10 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		}
 		return
 	}
+	if req.Method == notifyDidChangeTrust && req.Notif {
+		s.didChangeTrust(req)
+		return
+	}
 	if req.Notif || inline[req.Method] {
 		s.dispatch(s.ctx, req)
 		return

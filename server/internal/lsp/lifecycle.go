@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"os"
+	"reflect"
 
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
@@ -11,7 +12,7 @@ import (
 // commandNames are the commands the server executes (docs/lsp-protocol.md).
 var commandNames = []string{
 	cmdStatus, cmdRunNext, cmdRunStage, cmdRunAll, cmdCancel, cmdApprove, cmdProbe, cmdOutputs, cmdCreateFile,
-	cmdTestList, cmdTestRun, cmdTestCancel,
+	cmdTestList, cmdTestRun, cmdTestCancel, cmdTrustList, cmdTrustGrant,
 }
 
 // protocolHandler assembles glsp's method table. Every method advertised
@@ -101,6 +102,7 @@ func (s *Server) initialize(_ *glsp.Context, p *protocol.InitializeParams) (any,
 	s.caps = p.Capabilities
 	s.folders = folders
 	s.settings = readSettings(s.settings, p.InitializationOptions)
+	s.restricted.Store(!editorTrusted(p.InitializationOptions))
 	s.initialized = true
 	s.mu.Unlock()
 	if logToClient(p.InitializationOptions) {
@@ -182,5 +184,23 @@ func (s *Server) clientSupports(f func(c protocol.ClientCapabilities) bool) bool
 	defer s.mu.Unlock()
 	return f(s.caps)
 }
+
+// Methods lists every method the server answers, for tests that must
+// classify each one: the fields of glsp's handler table it sets (by field
+// name, "TextDocumentHover"), and the methods it handles before that
+// table ("$/cancelRequest", "exit", "icm/didChangeWorkspaceTrust").
+func Methods() []string {
+	var out []string
+	h := reflect.ValueOf((&Server{}).protocolHandler())
+	for i := 0; i < h.NumField(); i++ {
+		if f := h.Field(i); f.Kind() == reflect.Func && !f.IsNil() {
+			out = append(out, h.Type().Field(i).Name)
+		}
+	}
+	return append(out, "$/cancelRequest", "exit", notifyDidChangeTrust)
+}
+
+// Commands lists every workspace/executeCommand command the server runs.
+func Commands() []string { return allCommands() }
 
 var _ = context.Background

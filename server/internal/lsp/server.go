@@ -65,6 +65,21 @@ type Settings struct {
 	OllamaHost string `json:"ollamaHost,omitempty"`
 	Model      string `json:"model,omitempty"`
 	Gate       string `json:"gate,omitempty"`
+	// WorkspaceScoped names the settings above whose value the editor
+	// took from the workspace's own settings (VS Code's workspace or
+	// folder scope) rather than the person's: "ollamaHost". Such a
+	// server is one the workspace names, used only once it is trusted.
+	WorkspaceScoped []string `json:"workspaceScoped,omitempty"`
+}
+
+// scoped reports whether the setting key came from the workspace.
+func (n Settings) scoped(key string) bool {
+	for _, k := range n.WorkspaceScoped {
+		if k == key {
+			return true
+		}
+	}
+	return false
 }
 
 // Server is one language server connection.
@@ -113,6 +128,8 @@ type Server struct {
 	pulls pulls
 	// sink is where log lines go (stderr, or the client's log).
 	sink *logSink
+	// restricted is the editor's Restricted Mode (trust.go).
+	restricted atomic.Bool
 	// bg tracks goroutines the server started, so Serve returns only once
 	// they are done; bgClosed (under bgMu) refuses new ones once it waits.
 	bg       sync.WaitGroup
@@ -249,7 +266,8 @@ func (s *Server) currentSettings() Settings {
 func (s *Server) newSession(ws *workspace.Workspace) *session.Session {
 	set := s.currentSettings()
 	return session.Open(ws, session.Options{
-		Settings: session.Settings{Model: set.Model, Host: set.OllamaHost, Gate: set.Gate},
+		Settings: session.Settings{Model: set.Model, Host: set.OllamaHost, Gate: set.Gate, HostFromWorkspace: set.scoped("ollamaHost")},
+		Trust:    session.TrustOptions{Restricted: s.restricted.Load()},
 		Getenv:   s.getenv,
 		Self:     s.opts.Self,
 		Version:  s.opts.Version,
@@ -285,5 +303,6 @@ func readSettings(old Settings, v any) Settings {
 }
 
 func trimmed(n Settings) Settings {
-	return Settings{OllamaHost: strings.TrimSpace(n.OllamaHost), Model: strings.TrimSpace(n.Model), Gate: strings.TrimSpace(n.Gate)}
+	return Settings{OllamaHost: strings.TrimSpace(n.OllamaHost), Model: strings.TrimSpace(n.Model), Gate: strings.TrimSpace(n.Gate),
+		WorkspaceScoped: n.WorkspaceScoped}
 }

@@ -22,7 +22,9 @@ type WorkspaceStatus struct {
 	Running   *RunningInfo  `json:"running"`
 	Next      state.Next    `json:"next"`
 	Stages    []StageStatus `json:"stages"`
-	Error     string        `json:"error,omitempty"`
+	// Trust is whether icm may act for the workspace (trust.go).
+	Trust TrustStatus `json:"trust"`
+	Error string      `json:"error,omitempty"`
 }
 
 // RunningInfo describes the run going on in a workspace.
@@ -101,6 +103,7 @@ func (s *Server) status(ctx context.Context, st *wsState) WorkspaceStatus {
 	}
 	sess := op.sess
 	defer op.release()
+	out.Trust = trustStatus(sess.Trust())
 	disk := sess.Workspace()
 	p, rep, err := sess.Status()
 	if err != nil {

@@ -238,6 +238,10 @@ func (s *Server) testRun(args commandArgs) (any, error) {
 		return nil, err
 	}
 	sess := op.sess
+	if err := sess.Require("run its test cases"); err != nil {
+		op.release()
+		return nil, err
+	}
 	ws := sess.Workspace()
 	filter := stagetest.Filter{Args: args.Cases, Dir: ws.Root}
 	if len(filter.Args) == 0 && args.Stage != "" {

@@ -1,0 +1,183 @@
+package lsp
+
+import (
+	"encoding/json"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/trust"
+)
+
+// Trust in the language server. The session decides (package session's
+// gate); the server only says what the editor said: its Restricted Mode
+// (initializationOptions.workspaceTrusted, then
+// icm/didChangeWorkspaceTrust), which lowers trust and never raises it,
+// and which settings came from the workspace's own scope
+// (settings.workspaceScoped). icm.trustList shows what trust covers and
+// icm.trustGrant writes the same record as `icm trust`; both act at once,
+// without a restart.
+
+// Commands and the notification of docs/lsp-protocol.md.
+const (
+	cmdTrustList  = "icm.trustList"
+	cmdTrustGrant = "icm.trustGrant"
+
+	notifyDidChangeTrust = "icm/didChangeWorkspaceTrust"
+)
+
+// TrustStatus is a workspace's trust in its status.
+type TrustStatus struct {
+	// State is not-needed, trusted, untrusted, changed or restricted.
+	State string `json:"state"`
+	// Allowed says icm may run, contact and read what the workspace names.
+	Allowed bool `json:"allowed"`
+	// Summary says it in one line for a person.
+	Summary string `json:"summary"`
+}
+
+// TrustInfo is icm.trustList's answer: what trusting the workspace would
+// allow, and its state.
+type TrustInfo struct {
+	Workspace string `json:"workspace"`
+	TrustStatus
+	// Hash identifies the list: icm.trustGrant takes it back, so what is
+	// trusted is what was shown.
+	Hash  string      `json:"hash"`
+	Parts []TrustPart `json:"parts"`
+	// Changes are the parts a grant no longer covers (state changed).
+	Changes []TrustChange `json:"changes"`
+	// By says what trusts it, when it is trusted.
+	By string `json:"by,omitempty"`
+	// Note is a problem with the record.
+	Note string `json:"note,omitempty"`
+}
+
+// TrustPart is one thing the workspace would be allowed.
+type TrustPart struct {
+	// Kind is command, script, check, server or key.
+	Kind string `json:"kind"`
+	// Verb is run, contact or read.
+	Verb  string `json:"verb"`
+	Value string `json:"value"`
+	Where string `json:"where"`
+}
+
+// TrustChange is a part the grant did not cover.
+type TrustChange struct {
+	TrustPart
+	// Was is the value granted at the same place ("" when new).
+	Was string `json:"was,omitempty"`
+}
+
+func trustStatus(d trust.Decision) TrustStatus {
+	return TrustStatus{State: string(d.State), Allowed: d.Allowed(), Summary: trust.Printable(d.Summary())}
+}
+
+func trustPart(p trust.Part) TrustPart {
+	return TrustPart{Kind: string(p.Kind), Verb: p.Kind.Verb(), Value: trust.Printable(p.Value), Where: trust.Printable(p.Where)}
+}
+
+func trustInfo(d trust.Decision) TrustInfo {
+	out := TrustInfo{Workspace: d.Root, TrustStatus: trustStatus(d), Hash: d.Hash, Parts: []TrustPart{}, Changes: []TrustChange{},
+		By: d.By, Note: trust.Printable(d.Note)}
+	for _, p := range d.Parts {
+		out.Parts = append(out.Parts, trustPart(p))
+	}
+	for _, c := range d.Changes {
+		out.Changes = append(out.Changes, TrustChange{TrustPart: trustPart(c.Part), Was: trust.Printable(c.Was)})
+	}
+	return out
+}
+
+// trustOf is the trust decision of the workspace's current session.
+func (st *wsState) trustOf() (trust.Decision, error) {
+	o, err := st.acquire()
+	if err != nil {
+		return trust.Decision{}, err
+	}
+	defer o.release()
+	return o.sess.Trust(), nil
+}
+
+// trustList answers icm.trustList.
+func (s *Server) trustList(args commandArgs) (any, error) {
+	st, err := s.workspaceArg(args)
+	if err != nil {
+		return nil, err
+	}
+	d, err := st.trustOf()
+	if err != nil {
+		return nil, err
+	}
+	return trustInfo(d), nil
+}
+
+// trustGrant answers icm.trustGrant: the record `icm trust` writes, for
+// the list whose hash the client passes (the one it showed), refused
+// while the editor is in Restricted Mode. The workspace is opened again
+// at once, so runs are allowed from the next request on.
+func (s *Server) trustGrant(args commandArgs) (any, error) {
+	st, err := s.workspaceArg(args)
+	if err != nil {
+		return nil, err
+	}
+	if args.Hash == "" {
+		return nil, fault.BadRequest(cmdTrustGrant+" needs the hash of the list it trusts",
+			"pass {workspace, hash}, hash as "+cmdTrustList+" returned it")
+	}
+	if s.restricted.Load() {
+		return nil, fault.NotTrusted("the editor is in Restricted Mode: trust the folder in the editor first, then the workspace", st.root)
+	}
+	o, err := st.openSession()
+	if err != nil {
+		return nil, err
+	}
+	defer o.release()
+	d := o.sess.Trust()
+	if !d.Needed() {
+		return trustInfo(d), nil
+	}
+	if _, err := o.sess.GrantTrust(args.Hash, "the editor"); err != nil {
+		return nil, err
+	}
+	st.touch(true)
+	s.statusMayHaveChanged(st)
+	// What the next session decides: trusted now, for what was shown.
+	return s.trustList(args)
+}
+
+// editorTrusted reads initializationOptions.workspaceTrusted: false is the
+// editor's Restricted Mode; absent, the client has no such mode.
+func editorTrusted(opts any) bool {
+	raw, err := json.Marshal(opts)
+	if err != nil {
+		return true
+	}
+	var o struct {
+		WorkspaceTrusted *bool `json:"workspaceTrusted"`
+	}
+	if json.Unmarshal(raw, &o) != nil || o.WorkspaceTrusted == nil {
+		return true
+	}
+	return *o.WorkspaceTrusted
+}
+
+// didChangeTrust handles icm/didChangeWorkspaceTrust {trusted}: every
+// workspace is opened again with the editor's new state.
+func (s *Server) didChangeTrust(req *jsonrpc2.Request) {
+	var p struct {
+		Trusted *bool `json:"trusted"`
+	}
+	if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil || p.Trusted == nil {
+		s.log.Warn("unreadable " + notifyDidChangeTrust + ": it needs {trusted: true|false}")
+		return
+	}
+	if s.restricted.Swap(!*p.Trusted) == !*p.Trusted {
+		return
+	}
+	for _, st := range s.wss.all() {
+		st.touch(true)
+		s.statusMayHaveChanged(st)
+	}
+}
