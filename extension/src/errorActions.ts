@@ -142,6 +142,11 @@ export async function performFix(a: ErrorAction, workspace: string | undefined, 
     case 'run-check':
       await vscode.commands.executeCommand('workbench.actions.view.problems');
       return;
+    case 'trust-workspace':
+      await vscode.commands.executeCommand('icm.trustWorkspace', {
+        workspace: a.location ? vscode.Uri.parse(a.location.uri).fsPath : workspace,
+      });
+      return;
   }
 }
 

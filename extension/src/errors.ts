@@ -74,12 +74,14 @@ export function buttonLabel(a: ErrorAction, kind?: string): string | undefined {
       return a.url ? 'Install Ollama' : undefined;
     case 'try-demo':
       return 'Try the Demo';
+    case 'trust-workspace':
+      return 'Trust This Workspace';
   }
   return undefined;
 }
 
 /** Kinds that are the person's call rather than a failure. */
-const warnings = new Set(['verify-failed', 'edited-output', 'stale', 'not-run', 'locked']);
+const warnings = new Set(['verify-failed', 'edited-output', 'stale', 'not-run', 'locked', 'untrusted']);
 
 /**
  * The notification for an error: the message, then the hint, and a button

@@ -10,6 +10,8 @@ import { IcmServer } from './server';
 import { registerStatusBar } from './statusBar';
 import { TestExplorer } from './testExplorer';
 import { TestCommand } from './testProtocol';
+import { ServerCommand } from './protocol';
+import { TrustFlow } from './trust';
 import { registerVirtualDocs } from './virtualDocs';
 
 export function activate(context: vscode.ExtensionContext): void {
@@ -20,6 +22,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const docs = registerVirtualDocs(server);
   const review = new ReviewFlow(server, log, model, runs.reveal);
   const tests = new TestExplorer(server, log);
+  const trust = new TrustFlow(server, model, log);
   server.setHooks({
     runFinished: (ev) => void review.runFinished(ev),
     command: (command, args, next) => {
@@ -27,6 +30,10 @@ export function activate(context: vscode.ExtensionContext): void {
       const a = (args[0] ?? {}) as { workspace?: string; stage?: string; token?: string };
       if (command === TestCommand.run && a.workspace && a.stage && a.token === undefined) {
         return tests.runStage(a.workspace, a.stage).catch((err) => review.showError(err, a.workspace));
+      }
+      // The lens on an untrusted stage shows what trust covers and asks.
+      if (command === ServerCommand.trustList && a.workspace) {
+        return trust.trust(a.workspace).catch((err) => review.showError(err, a.workspace));
       }
       return review.interceptCommand(command, args, next);
     },
@@ -41,6 +48,7 @@ export function activate(context: vscode.ExtensionContext): void {
     log,
     server,
     tests,
+    trust,
     testsFollow,
     running,
     registerPipelineView(model),

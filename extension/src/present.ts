@@ -236,6 +236,8 @@ export interface StatusBarView {
   tooltip: string;
   /** A theme colour id for an error, else undefined. */
   color?: string;
+  /** The command a click runs, when not the status. */
+  command?: string;
 }
 
 /**
@@ -262,6 +264,15 @@ export function nextText(next: NextStep | undefined): string {
 /** The status bar's one line: what runs now, or the workspace's next step. */
 export function statusBarView(ws: WorkspaceStatus): StatusBarView {
   const tooltip = `ICM ${ws.name}: ${nextText(ws.next)}`;
+  if (ws.trust !== undefined && !ws.trust.allowed && (ws.running === null || ws.running === undefined)) {
+    // Nothing runs until the workspace is trusted: that is the next step.
+    return {
+      icon: 'shield',
+      label: `${ws.name} not trusted`,
+      tooltip: `ICM ${ws.name}: ${ws.trust.summary}. Click to see what it would run, contact and read, and trust it.`,
+      command: 'icm.trustWorkspace',
+    };
+  }
   const running = ws.running;
   if (running !== null && running !== undefined) {
     const item = itemProgress(ws, running.stage);

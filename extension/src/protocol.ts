@@ -18,6 +18,14 @@ export const ServerCommand = {
   compareOutput: 'icm.compareOutput',
   modelStatus: 'icm.modelStatus',
   pullModel: 'icm.pullModel',
+  trustList: 'icm.trustList',
+  trustGrant: 'icm.trustGrant',
+} as const;
+
+/** Notifications the extension sends. */
+export const ClientNotification = {
+  /** The editor's Workspace Trust changed: {trusted}. */
+  didChangeWorkspaceTrust: 'icm/didChangeWorkspaceTrust',
 } as const;
 
 /** Notifications the server sends. */
@@ -169,6 +177,38 @@ export interface NextStep {
   message: string;
 }
 
+/** Whether icm may act for a workspace: run, contact and read what it names. */
+export interface TrustStatus {
+  /** not-needed, trusted, untrusted, changed or restricted. */
+  state: string;
+  allowed: boolean;
+  /** The state in one line for a person. */
+  summary: string;
+}
+
+/** One thing trusting a workspace allows (icm.trustList). */
+export interface TrustPart {
+  /** command, script, check, server or key. */
+  kind: string;
+  /** run, contact or read. */
+  verb: string;
+  value: string;
+  /** Where the workspace names it: "config.toml [mcp.servers.x]". */
+  where: string;
+}
+
+/** What icm.trustList and icm.trustGrant answer. */
+export interface TrustInfo extends TrustStatus {
+  workspace: string;
+  /** Identifies the list: icm.trustGrant takes it back. */
+  hash: string;
+  parts: TrustPart[];
+  /** The parts a grant no longer covers, with the value it had. */
+  changes: (TrustPart & { was?: string })[];
+  by?: string;
+  note?: string;
+}
+
 export interface WorkspaceStatus {
   /** Absolute path of the workspace root. */
   workspace: string;
@@ -176,6 +216,8 @@ export interface WorkspaceStatus {
   running?: RunningStatus | null;
   next?: NextStep;
   stages: StageStatus[];
+  /** Absent from an older server. */
+  trust?: TrustStatus;
 }
 
 export interface StatusResult {
@@ -234,6 +276,8 @@ export interface ServerSettings {
   ollamaHost?: string;
   model?: string;
   gate?: string;
+  /** The keys above whose value is the workspace's own (workspace or folder scope), not the person's. */
+  workspaceScoped?: string[];
 }
 
 /** An LSP location: a file and a range in it (0-based lines). */

@@ -12,7 +12,7 @@ import {
 } from 'vscode-languageclient/node';
 import { PipelineModel } from './model';
 import { RunProgressFeature } from './progressFeature';
-import { ServerCommand, ServerNotification, type RunFinished, type StatusResult, type WorkspaceStatus } from './protocol';
+import { ClientNotification, ServerCommand, ServerNotification, type RunFinished, type StatusResult, type WorkspaceStatus } from './protocol';
 import { messageOf } from './review';
 import { resolveServerPath } from './serverPath';
 import { serverSettingKeys, serverSettings } from './settings';
@@ -109,7 +109,8 @@ export class IcmServer implements vscode.Disposable {
       outputChannel: this.log,
       // The server's log lines come as window/logMessage with their level,
       // not as stderr (which the output channel would show as errors).
-      initializationOptions: { ...this.settings(), logToClient: true },
+      // The editor's Restricted Mode lowers icm's trust (never raises it).
+      initializationOptions: { ...this.settings(), logToClient: true, workspaceTrusted: vscode.workspace.isTrusted },
       synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher('**/*.{md,toml}') },
       middleware: {
         // The server finds the workspaces below the editor's folder in the
@@ -212,7 +213,18 @@ export class IcmServer implements vscode.Disposable {
 
   private settings() {
     const cfg = vscode.workspace.getConfiguration('icm');
-    return serverSettings((key) => cfg.get(key));
+    return serverSettings(
+      (key) => cfg.get(key),
+      (key) => cfg.inspect(key),
+    );
+  }
+
+  /** Tells the server whether VS Code trusts the folder now. */
+  async notifyTrust(trusted: boolean): Promise<void> {
+    const client = this.client;
+    if (client !== undefined && client.isRunning()) {
+      await client.sendNotification(ClientNotification.didChangeWorkspaceTrust, { trusted });
+    }
   }
 
   private checkVersion(client: LanguageClient, command: string): void {

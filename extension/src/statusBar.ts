@@ -19,6 +19,7 @@ export function registerStatusBar(model: PipelineModel): vscode.Disposable {
     item.text = `$(${v.icon}) ${v.label}`;
     item.tooltip = v.tooltip;
     item.color = v.color !== undefined ? new vscode.ThemeColor(v.color) : undefined;
+    item.command = v.command ?? 'icm.pipeline.showStatus';
     item.show();
   };
   update();

@@ -33,6 +33,7 @@ test('errorNotice shows the hint and a button per fix', async (t) => {
     { kind: 'stale', severity: 'warning', hint: /— Run it again, or approve it as it is\.$/, buttons: ['Run Stage', 'Approve Anyway'] },
     { kind: 'config-invalid', severity: 'error', hint: /or the model setting\.$/, buttons: ['Open config.toml', 'Choose Model'] },
     { kind: 'locked', severity: 'warning', hint: /wait for that run to finish/i, buttons: [] },
+    { kind: 'untrusted', severity: 'warning', hint: /and trust it if you expect all of it\.$/, buttons: ['Trust This Workspace'] },
     { kind: 'cancelled', severity: 'info', hint: /running again resumes it\.$/, buttons: [] },
     { kind: 'failed', severity: 'error', hint: /^ICM: unable to write \.icm\/run\.json: no space left on device$/, buttons: [] },
   ];

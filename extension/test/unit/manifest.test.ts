@@ -45,3 +45,12 @@ test('every view, walkthrough step and menu names what exists', () => {
   // The bookkeeping icm writes is out of the way by default.
   assert.equal(manifest.contributes.configurationDefaults['files.exclude']['**/.icm'], true);
 });
+
+test('Restricted Mode: limited, and every setting that names a program or a server is restricted', () => {
+  const trust = manifest.capabilities?.untrustedWorkspaces;
+  assert.equal(trust?.supported, 'limited');
+  assert.ok(typeof trust.description === 'string' && trust.description.length > 0);
+  const settings = Object.keys(manifest.contributes.configuration.properties as Record<string, unknown>);
+  const naming = settings.filter((k) => /path|host|url|command|server/i.test(k) && k !== 'icm.trace.server');
+  assert.deepEqual([...trust.restrictedConfigurations].sort(), naming.sort());
+});

@@ -219,6 +219,16 @@ test('statusBarView', async (t) => {
       assert.doesNotMatch(v.tooltip, /`icm |icm (run|approve|check)\b/);
     });
   }
+  await t.test('an untrusted workspace: trusting it is the next step', () => {
+    const v = statusBarView(workspace({ trust: { state: 'untrusted', allowed: false, summary: 'not trusted: it names 1 Script stage' } }));
+    assert.equal(v.icon, 'shield');
+    assert.equal(v.label, 'course-research not trusted');
+    assert.equal(v.command, 'icm.trustWorkspace');
+    assert.match(v.tooltip, /^ICM course-research: not trusted: it names 1 Script stage\./);
+    const ok = statusBarView(workspace({ trust: { state: 'trusted', allowed: true, summary: 'trusted' } }));
+    assert.equal(ok.command, undefined);
+    assert.equal(ok.label, '01-scope ready to run');
+  });
   await t.test('the next step in the editor\'s words', () => {
     const approve = statusBarView(workspace({ next: { stage: '01-scope', action: 'approve', message: '01-scope awaiting review: read pipeline/01-scope/output/, edit if needed, then `icm approve 01-scope`' } }));
     assert.match(approve.tooltip, /01-scope awaits review: read its output, edit it if you like, then approve it/);

@@ -19,3 +19,15 @@ test('serverSettings', async (t) => {
     await t.test(c.name, () => assert.deepEqual(serverSettings((k) => c.config[k]), c.want));
   }
 });
+
+test('a model server from the workspace\'s own settings is marked as the workspace\'s', () => {
+  const get = (k: string) => ({ 'ollama.host': 'http://10.0.0.9:11434' })[k];
+  assert.deepEqual(serverSettings(get, () => ({ workspaceValue: 'http://10.0.0.9:11434' })), {
+    ollamaHost: 'http://10.0.0.9:11434',
+    workspaceScoped: ['ollamaHost'],
+  });
+  assert.deepEqual(serverSettings(get, () => ({ workspaceFolderValue: ' http://10.0.0.9:11434 ' })).workspaceScoped, ['ollamaHost']);
+  // The person's own (user) value, with another in the workspace that VS Code did not apply.
+  assert.deepEqual(serverSettings(get, () => ({ workspaceValue: 'http://elsewhere:1' })), { ollamaHost: 'http://10.0.0.9:11434' });
+  assert.deepEqual(serverSettings(get, () => undefined), { ollamaHost: 'http://10.0.0.9:11434' });
+});
