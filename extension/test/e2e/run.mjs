@@ -1,8 +1,11 @@
 // End-to-end test of the packaged extension in a real VS Code: code-server
 // served on loopback, driven through headless Chromium with playwright-core.
 // It installs the vsix, opens a copy of workspaces/course-research with an
-// error seeded into a contract, and goes through the good days and the bad
-// ones as a person would: read the Problems panel, hover a stage title,
+// error seeded into a contract in Restricted Mode (diagnostics and hovers,
+// no run), trusts it in VS Code and then in icm (the list of what icm
+// would run and contact, and a notice of what was trusted), and goes
+// through the good days and the bad ones as a person would: read the
+// Problems panel, hover a stage title,
 // run the first stage, review its output with the lenses on the file
 // (compare an edit with the model's version, approve it), run a stage whose
 // only search fails (the failure shows in the progress and the notice),
@@ -214,7 +217,11 @@ before(async () => {
     path.join(userData, 'User/settings.json'),
     JSON.stringify(
       {
-        'security.workspace.trust.enabled': false,
+        // The folder opens in Restricted Mode: the first steps read it
+        // untrusted, then trust it as a person would.
+        'security.workspace.trust.enabled': true,
+        'security.workspace.trust.startupPrompt': 'never',
+        'security.workspace.trust.banner': 'always',
         'telemetry.telemetryLevel': 'off',
         'update.mode': 'none',
         'extensions.autoCheckUpdates': false,
@@ -234,7 +241,13 @@ before(async () => {
   // code-server writes a config file with a password unless it is given one.
   const config = path.join(scratch, 'code-server.yaml');
   await writeFile(config, 'auth: none\ncert: false\n');
-  const csEnv = { ...process.env, PATH: `${node24}:${process.env.PATH}`, XDG_CONFIG_HOME: path.join(scratch, 'xdg') };
+  // icm's trust records go to the scratch folder, never the person's.
+  const csEnv = {
+    ...process.env,
+    PATH: `${node24}:${process.env.PATH}`,
+    XDG_CONFIG_HOME: path.join(scratch, 'xdg'),
+    ICM_CONFIG_DIR: path.join(scratch, 'icm-config'),
+  };
   const csArgs = ['--config', config, '--user-data-dir', userData, '--extensions-dir', extensions];
   await runToEnd(path.join(node24, 'node'), [codeServer, ...csArgs, '--install-extension', vsix], { env: csEnv });
 
@@ -247,7 +260,6 @@ before(async () => {
       '--bind-addr', '127.0.0.1:0',
       '--disable-telemetry',
       '--disable-update-check',
-      '--disable-workspace-trust',
       '--ignore-last-opened',
       workspace,
     ],
@@ -315,6 +327,96 @@ function step(t, name, fn) {
 }
 
 test('the extension in VS Code', async (t) => {
+  await step(t, 'in Restricted Mode the workspace shows diagnostics and hovers and offers no run', async () => {
+    await page.locator('.monaco-workbench').waitFor();
+    await page.locator('.statusbar-item', { hasText: 'Restricted Mode' }).first().waitFor();
+    await page.locator('.statusbar-item', { hasText: 'course-research not trusted' }).waitFor();
+    await page.locator('.activitybar .action-item [aria-label^="ICM"]').first().click();
+    const header = page.locator('.pane-header[aria-label^="Pipeline"]');
+    await header.waitFor();
+    if ((await header.getAttribute('aria-expanded')) !== 'true') {
+      await header.click();
+    }
+    // Diagnostics: the seeded error is squiggled.
+    await stageRow('02-research').click();
+    await page.locator('.monaco-editor .view-line', { hasText: 'missing-notes.md' }).waitFor();
+    await page.locator('.monaco-editor .squiggly-error').first().waitFor();
+    // Hovers: the stage's token count.
+    await stageRow('01-scope').click();
+    const title = page.locator('.monaco-editor .view-line', { hasText: 'Stage: 01-scope' }).locator('span span').last();
+    await title.waitFor();
+    const hover = page.locator('.monaco-hover:visible', { hasText: /tokens/ });
+    for (let i = 0; ; i++) {
+      await title.hover();
+      try {
+        await hover.first().waitFor({ timeout: 5_000 });
+        break;
+      } catch (err) {
+        if (i >= 5) {
+          throw err;
+        }
+        await page.mouse.move(5, 5);
+      }
+    }
+    await screenshot('restricted-hover');
+    await page.keyboard.press('Escape');
+    // No run: the lens says what to do instead, and a run is refused.
+    await title.click();
+    await lens('Trust this workspace to run it').waitFor();
+    assert.equal(await lens('Run stage').count(), 0, 'a Run lens in Restricted Mode');
+    await clearNotifications();
+    await runCommand('ICM: Run Next Stage');
+    const refused = toast('not trusted');
+    await refused.waitFor();
+    await refused.locator('.monaco-button', { hasText: 'Trust This Workspace' }).waitFor();
+    await screenshot('restricted-no-run');
+  });
+
+  await step(t, 'granting trust enables Run, and the notice lists what was trusted', async () => {
+    await clickToastButton(toast('not trusted'), 'Trust This Workspace');
+    // VS Code's own trust first: icm never overrides Restricted Mode.
+    const restricted = toast('which icm never overrides');
+    await restricted.waitFor();
+    await clickToastButton(restricted, 'Manage Workspace Trust');
+    const trustEditor = page.locator('.workspace-trust-editor');
+    await trustEditor.waitFor();
+    await screenshot('vscode-trust-editor');
+    await trustEditor.locator('.workspace-trust-buttons-row .monaco-button', { hasText: /^Trust$/ }).first().click();
+    // Then icm's list of what it would run, contact and read.
+    const dialog = page.locator('.monaco-dialog-box', { hasText: 'Trust the ICM workspace course-research?' });
+    await dialog.waitFor();
+    const detail = await dialog.innerText();
+    for (const part of ['icm mcp search --searxng http://localhost:8090', 'icm mcp browser', 'contact http://localhost:8090']) {
+      assert.ok(detail.includes(part), `the question lacks ${part}:\n${detail}`);
+    }
+    await screenshot('icm-trust-question');
+    await dialog.locator('.monaco-button', { hasText: /^Trust$/ }).first().click();
+    const notice = toast('trusted course-research');
+    await notice.waitFor();
+    const text = await notice.innerText();
+    for (const part of ['icm mcp search --searxng http://localhost:8090', 'icm mcp browser', 'http://localhost:8090', 'Run is enabled']) {
+      assert.ok(text.includes(part), `the notice lacks ${part}: ${text}`);
+    }
+    // Shown whole, as a person reads it.
+    await notice.hover();
+    const expand = notice.locator('.codicon-notifications-expand');
+    if ((await expand.count()) > 0) {
+      await expand.first().click();
+    }
+    await screenshot('trusted-notice');
+    await page.locator('.statusbar-item', { hasText: '01-scope ready to run' }).waitFor();
+    await page.keyboard.press('Control+W');
+    await page.keyboard.press('Control+W');
+    await stageRow('01-scope').click();
+    await page.locator('.monaco-editor .view-line', { hasText: 'Stage: 01-scope' }).first().click();
+    await lens('Run stage').waitFor();
+    await screenshot('trusted-run-enabled');
+    await clearNotifications();
+    await page.keyboard.press('Control+W');
+    // The next step opens the ICM container itself.
+    await page.keyboard.press('Control+Shift+E');
+  });
+
   await step(t, 'the workbench opens; the ICM container shows the Pipeline with its legend', async () => {
     await page.locator('.monaco-workbench').waitFor();
     await page.locator('.statusbar-item', { hasText: '01-scope ready to run' }).waitFor();
