@@ -58,7 +58,7 @@ func (s *Server) codeLenses(gctx *glsp.Context, p *protocol.CodeLensParams) ([]p
 		// No run: the workspace names what it would run, contact or
 		// read, and its person has not trusted it. The lens says so and
 		// lists what trust covers.
-		out = append(out, protocol.CodeLens{Range: line, Command: &protocol.Command{Title: "🔒 Trust this workspace to run it",
+		out = append(out, protocol.CodeLens{Range: line, Command: &protocol.Command{Title: "Trust this workspace to run it",
 			Command: cmdTrustList, Arguments: []any{map[string]any{"workspace": dc.ws.Root}}}})
 	}
 	row := s.stageRow(ctx, dc.st, dc.stage.Name)

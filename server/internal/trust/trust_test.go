@@ -332,3 +332,31 @@ func TestPrintableShowsHiddenCharacters(t *testing.T) {
 		t.Errorf("Printable = %q, want %q", got, want)
 	}
 }
+
+// FuzzLoadRecord: whatever a record file holds, deciding never panics,
+// and only a record icm wrote for this path, with parts that match its
+// hash and cover the workspace, trusts it.
+func FuzzLoadRecord(f *testing.F) {
+	dir := f.TempDir()
+	parts := trust.Parts{{Kind: trust.Command, Where: "config.toml [mcp.servers.x]", Value: "sh -c true"}}
+	store := trust.Store{Dir: filepath.Join(f.TempDir(), "trusted")}
+	if _, err := store.Grant(dir, parts, "icm trust", time.Unix(0, 0)); err != nil {
+		f.Fatal(err)
+	}
+	entries, _ := os.ReadDir(store.Dir)
+	file := filepath.Join(store.Dir, entries[0].Name())
+	good, _ := os.ReadFile(file)
+	f.Add(good)
+	f.Add([]byte(`{"version": 1, "path": "` + dir + `", "hash": "", "parts": null}`))
+	f.Add([]byte(`{"version": 2}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := os.WriteFile(file, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		d := trust.Decide(dir, parts, trust.Inputs{Store: store})
+		if d.Allowed() && (d.Record == nil || d.Record.Path != trust.RealPath(dir) || d.Record.Parts.Hash() != d.Record.Hash) {
+			t.Errorf("trusted by a record that is not a grant for it: %+v", d.Record)
+		}
+	})
+}
