@@ -19,10 +19,13 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/icm-tool/icm/server/internal/testutil/fakesearx"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/sites"
+	"github.com/icm-tool/icm/server/internal/trust"
+	"github.com/icm-tool/icm/server/internal/workspace"
 	"github.com/icm-tool/icm/workspaces"
 )
 
@@ -199,11 +202,24 @@ func isOutput(p string) bool {
 	return len(parts) >= 4 && parts[0] == "pipeline" && parts[2] == "output" && path.Base(p) != "output"
 }
 
-// grantTrust records that icm trusts the copy: it is icm's own demo, and
-// the servers it names are the stand-ins above. This is the one place the
-// demo's trust is made; until icm has a trust record (icm trust) there is
-// nothing to write, and every workspace is run as it is.
+// grantTrust records that icm trusts the copy for what it names (the
+// record `icm trust` writes, in the user's config folder): it is icm's own
+// demo, written from the embedded sample, and the servers it names are
+// the stand-ins above. This is the one place the demo's trust is made, so
+// the copy runs here and, while the record matches, in the editor and
+// from icm run afterwards.
 func grantTrust(dir string) error {
-	_ = dir
+	ws, err := workspace.Open(dir, nil)
+	if err != nil {
+		return fmt.Errorf("unable to open the demo's copy to trust it: %w", err)
+	}
+	defer ws.Close()
+	store, err := trust.StoreFor(os.Getenv)
+	if err != nil {
+		return err
+	}
+	if _, err := store.Grant(ws.Root, trust.Of(ws, trust.Options{}), "icm demo (icm's own sample)", time.Now()); err != nil {
+		return err
+	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/cli"
 	"github.com/icm-tool/icm/server/internal/testutil/gobin"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
+	"github.com/icm-tool/icm/server/internal/trust"
 )
 
 // icmBin is icm itself: the copy's search and reader servers are
@@ -26,12 +27,18 @@ func TestMain(m *testing.M) {
 }
 
 // demo runs `icm demo ARGS` with stdin as the person's answers, in an
-// environment that names no model server (there is none to find).
+// environment that names no model server (there is none to find) and
+// holds only the test's own config folder (trust records).
 func demo(t *testing.T, stdin string, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	env := &cli.Env{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb, Self: icmBin,
-		Getenv: func(string) string { return "" }, Getwd: os.Getwd}
+		Getenv: func(k string) string {
+			if k == trust.ConfigDirEnv {
+				return os.Getenv(k)
+			}
+			return ""
+		}, Getwd: os.Getwd}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	code := cli.MainWith(ctx, env, append([]string{"demo"}, args...))
