@@ -8,6 +8,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
+	"github.com/icm-tool/icm/server/internal/trust/trusttest"
 )
 
 // TestNoServerSaysWhatToDo: `icm run` (what make run runs) without a
@@ -18,6 +19,7 @@ import (
 // and nothing named the demo.
 func TestNoServerSaysWhatToDo(t *testing.T) {
 	dir := wstest.Copy(t, "course-research")
+	trusttest.Grant(t, dir) // as make run does
 	bin := t.TempDir()
 	fake := filepath.Join(bin, "ollama")
 	if err := os.WriteFile(fake, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {

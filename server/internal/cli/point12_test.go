@@ -10,6 +10,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
+	"github.com/icm-tool/icm/server/internal/trust/trusttest"
 )
 
 // checkedStage is a workspace of one model stage whose output must have three
@@ -189,6 +190,7 @@ func TestStartLineShowsTheExactCount(t *testing.T) {
 	srv.Default(ollamatest.Text("## One\n\n## Two\n\n## Three\n"))
 	ws := strings.Replace(checkedStage, "[model]\nname = \"tiny\"\n", "[model]\nprovider = \"openai\"\nbase_url = \""+srv.URL()+"/v1\"\nname = \"tiny\"\ncontext_length = 32768\n", 1)
 	dir := wstest.Write(t, ws)
+	trusttest.Grant(t, dir) // it names its model server
 	_, errOut, code := runAsUser(t, dir, nil, "run")
 	if code != 0 {
 		t.Fatalf("run: %s", errOut)

@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
+	"github.com/icm-tool/icm/server/internal/trust"
+	"os"
 	"strings"
 	"testing"
 )
@@ -13,7 +15,13 @@ func runAsUser(t *testing.T, dir string, vars map[string]string, args ...string)
 	t.Helper()
 	var out, errb bytes.Buffer
 	env := &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
-		Getenv: func(k string) string { return vars[k] }, Getwd: func() (string, error) { return dir, nil }}
+		Getenv: func(k string) string {
+			if v, ok := vars[k]; ok || k != trust.ConfigDirEnv {
+				return v
+			}
+			// The test's config folder (trust records), never the person's.
+			return os.Getenv(k)
+		}, Getwd: func() (string, error) { return dir, nil }}
 	code := exitCode(env, Run(context.Background(), env, args))
 	return out.String(), errb.String(), code
 }

@@ -9,6 +9,7 @@ import (
 	icmsession "github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
+	"github.com/icm-tool/icm/server/internal/trust/trusttest"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -23,6 +24,7 @@ func TestOverrideRunReadsInTheEditor(t *testing.T) {
 		{Name: "qwen3.5:9b", ContextLength: 8192}, {Name: "big:32b", ContextLength: 8192}}})
 	srv.Default(ollamatest.Text("1. Install Ollama.\n2. Pull a small model.\n"))
 	dir := wstest.Copy(t, "course-research")
+	trusttest.Grant(t, dir)
 	ws, err := workspace.Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
