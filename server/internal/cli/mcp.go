@@ -214,7 +214,7 @@ func readerClient(env *Env, f *browserFlags, model string, logger *slog.Logger) 
 				if err == nil {
 					return client, nil
 				}
-				if fault.KindOf(err) != fault.Untrusted {
+				if fault.KindOf(err) != fault.KindUntrusted {
 					return nil, fmt.Errorf("%s [model]: %w", cfg.Path, err)
 				}
 				logger.Warn("the model server config.toml names is not used: the workspace is not trusted", "config", cfg.Path)

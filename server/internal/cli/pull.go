@@ -10,8 +10,6 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
-	"github.com/icm-tool/icm/server/internal/config"
-	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/termsafe"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -28,45 +26,31 @@ workspace's config.toml names ([model] name), or icm's default model.`,
 		Example: "  icm pull\n  icm pull qwen3:8b\n  icm pull -w workspaces/course-research",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ws, source, err := pullWorkspace(env, g)
+			if len(args) == 1 {
+				model = args[0]
+			}
+			pull, err := preparePull(env, g, model)
 			if err != nil {
 				return err
 			}
-			cfg := ws.Config
-			if len(args) == 1 {
-				model, source = args[0], ""
-			} else if model != "" {
-				source = ""
+			from := "from " + pull.URL
+			if pull.URL == "" {
+				from = "onto every server of [[model.servers]]"
+			}
+			if pull.Source != "" {
+				fmt.Fprintf(env.Stderr, "pulling %s (%s) %s\n", pull.Model, pull.Source, from)
 			} else {
-				model = cfg.Model.Name
-			}
-			if cfg.Model.Provider != "ollama" {
-				ws.Close()
-				return fmt.Errorf("%s: [model] provider is %q; icm pull only works with an Ollama server (pull the model with your server's own tool)", cfg.Path, cfg.Model.Provider)
-			}
-			sess := session.Open(ws, sessionOptions(env, g, session.Settings{}))
-			defer sess.Close()
-			if _, err := sess.Client(); err != nil {
-				return err // config.toml's [model] is unusable, or names a server of an untrusted workspace
-			}
-			if source != "" {
-				fmt.Fprintf(env.Stderr, "pulling %s (%s) from %s\n", model, source, sess.ServerURL())
-			} else {
-				fmt.Fprintf(env.Stderr, "pulling %s from %s\n", model, sess.ServerURL())
+				fmt.Fprintf(env.Stderr, "pulling %s %s\n", pull.Model, from)
 			}
 			// The bar redraws with carriage returns: it writes to the
 			// stream itself, and escapes what the server says (pullView).
 			view := newPullView(termsafe.Raw(env.Stderr), isTerminal(env.Stderr))
-			_, err = sess.PullSteps(cmd.Context(), model, view.update)
+			err = pull.Run(cmd.Context(), view.update)
 			view.finish()
 			if err != nil {
-				fmt.Fprintf(env.Stderr, "icm: unable to pull %s: %v\n", model, err)
-				if h := llm.HintOf(err); h != "" {
-					fmt.Fprintf(env.Stderr, "hint: %s\n", h)
-				}
-				return &ExitError{Code: 1}
+				return err
 			}
-			fmt.Fprintf(env.Stdout, "pulled %s\n", model)
+			fmt.Fprintf(env.Stdout, "pulled %s\n", pull.Model)
 			return nil
 		},
 	}
@@ -74,16 +58,16 @@ workspace's config.toml names ([model] name), or icm's default model.`,
 	return cmd
 }
 
-// pullWorkspace opens what says which model and server: the workspace
-// when there is one, else the -w folder or the current one (its
-// config.toml, when it has one, else the defaults). source says where the
-// model name came from, for the first line of output. Close the result.
-func pullWorkspace(env *Env, g *globalFlags) (*workspace.Workspace, string, error) {
-	ws, err := openWorkspace(env, g)
+// preparePull makes ready the pull of model ("" for the one config.toml
+// names) through a session: over the workspace when there is one, else
+// over the -w folder or the current one, opened as a workspace for its
+// config.toml (else icm's defaults).
+func preparePull(env *Env, g *globalFlags, model string) (*session.ModelPull, error) {
+	sess, err := openSession(env, g, session.Settings{})
 	if err != nil {
-		cwd, werr := env.Getwd()
-		if werr != nil {
-			return nil, "", werr
+		cwd, err := env.Getwd()
+		if err != nil {
+			return nil, err
 		}
 		dir := g.workspace
 		if dir == "" {
@@ -91,22 +75,18 @@ func pullWorkspace(env *Env, g *globalFlags) (*workspace.Workspace, string, erro
 		} else if !filepath.IsAbs(dir) {
 			dir = filepath.Join(cwd, dir)
 		}
-		if ws, err = workspace.Open(dir, nil); err != nil {
-			return nil, "", err
+		ws, err := workspace.Open(dir, nil)
+		if err != nil {
+			return nil, err
 		}
+		defer ws.Close()
+		sess = session.Open(ws, sessionOptions(env, g, session.Settings{}))
 	}
-	if ws.ConfigErr != nil {
-		ws.Close()
-		return nil, "", ws.ConfigErr
+	defer sess.Close()
+	if cerr := sess.Workspace().ConfigErr; cerr != nil {
+		return nil, cerr
 	}
-	return ws, modelSource(ws.Config), nil
-}
-
-func modelSource(cfg config.Config) string {
-	if cfg.Path == "" {
-		return "icm's default model"
-	}
-	return "from " + cfg.Path
+	return sess.PreparePull(model)
 }
 
 // pullView draws pull progress: one bar per layer on a terminal, plain
@@ -125,7 +105,7 @@ type pullView struct {
 
 func newPullView(w io.Writer, terminal bool) *pullView { return &pullView{w: w, terminal: terminal} }
 
-func (v *pullView) update(p llm.PullProgress) {
+func (v *pullView) update(p session.PullProgress) {
 	if p.Digest == "" || p.Total <= 0 {
 		v.endLayer()
 		if p.Status != v.status {
@@ -178,7 +158,7 @@ func (v *pullView) endLayer() {
 func (v *pullView) finish() { v.endLayer() }
 
 // layerName is "pulling 1a2b3c4d5e6f": Ollama's status for a layer.
-func layerName(p llm.PullProgress) string {
+func layerName(p session.PullProgress) string {
 	if p.Status != "" {
 		return p.Status
 	}

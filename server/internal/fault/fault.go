@@ -60,13 +60,6 @@ type Hinter interface {
 	Hint() string
 }
 
-// Newf makes a fault of kind k with a message formatted as fmt.Errorf
-// does; an error wrapped with %w becomes the cause.
-func Newf(k Kind, format string, args ...any) *Error {
-	err := fmt.Errorf(format, args...)
-	return &Error{Kind: k, Msg: err.Error(), Err: errors.Unwrap(err)}
-}
-
 // In sets the stage and returns e.
 func (e *Error) In(stage string) *Error {
 	e.Stage = stage
@@ -122,11 +115,10 @@ func From(err error) *Error {
 			return &c
 		}
 	}
-	out := &Error{Kind: Failed, Msg: err.Error(), Err: err}
 	if errors.Is(err, context.Canceled) {
-		out.Kind = Cancelled
-		out.Hint = "the work finished before the cancel is kept; running again resumes it"
+		return Cancelled(err.Error(), err)
 	}
+	out := Failed(err.Error(), "", err)
 	var h Hinter
 	if errors.As(err, &h) {
 		out.Hint = h.Hint()

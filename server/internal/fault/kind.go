@@ -9,53 +9,53 @@ type Kind string
 
 // Kinds of problems. Keep each one in the kinds table below.
 const (
-	// ModelUnreachable: no model server answers at the address in force.
-	ModelUnreachable Kind = "model-unreachable"
-	// ModelMissing: the server answers but does not have the model.
-	ModelMissing Kind = "model-missing"
-	// WindowExceeded: the prompt cannot fit the model's context window.
-	WindowExceeded Kind = "window-exceeded"
-	// Truncated: the server read less of the prompt than was sent.
-	Truncated Kind = "truncated"
-	// Incomplete: the answer ran out of room before it ended.
-	Incomplete Kind = "incomplete"
-	// ModelFailed: the model server failed the call another way.
-	ModelFailed Kind = "model-failed"
-	// VerifyFailed: the stage's Verify checks fail on its outputs.
-	VerifyFailed Kind = "verify-failed"
-	// EditedOutput: an output holds a person's edit nobody approved, and
+	// KindModelUnreachable: no model server answers at the address in force.
+	KindModelUnreachable Kind = "model-unreachable"
+	// KindModelMissing: the server answers but does not have the model.
+	KindModelMissing Kind = "model-missing"
+	// KindWindowExceeded: the prompt cannot fit the model's context window.
+	KindWindowExceeded Kind = "window-exceeded"
+	// KindTruncated: the server read less of the prompt than was sent.
+	KindTruncated Kind = "truncated"
+	// KindIncomplete: the answer ran out of room before it ended.
+	KindIncomplete Kind = "incomplete"
+	// KindModelFailed: the model server failed the call another way.
+	KindModelFailed Kind = "model-failed"
+	// KindVerifyFailed: the stage's Verify checks fail on its outputs.
+	KindVerifyFailed Kind = "verify-failed"
+	// KindEditedOutput: an output holds a person's edit nobody approved, and
 	// running again would overwrite it.
-	EditedOutput Kind = "edited-output"
-	// ContractInvalid: the stage's contract has errors, so it cannot run.
-	ContractInvalid Kind = "contract-invalid"
-	// Stale: something the stage read changed since it ran.
-	Stale Kind = "stale"
-	// NotRun: the stage has no output yet.
-	NotRun Kind = "not-run"
-	// RunFailed: the stage's last run failed.
-	RunFailed Kind = "run-failed"
-	// ScriptFailed: a Script stage's command failed.
-	ScriptFailed Kind = "script-failed"
-	// Locked: another run is working in the workspace.
-	Locked Kind = "locked"
-	// ToolFailed: a stage's MCP tool servers could not be started or used.
-	ToolFailed Kind = "tool-failed"
-	// ConfigInvalid: config.toml or a setting asks for something impossible.
-	ConfigInvalid Kind = "config-invalid"
-	// Untrusted: the work would start a command, contact a server or read
+	KindEditedOutput Kind = "edited-output"
+	// KindContractInvalid: the stage's contract has errors, so it cannot run.
+	KindContractInvalid Kind = "contract-invalid"
+	// KindStale: something the stage read changed since it ran.
+	KindStale Kind = "stale"
+	// KindNotRun: the stage has no output yet.
+	KindNotRun Kind = "not-run"
+	// KindRunFailed: the stage's last run failed.
+	KindRunFailed Kind = "run-failed"
+	// KindScriptFailed: a Script stage's command failed.
+	KindScriptFailed Kind = "script-failed"
+	// KindLocked: another run is working in the workspace.
+	KindLocked Kind = "locked"
+	// KindToolFailed: a stage's MCP tool servers could not be started or used.
+	KindToolFailed Kind = "tool-failed"
+	// KindConfigInvalid: config.toml or a setting asks for something impossible.
+	KindConfigInvalid Kind = "config-invalid"
+	// KindUntrusted: the work would start a command, contact a server or read
 	// an environment variable the workspace names, and its person has not
 	// trusted it (or it changed since).
-	Untrusted Kind = "untrusted"
-	// NotFound: a request named a workspace or stage that does not exist.
-	NotFound Kind = "not-found"
-	// InvalidRequest: a request's arguments are missing or malformed.
-	InvalidRequest Kind = "invalid-request"
-	// UnknownCommand: a request named a command icm does not have.
-	UnknownCommand Kind = "unknown-command"
-	// Cancelled: the work was cancelled.
-	Cancelled Kind = "cancelled"
-	// Failed: anything else.
-	Failed Kind = "failed"
+	KindUntrusted Kind = "untrusted"
+	// KindNotFound: a request named a workspace or stage that does not exist.
+	KindNotFound Kind = "not-found"
+	// KindInvalidRequest: a request's arguments are missing or malformed.
+	KindInvalidRequest Kind = "invalid-request"
+	// KindUnknownCommand: a request named a command icm does not have.
+	KindUnknownCommand Kind = "unknown-command"
+	// KindCancelled: the work was cancelled.
+	KindCancelled Kind = "cancelled"
+	// KindFailed: anything else.
+	KindFailed Kind = "failed"
 )
 
 // Class says how a protocol answers a kind of problem: the language
@@ -79,31 +79,34 @@ type kindInfo struct {
 	// title names the kind in a few words, for headings and logs.
 	title string
 	class Class
+	// model is set on the kinds a model server's answer (or its absence)
+	// causes.
+	model bool
 }
 
 var kinds = map[Kind]kindInfo{
-	ModelUnreachable: {"model server unreachable", ClassFailed},
-	ModelMissing:     {"model not installed", ClassFailed},
-	WindowExceeded:   {"context window exceeded", ClassFailed},
-	Truncated:        {"prompt truncated", ClassFailed},
-	Incomplete:       {"answer incomplete", ClassFailed},
-	ModelFailed:      {"model call failed", ClassFailed},
-	VerifyFailed:     {"Verify checks failed", ClassFailed},
-	EditedOutput:     {"output edited", ClassFailed},
-	ContractInvalid:  {"contract has errors", ClassFailed},
-	Stale:            {"stage stale", ClassFailed},
-	NotRun:           {"stage not run", ClassFailed},
-	RunFailed:        {"last run failed", ClassFailed},
-	ScriptFailed:     {"script failed", ClassFailed},
-	Locked:           {"workspace busy", ClassFailed},
-	ToolFailed:       {"tools failed", ClassFailed},
-	ConfigInvalid:    {"configuration invalid", ClassFailed},
-	Untrusted:        {"workspace not trusted", ClassFailed},
-	NotFound:         {"not found", ClassInvalid},
-	InvalidRequest:   {"invalid request", ClassInvalid},
-	UnknownCommand:   {"unknown command", ClassUnknown},
-	Cancelled:        {"cancelled", ClassCancelled},
-	Failed:           {"failed", ClassFailed},
+	KindModelUnreachable: {"model server unreachable", ClassFailed, true},
+	KindModelMissing:     {"model not installed", ClassFailed, true},
+	KindWindowExceeded:   {"context window exceeded", ClassFailed, true},
+	KindTruncated:        {"prompt truncated", ClassFailed, true},
+	KindIncomplete:       {"answer incomplete", ClassFailed, true},
+	KindModelFailed:      {"model call failed", ClassFailed, true},
+	KindVerifyFailed:     {"Verify checks failed", ClassFailed, false},
+	KindEditedOutput:     {"output edited", ClassFailed, false},
+	KindContractInvalid:  {"contract has errors", ClassFailed, false},
+	KindStale:            {"stage stale", ClassFailed, false},
+	KindNotRun:           {"stage not run", ClassFailed, false},
+	KindRunFailed:        {"last run failed", ClassFailed, false},
+	KindScriptFailed:     {"script failed", ClassFailed, false},
+	KindLocked:           {"workspace busy", ClassFailed, false},
+	KindToolFailed:       {"tools failed", ClassFailed, false},
+	KindConfigInvalid:    {"configuration invalid", ClassFailed, false},
+	KindUntrusted:        {"workspace not trusted", ClassFailed, false},
+	KindNotFound:         {"not found", ClassInvalid, false},
+	KindInvalidRequest:   {"invalid request", ClassInvalid, false},
+	KindUnknownCommand:   {"unknown command", ClassUnknown, false},
+	KindCancelled:        {"cancelled", ClassCancelled, false},
+	KindFailed:           {"failed", ClassFailed, false},
 }
 
 // Title names the kind in a few words; an unknown kind reads as itself.
@@ -116,6 +119,11 @@ func (k Kind) Title() string {
 
 // Class returns how protocols answer the kind; unknown kinds are ClassFailed.
 func (k Kind) Class() Class { return kinds[k].class }
+
+// OfModel reports whether the kind is a model call's failure (the server
+// unreachable, the model missing, the prompt or the answer too long, any
+// other failed call), as opposed to the workspace's or the request's.
+func (k Kind) OfModel() bool { return kinds[k].model }
 
 // Known reports whether k is one of the kinds above.
 func (k Kind) Known() bool {

@@ -79,6 +79,10 @@ type Error struct {
 	// one way ("ollama serve").
 	URL          string
 	StartCommand string
+	// registry is set on a pull the model registry refused: the server
+	// runs, but its registry has no such model, so pulling it again cannot
+	// help and the hint (the library's address) is the one to show.
+	registry bool
 }
 
 // Error says what went wrong, prefixed with the stage when there is one.
@@ -102,17 +106,19 @@ func (e *Error) Fault() *fault.Error {
 	var f *fault.Error
 	switch {
 	case errors.Is(e.Err, context.Canceled):
-		f = &fault.Error{Kind: fault.Cancelled, Msg: msg}
+		f = fault.Cancelled(msg, e)
+	case e.Kind == KindModelMissing && e.registry:
+		f = (&fault.Error{Kind: fault.KindModelMissing, Msg: msg, Hint: e.Hint}).With(fault.Action{ID: fault.ChooseModel})
 	case e.Kind == KindModelMissing:
-		f = fault.NoModel(msg, e.Model, e.URL, e.Suggestion)
+		f = fault.ModelMissing(msg, e.Model, e.URL, e.Suggestion)
 	case e.Kind == KindUnavailable && e.Unreachable:
-		f = fault.Unreachable(msg, e.URL, e.StartCommand)
+		f = fault.ModelUnreachable(msg, e.URL, e.StartCommand)
 	case e.Kind == KindPromptTooLong:
-		f = fault.TooLong(msg)
+		f = fault.WindowExceeded(msg)
 	case e.Kind == KindTruncated:
-		f = fault.Cut(msg)
+		f = fault.Truncated(msg)
 	default:
-		f = fault.ModelError(msg, e.Hint)
+		f = fault.ModelFailed(msg, e.Hint)
 	}
 	if e.Hint != "" && (e.Kind == KindPromptTooLong || e.Kind == KindTruncated) {
 		f.Hint = e.Hint // says which inputs and which window
@@ -131,13 +137,4 @@ func KindOf(err error) Kind {
 		return e.Kind
 	}
 	return KindOther
-}
-
-// HintOf returns the hint of err, if any.
-func HintOf(err error) string {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Hint
-	}
-	return ""
 }

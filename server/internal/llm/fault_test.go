@@ -31,13 +31,13 @@ func TestErrorsBecomeFaults(t *testing.T) {
 		kind    fault.Kind
 		actions []fault.Action
 	}{
-		{"refused", refused, fault.ModelUnreachable, []fault.Action{
+		{"refused", refused, fault.KindModelUnreachable, []fault.Action{
 			{ID: fault.StartServer, URL: refused, Command: "ollama serve"}, {ID: fault.SetServer, URL: refused}}},
-		{"missing", missing.srv.URL, fault.ModelMissing, []fault.Action{
+		{"missing", missing.srv.URL, fault.KindModelMissing, []fault.Action{
 			{ID: fault.PullModel, Model: "tiny", URL: missing.srv.URL}, {ID: fault.ChooseModel}}},
 		// A busy server was reached: starting it is not the fix.
-		{"busy", busy.srv.URL, fault.ModelFailed, nil},
-		{"broken", broken.srv.URL, fault.ModelFailed, nil},
+		{"busy", busy.srv.URL, fault.KindModelFailed, nil},
+		{"broken", broken.srv.URL, fault.KindModelFailed, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -131,7 +131,7 @@ func TestOpenAIAgainstRealOllama(t *testing.T) {
 			t.Fatalf("kind %v: %v", KindOf(err), err)
 		}
 		f := fault.From(err)
-		if f.Kind != fault.ModelMissing || len(f.Actions) == 0 || f.Actions[0].ID != fault.PullModel || f.Actions[0].Model != "no-such-model:1b" {
+		if f.Kind != fault.KindModelMissing || len(f.Actions) == 0 || f.Actions[0].ID != fault.PullModel || f.Actions[0].Model != "no-such-model:1b" {
 			t.Errorf("fault %+v", f)
 		}
 	})
@@ -140,7 +140,7 @@ func TestOpenAIAgainstRealOllama(t *testing.T) {
 		gone := newClient(t, WithBaseURL("http://127.0.0.1:1/v1"))
 		start := time.Now()
 		_, err := gone.Chat(ctx, ChatRequest{Messages: userMsg("hi")})
-		if f := fault.From(err); f.Kind != fault.ModelUnreachable {
+		if f := fault.From(err); f.Kind != fault.KindModelUnreachable {
 			t.Fatalf("fault %s: %v", f.Kind, err)
 		}
 		if d := time.Since(start); d > 5*time.Second {

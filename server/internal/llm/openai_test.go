@@ -185,7 +185,7 @@ func TestOpenAIErrors(t *testing.T) {
 				if KindOf(err) != tc.kind {
 					t.Fatalf("kind %v (%v), want %v", KindOf(err), err, tc.kind)
 				}
-				if HintOf(err) == "" {
+				if hintOf(err) == "" {
 					t.Errorf("no hint for %v", err)
 				}
 			}

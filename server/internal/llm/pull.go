@@ -66,7 +66,7 @@ func (o *Ollama) Pull(ctx context.Context, model string, progress func(PullProgr
 	if f != nil {
 		e := f.toError("", model, r.attempts, r.elapsed())
 		if e.Kind == KindModelMissing {
-			e.Hint = pullMissingHint(model)
+			e.Hint, e.registry = pullMissingHint(model), true
 		}
 		return e
 	}

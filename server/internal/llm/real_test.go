@@ -154,7 +154,7 @@ func TestRealOllama(t *testing.T) {
 		_, err := o.Chat(ctx, ChatRequest{Model: "nosuch-model:1b", Messages: userMsg("hi")})
 		var e *Error
 		if !errors.As(err, &e) || e.Kind != KindModelMissing || !strings.Contains(e.Hint, "ollama pull nosuch-model:1b") {
-			t.Fatalf("err = %v (hint %q), want model missing naming the pull", err, HintOf(err))
+			t.Fatalf("err = %v (hint %q), want model missing naming the pull", err, hintOf(err))
 		}
 		missing := srv.MissingModel("nosuch-model")
 		err = o.Pull(ctx, missing, nil)

@@ -92,8 +92,8 @@ func TestScriptedModelMissingAndPull(t *testing.T) {
 	ctx := context.Background()
 
 	_, err := o.Chat(ctx, ChatRequest{Model: "qwen3:0.6b", Messages: userMsg("hi")})
-	if KindOf(err) != KindModelMissing || !strings.Contains(HintOf(err), "ollama pull qwen3:0.6b") {
-		t.Fatalf("err = %v (hint %q), want model missing with the pull command", err, HintOf(err))
+	if KindOf(err) != KindModelMissing || !strings.Contains(hintOf(err), "ollama pull qwen3:0.6b") {
+		t.Fatalf("err = %v (hint %q), want model missing with the pull command", err, hintOf(err))
 	}
 
 	var progress []PullProgress

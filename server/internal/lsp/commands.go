@@ -62,12 +62,12 @@ func (s *Server) executeCommand(gctx *glsp.Context, p *protocol.ExecuteCommandPa
 			return nil, err
 		}
 		if err := json.Unmarshal(raw, &args); err != nil {
-			return nil, fault.BadRequest(fmt.Sprintf("%s takes one object argument: %v", p.Command, err),
+			return nil, fault.InvalidRequest(fmt.Sprintf("%s takes one object argument: %v", p.Command, err),
 				"pass {workspace, stage, ...} as the command's one argument")
 		}
 	}
 	if needsStage[p.Command] && strings.TrimSpace(args.Stage) == "" {
-		return nil, fault.BadRequest(p.Command+" needs a stage", "pass {workspace, stage}, stage being a stage folder's name such as 01-scope")
+		return nil, fault.InvalidRequest(p.Command+" needs a stage", "pass {workspace, stage}, stage being a stage folder's name such as 01-scope")
 	}
 	switch p.Command {
 	case cmdStatus:
@@ -133,7 +133,7 @@ func (s *Server) executeCommand(gctx *glsp.Context, p *protocol.ExecuteCommandPa
 	if res, ok, err := s.reviewCommand(ctx, p.Command, args); ok {
 		return res, err
 	}
-	return nil, fault.NoSuchCommand(p.Command, allCommands())
+	return nil, fault.UnknownCommand(p.Command, allCommands())
 }
 
 // needsStage lists the commands that act on one stage.
@@ -147,12 +147,12 @@ func (s *Server) workspaceArg(args commandArgs) (*wsState, error) {
 		if len(all) == 1 {
 			return all[0], nil
 		}
-		return nil, fault.BadRequest(fmt.Sprintf("name the workspace: the server knows %d", len(all)), "pass {workspace} with the workspace's root folder")
+		return nil, fault.InvalidRequest(fmt.Sprintf("name the workspace: the server knows %d", len(all)), "pass {workspace} with the workspace's root folder")
 	}
 	if st := s.wss.byName(args.Workspace); st != nil {
 		return st, nil
 	}
-	return nil, fault.Missing(args.Workspace+" is not an icm workspace the server knows",
+	return nil, fault.NotFound(args.Workspace+" is not an icm workspace the server knows",
 		"a workspace holds CLAUDE.md, or CONTEXT.md beside pipeline/ or stages/; open a file inside it")
 }
 
@@ -237,7 +237,7 @@ func (s *Server) createFile(st *wsState, p string) (any, error) {
 	defer op.release()
 	ws := op.ws
 	if p == "" {
-		return nil, fault.BadRequest(cmdCreateFile+" needs a path", "pass {workspace, path}, path relative to the workspace")
+		return nil, fault.InvalidRequest(cmdCreateFile+" needs a path", "pass {workspace, path}, path relative to the workspace")
 	}
 	rel := p
 	if filepath.IsAbs(p) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/suggest"
 )
 
@@ -91,8 +92,9 @@ func (s *Server) pullModel(ctx context.Context, st *wsState, model string) (map[
 	}
 	defer o.release()
 	sess := o.sess
-	if model == "" {
-		model = sess.Model()
+	pull, err := sess.PreparePull(model)
+	if err != nil {
+		return nil, err
 	}
 	var b [4]byte
 	_, _ = rand.Read(b[:])
@@ -101,18 +103,19 @@ func (s *Server) pullModel(ctx context.Context, st *wsState, model string) (map[
 	defer cancel()
 	s.pulls.add(token, cancel)
 	defer s.pulls.done(token)
-	p := s.beginProgress(ctx, token, "icm: pulling "+model, "asking the model server")
-	pulled, err := sess.Pull(ctx, model, func(status string, done, total int64) {
-		if total > 0 {
-			p.report(fmt.Sprintf("%s: %s of %s", status, sizeText(done), sizeText(total)), int(done*100/total))
+	p := s.beginProgress(ctx, token, "icm: pulling "+pull.Model, "asking the model server")
+	err = pull.Run(ctx, func(pp session.PullProgress) {
+		if pp.Total > 0 {
+			p.report(fmt.Sprintf("%s: %s of %s", pp.Status, sizeText(pp.Completed), sizeText(pp.Total)), int(pp.Completed*100/pp.Total))
 			return
 		}
-		p.report(status, -1)
+		p.report(pp.Status, -1)
 	})
 	if err != nil {
 		p.end("failed: " + err.Error())
 		return nil, err
 	}
+	pulled := pull.Model
 	p.end(pulled + " is on the model server")
 	st.s.models.forget()
 	st.touch(false)

@@ -30,7 +30,7 @@ func (s *Server) reviewCommand(ctx context.Context, command string, args command
 	switch command {
 	case cmdVirtualDocument:
 		if args.URI == "" {
-			return nil, true, fault.BadRequest(command+" needs a uri", "pass {uri}: an icm-context:, icm-call: or icm-model: URI")
+			return nil, true, fault.InvalidRequest(command+" needs a uri", "pass {uri}: an icm-context:, icm-call: or icm-model: URI")
 		}
 		res, err := s.virtualDocument(ctx, args.URI)
 		return res, true, err
@@ -47,7 +47,7 @@ func (s *Server) reviewCommand(ctx context.Context, command string, args command
 			return nil, true, err
 		}
 		if args.Stage == "" || args.Item < 1 {
-			return nil, true, fault.BadRequest(cmdRunItem+" needs a stage and an item", "pass {workspace, stage, item (from 1), note?}")
+			return nil, true, fault.InvalidRequest(cmdRunItem+" needs a stage and an item", "pass {workspace, stage, item (from 1), note?}")
 		}
 		id, err := s.runs.start(st, runRequest{stage: args.Stage, item: args.Item, note: args.Note})
 		if err != nil {

@@ -83,7 +83,7 @@ func (r *runs) start(st *wsState, req runRequest) (string, error) {
 		r.mu.Unlock()
 		cancel()
 		op.release()
-		return "", fault.Busy(fmt.Sprintf("a run is already going in %s (stage %s, run %s)", st.root, cur.info.Stage, cur.id))
+		return "", fault.Locked(fmt.Sprintf("a run is already going in %s (stage %s, run %s)", st.root, cur.info.Stage, cur.id))
 	}
 	r.active[st.root] = a
 	r.wg.Add(1)

@@ -250,11 +250,11 @@ func (s *Server) testRun(args commandArgs) (any, error) {
 	sel, err := stagetest.Select(ws, sess.Check(ws.Files), filter)
 	if err != nil {
 		op.release()
-		return nil, fault.BadRequest(err.Error(), "name cases as STAGE/NAME, as icm.testList lists them")
+		return nil, fault.InvalidRequest(err.Error(), "name cases as STAGE/NAME, as icm.testList lists them")
 	}
 	if len(sel) == 0 {
 		op.release()
-		return nil, fault.Missing("no test cases to run in "+ws.Root, "add a case as tests/NAME.md in a stage folder (icm help test)")
+		return nil, fault.NotFound("no test cases to run in "+ws.Root, "add a case as tests/NAME.md in a stage folder (icm help test)")
 	}
 	token := args.Token
 	if token == "" {
@@ -264,7 +264,7 @@ func (s *Server) testRun(args commandArgs) (any, error) {
 	if !s.tests.add(token, cancel) {
 		cancel()
 		op.release()
-		return nil, fault.Busy(fmt.Sprintf("a test run with token %q is already going", token))
+		return nil, fault.Locked(fmt.Sprintf("a test run with token %q is already going", token))
 	}
 	opts := stagetest.Options{Models: args.Models, Repeat: args.Repeat, Keep: args.Keep}.WithConfig(ws.Config)
 	opts.Progress = func(ev stagetest.Event) {

@@ -123,11 +123,11 @@ func (s *Server) trustGrant(args commandArgs) (any, error) {
 		return nil, err
 	}
 	if args.Hash == "" {
-		return nil, fault.BadRequest(cmdTrustGrant+" needs the hash of the list it trusts",
+		return nil, fault.InvalidRequest(cmdTrustGrant+" needs the hash of the list it trusts",
 			"pass {workspace, hash}, hash as "+cmdTrustList+" returned it")
 	}
 	if s.restricted.Load() {
-		return nil, fault.NotTrusted("the editor is in Restricted Mode: trust the folder in the editor first, then the workspace", st.root)
+		return nil, fault.Untrusted("the editor is in Restricted Mode: trust the folder in the editor first, then the workspace", st.root)
 	}
 	o, err := st.openSession()
 	if err != nil {

@@ -16,9 +16,6 @@ const modelsWait = 5 * time.Second
 // editor asks in the background and must not wait for a server that is
 // not there.
 func (s *Session) Models(ctx context.Context) ([]string, error) {
-	if s.modelBlocked() {
-		return nil, s.refusal("ask the model server it names for its models")
-	}
 	c, err := s.newClient(llm.WithRetry(time.Second, 1))
 	if err != nil {
 		return nil, err
@@ -39,51 +36,5 @@ func (s *Session) ServerURL() string {
 	if err != nil {
 		return ""
 	}
-	if b, ok := c.(interface{ BaseURL() string }); ok {
-		return b.BaseURL()
-	}
-	return ""
-}
-
-// PullProgress is one step of a model download, as the server reports it.
-type PullProgress = llm.PullProgress
-
-// Pull downloads model ("" for the model in force) onto the model server,
-// reporting each step (status, bytes done of total, 0 when unknown) to
-// progress; it returns the model pulled.
-func (s *Session) Pull(ctx context.Context, model string, progress func(status string, completed, total int64)) (string, error) {
-	return s.PullSteps(ctx, model, func(p PullProgress) {
-		if progress != nil {
-			progress(p.Status, p.Completed, p.Total)
-		}
-	})
-}
-
-// PullSteps is Pull reporting every step as the server sends it (with the
-// layer's digest, for a view that draws one bar per layer). A person is
-// waiting: a server that is not there is reported within seconds.
-func (s *Session) PullSteps(ctx context.Context, model string, progress func(PullProgress)) (string, error) {
-	if model == "" {
-		model = s.Model()
-	}
-	if model == "" {
-		return "", fault.Config("no model named to pull", "set [model] name in config.toml, or the model setting", s.ws.Config.Path)
-	}
-	if s.modelBlocked() {
-		return model, s.refusal("pull a model onto the model server it names")
-	}
-	c, err := s.newClient(llm.WithRetry(10*time.Second, 4))
-	if err != nil {
-		return model, err
-	}
-	err = c.Pull(ctx, model, func(p llm.PullProgress) {
-		if progress != nil {
-			progress(p)
-		}
-	})
-	if err != nil {
-		return model, fault.From(err)
-	}
-	// The model is there now: a check of the model name asks again.
-	return model, nil
+	return baseURL(c)
 }

@@ -90,12 +90,12 @@ func (s *Session) Probe(files workspace.Files, stage string, item int) (*Probe, 
 	rep := check.Run(ws, check.Options{Servers: s.box.Names()})
 	sr := rep.Stage(st.Name)
 	if sr == nil || sr.Contract == nil {
-		return nil, fault.Invalid(st.Name, st.Contract, 0, []string{"it has no readable " + workspace.ContractFile})
+		return nil, fault.ContractInvalid(st.Name, st.Contract, 0, []string{"it has no readable " + workspace.ContractFile})
 	}
 	opts := assemble.Options{AllowMissing: true, ProducedBy: rep.ProducedBy}
 	if item > 0 {
 		if err := assemble.SelectItem(ws, st, sr.Contract, item, &opts); err != nil {
-			return nil, fault.BadRequest(err.Error(), fmt.Sprintf("the stage has %d items", sr.Items)).In(st.Name)
+			return nil, fault.InvalidRequest(err.Error(), fmt.Sprintf("the stage has %d items", sr.Items)).In(st.Name)
 		}
 	}
 	cx, err := assemble.Stage(ws, st, sr.Contract, opts)

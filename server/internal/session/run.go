@@ -83,7 +83,7 @@ func (s *Session) NewRun(req RunRequest, observe func(workflow.Event)) (*Run, er
 		return nil, fe
 	}
 	if err != nil {
-		return nil, fault.Config(err.Error(), "use \"explicit\" or \"rerun\"", s.ws.Config.Path).Because(err)
+		return nil, fault.ConfigInvalid(err.Error(), "use \"explicit\" or \"rerun\"", s.ws.Config.Path).Because(err)
 	}
 	r.eng = eng
 	return r, nil
@@ -119,8 +119,7 @@ func (r *Run) Execute(ctx context.Context) (*workflow.Summary, error) {
 	sum, err := r.eng.Run(ctx)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
-			return sum, &fault.Error{Kind: fault.Cancelled, Msg: "cancelled", Err: err,
-				Hint: "the stage's finished work is kept, and the next run resumes it"}
+			return sum, fault.Cancelled("cancelled", err)
 		}
 		return sum, fault.From(err)
 	}

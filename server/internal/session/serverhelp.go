@@ -24,7 +24,7 @@ const DemoCommand = "icm demo"
 // model is the model the stage needs, for the pull after installing.
 // Other faults come back unchanged.
 func (s *Session) onThisMachine(f *fault.Error, model string) *fault.Error {
-	if f == nil || f.Kind != fault.ModelUnreachable {
+	if f == nil || f.Kind != fault.KindModelUnreachable {
 		return f
 	}
 	var start *fault.Action

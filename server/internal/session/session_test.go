@@ -109,7 +109,7 @@ func TestPrecedence(t *testing.T) {
 		{name: "the setting wins over both", env: srv.URL(), set: Settings{Model: "flag-model"}, want: []string{"flag-model", "flag-model"}},
 		{name: "base_url wins over OLLAMA_HOST", base: `base_url = "` + srv.URL() + `"`, env: down, want: []string{"config-model", "contract-model"}},
 		{name: "the host setting wins over base_url", base: `base_url = "` + down + `"`, set: Settings{Host: srv.URL()}, env: down, want: []string{"config-model", "contract-model"}},
-		{name: "with none answering", base: `base_url = "` + down + `"`, env: srv.URL(), wantKind: fault.ModelUnreachable},
+		{name: "with none answering", base: `base_url = "` + down + `"`, env: srv.URL(), wantKind: fault.KindModelUnreachable},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -168,7 +168,7 @@ func TestStatusAndApproveJudgeWithTheSetting(t *testing.T) {
 	if p, _, _ := plain.Status(); p.Stages[0].Status != state.Stale {
 		t.Errorf("without the setting: %s (%s)", p.Stages[0].Status, p.Stages[0].Reason)
 	}
-	if _, err := plain.Approve(context.Background(), "01-a", false); fault.KindOf(err) != fault.Stale {
+	if _, err := plain.Approve(context.Background(), "01-a", false); fault.KindOf(err) != fault.KindStale {
 		t.Errorf("approve without the setting: %v", err)
 	}
 	if p, _, _ := flag.Status(); p.Stages[0].Status != state.Awaiting {
@@ -223,7 +223,7 @@ func TestRunSendsItsSpansBeforeReturning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r2.Execute(context.Background()); fault.KindOf(err) != fault.Locked {
+	if _, err := r2.Execute(context.Background()); fault.KindOf(err) != fault.KindLocked {
 		t.Fatalf("err = %v, want locked", err)
 	}
 	s.Close()
@@ -285,7 +285,7 @@ One.
 			t.Errorf("%s outputs = %v, want %v", stage, got, want)
 		}
 	}
-	if _, err := s.Outputs("09-x"); fault.KindOf(err) != fault.NotFound {
+	if _, err := s.Outputs("09-x"); fault.KindOf(err) != fault.KindNotFound {
 		t.Errorf("an unknown stage: %v", err)
 	}
 }
@@ -317,7 +317,7 @@ func TestUnreachableServerKeepsTheApproval(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = r.Execute(context.Background())
-	if f := fault.From(err); f == nil || f.Kind != fault.ModelUnreachable || f.Stage != "01-a" {
+	if f := fault.From(err); f == nil || f.Kind != fault.KindModelUnreachable || f.Stage != "01-a" {
 		t.Fatalf("run with the server gone: %v (%+v)", err, f)
 	}
 	p, _, _ := up.Status()

@@ -79,7 +79,7 @@ func TestStageTestsGoThroughTheSession(t *testing.T) {
 	}
 	_, err = run(Settings{}, closedPort(t))
 	var fe *fault.Error
-	if !errors.As(err, &fe) || fe.Kind != fault.ModelUnreachable {
+	if !errors.As(err, &fe) || fe.Kind != fault.KindModelUnreachable {
 		t.Errorf("a dead server: %v", err)
 	}
 }

@@ -75,7 +75,7 @@ func (s *Session) Require(what string) error {
 }
 
 func (s *Session) refusal(what string) *fault.Error {
-	return fault.NotTrusted(fmt.Sprintf("unable to %s: the workspace %s is %s", what, s.ws.Root, s.trust.Summary()), s.ws.Root)
+	return fault.Untrusted(fmt.Sprintf("unable to %s: the workspace %s is %s", what, s.ws.Root, s.trust.Summary()), s.ws.Root)
 }
 
 // GrantTrust records that the person trusts the workspace for exactly
@@ -86,12 +86,12 @@ func (s *Session) refusal(what string) *fault.Error {
 func (s *Session) GrantTrust(hash, by string) (*trust.Record, error) {
 	d := s.trust
 	if hash != "" && hash != d.Hash {
-		return nil, fault.BadRequest("the workspace changed since its trust list was shown: nothing was trusted",
+		return nil, fault.InvalidRequest("the workspace changed since its trust list was shown: nothing was trusted",
 			"look at the list again, then trust what it shows")
 	}
 	store, err := trust.StoreFor(s.opts.Getenv)
 	if err != nil {
-		return nil, fault.Config(err.Error(), "set ICM_CONFIG_DIR to a folder icm may write", "")
+		return nil, fault.ConfigInvalid(err.Error(), "set ICM_CONFIG_DIR to a folder icm may write", "")
 	}
 	rec, err := store.Grant(s.ws.Root, d.Parts, by, time.Now())
 	if err != nil {
@@ -105,7 +105,7 @@ func (s *Session) GrantTrust(hash, by string) (*trust.Record, error) {
 func (s *Session) RevokeTrust() (bool, error) {
 	store, err := trust.StoreFor(s.opts.Getenv)
 	if err != nil {
-		return false, fault.Config(err.Error(), "set ICM_CONFIG_DIR to the folder the record is in", "")
+		return false, fault.ConfigInvalid(err.Error(), "set ICM_CONFIG_DIR to the folder the record is in", "")
 	}
 	return store.Revoke(s.ws.Root)
 }
@@ -201,7 +201,7 @@ func (s *Session) runsCommands(stage string) bool {
 func (s *Session) listUnstarted(ctx context.Context, server string) ([]ToolInfo, error) {
 	infos, ok, err := s.box.OwnTools(ctx, server, s.toolOptions(s.ws.Root))
 	if !ok {
-		return nil, fault.NotTrusted(fmt.Sprintf("tool server %q was not started to list its tools: the workspace is not trusted", server), s.ws.Root)
+		return nil, fault.Untrusted(fmt.Sprintf("tool server %q was not started to list its tools: the workspace is not trusted", server), s.ws.Root)
 	}
 	return infos, err
 }

@@ -77,7 +77,7 @@ func TestTheGateRefusesWhatActs(t *testing.T) {
 	refused := func(what string, err error) {
 		t.Helper()
 		f := fault.From(err)
-		if f == nil || f.Kind != fault.Untrusted || len(f.Actions) == 0 || f.Actions[0].ID != fault.TrustWorkspace || f.Actions[0].File != ws.Root {
+		if f == nil || f.Kind != fault.KindUntrusted || len(f.Actions) == 0 || f.Actions[0].ID != fault.TrustWorkspace || f.Actions[0].File != ws.Root {
 			t.Errorf("%s: %v (%+v), want a refusal whose action trusts %s", what, err, f, ws.Root)
 		}
 	}
@@ -93,7 +93,7 @@ func TestTheGateRefusesWhatActs(t *testing.T) {
 	refused("the model client", err)
 	_, err = s.Models(ctx)
 	refused("the models", err)
-	_, err = s.Pull(ctx, "m", nil)
+	_, err = s.PreparePull("m")
 	refused("pull", err)
 	_, err = s.Test(ctx, nil, stagetest.Options{})
 	refused("test", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/agent"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/critic"
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/testcase"
@@ -164,12 +165,7 @@ func (r *Runner) fail(res *Result, err error) {
 	if errors.Is(err, context.Canceled) {
 		res.Status = StatusCancelled
 	}
-	var h interface{ Hint() string }
-	if errors.As(err, &h) {
-		res.Hint = h.Hint()
-	} else if hint := llm.HintOf(err); hint != "" {
-		res.Hint = hint
-	}
+	res.Hint = fault.From(err).Hint
 }
 
 // outputsOf lists the stage's outputs in the copy and picks the first

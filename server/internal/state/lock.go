@@ -33,7 +33,7 @@ func (e *LockedError) Error() string {
 }
 
 // Fault says what to do: wait for the run or stop it.
-func (e *LockedError) Fault() *fault.Error { return fault.Busy(e.Error()) }
+func (e *LockedError) Fault() *fault.Error { return fault.Locked(e.Error()) }
 
 type holder struct {
 	PID     int       `json:"pid"`

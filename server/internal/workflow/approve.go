@@ -61,24 +61,24 @@ func ApproveContext(ctx context.Context, ws *workspace.Workspace, name string, o
 	}
 	switch s.Status {
 	case state.Pending:
-		return nil, fault.NeverRun(st.Name)
+		return nil, fault.NotRun(st.Name)
 	case state.Approved:
 		return s.Approval, nil
 	case state.Failed:
 		if !opts.Force {
-			return nil, fault.LastRunFailed(st.Name, s.Reason)
+			return nil, fault.RunFailed(st.Name, s.Reason)
 		}
 	case state.Invalid:
-		return nil, fault.Invalid(st.Name, st.Contract, 0, []string{s.Reason})
+		return nil, fault.ContractInvalid(st.Name, st.Contract, 0, []string{s.Reason})
 	case state.Stale:
 		if !opts.Force {
-			return nil, fault.StaleStage(st.Name, s.Reason)
+			return nil, fault.Stale(st.Name, s.Reason)
 		}
 	}
 	if !anyPresent(s.Outputs) {
 		// Nothing was ever written (a first run that failed): there is
 		// nothing to accept, forced or not.
-		f := fault.NeverRun(st.Name)
+		f := fault.NotRun(st.Name)
 		if s.Reason != "" {
 			f.Msg = fmt.Sprintf("stage %s has no output to approve: %s", st.Name, s.Reason)
 		}
@@ -144,7 +144,7 @@ func reverify(ctx context.Context, ws *workspace.Workspace, st *workspace.Stage,
 	if len(msgs) == 0 {
 		return nil
 	}
-	return fault.VerifyFails(st.Name, msgs, file, line).Because(ErrVerifyFailed)
+	return fault.VerifyFailed(st.Name, msgs, file, line).Because(ErrVerifyFailed)
 }
 
 // recheckRubric runs the stage's review rubrics on the outputs as they

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
@@ -195,7 +196,7 @@ func BenchmarkRefusedConnectionToError(b *testing.B) {
 				b.Fatal(err)
 			}
 			eng, _ := workflow.New(openWS(b, dir), workflow.Options{Client: client})
-			if _, err := eng.Run(context.Background()); llm.KindOf(err) != llm.KindUnavailable {
+			if _, err := eng.Run(context.Background()); fault.KindOf(err) != fault.KindModelUnreachable {
 				b.Fatalf("run against %s: %v", addr, err)
 			}
 		}

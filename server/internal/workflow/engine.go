@@ -360,7 +360,7 @@ func (e *Engine) invalid(rep *check.Report, name string) error {
 	if err := invalidStage(rep, sr); err != nil {
 		return err
 	}
-	return fault.Invalid(name, sr.Stage.Contract, 0, []string{"its contract has errors"})
+	return fault.ContractInvalid(name, sr.Stage.Contract, 0, []string{"its contract has errors"})
 }
 
 // pipeline checks the workspace afresh and derives the stages' states.

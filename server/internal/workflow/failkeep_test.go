@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
@@ -60,7 +61,7 @@ func TestFailedRerunKeepsApprovalAndDownstream(t *testing.T) {
 
 	// 2. A model the server does not have (a typo in --model).
 	h.client = good
-	if _, err := h.run(workflow.Options{Stage: "01-plan", Model: "qwen3.5:9"}); llm.KindOf(err) != llm.KindModelMissing {
+	if _, err := h.run(workflow.Options{Stage: "01-plan", Model: "qwen3.5:9"}); fault.KindOf(err) != fault.KindModelMissing {
 		t.Fatalf("a run with a missing model: %v", err)
 	}
 	wantStates(t, h, "after a re-run with a missing model", allApproved)

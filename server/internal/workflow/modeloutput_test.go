@@ -29,7 +29,7 @@ func TestStageWithoutAConcreteOutputFailsOnItsContract(t *testing.T) {
 	}
 	_, err = h.run(workflow.Options{Stage: "02-write"})
 	var fe *fault.Error
-	if !errors.As(err, &fe) || fe.Kind != fault.ContractInvalid || fe.File != contract {
+	if !errors.As(err, &fe) || fe.Kind != fault.KindContractInvalid || fe.File != contract {
 		t.Fatalf("err = %v (%#v), want a contract-invalid fault on %s", err, fe, contract)
 	}
 	// The small workspace's 02-write names its output on line 10.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/testutil/realollama"
@@ -95,8 +96,8 @@ func TestRealOllamaStages(t *testing.T) {
 
 	t.Run("a context larger than the window is refused before the call", func(t *testing.T) {
 		chats, err := run(t, prose)
-		if llm.KindOf(err) != llm.KindPromptTooLong || chats != 0 {
-			t.Fatalf("kind %v after %d chat requests: %v", llm.KindOf(err), chats, err)
+		if fault.KindOf(err) != fault.KindWindowExceeded || chats != 0 {
+			t.Fatalf("kind %v after %d chat requests: %v", fault.KindOf(err), chats, err)
 		}
 		if !strings.Contains(err.Error(), "01-scope") {
 			t.Errorf("the error does not name the stage: %v", err)
@@ -107,8 +108,8 @@ func TestRealOllamaStages(t *testing.T) {
 		// The word-based estimator thinks the prompt is a quarter of what a
 		// byte-level vocabulary makes of it.
 		chats, err := run(t, prose[:len(prose)/2], llm.WithEstimator(tokens.Default))
-		if llm.KindOf(err) != llm.KindTruncated || chats == 0 {
-			t.Fatalf("kind %v after %d chat requests: %v", llm.KindOf(err), chats, err)
+		if fault.KindOf(err) != fault.KindTruncated || chats == 0 {
+			t.Fatalf("kind %v after %d chat requests: %v", fault.KindOf(err), chats, err)
 		}
 		for _, want := range []string{"01-scope", "4096"} {
 			if !strings.Contains(err.Error(), want) {

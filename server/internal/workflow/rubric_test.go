@@ -106,7 +106,7 @@ func TestRubricAtTheGate(t *testing.T) {
 	}
 
 	_, err := workflow.Approve(h.ws(), "01-plan", workflow.ApproveOptions{})
-	if !errors.Is(err, workflow.ErrVerifyFailed) || fault.KindOf(err) != fault.VerifyFailed {
+	if !errors.Is(err, workflow.ErrVerifyFailed) || fault.KindOf(err) != fault.KindVerifyFailed {
 		t.Fatalf("approve = %v, want a refusal like a failed Verify", err)
 	}
 	for _, want := range []string{`missing section "Risks"`, `forbidden term "lorem" used`, "pipeline/01-plan/output/plan.md:6"} {

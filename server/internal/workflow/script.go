@@ -122,13 +122,13 @@ func (r *run) runScript(ctx context.Context, outDir string) error {
 	var exit *exec.ExitError
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return fault.Script(fmt.Sprintf("stage %s: the script did not finish within %s and was stopped", st.Name, timeout), st.Name, st.Contract)
+		return fault.ScriptFailed(fmt.Sprintf("stage %s: the script did not finish within %s and was stopped", st.Name, timeout), st.Name, st.Contract)
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case errors.As(err, &exit):
-		return fault.Script(fmt.Sprintf("stage %s: the script exited with status %d: %s", st.Name, exit.ExitCode(), tail(text, 500)), st.Name, st.Contract)
+		return fault.ScriptFailed(fmt.Sprintf("stage %s: the script exited with status %d: %s", st.Name, exit.ExitCode(), tail(text, 500)), st.Name, st.Contract)
 	case err != nil:
-		return fault.Script(fmt.Sprintf("stage %s: unable to run the script: %v", st.Name, err), st.Name, st.Contract).Because(err)
+		return fault.ScriptFailed(fmt.Sprintf("stage %s: unable to run the script: %v", st.Name, err), st.Name, st.Contract).Because(err)
 	}
 	return nil
 }

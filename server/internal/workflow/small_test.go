@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
@@ -228,8 +229,8 @@ func TestSecondRunRefused(t *testing.T) {
 func TestModelErrorsAreClear(t *testing.T) {
 	h := newSmall(t, ollamatest.Config{Models: []ollamatest.Model{{Name: "other", ContextLength: 4096}}})
 	_, err := h.run(workflow.Options{})
-	if llm.KindOf(err) != llm.KindModelMissing || !strings.Contains(llm.HintOf(err), "pull") {
-		t.Fatalf("model missing: kind %v, err %v, hint %q", llm.KindOf(err), err, llm.HintOf(err))
+	if f := fault.From(err); f.Kind != fault.KindModelMissing || !strings.Contains(f.Hint, "pull") {
+		t.Fatalf("model missing: kind %v, err %v, hint %q", f.Kind, err, f.Hint)
 	}
 	if st := h.status(); st["01-plan"] != state.Failed {
 		t.Errorf("after a failed run 01-plan is %s", st["01-plan"])

@@ -35,7 +35,7 @@ type EditedError struct {
 func (e *EditedError) Error() string { return e.Fault().Msg }
 
 // Fault offers approving the edit or overwriting it.
-func (e *EditedError) Fault() *fault.Error { return fault.Edited(e.Stage, e.Outputs, e.File) }
+func (e *EditedError) Fault() *fault.Error { return fault.EditedOutput(e.Stage, e.Outputs, e.File) }
 
 // run is the work of one stage in progress.
 type run struct {
@@ -224,7 +224,7 @@ func (r *run) produce(ctx context.Context, rep *check.Report) (map[string][]byte
 // client with the contract's fallback models.
 func (r *run) prepare(ctx context.Context) (ToolSession, agent.Config, error) {
 	if r.e.opts.Client == nil {
-		return nil, agent.Config{}, fault.Config(fmt.Sprintf("stage %s needs a model, but no model server is configured", r.st.Name),
+		return nil, agent.Config{}, fault.ConfigInvalid(fmt.Sprintf("stage %s needs a model, but no model server is configured", r.st.Name),
 			"set up [model] in config.toml: the server and the model name", r.e.ws.Config.Path)
 	}
 	cfg, err := r.agentConfig()
@@ -242,14 +242,14 @@ func (r *run) prepare(ctx context.Context) (ToolSession, agent.Config, error) {
 		return nil, cfg, nil
 	}
 	if r.e.opts.Tools == nil {
-		return nil, cfg, fault.Tools(fmt.Sprintf("stage %s uses tools, but no MCP servers can be started here", r.st.Name), r.st.Name, nil)
+		return nil, cfg, fault.ToolFailed(fmt.Sprintf("stage %s uses tools, but no MCP servers can be started here", r.st.Name), r.st.Name, nil)
 	}
 	sess, err := r.e.opts.Tools(ctx, ToolRequest{Allow: allow, Env: r.childEnv()})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, cfg, ctx.Err()
 		}
-		return nil, cfg, fault.Tools(fmt.Sprintf("stage %s: unable to start its tools: %v", r.st.Name, err), r.st.Name, err)
+		return nil, cfg, fault.ToolFailed(fmt.Sprintf("stage %s: unable to start its tools: %v", r.st.Name, err), r.st.Name, err)
 	}
 	return sess, cfg, nil
 }
@@ -270,7 +270,7 @@ func modelOutput(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contr
 			}
 		}
 	}
-	return "", fault.Invalid(st.Name, st.Contract, line, []string{"every output holds a placeholder or names a folder; " + contract.NoModelOutputHint})
+	return "", fault.ContractInvalid(st.Name, st.Contract, line, []string{"every output holds a placeholder or names a folder; " + contract.NoModelOutputHint})
 }
 
 func (r *run) agentConfig() (agent.Config, error) {
@@ -426,7 +426,7 @@ func (e *IncompleteError) Error() string {
 }
 
 // Fault says how to leave room for the whole answer.
-func (e *IncompleteError) Fault() *fault.Error { return fault.Unfinished(e.Error(), e.Stage) }
+func (e *IncompleteError) Fault() *fault.Error { return fault.Incomplete(e.Error(), e.Stage) }
 
 func label(stage, item string) string {
 	if item == "" {
@@ -458,7 +458,7 @@ func invalidStage(rep *check.Report, sr *check.StageReport) error {
 	if len(errs) > 3 {
 		errs = append(errs[:3], fmt.Sprintf("and %d more", len(errs)-3))
 	}
-	return fault.Invalid(st.Name, st.Contract, line, errs)
+	return fault.ContractInvalid(st.Name, st.Contract, line, errs)
 }
 
 // fail records a failed run so status shows it. A failed or cancelled

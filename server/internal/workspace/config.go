@@ -34,7 +34,7 @@ func (w *Workspace) ConfigFault() *fault.Error {
 	if file == "" {
 		file = filepath.Join(w.Root, config.FileName)
 	}
-	return fault.Config(w.ConfigErr.Error(),
+	return fault.ConfigInvalid(w.ConfigErr.Error(),
 		"fix config.toml: icm uses none of its settings until it reads, and acts on none of the defaults instead (icm check lists each problem)",
 		file).At(file, line).Because(w.ConfigErr)
 }

@@ -382,13 +382,13 @@ func (w *Workspace) Stage(name string) (*Stage, error) {
 		names[i] = s.Name
 	}
 	if len(matches) > 1 {
-		return nil, fault.Missing(fmt.Sprintf("stage %q is ambiguous in %s", name, w.Root),
+		return nil, fault.NotFound(fmt.Sprintf("stage %q is ambiguous in %s", name, w.Root),
 			"use the full folder name: "+strings.Join(names, ", "))
 	}
 	if len(names) == 0 {
-		return nil, fault.Missing(fmt.Sprintf("no stage %q in %s", name, w.Root), "the workspace has no stage folders yet")
+		return nil, fault.NotFound(fmt.Sprintf("no stage %q in %s", name, w.Root), "the workspace has no stage folders yet")
 	}
-	return nil, fault.Missing(fmt.Sprintf("no stage %q in %s", name, w.Root), "its stages are "+strings.Join(names, ", "))
+	return nil, fault.NotFound(fmt.Sprintf("no stage %q in %s", name, w.Root), "its stages are "+strings.Join(names, ", "))
 }
 
 // StageOf returns the stage whose folder holds the absolute path p, if any.

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -18,9 +18,9 @@ func toolError(url string, err error) *mcp.CallToolResult {
 	case errors.Is(err, context.DeadlineExceeded):
 		msg = fmt.Sprintf("reading %s took too long and was stopped; try another page", url)
 	case errors.Is(err, ErrNoModel):
-	case llm.KindOf(err) != llm.KindOther:
+	case fault.From(err).Kind.OfModel():
 		msg = "the model could not read the page: " + msg
-		if h := llm.HintOf(err); h != "" {
+		if h := fault.From(err).Hint; h != "" {
 			msg += " (" + h + ")"
 		}
 	}

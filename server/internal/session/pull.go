@@ -1,0 +1,97 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/llm"
+)
+
+// PullProgress is one step of a model download: Ollama's status line,
+// the layer (Digest) and its bytes done of Total (0 when unknown).
+type PullProgress = llm.PullProgress
+
+// pullRetry is how long a pull waits for a model server that does not
+// answer: a person is waiting, so it says soon that the server is not
+// there.
+const (
+	pullRetry    = 10 * time.Second
+	pullAttempts = 4
+)
+
+// ModelPull is a model download made ready: what it pulls, why that
+// model, and from where, known before it starts.
+type ModelPull struct {
+	// Model is the model to download.
+	Model string
+	// Source says where the model's name came from when the request named
+	// none ("from /w/config.toml", "icm's default model"); "" when it did.
+	Source string
+	// URL is the model server that downloads it; "" for a pool of several
+	// ([[model.servers]]), each of which pulls it in turn.
+	URL string
+
+	client llm.Client
+}
+
+// PreparePull makes ready the download of model ("" for the model in
+// force: the settings' model, else config.toml's) onto the session's
+// model server (for a folder that is no workspace, open it as one for its
+// config.toml). Only an Ollama server can be asked to download a model;
+// any other provider is a config-invalid fault, and a server an untrusted
+// workspace names is not contacted.
+func (s *Session) PreparePull(model string) (*ModelPull, error) {
+	cfg := s.ws.Config
+	source := ""
+	if model == "" {
+		if model = s.opts.Settings.Model; model == "" {
+			model, source = cfg.Model.Name, sourceOf(cfg.Path)
+		}
+	}
+	if model == "" {
+		return nil, fault.ConfigInvalid("no model named to pull", "name the model, or set [model] name in config.toml", cfg.Path)
+	}
+	if p := strings.ToLower(strings.TrimSpace(cfg.Model.Provider)); p != "" && p != llm.ProviderOllama {
+		return nil, fault.ConfigInvalid(fmt.Sprintf("%s: [model] provider is %q; only an Ollama server can be asked to download a model", cfg.Path, cfg.Model.Provider),
+			"download the model with your server's own tool", cfg.Path)
+	}
+	if s.modelBlocked() {
+		return nil, s.refusal("pull a model onto the model server it names")
+	}
+	// The session's client, for the server it contacts (the model to pull
+	// is named in the request).
+	c, err := s.newClient(llm.WithRetry(pullRetry, pullAttempts))
+	if err != nil {
+		return nil, err
+	}
+	return &ModelPull{Model: model, Source: source, URL: baseURL(c), client: c}, nil
+}
+
+// Run downloads the model, passing each step to progress (which may be
+// nil). Errors are *fault.Error.
+func (p *ModelPull) Run(ctx context.Context, progress func(PullProgress)) error {
+	if err := p.client.Pull(ctx, p.Model, progress); err != nil {
+		return fault.From(err)
+	}
+	return nil
+}
+
+// sourceOf says where a model name from config.toml comes from: the file
+// at path, or icm's defaults when there is none.
+func sourceOf(path string) string {
+	if path == "" {
+		return "icm's default model"
+	}
+	return "from " + path
+}
+
+// baseURL is the one server a client talks to, "" for a pool.
+func baseURL(c llm.Client) string {
+	if b, ok := c.(interface{ BaseURL() string }); ok {
+		return b.BaseURL()
+	}
+	return ""
+}
