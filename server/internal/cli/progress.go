@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/termsafe"
-	"github.com/icm-tool/icm/server/internal/workflow"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -26,7 +26,7 @@ type printer struct {
 	// not printed yet: when the stage goes on (a fallback model, a retry)
 	// it is printed with its reason; when the stage fails with it, the
 	// error icm prints last says the reason, once.
-	failed map[modelKey]*workflow.Event
+	failed map[modelKey]*session.Event
 }
 
 type modelKey struct {
@@ -35,7 +35,7 @@ type modelKey struct {
 }
 
 func newPrinter(env *Env, f *runFlags) *printer {
-	return &printer{env: env, f: f, failed: map[modelKey]*workflow.Event{}}
+	return &printer{env: env, f: f, failed: map[modelKey]*session.Event{}}
 }
 
 // flushFailed prints the held model failures of a stage: with their
@@ -60,11 +60,11 @@ func (p *printer) flushFailed(stage string, withReason bool) {
 	}
 }
 
-func (p *printer) event(ev workflow.Event) {
+func (p *printer) event(ev session.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.f.asJSON {
-		if ev.Kind != workflow.EventDelta {
+		if ev.Kind != session.EventDelta {
 			data, _ := json.Marshal(ev)
 			fmt.Fprintln(termsafe.Raw(p.env.Stdout), string(data))
 		}
@@ -74,19 +74,19 @@ func (p *printer) event(ev workflow.Event) {
 		return
 	}
 	w := p.env.Stderr
-	if ev.Kind != workflow.EventStageEnd && ev.Kind != workflow.EventDelta {
+	if ev.Kind != session.EventStageEnd && ev.Kind != session.EventDelta {
 		p.flushFailed(ev.Stage, true)
 	}
 	switch ev.Kind {
-	case workflow.EventStageStart:
+	case session.EventStageStart:
 		fmt.Fprintf(w, "▶ %s: %s\n", ev.Stage, ev.Message)
-	case workflow.EventItemStart:
+	case session.EventItemStart:
 		fmt.Fprintf(w, "  %s\n", ev.Message)
-	case workflow.EventItemEnd:
+	case session.EventItemEnd:
 		if strings.Contains(ev.Message, "kept from") {
 			fmt.Fprintf(w, "  %s\n", ev.Message)
 		}
-	case workflow.EventModel:
+	case session.EventModel:
 		m := ev.Model
 		if m.Err != "" {
 			held := ev
@@ -102,7 +102,7 @@ func (p *printer) event(ev workflow.Event) {
 			calls = ", " + plural(m.ToolCalls, "tool call")
 		}
 		fmt.Fprintf(w, "    model %s: %d in, %d out, %s%s%s\n", m.Model, m.PromptTokens, m.OutputTokens, m.Duration.Round(10*time.Millisecond), rate, calls)
-	case workflow.EventTool:
+	case session.EventTool:
 		t := ev.Tool
 		args, _ := json.Marshal(t.Args)
 		status := fmt.Sprintf("%s in %s", size(t.ResultSize), t.Duration.Round(10*time.Millisecond))
@@ -110,11 +110,11 @@ func (p *printer) event(ev workflow.Event) {
 			status = "error: " + firstLine(t.Err)
 		}
 		fmt.Fprintf(w, "    tool %s %s -> %s\n", t.Name, clip(string(args), 100), status)
-	case workflow.EventScript:
+	case session.EventScript:
 		if ev.Message != "" {
 			fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(clip(ev.Message, 400), "\n", "\n    "))
 		}
-	case workflow.EventVerify:
+	case session.EventVerify:
 		fmt.Fprintf(w, "  %s\n", ev.Message)
 		for _, v := range ev.Verify {
 			for _, f := range v.Findings {
@@ -122,7 +122,7 @@ func (p *printer) event(ev workflow.Event) {
 			}
 		}
 		printRubric(w, ev.Rubric, "    ")
-	case workflow.EventStageEnd:
+	case session.EventStageEnd:
 		if ev.Err != "" {
 			// The error itself is what icm prints last, with its hint.
 			p.flushFailed(ev.Stage, false)
@@ -139,7 +139,7 @@ func (p *printer) event(ev workflow.Event) {
 			mark, msg = "⚠", fmt.Sprintf("%s; %d of %d rubric checks failed", msg, of-pass, of)
 		}
 		fmt.Fprintf(w, "%s %s %s (%s, %d tokens in, %d out)\n", mark, ev.Stage, msg, ev.Duration.Round(100*time.Millisecond), ev.PromptTokens, ev.OutputTokens)
-	case workflow.EventGate:
+	case session.EventGate:
 		if ev.Status == string(state.Approved) {
 			fmt.Fprintf(w, "  %s\n", ev.Message)
 		}
@@ -148,7 +148,7 @@ func (p *printer) event(ev workflow.Event) {
 
 // finish prints where the run stopped and what to do next; the commands
 // it suggests repeat the run's workspace and model flags.
-func (p *printer) finish(ws *workspace.Workspace, sum *workflow.Summary, err error, g *globalFlags) {
+func (p *printer) finish(ws *workspace.Workspace, sum *session.Summary, err error, g *globalFlags) {
 	if p.f.asJSON {
 		// The last line is the summary, also when the run failed before
 		// any stage started (no summary then, only the error).
@@ -158,7 +158,7 @@ func (p *printer) finish(ws *workspace.Workspace, sum *workflow.Summary, err err
 		}
 		data, _ := json.Marshal(struct {
 			Kind string `json:"kind"`
-			*workflow.Summary
+			*session.Summary
 			Error     string `json:"error,omitempty"`
 			ErrorKind string `json:"error_kind,omitempty"`
 			Hint      string `json:"hint,omitempty"`
@@ -217,7 +217,7 @@ func failedChecks(results []state.VerifyResult) (failed, of int) {
 }
 
 // resultOf is the run's result for stage, nil when the run did not run it.
-func resultOf(sum *workflow.Summary, stage string) *workflow.StageResult {
+func resultOf(sum *session.Summary, stage string) *session.StageResult {
 	for _, r := range sum.Ran {
 		if r.Stage == stage {
 			return r
@@ -234,19 +234,19 @@ func rubricFails(checks []state.RubricCheck) bool {
 
 // printChecklist prints the contract's Review Gate under the gate's
 // lines: what its author asks the person to check before approving.
-func printChecklist(out io.Writer, res *workflow.StageResult) {
+func printChecklist(out io.Writer, res *session.StageResult) {
 	if res == nil || res.ReviewGate == "" {
 		return
 	}
 	fmt.Fprintln(out, "  The contract's Review Gate asks you to check:")
-	for _, item := range workflow.ReviewItems(res.ReviewGate) {
+	for _, item := range session.ReviewItems(res.ReviewGate) {
 		fmt.Fprintf(out, "    - %s\n", item)
 	}
 }
 
 // verifyOf is the Verify results of the run of stage, nil when the run
 // did not run it.
-func verifyOf(sum *workflow.Summary, stage string) []state.VerifyResult {
+func verifyOf(sum *session.Summary, stage string) []state.VerifyResult {
 	for _, r := range sum.Ran {
 		if r.Stage == stage {
 			return r.Verify
@@ -255,7 +255,7 @@ func verifyOf(sum *workflow.Summary, stage string) []state.VerifyResult {
 	return nil
 }
 
-func outputsOf(sum *workflow.Summary, stage string, fallback *workflow.StageResult) []string {
+func outputsOf(sum *session.Summary, stage string, fallback *session.StageResult) []string {
 	for _, r := range sum.Ran {
 		if r.Stage == stage {
 			return r.Outputs

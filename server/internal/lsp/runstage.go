@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"path/filepath"
 
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/state"
-	"github.com/icm-tool/icm/server/internal/workflow"
 )
 
 // runRequest is what a run command asks for.
@@ -68,7 +66,7 @@ func (r *runs) start(st *wsState, req runRequest) (string, error) {
 	sess := op.sess
 	ctx, cancel := context.WithCancel(r.s.ctx)
 	a := &activeRun{cancel: cancel}
-	rp := &runProgress{s: r.s, st: st, run: a, item: req.item, tools: map[string]int{}, toolErrors: map[string]int{}, before: map[string]map[string]string{}}
+	rp := &runProgress{s: r.s, st: st, run: a, item: req.item, tools: map[string]int{}, toolErrors: map[string]int{}}
 	run, err := sess.NewRun(session.RunRequest{Stage: req.stage, Item: req.item, Note: req.note, All: req.all, Force: req.force}, rp.event)
 	if err != nil {
 		cancel()
@@ -154,40 +152,36 @@ type runProgress struct {
 	p    *progress
 	item int // the For each item the run is for, 0 for whole stages
 	// tools and toolErrors count each stage's tool calls and failures.
-	tools      map[string]int
-	toolErrors map[string]int
-	// before holds each stage's output hashes as its last good run wrote
-	// them, to tell a run that wrote the same output.
-	before      map[string]map[string]string
+	tools       map[string]int
+	toolErrors  map[string]int
 	finishedAny bool
 	// failed is the end of the stage that failed, sent with the run's
 	// error once the run returns it.
 	failed *runFinished
 }
 
-func (rp *runProgress) event(ev workflow.Event) {
+func (rp *runProgress) event(ev session.Event) {
 	root := rp.st.root
 	switch ev.Kind {
-	case workflow.EventStageStart:
+	case session.EventStageStart:
 		rp.s.runs.update(root, func(i *RunningInfo) { i.Stage, i.Item, i.Items, i.Done = ev.Stage, 0, 0, 0 })
-		rp.before[ev.Stage] = rp.goodOutputs(ev.Stage)
 		rp.report(ev.Stage+": "+ev.Message, -1)
 		rp.s.statusMayHaveChanged(rp.st)
-	case workflow.EventItemStart, workflow.EventItemEnd:
+	case session.EventItemStart, session.EventItemEnd:
 		rp.s.runs.update(root, func(i *RunningInfo) { i.Item, i.Items, i.Done = ev.Index, ev.Count, ev.Done })
 		pct := -1
 		if ev.Count > 0 {
 			pct = ev.Done * 100 / ev.Count
 		}
 		verb := "running"
-		if ev.Kind == workflow.EventItemEnd {
+		if ev.Kind == session.EventItemEnd {
 			verb = "finished"
 		}
 		rp.report(fmt.Sprintf("%s: %d of %d items done · %s [%d/%d] %s%s", ev.Stage, ev.Done, ev.Count, verb, ev.Index, ev.Count, ev.Item, rp.failures(ev.Stage)), pct)
-		if ev.Kind == workflow.EventItemEnd {
+		if ev.Kind == session.EventItemEnd {
 			rp.s.statusMayHaveChanged(rp.st)
 		}
-	case workflow.EventTool:
+	case session.EventTool:
 		rp.tools[ev.Stage]++
 		t := ev.Tool
 		if t != nil && t.IsError {
@@ -200,13 +194,13 @@ func (rp *runProgress) event(ev workflow.Event) {
 			name = t.Name
 		}
 		rp.report(fmt.Sprintf("%s: tool %s · %s%s", labelOf(ev), name, plural(rp.tools[ev.Stage], "tool call"), rp.failures(ev.Stage)), -1)
-	case workflow.EventModel:
+	case session.EventModel:
 		if ev.Model != nil {
 			rp.report(fmt.Sprintf("%s: model call %d%s", labelOf(ev), ev.Model.Call, rp.failures(ev.Stage)), -1)
 		}
-	case workflow.EventVerify:
+	case session.EventVerify:
 		rp.report(ev.Stage+": "+ev.Message, -1)
-	case workflow.EventStageEnd:
+	case session.EventStageEnd:
 		rp.finishedAny = true
 		outs := make([]string, 0, len(ev.Outputs))
 		for _, o := range ev.Outputs {
@@ -228,12 +222,9 @@ func (rp *runProgress) event(ev workflow.Event) {
 		}
 		f := runFinished{Workspace: root, Stage: ev.Stage, RunID: ev.RunID, OK: ev.Err == "",
 			Cancelled: errors.Is(rp.s.ctxErr(), context.Canceled) || rp.cancelled(), Message: ev.Message, Outputs: outs, VerifyFailed: failed,
-			ToolCalls: rp.tools[ev.Stage], ToolErrors: rp.toolErrors[ev.Stage], Item: rp.item, Findings: findings}
+			ToolCalls: rp.tools[ev.Stage], ToolErrors: rp.toolErrors[ev.Stage], Item: rp.item, Findings: findings,
+			SameOutput: ev.Err == "" && ev.SameOutput}
 		finishedReview(&f, ev)
-		if ev.Err == "" {
-			before := rp.before[ev.Stage]
-			f.SameOutput = before != nil && maps.Equal(before, rp.goodOutputs(ev.Stage))
-		}
 		f.Face = rp.s.diskFace(rp.st, ev.Stage)
 		if ev.Err != "" {
 			rp.failed = &f // sent with the run's error
@@ -252,26 +243,6 @@ func (rp *runProgress) failures(stage string) string {
 		return ""
 	}
 	return fmt.Sprintf(" · %d of %d tool calls failed", n, rp.tools[stage])
-}
-
-// goodOutputs are the output hashes of a stage's last good run, nil when
-// it has none.
-func (rp *runProgress) goodOutputs(stage string) map[string]string {
-	op, err := rp.st.acquire()
-	if err != nil {
-		return nil
-	}
-	defer op.release()
-	ws := op.ws
-	stg, err := ws.Stage(stage)
-	if err != nil {
-		return nil
-	}
-	rec, err := state.ReadRecord(ws.Disk, stg.Dir)
-	if err != nil || rec == nil || rec.Status != state.RunDone {
-		return nil
-	}
-	return rec.Outputs
 }
 
 // plural is "1 tool call", "3 tool calls".
@@ -316,7 +287,7 @@ func (rp *runProgress) report(msg string, pct int) {
 	}
 }
 
-func labelOf(ev workflow.Event) string {
+func labelOf(ev session.Event) string {
 	if ev.Item != "" {
 		return fmt.Sprintf("%s [%d/%d]", ev.Stage, ev.Index, ev.Count)
 	}

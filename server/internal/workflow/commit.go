@@ -3,6 +3,7 @@ package workflow
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"sort"
 
@@ -106,8 +107,14 @@ func (r *run) commit(ctx context.Context, outputs map[string][]byte, cur *state.
 	_ = e.ws.Disk.RemoveAll(filepath.Join(st.Dir, state.StateDir, state.ItemsDir))
 	e.emit(Event{Kind: EventStageEnd, Stage: st.Name, Status: state.RunDone, Outputs: r.res.Outputs, Verify: r.res.Verify, Rubric: r.res.Rubric, ReviewGate: r.res.ReviewGate,
 		Duration: r.res.Duration, PromptTokens: r.res.Prompt, OutputTokens: r.res.Output,
-		Message: r.endMessage()})
+		Message: r.endMessage(), SameOutput: r.wroteSame(rec)})
 	return nil
+}
+
+// wroteSame reports whether rec, the record of a good run, says the run
+// wrote what the stage's last good run (r.prev) had written.
+func (r *run) wroteSame(rec *state.Record) bool {
+	return r.prev != nil && r.prev.Status == state.RunDone && maps.Equal(r.prev.Outputs, rec.Outputs)
 }
 
 func (r *run) record(status string, outputs, before map[string]string) *state.Record {

@@ -61,6 +61,10 @@ type Event struct {
 	Rubric []state.RubricCheck `json:"rubric,omitempty"`
 	// ReviewGate is the contract's Review Gate text (stage-end).
 	ReviewGate string `json:"review_gate,omitempty"`
+	// SameOutput is set on a good stage-end whose outputs are byte for
+	// byte what the stage's last good run wrote, so an approval of them
+	// stands and nothing after the stage goes stale.
+	SameOutput bool `json:"same_output,omitempty"`
 	// Duration is the stage's or run's wall time (stage-end, run-end).
 	Duration time.Duration `json:"duration,omitempty"`
 	// Tokens are totals for the stage or run (stage-end, run-end).

@@ -161,6 +161,7 @@ func (r *run) commitItem(ctx context.Context, cur *state.StageState, w *Written,
 	r.res.Status = state.RunDone
 	e.emit(Event{Kind: EventStageEnd, Stage: st.Name, Status: state.RunDone, Outputs: r.res.Outputs, Verify: r.res.Verify, Rubric: r.res.Rubric, ReviewGate: r.res.ReviewGate,
 		Duration: r.res.Duration, PromptTokens: r.res.Prompt, OutputTokens: r.res.Output,
-		Message: fmt.Sprintf("item %d (%s) written again; the other items are as they were", sp.Index, sp.Title) + toolSuffix(r.res)})
+		Message:    fmt.Sprintf("item %d (%s) written again; the other items are as they were", sp.Index, sp.Title) + toolSuffix(r.res),
+		SameOutput: r.wroteSame(rec)})
 	return nil
 }
