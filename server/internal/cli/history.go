@@ -2,19 +2,16 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/icm-tool/icm/server/internal/llm"
-	"github.com/icm-tool/icm/server/internal/textdiff"
-	"github.com/icm-tool/icm/server/internal/workflow"
-	"github.com/icm-tool/icm/server/internal/workspace"
+	"github.com/icm-tool/icm/server/internal/session"
 )
 
 func newHistoryCmd(env *Env, g *globalFlags) *cobra.Command {
@@ -35,51 +32,64 @@ shows a person's edit: the output against what the model wrote.`,
 		Example: "  icm history\n  icm history --run latest\n  icm history --run 20261130-1015\n  icm history --run 20261130-1015 --stage 02-research --call 3\n  icm history --diff 03-outline",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ws, err := openWorkspace(env, g)
+			sess, err := openSession(env, g, session.Settings{})
 			if err != nil {
 				return err
 			}
+			defer sess.Close()
 			switch {
 			case diffStage != "" && written:
-				return printWrittenDiff(env, ws, diffStage)
-			case diffStage != "":
-				return printDiff(env, ws, diffStage)
-			case runID != "":
-				r, err := workflow.Run(ws, runID)
+				d, err := sess.EditDiff(diffStage)
 				if err != nil {
 					return err
 				}
-				if call > 0 {
-					if err := needsItem(r, callStage, callItem, call); err != nil {
-						return err
-					}
-					ex, err := workflow.FindExchange(r, callStage, callItem, call)
-					if err != nil {
-						return err
-					}
-					if asJSON {
-						return writeJSON(env, ex)
-					}
-					printExchange(env.Stdout, ex)
-					return nil
+				printDiff(env, *d)
+				return nil
+			case diffStage != "":
+				ds, err := sess.OutputDiff(diffStage)
+				if err != nil {
+					return err
+				}
+				for _, d := range ds {
+					printDiff(env, d)
+				}
+				return nil
+			case runID != "" && call > 0:
+				ex, err := sess.Exchange(runID, callStage, callItem, call)
+				var need *session.ItemNeededError
+				if errors.As(err, &need) {
+					return fmt.Errorf("%s ran one model loop per For each item (1 to %d), each with its own calls: add --item N to say which item's call %d", need.Stage, need.Items, need.Call)
+				}
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					return writeJSON(env, ex)
+				}
+				printExchange(env.Stdout, ex)
+				return nil
+			case runID != "":
+				r, err := sess.RunTrace(runID)
+				if err != nil {
+					return err
 				}
 				if asJSON {
 					return writeJSON(env, struct {
-						*workflow.RunSummary
-						Events []workflow.Event    `json:"events"`
-						Tree   []*workflow.RunNode `json:"tree"`
-					}{r, r.Events, workflow.RunTree(r)})
+						*session.RunSummary
+						Events []session.Event    `json:"events"`
+						Tree   []*session.RunNode `json:"tree"`
+					}{r.RunSummary, r.Events, r.Tree})
 				}
 				printRunTree(env, r)
 				return nil
 			}
-			runs, err := workflow.History(ws)
+			runs, err := sess.Runs()
 			if err != nil {
 				return err
 			}
 			if asJSON {
 				if runs == nil {
-					runs = []*workflow.RunSummary{}
+					runs = []*session.RunSummary{}
 				}
 				return writeJSON(env, runs)
 			}
@@ -115,7 +125,7 @@ shows a person's edit: the output against what the model wrote.`,
 }
 
 // printExchange prints a model call's messages as a person reads them.
-func printExchange(w io.Writer, ex *workflow.Exchange) {
+func printExchange(w io.Writer, ex *session.Exchange) {
 	m := ex.Call
 	fmt.Fprintf(w, "model call %d of %s", m.Call, ex.Stage)
 	if ex.Item != "" {
@@ -136,7 +146,7 @@ func printExchange(w io.Writer, ex *workflow.Exchange) {
 	}
 }
 
-func printMessage(w io.Writer, head string, msg llm.Message) {
+func printMessage(w io.Writer, head string, msg session.Message) {
 	if msg.ToolName != "" {
 		head += " (" + msg.ToolName + ")"
 	}
@@ -157,46 +167,27 @@ func items(n int) string {
 	return fmt.Sprintf(", %d items", n)
 }
 
-func printRunTree(env *Env, r *workflow.RunSummary) {
+func printRunTree(env *Env, r *session.RunTrace) {
 	w := env.Stdout
 	fmt.Fprintf(w, "run %s  %s  %s  %d in / %d out\n", r.ID, r.Start.Local().Format("2006-01-02 15:04:05"), r.Duration.Round(10*time.Millisecond), r.Prompt, r.Output)
-	printNodes(w, "", workflow.RunTree(r))
-	if !r.Finished {
-		fmt.Fprintln(w, "(the run stopped before it finished)")
-	}
+	printNodes(w, "", r.Tree)
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
-}
-
-// needsItem refuses --call without --item for a stage that ran For each
-// items: their calls are numbered per item, so "call 1" means nothing
-// until the item is named.
-func needsItem(r *workflow.RunSummary, stage string, item, call int) error {
-	if item > 0 {
-		return nil
+	if !r.Finished {
+		fmt.Fprintln(w, "(the run stopped before it finished)")
 	}
-	items := 0
-	for _, ev := range r.Events {
-		if ev.Kind == workflow.EventModel && ev.Stage == stage && ev.Index > items {
-			items = ev.Index
-		}
-	}
-	if items == 0 {
-		return nil
-	}
-	return fmt.Errorf("%s ran one model loop per For each item (1 to %d), each with its own calls: add --item N to say which item's call %d", stage, items, call)
 }
 
 // printNodes draws nodes below a line whose children start with pad.
-func printNodes(w io.Writer, pad string, nodes []*workflow.RunNode) {
+func printNodes(w io.Writer, pad string, nodes []*session.RunNode) {
 	for j, n := range nodes {
 		b, next := "├─", "│  "
 		if j == len(nodes)-1 {
 			b, next = "└─", "   "
 		}
 		text := n.Text
-		if n.Kind == workflow.NodeModel && n.Call > 0 {
+		if n.Kind == session.NodeModel && n.Call > 0 {
 			// The number --call takes.
 			text = fmt.Sprintf("call %d: %s", n.Call, text)
 		}
@@ -205,74 +196,14 @@ func printNodes(w io.Writer, pad string, nodes []*workflow.RunNode) {
 	}
 }
 
-// printDiff shows the change between a stage's current output and its
-// newest kept version (or between the two newest kept versions when the
-// output is gone).
-func printDiff(env *Env, ws *workspace.Workspace, stage string) error {
-	st, err := ws.Stage(stage)
-	if err != nil {
-		return err
+// printDiff prints one file's unified diff, or says it did not change.
+func printDiff(env *Env, d session.FileDiff) {
+	switch {
+	case d.Gone:
+		fmt.Fprintf(env.Stdout, "%s: no longer written\n", d.To)
+	case d.Text == "":
+		fmt.Fprintf(env.Stdout, "%s: %s\n", d.To, d.Same)
+	default:
+		fmt.Fprint(env.Stdout, d.Text)
 	}
-	versions, err := workflow.Versions(ws, st.Name)
-	if err != nil {
-		return err
-	}
-	if len(versions) == 0 {
-		return fmt.Errorf("stage %s has no earlier version kept in %s; it has run at most once", st.Name, ws.Rel(workflow.VersionsDir(ws, st.Name)))
-	}
-	prev := versions[0]
-	for _, name := range prev.Names() {
-		cur := filepath.Join(st.Dir, workspace.OutputDir, name)
-		a, _ := ws.Disk.ReadFile(prev.Files[name])
-		b, err := ws.Disk.ReadFile(cur)
-		if err != nil {
-			fmt.Fprintf(env.Stdout, "%s: no longer written\n", ws.Rel(cur))
-			continue
-		}
-		if err := printUnified(env, a, b, ws.Rel(prev.Files[name]), ws.Rel(cur), "unchanged since "+prev.Label); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// printUnified prints the unified diff from a (named from) to b (named
-// to), or "TO: same" when they do not differ. The diff is linear in the
-// files' size (package textdiff), so any two files under the read cap get
-// one.
-func printUnified(env *Env, a, b []byte, from, to, same string) error {
-	changed, err := textdiff.Unified(env.Stdout, string(a), string(b), from, to, 3)
-	if err != nil {
-		return err
-	}
-	if !changed {
-		fmt.Fprintf(env.Stdout, "%s: %s\n", to, same)
-	}
-	return nil
-}
-
-// printWrittenDiff shows how a stage's output differs from what the model
-// last wrote: the person's edit.
-func printWrittenDiff(env *Env, ws *workspace.Workspace, stage string) error {
-	st, err := ws.Stage(stage)
-	if err != nil {
-		return err
-	}
-	w, err := workflow.ReadWritten(ws, st)
-	if err != nil {
-		return err
-	}
-	if w == nil {
-		return fmt.Errorf("stage %s has no model's version kept: it last ran before icm kept one; run it again", st.Name)
-	}
-	model := workflow.ModelVersionPath(ws, st, w.Output)
-	a, err := ws.Disk.ReadFile(model)
-	if err != nil {
-		return fmt.Errorf("unable to read the model's version of %s: %w", w.Output, err)
-	}
-	b, err := ws.Disk.ReadFile(ws.Abs(w.Output))
-	if err != nil {
-		return fmt.Errorf("unable to read %s: %w", w.Output, err)
-	}
-	return printUnified(env, a, b, w.Output+" (the model's version)", w.Output, "as the model wrote it")
 }

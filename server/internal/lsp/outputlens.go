@@ -8,8 +8,8 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/state"
-	"github.com/icm-tool/icm/server/internal/workflow"
 )
 
 // Client commands the output lenses name: the extension runs them itself
@@ -56,9 +56,8 @@ func (s *Server) outputLenses(ctx context.Context, dc *docContext) []protocol.Co
 	if row.Status == string(state.Awaiting) {
 		out = append(out, lens(top, "✓ Approve", cmdApprove, arg))
 	}
-	hasModel := false
-	if _, err := dc.ws.Disk.Stat(workflow.ModelVersionPath(dc.ws, stg, rel)); err == nil {
-		hasModel = true
+	hasModel := dc.o.sess.HasModelVersion(dc.doc.Path)
+	if hasModel {
 		out = append(out, lens(top, "⇄ Compare with the model's version", clientCompare, arg))
 	}
 	if row.Status != statusRunning {
@@ -67,12 +66,9 @@ func (s *Server) outputLenses(ctx context.Context, dc *docContext) []protocol.Co
 	if c.ForEach == nil || !hasModel {
 		return out
 	}
-	w, err := workflow.ReadWritten(dc.ws, stg)
-	if err != nil || w == nil || w.Output != rel || len(w.Items) == 0 {
-		return out
-	}
+	spans := dc.o.sess.ItemSpans(dc.doc.Path, string(dc.doc.Text))
 	m := dc.doc.Mapper()
-	for _, sp := range workflow.LocateItems(string(dc.doc.Text), w.Items) {
+	for _, sp := range spans {
 		if !sp.Found {
 			continue
 		}
@@ -86,7 +82,7 @@ func (s *Server) outputLenses(ctx context.Context, dc *docContext) []protocol.Co
 		// reads: the first item shares the file's line, and "▶ Re-run |
 		// ▶ Re-run this item" side by side left a person guessing which
 		// re-ran what.
-		out = append(out, lens(at, itemWords(sp, len(w.Items)), cmdStatus, ia))
+		out = append(out, lens(at, itemWords(sp, len(spans)), cmdStatus, ia))
 		if row.Status != statusRunning {
 			out = append(out, lens(at, "▶ Re-run this item", clientRerunItem, ia))
 		}
@@ -95,7 +91,7 @@ func (s *Server) outputLenses(ctx context.Context, dc *docContext) []protocol.Co
 }
 
 // itemWords is an item's state in its lens: "item 2 of 4 · edited".
-func itemWords(sp workflow.ItemSpan, n int) string {
+func itemWords(sp session.ItemSpan, n int) string {
 	words := "as the model wrote it"
 	if sp.Edited {
 		words = "edited"

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/icm-tool/icm/server/internal/workflow"
+	"github.com/icm-tool/icm/server/internal/session"
 )
 
 // maxRuns bounds the runs icm.runs lists, newest first.
@@ -48,8 +48,7 @@ func (s *Server) runsOf(st *wsState) (map[string]any, error) {
 		return nil, err
 	}
 	defer op.release()
-	ws := op.ws
-	all, err := workflow.History(ws)
+	all, err := op.sess.Runs()
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +63,7 @@ func (s *Server) runsOf(st *wsState) (map[string]any, error) {
 			continue // a run that ran nothing
 		}
 		e := runEntry{ID: r.ID, Start: r.Start, DurationMs: r.Duration.Milliseconds(), PromptTokens: r.Prompt, OutputTokens: r.Output, Finished: r.Finished}
-		for _, n := range workflow.RunTree(r) {
+		for _, n := range session.RunTree(r) {
 			e.Stages = append(e.Stages, wireNode(st.root, r.ID, n))
 		}
 		out = append(out, e)
@@ -72,10 +71,10 @@ func (s *Server) runsOf(st *wsState) (map[string]any, error) {
 	return map[string]any{"runs": out}, nil
 }
 
-func wireNode(root, runID string, n *workflow.RunNode) *runNode {
+func wireNode(root, runID string, n *session.RunNode) *runNode {
 	w := &runNode{Kind: n.Kind, Text: n.Text, Stage: n.Stage, Index: n.Index, Call: n.Call, Error: n.Error,
 		PromptTokens: n.PromptTokens, OutputTokens: n.OutputTokens, DurationMs: n.Duration.Milliseconds(), Args: n.Args, Size: n.Size}
-	if n.Kind == workflow.NodeModel && n.Call > 0 {
+	if n.Kind == session.NodeModel && n.Call > 0 {
 		w.URI = callURI(root, runID, n.Stage, n.Index, n.Call)
 	}
 	for _, c := range n.Children {
@@ -100,31 +99,11 @@ func (s *Server) compareOutput(st *wsState, stage, path string) (*compareResult,
 		return nil, err
 	}
 	defer op.release()
-	ws := op.ws
-	if path == "" {
-		if stage == "" {
-			return nil, fmt.Errorf("%s needs a stage or an output path", cmdCompareOutput)
-		}
-		stg, err := ws.Stage(stage)
-		if err != nil {
-			return nil, err
-		}
-		w, err := workflow.ReadWritten(ws, stg)
-		if err != nil {
-			return nil, err
-		}
-		if w == nil {
-			return nil, fmt.Errorf("icm has no model's version of %s's output: it last ran before icm kept one; run it again", stage)
-		}
-		path = ws.Abs(w.Output)
+	mv, err := op.sess.ModelVersion(stage, path)
+	if err != nil {
+		return nil, err
 	}
-	stg := ws.StageOf(path)
-	if stg == nil {
-		return nil, fmt.Errorf("%s is not a stage's output", path)
-	}
-	if _, err := ws.Disk.Stat(workflow.ModelVersionPath(ws, stg, ws.Rel(path))); err != nil {
-		return nil, fmt.Errorf("icm has no model's version of %s: it was not written by a model stage's run since icm keeps one", ws.Rel(path))
-	}
+	path = mv.Output
 	name := filepath.Base(path)
 	return &compareResult{Model: modelURI(path), Current: uriOf(path), Title: fmt.Sprintf("%s: the model's version ↔ yours", name)}, nil
 }

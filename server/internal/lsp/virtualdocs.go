@@ -11,8 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/icm-tool/icm/server/internal/llm"
-	"github.com/icm-tool/icm/server/internal/workflow"
+	"github.com/icm-tool/icm/server/internal/session"
 )
 
 // URI schemes of the read-only documents the server provides
@@ -122,20 +121,15 @@ func (s *Server) callText(u *url.URL) (string, error) {
 		return "", err
 	}
 	defer op.release()
-	ws := op.ws
-	r, err := workflow.Run(ws, runID)
+	ex, err := op.sess.Exchange(runID, stage, index, call)
 	if err != nil {
 		return "", err
 	}
-	ex, err := workflow.FindExchange(r, stage, index, call)
-	if err != nil {
-		return "", err
-	}
-	return exchangeMarkdown(r.ID, ex), nil
+	return exchangeMarkdown(runID, ex), nil
 }
 
 // exchangeMarkdown is a model call as a person reads it.
-func exchangeMarkdown(runID string, ex *workflow.Exchange) string {
+func exchangeMarkdown(runID string, ex *session.Exchange) string {
 	m := ex.Call
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Model call %d of %s", m.Call, ex.Stage)
@@ -167,7 +161,7 @@ func exchangeMarkdown(runID string, ex *workflow.Exchange) string {
 	return b.String()
 }
 
-func writeMessage(b *strings.Builder, head string, msg llm.Message) {
+func writeMessage(b *strings.Builder, head string, msg session.Message) {
 	if msg.ToolName != "" {
 		head += " (result of " + msg.ToolName + ")"
 	}
@@ -196,16 +190,7 @@ func (s *Server) modelText(u *url.URL) (string, error) {
 		return "", err
 	}
 	defer op.release()
-	ws := op.ws
-	stg := ws.StageOf(out)
-	if stg == nil {
-		return "", fmt.Errorf("%s is not a stage's output", out)
-	}
-	data, err := ws.Disk.ReadFile(workflow.ModelVersionPath(ws, stg, ws.Rel(out)))
-	if err != nil {
-		return "", fmt.Errorf("icm has no model's version of %s: the stage last ran before icm kept it; run it again", ws.Rel(out))
-	}
-	return string(data), nil
+	return op.sess.ReadModelVersion(out)
 }
 
 // vdocSet remembers the context documents the client has open (those it
