@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/icm-tool/icm/server/internal/codecheck"
+	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/termsafe"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -69,18 +70,23 @@ func runCodeCheck(cmd *cobra.Command, env *Env, g *globalFlags, f *codeCheckFlag
 	if err != nil {
 		return fmt.Errorf("unable to read %s: %w", file, err)
 	}
-	fixer := &codecheck.Fixer{Checker: &codecheck.Checker{}, Attempts: f.attempts}
+	var out []byte
+	var reports []codecheck.BlockReport
 	if f.fix {
 		sc, err := openStep(env, g, f.model, true)
 		if err != nil {
 			return err
 		}
 		defer sc.close()
-		fixer.Client, fixer.Model, fixer.Stage, fixer.Observe = sc.client, sc.model, sc.stage, sc.observer("")
-	}
-	out, reports, err := fixer.Fix(cmd.Context(), src, f.run)
-	if err != nil {
-		return err
+		out, reports, err = sc.step.FixCode(cmd.Context(), src, f.run, f.attempts)
+		if err != nil {
+			return err
+		}
+	} else {
+		if reports, err = session.CheckCode(cmd.Context(), src, f.run); err != nil {
+			return err
+		}
+		out = src
 	}
 	if f.out != "" {
 		if err := workspace.WriteFileAt(resolve(cwd, f.out), out, 0o644); err != nil {

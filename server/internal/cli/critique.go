@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/critic"
+	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -53,32 +53,22 @@ the stage that wrote the article), which makes that stage run again; at most
 			if err != nil {
 				return fmt.Errorf("unable to read the article: %w", err)
 			}
-			th := contract.DefaultThresholds()
-			if st, err := sc.ws.Stage(sc.stage); err == nil {
-				src, err := sc.ws.Files.ReadFile(st.Contract)
-				if err != nil {
-					return err
-				}
-				if th, err = contract.ParseWith(st.Contract, src, contract.Options{Vars: sc.ws.Vars}).Thresholds(); err != nil {
-					return err
-				}
-			}
-			c := &critic.Critic{Client: sc.client, Model: sc.model, Stage: sc.stage, ChunkChars: f.chunkChars, Observe: sc.observer("")}
+			req := session.CritiqueRequest{Article: string(article), ChunkChars: f.chunkChars, MaxSendBacks: f.maxSendBacks}
 			if f.rubric != "" {
 				data, err := workspace.ReadFileAt(resolve(cwd, f.rubric), 0)
 				if err != nil {
 					return fmt.Errorf("unable to read the rubric: %w", err)
 				}
-				c.Rubric = string(data)
+				req.Rubric = string(data)
 			}
-			v, err := c.Judge(cmd.Context(), string(article), th)
+			if f.sendBack != "" {
+				req.SendBack = resolve(cwd, f.sendBack)
+			}
+			v, th, err := sc.step.Critique(cmd.Context(), req)
 			if err != nil {
 				return err
 			}
-			if f.sendBack != "" {
-				if v.SendBack, err = critic.SendBack(resolve(cwd, f.sendBack), v, f.maxSendBacks); err != nil {
-					return err
-				}
+			if v.SendBack != nil {
 				v.SendBack.File = filepath.ToSlash(f.sendBack)
 			}
 			if f.verdict != "" {

@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/research"
+	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -34,31 +34,8 @@ section allows.`,
 				return err
 			}
 			defer sc.close()
-			st, err := sc.ws.Stage(sc.stage)
-			if err != nil {
-				return fmt.Errorf("research runs inside a stage (ICM_STAGE, or the stage folder as the current folder): %w", err)
-			}
-			rep := sc.sess.Check(nil)
-			sr := rep.Stage(st.Name)
-			if sr == nil || sr.Contract == nil {
-				return fmt.Errorf("stage %s has no readable contract", st.Name)
-			}
-			actx, err := assemble.Stage(sc.ws, st, sr.Contract, assemble.Options{ProducedBy: rep.ProducedBy})
-			if err != nil {
-				return err
-			}
-			allow := sr.Contract.Tools.Allowed()
-			if len(allow) == 0 {
-				return fmt.Errorf("stage %s allows no tools; list the search and reader tools under ## Tools", st.Name)
-			}
-			sess, err := sc.sess.OpenTools(cmd.Context(), allow)
-			if err != nil {
-				return fmt.Errorf("stage %s: unable to start its tools: %w", st.Name, err)
-			}
-			defer sess.Close()
-			r := &research.Researcher{Client: sc.client, Model: sc.model, Tools: sess, Search: search, Read: read,
-				Rounds: rounds, Queries: queries, Results: results, Stage: st.Name, Observe: sc.observer("")}
-			done, err := r.Run(cmd.Context(), actx.System, actx.User)
+			done, err := sc.step.Research(cmd.Context(), session.ResearchRequest{Search: search, Read: read,
+				Rounds: rounds, Queries: queries, Results: results})
 			if err != nil {
 				return err
 			}

@@ -1,27 +1,15 @@
 package cli
 
 import (
-	"fmt"
-	"path/filepath"
-
-	"github.com/icm-tool/icm/server/internal/agent"
-	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/session"
-	"github.com/icm-tool/icm/server/internal/workflow"
-	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 // stepContext is what an icm subcommand run by a Script stage (icm
 // code-check, icm critique, icm research) needs of the run that started
-// it: the workspace, the stage, the model and the run's trace. Outside a
-// run the same commands work from flags and the workspace's config.
+// it: a session over its workspace and the session's step for the stage.
 type stepContext struct {
-	ws     *workspace.Workspace
-	sess   *session.Session
-	stage  string
-	model  string
-	client llm.Client
-	trace  *workflow.TraceAppender
+	sess *session.Session
+	step *session.Step
 }
 
 // openStep reads ICM_WORKSPACE, ICM_STAGE, ICM_RUN_ID and ICM_MODEL (set
@@ -39,50 +27,19 @@ func openStep(env *Env, g *globalFlags, model string, needModel bool) (*stepCont
 	if err != nil {
 		return nil, err
 	}
-	ws := sess.Workspace()
-	sc := &stepContext{ws: ws, sess: sess, stage: env.Getenv("ICM_STAGE")}
-	if sc.stage == "" {
-		if cwd, err := env.Getwd(); err == nil {
-			sc.stage = stageAt(ws, cwd)
-		}
+	req := session.StepRequest{Stage: env.Getenv("ICM_STAGE"), RunID: env.Getenv("ICM_RUN_ID"), NeedModel: needModel}
+	if cwd, err := env.Getwd(); err == nil {
+		req.Dir = cwd
 	}
-	sc.model = sess.Model()
-	if needModel && sc.model == "" {
-		return nil, fmt.Errorf("no model named; pass --model, set [model] name in config.toml, or run this from a Script stage (which sets ICM_MODEL)")
+	step, err := sess.Step(req)
+	if err != nil {
+		sess.Close()
+		return nil, err
 	}
-	if needModel {
-		if sc.client, err = sess.Client(); err != nil {
-			return nil, err
-		}
-	}
-	if id := env.Getenv("ICM_RUN_ID"); id != "" {
-		if sc.trace, err = workflow.AppendTrace(ws, id, sc.stage); err != nil {
-			return nil, err
-		}
-	}
-	return sc, nil
-}
-
-// observer is where the subcommand's model and tool events go: the run's
-// trace when there is a run.
-func (sc *stepContext) observer(item string) func(agent.Event) {
-	if sc.trace == nil {
-		return nil
-	}
-	return sc.trace.Observer(item)
+	return &stepContext{sess: sess, step: step}, nil
 }
 
 func (sc *stepContext) close() {
-	sc.trace.Close()
+	sc.step.Close()
 	sc.sess.Close()
-}
-
-// stageAt names the stage whose folder holds dir, or "".
-func stageAt(ws *workspace.Workspace, dir string) string {
-	for _, st := range ws.Stages {
-		if rel, err := filepath.Rel(st.Dir, dir); err == nil && rel == "." {
-			return st.Name
-		}
-	}
-	return ""
 }
