@@ -12,7 +12,6 @@ import (
 	contractsschema "github.com/icm-tool/icm/contracts-schema"
 	"github.com/icm-tool/icm/server/internal/markdown"
 	"github.com/icm-tool/icm/server/internal/session"
-	"github.com/icm-tool/icm/server/internal/stagetest"
 	"github.com/icm-tool/icm/server/internal/termdoc"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -100,11 +99,14 @@ func grammarSection(heading string) string {
 	return ""
 }
 
-// options are the flags as run options, config.toml's [test] filling
+// request is the flags as a test request; config.toml's [test] fills
 // what the person left out.
-func (f *testFlags) options(ws *workspace.Workspace) stagetest.Options {
-	o := stagetest.Options{Models: f.models, Repeat: f.repeat, Parallel: f.parallel, Seed: f.seed, Judge: f.judge, Cache: f.cache, Keep: f.keep}
-	return o.WithConfig(ws.Config)
+func (f *testFlags) request(cwd string, args []string) session.TestRequest {
+	return session.TestRequest{
+		TestFilter: session.TestFilter{Cases: args, Dir: cwd, Include: f.include, Exclude: f.exclude},
+		Models:     f.models, Repeat: f.repeat, Parallel: f.parallel, Seed: f.seed, Judge: f.judge,
+		Cache: f.cache, Keep: f.keep, ClearCache: f.clearCache, Baseline: f.baseline,
+	}
 }
 
 func runTests(cmd *cobra.Command, env *Env, sess *session.Session, f *testFlags, args []string) error {
@@ -113,70 +115,57 @@ func runTests(cmd *cobra.Command, env *Env, sess *session.Session, f *testFlags,
 		return errors.New("--repeat and --parallel take a positive number")
 	}
 	if f.runs {
-		return listRuns(env, ws, f)
+		return listRuns(env, sess, f)
 	}
 	cwd, err := env.Getwd()
 	if err != nil {
 		return err
 	}
-	rep := sess.Check(ws.Files)
-	sel, err := stagetest.Select(ws, rep, stagetest.Filter{Args: args, Dir: cwd, Include: f.include, Exclude: f.exclude})
-	if err != nil {
-		return err
-	}
+	req := f.request(cwd, args)
 	if f.list {
+		sel, err := sess.TestCases(sess.Check(nil), req.TestFilter)
+		if err != nil {
+			return err
+		}
 		return listCases(env, ws, sel, f)
 	}
-	if len(sel) == 0 {
-		return &noCasesError{}
-	}
-	var base *stagetest.Report
-	if f.baseline != "" {
-		if base, err = stagetest.Load(ws.Disk, f.baseline); err != nil {
-			return err
-		}
-	}
-	if f.clearCache {
-		if err := stagetest.ClearCache(ws.Disk); err != nil {
-			return err
-		}
-	}
-	opts := f.options(ws)
 	if !f.quiet && !f.asJSON {
-		opts.Progress = func(ev stagetest.Event) {
-			if ev.Kind == stagetest.EventJobEnd {
+		req.Progress = func(ev session.TestEvent) {
+			if ev.Kind == session.TestJobEnd {
 				fmt.Fprintln(env.Stderr, jobLine(ev))
 			}
 		}
-		fmt.Fprintf(env.Stderr, "%d case(s) × %d model(s) × %d repeat(s), %d at a time\n", len(sel), max(len(opts.Models), 1), opts.Repeat, opts.Parallel)
 	}
-	report, err := sess.Test(cmd.Context(), sel, opts)
+	plan, err := sess.PlanTests(req)
 	if err != nil {
 		return err
 	}
-	path, err := stagetest.Save(ws.Disk, report)
+	if !f.quiet && !f.asJSON {
+		fmt.Fprintf(env.Stderr, "%d case(s) × %d model(s) × %d repeat(s), %d at a time\n", len(plan.Cases), max(len(plan.Models), 1), plan.Repeat, plan.Parallel)
+	}
+	run, err := plan.Run(cmd.Context())
 	if err != nil {
 		return err
 	}
-	var cmp *stagetest.Comparison
-	if base != nil {
-		cmp = stagetest.Compare(base, report)
+	if run.SaveErr != nil {
+		return run.SaveErr
 	}
+	report := run.TestReport
 	if f.junit != "" {
-		if err := stagetest.WriteJUnitFile(resolve(cwd, f.junit), report); err != nil {
+		if err := session.WriteJUnit(resolve(cwd, f.junit), report); err != nil {
 			return err
 		}
 	}
 	if f.asJSON {
 		if err := writeJSON(env, struct {
-			*stagetest.Report
-			Baseline *stagetest.Comparison `json:"baseline,omitempty"`
-		}{report, cmp}); err != nil {
+			*session.TestReport
+			Baseline *session.TestComparison `json:"baseline,omitempty"`
+		}{report, run.Baseline}); err != nil {
 			return err
 		}
 	} else {
-		printMatrix(env.Stdout, report, cmp)
-		fmt.Fprintf(env.Stdout, "run %s saved to %s\n", report.RunID, displayPath(env, path))
+		printMatrix(env.Stdout, report, run.Baseline)
+		fmt.Fprintf(env.Stdout, "run %s saved to %s\n", report.RunID, displayPath(env, run.Saved))
 	}
 	if !report.Complete {
 		return errors.New("cancelled; the jobs that finished are in the saved report")
@@ -187,17 +176,7 @@ func runTests(cmd *cobra.Command, env *Env, sess *session.Session, f *testFlags,
 	return nil
 }
 
-// noCasesError says there is nothing to run.
-type noCasesError struct{}
-
-func (*noCasesError) Error() string { return "no test cases to run" }
-
-// Hint says where cases go.
-func (*noCasesError) Hint() string {
-	return "add a case as tests/NAME.md in a stage folder (`icm help test` shows the grammar), or loosen -i/-x"
-}
-
-func listCases(env *Env, ws *workspace.Workspace, sel []*stagetest.Selected, f *testFlags) error {
+func listCases(env *Env, ws *workspace.Workspace, sel []*session.TestCase, f *testFlags) error {
 	if f.asJSON {
 		type item struct {
 			ID     string   `json:"id"`
@@ -229,8 +208,8 @@ func listCases(env *Env, ws *workspace.Workspace, sel []*stagetest.Selected, f *
 	return nil
 }
 
-func listRuns(env *Env, ws *workspace.Workspace, f *testFlags) error {
-	ids, err := stagetest.Runs(ws.Disk)
+func listRuns(env *Env, sess *session.Session, f *testFlags) error {
+	ids, err := sess.TestRunIDs()
 	if err != nil {
 		return err
 	}
@@ -243,7 +222,7 @@ func listRuns(env *Env, ws *workspace.Workspace, f *testFlags) error {
 	}
 	var out []run
 	for _, id := range ids {
-		rep, err := stagetest.Load(ws.Disk, id)
+		rep, err := sess.SavedTestRun(id)
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "warning: %v\n", err)
 			continue
@@ -266,7 +245,7 @@ func listRuns(env *Env, ws *workspace.Workspace, f *testFlags) error {
 			verdict = "failed"
 		}
 		fmt.Fprintf(env.Stdout, "%s  %s  %s  %d passed, %d failed, %d error(s)  %s\n", r.ID, r.Started, verdict,
-			r.Counts[stagetest.StatusPassed], r.Counts[stagetest.StatusFailed], r.Counts[stagetest.StatusError], strings.Join(r.Models, ", "))
+			r.Counts[session.TestPassed], r.Counts[session.TestFailed], r.Counts[session.TestError], strings.Join(r.Models, ", "))
 	}
 	return nil
 }

@@ -7,13 +7,13 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/icm-tool/icm/server/internal/stagetest"
+	"github.com/icm-tool/icm/server/internal/session"
 )
 
 // printMatrix writes the case × model matrix: per cell the pass rate (k of
 // N), the median tokens and time; then the first failing expectation of
 // each cell that did not pass, and the comparison with a baseline.
-func printMatrix(w io.Writer, rep *stagetest.Report, cmp *stagetest.Comparison) {
+func printMatrix(w io.Writer, rep *session.TestReport, cmp *session.TestComparison) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "case\t%s\n", strings.Join(rep.Models, "\t"))
 	var cases []string
@@ -50,7 +50,7 @@ func printMatrix(w io.Writer, rep *stagetest.Report, cmp *stagetest.Comparison) 
 	if cmp != nil {
 		fmt.Fprintf(w, "\nagainst %s: %d better, %d worse\n", cmp.Baseline, cmp.Better, cmp.Worse)
 		for _, c := range cmp.Changes {
-			if c.Kind != stagetest.ChangeSame {
+			if c.Kind != session.TestSame {
 				fmt.Fprintf(w, "  %s\n", oneLine(c.String()))
 			}
 		}
@@ -64,7 +64,7 @@ func printMatrix(w io.Writer, rep *stagetest.Report, cmp *stagetest.Comparison) 
 
 // matrixCell is one matrix cell: "✓ 3/3  812 tok  2.1s", with the cache's
 // replays when there were any.
-func matrixCell(r stagetest.Row) string {
+func matrixCell(r session.TestRow) string {
 	mark := "✓"
 	if r.Passed < r.Runs {
 		mark = "✗"
@@ -76,9 +76,9 @@ func matrixCell(r stagetest.Row) string {
 	return s
 }
 
-func counts(rep *stagetest.Report) string {
-	parts := []string{fmt.Sprintf("%d passed", rep.Counts[stagetest.StatusPassed])}
-	for _, k := range []string{stagetest.StatusFailed, stagetest.StatusError, stagetest.StatusCancelled} {
+func counts(rep *session.TestReport) string {
+	parts := []string{fmt.Sprintf("%d passed", rep.Counts[session.TestPassed])}
+	for _, k := range []string{session.TestFailed, session.TestError, session.TestCancelled} {
 		if n := rep.Counts[k]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, k))
 		}
@@ -88,17 +88,17 @@ func counts(rep *stagetest.Report) string {
 
 // jobLine is one finished job as progress: "✓ [3/12] 01-scope/go-cli ×
 // qwen3.5:9b #1  2.1s" and, for a failure, its first failing expectation.
-func jobLine(ev stagetest.Event) string {
+func jobLine(ev session.TestEvent) string {
 	r := ev.Result
-	mark := map[string]string{stagetest.StatusPassed: "✓", stagetest.StatusFailed: "✗", stagetest.StatusError: "!", stagetest.StatusCancelled: "-"}[r.Status]
+	mark := map[string]string{session.TestPassed: "✓", session.TestFailed: "✗", session.TestError: "!", session.TestCancelled: "-"}[r.Status]
 	s := fmt.Sprintf("%s [%d/%d] %s × %s #%d  %s", mark, ev.Index, ev.Total, r.Case, r.Model, r.Repeat, r.Duration.Round(100*time.Millisecond))
 	if r.Cache != nil && r.Cache.Hits > 0 {
 		s += fmt.Sprintf("  cache %d hit(s), key %s", r.Cache.Hits, r.Cache.Keys[0].Key[:12])
 	}
 	switch r.Status {
-	case stagetest.StatusFailed:
+	case session.TestFailed:
 		s += "\n    " + oneLine(r.FirstFailure)
-	case stagetest.StatusError:
+	case session.TestError:
 		s += "\n    " + oneLine(r.Error)
 		if r.Hint != "" {
 			s += "\n    hint: " + oneLine(r.Hint)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/document"
-	"github.com/icm-tool/icm/server/internal/stagetest"
+	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/testcase"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -105,39 +105,30 @@ func (s *Server) caseHover(p *protocol.HoverParams) (*protocol.Hover, bool, erro
 		return nil, true, nil
 	}
 	if rng == cd.c.TitleRange {
-		text += lastRunOf(cd.dc.ws.Disk, cd.c.ID)
+		text += lastRunOf(cd.dc.o.sess, cd.c.ID)
 	}
 	r := toRange(m, rng)
 	return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: text}, Range: &r}, true, nil
 }
 
 // lastRunOf sums up a case in the newest saved test run that ran it.
-func lastRunOf(disk *workspace.Root, caseID string) string {
-	ids, err := stagetest.Runs(disk)
-	if err != nil {
-		return ""
+func lastRunOf(sess *session.Session, caseID string) string {
+	rep, ok := sess.LastTestRunOf(caseID)
+	if !ok {
+		return "\n\nNot run yet: `icm test " + caseID + "`, or the Test Explorer."
 	}
-	for i := len(ids) - 1; i >= 0; i-- {
-		rep, err := stagetest.Load(disk, ids[i])
-		if err != nil {
+	var cells []string
+	for _, row := range rep.Matrix {
+		if row.Case != caseID {
 			continue
 		}
-		var cells []string
-		for _, row := range rep.Matrix {
-			if row.Case != caseID {
-				continue
-			}
-			cell := fmt.Sprintf("%s %s", row.Model, row.Rate())
-			if row.FirstFailure != "" {
-				cell += " (" + clipText(row.FirstFailure, 120) + ")"
-			}
-			cells = append(cells, cell)
+		cell := fmt.Sprintf("%s %s", row.Model, row.Rate())
+		if row.FirstFailure != "" {
+			cell += " (" + clipText(row.FirstFailure, 120) + ")"
 		}
-		if len(cells) > 0 {
-			return fmt.Sprintf("\n\nLast test run (%s): %s.", rep.RunID, strings.Join(cells, "; "))
-		}
+		cells = append(cells, cell)
 	}
-	return "\n\nNot run yet: `icm test " + caseID + "`, or the Test Explorer."
+	return fmt.Sprintf("\n\nLast test run (%s): %s.", rep.RunID, strings.Join(cells, "; "))
 }
 
 func clipText(s string, n int) string {

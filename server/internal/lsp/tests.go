@@ -13,8 +13,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/fault"
-	"github.com/icm-tool/icm/server/internal/stagetest"
-	"github.com/icm-tool/icm/server/internal/workspace"
+	"github.com/icm-tool/icm/server/internal/session"
 )
 
 // Stage-test commands and notifications of docs/lsp-protocol.md.
@@ -95,8 +94,8 @@ func (st *wsState) cases(ctx context.Context) (workspaceCases, bool) {
 		return workspaceCases{}, false
 	}
 	defer a.release()
-	wc := workspaceCases{Workspace: st.root, Name: filepath.Base(st.root), Models: testModels(a.ws, a.o.sess.Model()), Cases: []caseInfo{}}
-	sel, err := stagetest.Select(a.ws, a.report, stagetest.Filter{})
+	wc := workspaceCases{Workspace: st.root, Name: filepath.Base(st.root), Models: a.o.sess.TestModels(), Cases: []caseInfo{}}
+	sel, err := a.o.sess.TestCases(a.report, session.TestFilter{})
 	if err != nil {
 		return workspaceCases{}, false
 	}
@@ -106,7 +105,7 @@ func (st *wsState) cases(ctx context.Context) (workspaceCases, bool) {
 	return wc, true
 }
 
-func caseInfoOf(a *analysis, sl *stagetest.Selected) caseInfo {
+func caseInfoOf(a *analysis, sl *session.TestCase) caseInfo {
 	c := sl.Case
 	ci := caseInfo{ID: c.ID, Stage: c.Stage, Name: c.Name, Title: c.Title, File: c.File, Expect: []string{}, Errors: sl.Errors}
 	if m := mapperFor(a, c.File); m != nil {
@@ -118,19 +117,6 @@ func caseInfoOf(a *analysis, sl *stagetest.Selected) caseInfo {
 		ci.Expect = append(ci.Expect, e.Label())
 	}
 	return ci
-}
-
-// testModels are the models the editor offers a test profile for:
-// [test] models, else the model in force (the editor's setting, else
-// config.toml's).
-func testModels(ws *workspace.Workspace, inForce string) []string {
-	if m := ws.Config.Test.Models; len(m) > 0 {
-		return m
-	}
-	if inForce != "" {
-		return []string{inForce}
-	}
-	return []string{}
 }
 
 // testRuns are the stage-test runs going on, by token.
@@ -200,7 +186,7 @@ type testFinished struct {
 // output the expectations read, and for a failure the output of the last
 // run in which the case passed on the model.
 type jobResult struct {
-	*stagetest.Result
+	*session.TestResult
 	// Outputs hides the result's map of every output's text: the editor
 	// gets the one the expectations read, as OutputText.
 	Outputs    *struct{} `json:"outputs,omitempty"`
@@ -213,10 +199,10 @@ type previous struct {
 	Text  string `json:"text"`
 }
 
-func jobOf(disk *workspace.Root, runID string, r *stagetest.Result) jobResult {
-	j := jobResult{Result: r, OutputText: r.Outputs[r.Output]}
-	if r.Status == stagetest.StatusFailed {
-		if id, text, ok := stagetest.LastPassing(disk, r.Case, r.Model, runID); ok {
+func jobOf(sess *session.Session, runID string, r *session.TestResult) jobResult {
+	j := jobResult{TestResult: r, OutputText: r.Outputs[r.Output]}
+	if r.Status == session.TestFailed {
+		if id, text, ok := sess.LastPassing(r.Case, r.Model, runID); ok {
 			j.Previous = &previous{RunID: id, Text: text}
 		}
 	}
@@ -238,27 +224,28 @@ func (s *Server) testRun(args commandArgs) (any, error) {
 		return nil, err
 	}
 	sess := op.sess
-	if err := sess.Require("run its test cases"); err != nil {
-		op.release()
-		return nil, err
-	}
-	ws := sess.Workspace()
-	filter := stagetest.Filter{Args: args.Cases, Dir: ws.Root}
-	if len(filter.Args) == 0 && args.Stage != "" {
-		filter.Args = []string{args.Stage}
-	}
-	sel, err := stagetest.Select(ws, sess.Check(ws.Files), filter)
-	if err != nil {
-		op.release()
-		return nil, fault.InvalidRequest(err.Error(), "name cases as STAGE/NAME, as icm.testList lists them")
-	}
-	if len(sel) == 0 {
-		op.release()
-		return nil, fault.NotFound("no test cases to run in "+ws.Root, "add a case as tests/NAME.md in a stage folder (icm help test)")
+	req := session.TestRequest{TestFilter: session.TestFilter{Cases: args.Cases, Dir: st.root}, Models: args.Models, Repeat: args.Repeat, Keep: args.Keep}
+	if len(req.Cases) == 0 && args.Stage != "" {
+		req.Cases = []string{args.Stage}
 	}
 	token := args.Token
 	if token == "" {
 		token = newToken()
+	}
+	req.Progress = func(ev session.TestEvent) {
+		out := testEvent{Token: token, Kind: ev.Kind, Index: ev.Index, Total: ev.Total, Case: ev.Case, Model: ev.Model, Repeat: ev.Repeat}
+		if ev.Result != nil {
+			j := jobOf(sess, "", ev.Result)
+			out.Result = &j
+		}
+		if err := s.notify(notifyTestEvent, out); err != nil {
+			s.log.Info("unable to send a test event", "err", err)
+		}
+	}
+	plan, err := sess.PlanTests(req)
+	if err != nil {
+		op.release()
+		return nil, err
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
 	if !s.tests.add(token, cancel) {
@@ -266,45 +253,32 @@ func (s *Server) testRun(args commandArgs) (any, error) {
 		op.release()
 		return nil, fault.Locked(fmt.Sprintf("a test run with token %q is already going", token))
 	}
-	opts := stagetest.Options{Models: args.Models, Repeat: args.Repeat, Keep: args.Keep}.WithConfig(ws.Config)
-	opts.Progress = func(ev stagetest.Event) {
-		out := testEvent{Token: token, Kind: ev.Kind, Index: ev.Index, Total: ev.Total, Case: ev.Case, Model: ev.Model, Repeat: ev.Repeat}
-		if ev.Result != nil {
-			j := jobOf(ws.Disk, "", ev.Result)
-			out.Result = &j
-		}
-		if err := s.notify(notifyTestEvent, out); err != nil {
-			s.log.Info("unable to send a test event", "err", err)
-		}
-	}
 	go func() {
 		defer s.tests.done(token)
 		defer cancel()
 		defer op.release()
 		defer s.recoverLog("test run " + token)
 		fin := testFinished{Token: token, Workspace: st.root, Results: []jobResult{}}
-		rep, err := sess.Test(ctx, sel, opts)
+		run, err := plan.Run(ctx)
 		switch {
 		case err != nil:
 			f := fault.From(err)
 			fin.Message, fin.Error, fin.Cancelled = f.Error(), dataOf(f), errors.Is(err, context.Canceled)
 		default:
-			fin.RunID, fin.Passed, fin.Cancelled = rep.RunID, rep.Passed, !rep.Complete
-			if saved, err := stagetest.Save(ws.Disk, rep); err == nil {
-				fin.Saved = saved
-			} else {
-				s.log.Info("unable to save the test report", "err", err)
+			fin.RunID, fin.Passed, fin.Cancelled, fin.Saved = run.RunID, run.Passed, !run.Complete, run.Saved
+			if run.SaveErr != nil {
+				s.log.Info("unable to save the test report", "err", run.SaveErr)
 			}
-			for _, r := range rep.Results {
-				fin.Results = append(fin.Results, jobOf(ws.Disk, rep.RunID, r))
+			for _, r := range run.Results {
+				fin.Results = append(fin.Results, jobOf(sess, run.RunID, r))
 			}
-			fin.Message = fmt.Sprintf("%d passed, %d failed, %d could not run", rep.Counts[stagetest.StatusPassed], rep.Counts[stagetest.StatusFailed], rep.Counts[stagetest.StatusError])
+			fin.Message = fmt.Sprintf("%d passed, %d failed, %d could not run", run.Counts[session.TestPassed], run.Counts[session.TestFailed], run.Counts[session.TestError])
 		}
 		if err := s.notify(notifyTestFinished, fin); err != nil {
 			s.log.Info("unable to send testFinished", "err", err)
 		}
 	}()
-	return map[string]any{"started": true, "token": token, "cases": len(sel)}, nil
+	return map[string]any{"started": true, "token": token, "cases": len(plan.Cases)}, nil
 }
 
 func newToken() string {

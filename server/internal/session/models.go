@@ -16,6 +16,9 @@ const modelsWait = 5 * time.Second
 // editor asks in the background and must not wait for a server that is
 // not there.
 func (s *Session) Models(ctx context.Context) ([]string, error) {
+	if s.modelBlocked() {
+		return nil, s.refusal("ask the model server it names for its models")
+	}
 	c, err := s.newClient(llm.WithRetry(time.Second, 1))
 	if err != nil {
 		return nil, err

@@ -2,21 +2,183 @@ package session
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
+	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/stagetest"
 )
 
-// Test runs stage test cases (package stagetest) the way the session runs
-// stages: one model client for every job (so a [[model.servers]] pool's
-// slots are shared), the tool servers started inside each job's copy of
-// the workspace, this binary's code checker and icm's own environment for
-// child processes. The editor's or the flag's model is the matrix's model
-// and the rubric judge unless opts name others. A model server that does
-// not answer fails it at once, before any copy is made. Errors are
-// *fault.Error; a job's own failure is in the report.
-func (s *Session) Test(ctx context.Context, sel []*stagetest.Selected, opts stagetest.Options) (*stagetest.Report, error) {
+// Stage tests as the front ends render them (package stagetest runs
+// them).
+type (
+	// TestCase is one case selected to run, with the errors icm check
+	// finds in it.
+	TestCase = stagetest.Selected
+	// TestReport is one test run: every job's result and the case ×
+	// model matrix.
+	TestReport = stagetest.Report
+	// TestResult is one job: a case run once with one model.
+	TestResult = stagetest.Result
+	// TestEvent is a job starting or ending.
+	TestEvent = stagetest.Event
+	// TestComparison is a run compared with a saved one.
+	TestComparison = stagetest.Comparison
+	// TestRow is one cell of the matrix: a case with one model, over its
+	// repeats.
+	TestRow = stagetest.Row
+)
+
+// Job statuses, test event kinds and baseline changes.
+const (
+	TestPassed    = stagetest.StatusPassed
+	TestFailed    = stagetest.StatusFailed
+	TestError     = stagetest.StatusError
+	TestCancelled = stagetest.StatusCancelled
+
+	TestJobStart = stagetest.EventJobStart
+	TestJobEnd   = stagetest.EventJobEnd
+
+	TestSame = stagetest.ChangeSame
+)
+
+// TestFilter names the cases to run: stages ("01-scope"), cases
+// ("01-scope/short-idea") or case files and folders (relative to Dir);
+// none names every case. Include and Exclude are globs over STAGE/NAME.
+type TestFilter struct {
+	Cases            []string
+	Dir              string
+	Include, Exclude []string
+}
+
+// TestCases lists the cases f names, in stage order, as rep (a check of
+// the workspace, the editor's buffers laid over it or the disk) finds
+// them. A name that matches no stage or case is an invalid request.
+func (s *Session) TestCases(rep *check.Report, f TestFilter) ([]*TestCase, error) {
+	ws := rep.Workspace
+	if ws == nil {
+		ws = s.ws
+	}
+	sel, err := stagetest.Select(ws, rep, stagetest.Filter{Args: f.Cases, Dir: f.Dir, Include: f.Include, Exclude: f.Exclude})
+	if err != nil {
+		return nil, fault.InvalidRequest(err.Error(), "name cases as STAGE or STAGE/NAME, as the list of cases shows them").Because(err)
+	}
+	return sel, nil
+}
+
+// TestModels are the models the editor offers a test profile for:
+// config.toml's [test] models, else the model in force.
+func (s *Session) TestModels() []string {
+	if m := s.ws.Config.Test.Models; len(m) > 0 {
+		return m
+	}
+	if m := s.Model(); m != "" {
+		return []string{m}
+	}
+	return []string{}
+}
+
+// TestRequest is a stage-test run as a person asks for it; what it
+// leaves out, config.toml's [test] section decides, then the settings'
+// model (the matrix's model and the rubric judge).
+type TestRequest struct {
+	TestFilter
+	Models           []string
+	Repeat, Parallel int
+	Seed             int
+	Judge            string
+	Cache, Keep      bool
+	// ClearCache empties the cache of model replies first.
+	ClearCache bool
+	// Baseline names a saved run (its id, a prefix, or "latest") to
+	// compare with.
+	Baseline string
+	// Progress receives each job's start and end, one at a time.
+	Progress func(TestEvent)
+}
+
+// TestPlan is a stage-test run made ready: the cases selected from the
+// files on disk and the options in force.
+type TestPlan struct {
+	Cases []*TestCase
+	// Models (empty: each stage's own), Repeat and Parallel are what the
+	// run will do.
+	Models           []string
+	Repeat, Parallel int
+
+	s    *Session
+	opts stagetest.Options
+	base *TestReport
+}
+
+// PlanTests selects the cases req names from the workspace on disk and
+// configures the run. An untrusted workspace's cases are refused here
+// (they run its commands and contact its servers); no case to run is a
+// not-found fault; a baseline that names no saved run fails here, before
+// any job.
+func (s *Session) PlanTests(req TestRequest) (*TestPlan, error) {
+	if err := s.Require("run its test cases"); err != nil {
+		return nil, err
+	}
+	if req.Repeat < 0 || req.Parallel < 0 {
+		return nil, fault.InvalidRequest("the repeats and the jobs at once are counted from 1", "give a positive number")
+	}
+	sel, err := s.TestCases(s.Check(nil), req.TestFilter)
+	if err != nil {
+		return nil, err
+	}
+	if len(sel) == 0 {
+		return nil, fault.NotFound("no test cases to run in "+s.ws.Root, "add a case as tests/NAME.md in a stage folder, or name fewer filters")
+	}
+	p := &TestPlan{Cases: sel, s: s}
+	if req.Baseline != "" {
+		if p.base, err = s.SavedTestRun(req.Baseline); err != nil {
+			return nil, err
+		}
+	}
+	if req.ClearCache {
+		if err := stagetest.ClearCache(s.ws.Disk); err != nil {
+			return nil, fault.From(err)
+		}
+	}
+	o := stagetest.Options{Models: req.Models, Repeat: req.Repeat, Parallel: req.Parallel, Seed: req.Seed, Judge: req.Judge,
+		Cache: req.Cache, Keep: req.Keep, Progress: req.Progress}.WithConfig(s.ws.Config)
+	if m := s.opts.Settings.Model; m != "" {
+		if len(o.Models) == 0 {
+			o.Models = []string{m}
+		}
+		if o.Judge == "" {
+			o.Judge = m
+		}
+	}
+	p.opts, p.Models, p.Repeat, p.Parallel = o, o.Models, o.Repeat, o.Parallel
+	return p, nil
+}
+
+// TestRun is a finished stage-test run: its report, saved in
+// history/tests/, and the comparison with the baseline when one was
+// named.
+type TestRun struct {
+	*TestReport
+	// Saved is the saved report's path; "" when it could not be saved,
+	// and SaveErr says why (the report is whole either way).
+	Saved   string
+	SaveErr error
+	// Baseline is the comparison with the baseline; nil without one.
+	Baseline *TestComparison
+}
+
+// Run runs the plan's cases the way the session runs stages: one model
+// client for every job (so a [[model.servers]] pool's slots are shared),
+// the tool servers started inside each job's copy of the workspace, this
+// binary's code checker and icm's own environment for child processes;
+// then saves the report. A model server that does not answer fails it at
+// once, before any copy is made. Errors are *fault.Error; a job's own
+// failure is in the report.
+func (p *TestPlan) Run(ctx context.Context) (*TestRun, error) {
+	s := p.s
 	if f := s.ws.ConfigFault(); f != nil {
 		return nil, f
 	}
@@ -27,17 +189,9 @@ func (s *Session) Test(ctx context.Context, sel []*stagetest.Selected, opts stag
 	if err != nil {
 		return nil, err
 	}
-	if needsModel(sel) {
+	if needsModel(p.Cases) {
 		if err := llm.Ping(ctx, client); err != nil {
 			return nil, fault.From(err)
-		}
-	}
-	if m := s.opts.Settings.Model; m != "" {
-		if len(opts.Models) == 0 {
-			opts.Models = []string{m}
-		}
-		if opts.Judge == "" {
-			opts.Judge = m
 		}
 	}
 	b := stagetest.Backend{
@@ -49,12 +203,20 @@ func (s *Session) Test(ctx context.Context, sel []*stagetest.Selected, opts stag
 		ChildEnv:   s.inherited(),
 		Trust:      s.CarryTrust,
 	}
-	return stagetest.New(s.ws, b, opts).Run(ctx, sel), nil
+	rep := stagetest.New(s.ws, b, p.opts).Run(ctx, p.Cases)
+	run := &TestRun{TestReport: rep}
+	if run.Saved, err = stagetest.Save(s.ws.Disk, rep); err != nil {
+		run.SaveErr = fault.From(fmt.Errorf("unable to save the test report: %w", err))
+	}
+	if p.base != nil {
+		run.Baseline = stagetest.Compare(p.base, rep)
+	}
+	return run, nil
 }
 
 // needsModel reports whether any selected case runs a model: a model
 // stage, or a rubric line to judge.
-func needsModel(sel []*stagetest.Selected) bool {
+func needsModel(sel []*TestCase) bool {
 	for _, s := range sel {
 		if len(s.Errors) > 0 {
 			continue
@@ -69,4 +231,58 @@ func needsModel(sel []*stagetest.Selected) bool {
 		}
 	}
 	return false
+}
+
+// TestRunIDs lists the saved test runs, oldest first.
+func (s *Session) TestRunIDs() ([]string, error) {
+	ids, err := stagetest.Runs(s.ws.Disk)
+	if err != nil {
+		return nil, fault.From(err)
+	}
+	return ids, nil
+}
+
+// SavedTestRun reads a saved test run by id (a prefix, or "latest").
+func (s *Session) SavedTestRun(id string) (*TestReport, error) {
+	rep, err := stagetest.Load(s.ws.Disk, id)
+	var none *stagetest.NoRunError
+	if errors.As(err, &none) {
+		return nil, fault.NotFound(err.Error(), "name a saved test run by its id, a unique start of it, or latest").Because(err)
+	}
+	if err != nil {
+		return nil, fault.From(err)
+	}
+	return rep, nil
+}
+
+// LastTestRunOf is the newest saved test run that ran the case; false
+// when none did.
+func (s *Session) LastTestRunOf(caseID string) (*TestReport, bool) {
+	ids, err := stagetest.Runs(s.ws.Disk)
+	if err != nil {
+		return nil, false
+	}
+	for i := len(ids) - 1; i >= 0; i-- {
+		rep, err := stagetest.Load(s.ws.Disk, ids[i])
+		if err != nil {
+			continue
+		}
+		for _, row := range rep.Matrix {
+			if row.Case == caseID {
+				return rep, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// LastPassing is the output of the newest saved run before runID ("" for
+// any) in which the case passed on the model.
+func (s *Session) LastPassing(caseID, model, runID string) (id, output string, ok bool) {
+	return stagetest.LastPassing(s.ws.Disk, caseID, model, runID)
+}
+
+// WriteJUnit writes a test run as JUnit XML to path, for CI.
+func WriteJUnit(path string, rep *TestReport) error {
+	return stagetest.WriteJUnitFile(path, rep)
 }

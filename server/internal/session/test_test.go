@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/icm-tool/icm/server/internal/fault"
-	"github.com/icm-tool/icm/server/internal/stagetest"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 )
 
@@ -52,15 +51,22 @@ func TestStageTestsGoThroughTheSession(t *testing.T) {
 	srv := ollamatest.New(t, ollamatest.Config{Models: []ollamatest.Model{{Name: "config-model"}, {Name: "set-model"}}})
 	srv.On(ollamatest.HasFormat()).Reply(ollamatest.JSON(map[string]any{"score": 9, "reason": "It is about A."}))
 	srv.Default(ollamatest.Text("A is written."))
-	run := func(set Settings, url string) (*stagetest.Report, error) {
+	run := func(set Settings, url string) (*TestReport, error) {
 		ws := openTrusted(t, strings.Replace(withCase, "%s", url, 1))
 		s := Open(ws, Options{Settings: set})
 		defer s.Close()
-		sel, err := stagetest.Select(ws, s.Check(ws.Files), stagetest.Filter{})
+		plan, err := s.PlanTests(TestRequest{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return s.Test(context.Background(), sel, stagetest.Options{})
+		run, err := plan.Run(context.Background())
+		if err != nil {
+			return nil, err
+		}
+		if run.Saved == "" || run.SaveErr != nil {
+			t.Errorf("the report was not saved: %v", run.SaveErr)
+		}
+		return run.TestReport, nil
 	}
 	rep, err := run(Settings{}, srv.URL())
 	if err != nil || !rep.Passed || rep.Models[0] != "config-model" {

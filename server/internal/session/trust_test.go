@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/icm-tool/icm/server/internal/fault"
-	"github.com/icm-tool/icm/server/internal/stagetest"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 	"github.com/icm-tool/icm/server/internal/trust/trusttest"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -95,7 +94,7 @@ func TestTheGateRefusesWhatActs(t *testing.T) {
 	refused("the models", err)
 	_, err = s.PreparePull("m")
 	refused("pull", err)
-	_, err = s.Test(ctx, nil, stagetest.Options{})
+	_, err = s.PlanTests(TestRequest{})
 	refused("test", err)
 	if w, err := s.Window(ctx); w != 0 || err != nil {
 		t.Errorf("window: %d, %v (want unknown, not asked)", w, err)
@@ -146,11 +145,11 @@ unset ICM_TRUSTED; "$ICM_BIN" trust --show --json -w "$ICM_WORKSPACE" > "$ICM_OU
 	}
 	s := Open(ws, Options{Self: icmBin})
 	defer s.Close()
-	sel, err := stagetest.Select(ws, s.Check(ws.Files), stagetest.Filter{})
+	plan, err := s.PlanTests(TestRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := s.Test(context.Background(), sel, stagetest.Options{})
+	rep, err := plan.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
