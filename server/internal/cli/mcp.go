@@ -15,14 +15,11 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/spf13/cobra"
 
-	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/fetch"
-	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/mcpserver/browser"
 	"github.com/icm-tool/icm/server/internal/mcpserver/search"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/termsafe"
-	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 // newMCPCmd is `icm mcp`: icm's own MCP tool servers. Each speaks MCP on
@@ -174,7 +171,9 @@ func runBrowser(ctx context.Context, env *Env, f *browserFlags) error {
 		model = env.Getenv("ICM_MODEL")
 	}
 	if model != "" {
-		client, err := readerClient(env, f, model, logger)
+		cwd, _ := env.Getwd()
+		client, err := session.ReaderClient(cwd, model, f.ollama, session.Options{Getenv: env.Getenv, Self: env.Self, Version: Version,
+			Warn: func(msg string) { logger.Warn(msg) }})
 		if err != nil {
 			return err
 		}
@@ -191,41 +190,6 @@ func runBrowser(ctx context.Context, env *Env, f *browserFlags) error {
 		Version:      Version,
 	})
 	return serveMCP(ctx, env, logger, srv, f.http)
-}
-
-// readerClient is the model summarize and extract use: the Ollama at
-// --ollama when given; else what the workspace's config.toml asks for
-// (Ollama, an OpenAI-compatible server, or a pool over [[model.servers]]),
-// so chunked reading spreads over the same servers as the run, through a
-// session over the workspace, whose trust decides whether its servers may
-// be used (they may when the trusted run that started this server passed
-// its trust on); else the Ollama at OLLAMA_HOST. The server runs in the
-// workspace folder, so its config.toml is the one beside it.
-func readerClient(env *Env, f *browserFlags, model string, logger *slog.Logger) (llm.Client, error) {
-	if f.ollama == "" {
-		if cwd, err := env.Getwd(); err == nil {
-			if cfg, err := workspace.LoadConfig(cwd); err == nil && cfg.Path != "" {
-				ws, err := workspace.Open(cwd, nil)
-				if err != nil {
-					return nil, err
-				}
-				sess := session.Open(ws, session.Options{Settings: session.Settings{Model: model}, Getenv: env.Getenv, Self: env.Self, Version: Version})
-				client, err := sess.Client()
-				if err == nil {
-					return client, nil
-				}
-				if fault.KindOf(err) != fault.KindUntrusted {
-					return nil, fmt.Errorf("%s [model]: %w", cfg.Path, err)
-				}
-				logger.Warn("the model server config.toml names is not used: the workspace is not trusted", "config", cfg.Path)
-			}
-		}
-	}
-	client, err := llm.NewOllama(llm.WithBaseURL(f.ollama), llm.WithGetenv(env.Getenv), llm.WithModel(model))
-	if err != nil {
-		return nil, fmt.Errorf("--ollama: %w", err)
-	}
-	return client, nil
 }
 
 func pickBackend(f *browserFlags, fetcher *fetch.Fetcher, stderr io.Writer) (browser.Backend, func(), error) {

@@ -1,7 +1,6 @@
-package cli
+package session
 
 import (
-	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
@@ -17,11 +16,11 @@ import (
 func TestReaderClientFollowsWorkspaceConfig(t *testing.T) {
 	dir := t.TempDir()
 	cfgDir := trusttest.ConfigDir(t)
-	env := &Env{Getenv: func(k string) string {
+	getenv := func(k string) string {
 		return map[string]string{"KEY": "secret", trust.ConfigDirEnv: cfgDir}[k]
-	}, Getwd: func() (string, error) { return dir, nil }}
+	}
 	trusted := true
-	check := func(cfg string, f *browserFlags, want string) {
+	check := func(cfg, host, want string) {
 		t.Helper()
 		if cfg != "" {
 			os.WriteFile(filepath.Join(dir, "config.toml"), []byte(cfg), 0o644)
@@ -31,9 +30,13 @@ func TestReaderClientFollowsWorkspaceConfig(t *testing.T) {
 		} else {
 			os.Remove(filepath.Join(dir, "config.toml"))
 		}
-		c, err := readerClient(env, f, "m", slog.New(slog.DiscardHandler))
+		var warned []string
+		c, err := ReaderClient(dir, "m", host, Options{Getenv: getenv, Warn: func(w string) { warned = append(warned, w) }})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if untrustedConfig := !trusted && cfg != "" && host == ""; untrustedConfig != (len(warned) == 1) {
+			t.Errorf("config %q, host %q, trusted %v: warnings %q", cfg, host, trusted, warned)
 		}
 		var got string
 		switch c.(type) {
@@ -45,19 +48,19 @@ func TestReaderClientFollowsWorkspaceConfig(t *testing.T) {
 			got = "ollama"
 		}
 		if got != want {
-			t.Errorf("config %q, flags %+v: client %T, want %s", cfg, f, c, want)
+			t.Errorf("config %q, host %q: client %T, want %s", cfg, host, c, want)
 		}
 	}
 	pool := "[model]\nname = \"m\"\n[[model.servers]]\nurl = \"http://127.0.0.1:1\"\nslots = 2\n[[model.servers]]\nurl = \"http://127.0.0.1:2\"\nslots = 2\n"
-	check(pool, &browserFlags{}, "pool")
-	check("[model]\nprovider = \"openai\"\nbase_url = \"http://127.0.0.1:3/v1\"\napi_key_env = \"KEY\"\ncontext_length = 8192\n", &browserFlags{}, "openai")
-	check(pool, &browserFlags{ollama: "http://127.0.0.1:4"}, "ollama")
-	check("", &browserFlags{}, "ollama")
+	check(pool, "", "pool")
+	check("[model]\nprovider = \"openai\"\nbase_url = \"http://127.0.0.1:3/v1\"\napi_key_env = \"KEY\"\ncontext_length = 8192\n", "", "openai")
+	check(pool, "http://127.0.0.1:4", "ollama")
+	check("", "", "ollama")
 	trusted = false
 	if _, err := (trust.Store{Dir: filepath.Join(cfgDir, "trusted")}).Revoke(dir); err != nil {
 		t.Fatal(err)
 	}
-	check(pool, &browserFlags{}, "ollama")
+	check(pool, "", "ollama")
 }
 
 // A config.toml that links out of the folder the reader runs in is not
@@ -72,8 +75,7 @@ func TestReaderClientIgnoresAConfigLinkedOut(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(dir, "config.toml")); err != nil {
 		t.Fatal(err)
 	}
-	env := &Env{Getenv: func(string) string { return "" }, Getwd: func() (string, error) { return dir, nil }}
-	c, err := readerClient(env, &browserFlags{}, "m", slog.New(slog.DiscardHandler))
+	c, err := ReaderClient(dir, "m", "", Options{Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}
