@@ -126,6 +126,15 @@ func From(err error) *Error {
 	return out
 }
 
+// Classified reports whether err carries a kind of its own: a *Error or a
+// Faulter in its chain. Anything else From can only call KindFailed (or
+// KindCancelled).
+func Classified(err error) bool {
+	var fe *Error
+	var f Faulter
+	return errors.As(err, &fe) || errors.As(err, &f)
+}
+
 // KindOf returns the kind of err's fault; "" for nil.
 func KindOf(err error) Kind {
 	if err == nil {

@@ -101,3 +101,20 @@ func TestHintsNameNoFlag(t *testing.T) {
 		}
 	}
 }
+
+func TestClassified(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{NotFound("no stage 09", ""), true},
+		{fmt.Errorf("approve: %w", Stale("01", "x")), true},
+		{fmt.Errorf("call: %w", &kinded{"missing"}), true},
+		{errors.New("boom"), false},
+		{fmt.Errorf("run: %w", context.Canceled), false},
+	} {
+		if got := Classified(c.err); got != c.want {
+			t.Errorf("Classified(%v) = %v, want %v", c.err, got, c.want)
+		}
+	}
+}

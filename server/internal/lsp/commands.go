@@ -152,7 +152,13 @@ func (s *Server) workspaceArg(args commandArgs) (*wsState, error) {
 	if st := s.wss.byName(args.Workspace); st != nil {
 		return st, nil
 	}
-	return nil, fault.NotFound(args.Workspace+" is not an icm workspace the server knows",
+	return nil, unknownWorkspace(args.Workspace)
+}
+
+// unknownWorkspace says that path names no workspace the server knows,
+// in the words of every request that names one.
+func unknownWorkspace(path string) *fault.Error {
+	return fault.NotFound(path+" is not an icm workspace the server knows",
 		"a workspace holds CLAUDE.md, or CONTEXT.md beside pipeline/ or stages/; open a file inside it")
 }
 

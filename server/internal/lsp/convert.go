@@ -10,6 +10,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/document"
+	"github.com/icm-tool/icm/server/internal/fault"
 )
 
 // pathOf turns a file URI into a clean absolute path, with symlinks resolved
@@ -18,14 +19,14 @@ import (
 func pathOf(uri string) (string, error) {
 	u, err := url.Parse(uri)
 	if err != nil {
-		return "", fmt.Errorf("unable to read the document URI %q: %w", uri, err)
+		return "", fault.InvalidRequest(fmt.Sprintf("unable to read the document URI %q: %v", uri, err), "send a file: URI with an absolute path").Because(err)
 	}
 	if u.Scheme != "file" {
-		return "", fmt.Errorf("unsupported document URI %q: icm reads only file: URIs", uri)
+		return "", fault.InvalidRequest(fmt.Sprintf("unsupported document URI %q: icm reads only file: URIs", uri), "send a file: URI with an absolute path")
 	}
 	p := u.Path
 	if p == "" || !filepath.IsAbs(p) {
-		return "", fmt.Errorf("document URI %q has no absolute path", uri)
+		return "", fault.InvalidRequest(fmt.Sprintf("document URI %q has no absolute path", uri), "send a file: URI with an absolute path")
 	}
 	return canonical(filepath.Clean(p)), nil
 }

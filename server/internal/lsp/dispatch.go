@@ -9,6 +9,8 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
+
+	"github.com/icm-tool/icm/server/internal/fault"
 )
 
 // Error codes of the LSP beyond JSON-RPC's own.
@@ -157,6 +159,11 @@ func (s *Server) dispatch(ctx context.Context, req *jsonrpc2.Request) {
 	case err != nil:
 		var rpcErr *jsonrpc2.Error
 		if !errors.As(err, &rpcErr) {
+			if !fault.Classified(err) {
+				// Answered as a plain failure (-32803); a bad request that
+				// reaches here is a handler to fix.
+				s.log.Warn("a handler's error has no kind", "method", req.Method, "err", err)
+			}
 			rpcErr = faultReply(err)
 		}
 		s.reply(req.ID, rpcErr)

@@ -1,9 +1,9 @@
 package lsp
 
 import (
-	"errors"
 	"sync/atomic"
 
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -24,9 +24,11 @@ type opening struct {
 	refs atomic.Int64
 }
 
-// errWorkspaceClosed answers a request that comes in as its workspace
-// is being closed.
-var errWorkspaceClosed = errors.New("the workspace was closed (its folder left the editor, or the server is stopping)")
+// workspaceClosed answers a request that comes in as its workspace is
+// being closed.
+func workspaceClosed() *fault.Error {
+	return fault.Failed("the workspace was closed (its folder left the editor, or the server is stopping)", "ask again once the workspace is open", nil)
+}
 
 // newOpening is held once, by whoever opened it.
 func newOpening(ws *workspace.Workspace, sess *session.Session) *opening {

@@ -165,11 +165,11 @@ func TestRobustness(t *testing.T) {
 		{"bad Content-Length", "Content-Length: ten\r\n\r\n", false, nil, -32700},
 		{"unknown method", `{"jsonrpc":"2.0","id":3,"method":"icm/nothing","params":{}}`, true, 3, -32601},
 		{"wrong-typed params", `{"jsonrpc":"2.0","id":4,"method":"textDocument/hover","params":{"textDocument":{"uri":7},"position":"x"}}`, true, 4, -32602},
-		{"null params", `{"jsonrpc":"2.0","id":5,"method":"textDocument/hover","params":null}`, true, 5, -32803},
-		{"hover on a closed document", fmt.Sprintf(`{"jsonrpc":"2.0","id":6,"method":"textDocument/hover","params":{"textDocument":{"uri":%q},"position":{"line":0,"character":0}}}`, uri), true, 6, -32803},
+		{"null params", `{"jsonrpc":"2.0","id":5,"method":"textDocument/hover","params":null}`, true, 5, -32602},
+		{"hover on a closed document", fmt.Sprintf(`{"jsonrpc":"2.0","id":6,"method":"textDocument/hover","params":{"textDocument":{"uri":%q},"position":{"line":0,"character":0}}}`, uri), true, 6, -32602},
 		{"codeLens/resolve", `{"jsonrpc":"2.0","id":7,"method":"codeLens/resolve","params":{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":0}}}}`, true, 7, 0},
 		{"executeCommand without arguments", `{"jsonrpc":"2.0","id":8,"method":"workspace/executeCommand","params":{"command":"icm.status"}}`, true, 8, 0},
-		{"position past the end", fmt.Sprintf(`{"jsonrpc":"2.0","id":9,"method":"textDocument/completion","params":{"textDocument":{"uri":%q},"position":{"line":4000000000,"character":0}}}`, uri), true, 9, -32803},
+		{"position past the end", fmt.Sprintf(`{"jsonrpc":"2.0","id":9,"method":"textDocument/completion","params":{"textDocument":{"uri":%q},"position":{"line":4000000000,"character":0}}}`, uri), true, 9, -32602},
 	}
 	for _, st := range steps {
 		if st.body {

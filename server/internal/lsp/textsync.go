@@ -7,6 +7,7 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/icm-tool/icm/server/internal/document"
+	"github.com/icm-tool/icm/server/internal/fault"
 )
 
 // The handlers here run on the read loop: they update the document store
@@ -40,7 +41,7 @@ func (s *Server) didChange(_ *glsp.Context, p *protocol.DidChangeTextDocumentPar
 		case protocol.TextDocumentContentChangeEventWhole:
 			changes = append(changes, document.Change{Text: c.Text})
 		default:
-			return fmt.Errorf("unknown content change %T", c)
+			return fault.InvalidRequest(fmt.Sprintf("unknown content change %T", c), "send whole-text or ranged changes, as LSP 3.16 defines them")
 		}
 	}
 	if _, err := s.store.Apply(path, p.TextDocument.Version, changes); err != nil {
@@ -84,7 +85,7 @@ func (s *Server) document(uri string) (*document.Doc, error) {
 	}
 	d, ok := s.store.Get(path)
 	if !ok {
-		return nil, fmt.Errorf("%s is not open in the editor", path)
+		return nil, fault.NotFound(fmt.Sprintf("%s is not open in the editor", path), "open the document (textDocument/didOpen) before asking about it")
 	}
 	return d, nil
 }

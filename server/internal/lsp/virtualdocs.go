@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/session"
 )
 
@@ -55,7 +56,7 @@ func modelURI(output string) string {
 func (s *Server) virtualDocument(ctx context.Context, raw string) (map[string]string, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("unable to read the URI %q: %w", raw, err)
+		return nil, fault.InvalidRequest(fmt.Sprintf("unable to read the URI %q: %v", raw, err), "pass an icm-context:, icm-call: or icm-model: URI").Because(err)
 	}
 	var text string
 	switch u.Scheme {
@@ -69,7 +70,8 @@ func (s *Server) virtualDocument(ctx context.Context, raw string) (map[string]st
 	case schemeModel:
 		text, err = s.modelText(u)
 	default:
-		return nil, fmt.Errorf("icm provides no %s: documents (only %s:, %s: and %s:)", u.Scheme, schemeContext, schemeCall, schemeModel)
+		return nil, fault.InvalidRequest(fmt.Sprintf("icm provides no %s: documents (only %s:, %s: and %s:)", u.Scheme, schemeContext, schemeCall, schemeModel),
+			"pass an icm-context:, icm-call: or icm-model: URI")
 	}
 	if err != nil {
 		return nil, err
@@ -83,13 +85,13 @@ func (s *Server) contextText(ctx context.Context, u *url.URL) (string, error) {
 	root, stage := filepath.Dir(p), strings.TrimSuffix(filepath.Base(p), ".md")
 	st := s.wss.byName(root)
 	if st == nil {
-		return "", fmt.Errorf("%s is not an icm workspace the server knows", root)
+		return "", unknownWorkspace(root)
 	}
 	item := 0
 	if v := u.Query().Get("item"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
-			return "", fmt.Errorf("item %q: items are numbered from 1", v)
+			return "", fault.InvalidRequest(fmt.Sprintf("item %q: items are numbered from 1", v), "pass ?item=N with N from 1")
 		}
 		item = n
 	}
@@ -102,7 +104,7 @@ func (s *Server) contextText(ctx context.Context, u *url.URL) (string, error) {
 func (s *Server) callText(u *url.URL) (string, error) {
 	parts := strings.Split(strings.TrimSuffix(filepath.FromSlash(u.Path), ".md"), string(filepath.Separator))
 	if len(parts) < 5 {
-		return "", fmt.Errorf("%s is not a model call's URI (WORKSPACE/RUN/STAGE/ITEM/call-N.md)", u)
+		return "", fault.InvalidRequest(fmt.Sprintf("%s is not a model call's URI (WORKSPACE/RUN/STAGE/ITEM/call-N.md)", u), "use the URI icm.runs gives the call")
 	}
 	n := len(parts)
 	root := string(filepath.Separator) + filepath.Join(parts[:n-4]...)
@@ -110,11 +112,11 @@ func (s *Server) callText(u *url.URL) (string, error) {
 	index, err1 := strconv.Atoi(parts[n-2])
 	call, err2 := strconv.Atoi(strings.TrimPrefix(parts[n-1], "call-"))
 	if err1 != nil || err2 != nil {
-		return "", fmt.Errorf("%s: the item and the call are numbers", u)
+		return "", fault.InvalidRequest(fmt.Sprintf("%s: the item and the call are numbers", u), "use the URI icm.runs gives the call")
 	}
 	st := s.wss.byName(root)
 	if st == nil {
-		return "", fmt.Errorf("%s is not an icm workspace the server knows", root)
+		return "", unknownWorkspace(root)
 	}
 	op, err := st.acquire()
 	if err != nil {
@@ -183,7 +185,7 @@ func (s *Server) modelText(u *url.URL) (string, error) {
 	out := filepath.FromSlash(u.Path)
 	st := s.wss.forPath(out)
 	if st == nil {
-		return "", fmt.Errorf("%s is not in an icm workspace the server knows", out)
+		return "", unknownWorkspace(out)
 	}
 	op, err := st.acquire()
 	if err != nil {

@@ -144,7 +144,7 @@ func (st *wsState) acquire() (*opening, error) {
 	st.mu.Lock()
 	if st.stopped {
 		st.mu.Unlock()
-		return nil, errWorkspaceClosed
+		return nil, workspaceClosed()
 	}
 	if st.cur != nil && !st.stale {
 		o := st.cur
