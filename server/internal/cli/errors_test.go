@@ -3,19 +3,33 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/fault/faulttest"
-	"github.com/icm-tool/icm/server/internal/lsp"
+	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 )
 
 // TestEveryErrorKindRendersTheSameFixes: one fault value per kind, as the
 // core builds it, rendered by the CLI (hint and commands) and by the
-// language server (error data with the hint and action ids, and a code).
+// language server (error data with the hint and action ids, and a code,
+// as TestErrorDataOfEveryKind pins them in the extension's fixture).
 // Both must offer the same fixes; only the CLI may name a command line.
 func TestEveryErrorKindRendersTheSameFixes(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(wstest.RepoRoot(t), "extension", "test", "unit", "fixtures", "error-data.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var editor map[string]struct {
+		Code int64           `json:"code"`
+		Data json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &editor); err != nil {
+		t.Fatal(err)
+	}
 	cases := map[fault.Kind]struct {
 		code    int64
 		cli     []string // lines the CLI prints after the hint, in order
@@ -85,7 +99,11 @@ func TestEveryErrorKindRendersTheSameFixes(t *testing.T) {
 				Kind, Stage, Hint string
 				Actions           []struct{ ID, Title string }
 			}
-			raw := lsp.ErrorData(err)
+			sample, ok := editor[string(k)]
+			if !ok {
+				t.Fatalf("the editor's fixture has no sample of %s: run the language server's TestErrorDataOfEveryKind with -update", k)
+			}
+			raw := sample.Data
 			if e := json.Unmarshal(raw, &data); e != nil {
 				t.Fatal(e)
 			}
@@ -102,7 +120,7 @@ func TestEveryErrorKindRendersTheSameFixes(t *testing.T) {
 			if strings.Join(ids, ",") != strings.Join(want.actions, ",") {
 				t.Errorf("actions %v, want %v", ids, want.actions)
 			}
-			if c := lsp.ErrorCode(err); c != want.code {
+			if c := sample.Code; c != want.code {
 				t.Errorf("code %d, want %d", c, want.code)
 			}
 			for _, flag := range []string{"--force", "--model", "icm approve", "icm run", "icm check"} {

@@ -1,8 +1,6 @@
 package lsp
 
 import (
-	"encoding/json"
-
 	"github.com/sourcegraph/jsonrpc2"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
@@ -91,13 +89,3 @@ func faultReply(err error) *jsonrpc2.Error {
 	e.SetError(dataOf(f))
 	return e
 }
-
-// ErrorData returns the data of the error reply the server sends for
-// err, as JSON: what docs/lsp-protocol.md describes.
-func ErrorData(err error) json.RawMessage {
-	b, _ := json.Marshal(dataOf(fault.From(err)))
-	return b
-}
-
-// ErrorCode returns the JSON-RPC error code the server answers err with.
-func ErrorCode(err error) int64 { return codeOf(fault.From(err).Kind) }
