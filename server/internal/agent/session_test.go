@@ -15,8 +15,8 @@ import (
 	"github.com/icm-tool/icm/server/internal/tools/mcpfixture"
 )
 
-// sessionTools adapts a tools.Session the way the workflow does.
-type sessionTools struct{ s *tools.Session }
+// sessionTools adapts a tools.Toolset the way the workflow does.
+type sessionTools struct{ s *tools.Toolset }
 
 func (a sessionTools) Tools() []llm.Tool { return a.s.Tools() }
 
@@ -26,7 +26,7 @@ func (a sessionTools) Call(ctx context.Context, name string, args map[string]any
 }
 
 // TestRunWithMCPSession runs the loop against the MCP fixture server over
-// streamable HTTP, through a real tools.Session: its argument checks, unknown
+// streamable HTTP, through a real tools.Toolset: its argument checks, unknown
 // names and tool errors reach the model the same way the fake's do.
 func TestRunWithMCPSession(t *testing.T) {
 	mcpSrv := httptest.NewServer(server.NewStreamableHTTPServer(mcpfixture.New(mcpfixture.Options{Name: "fix"})))

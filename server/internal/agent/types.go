@@ -57,7 +57,7 @@ const (
 )
 
 // Tools is what the loop needs of a tool session. The workflow adapts
-// tools.Session to it, which keeps this package free of MCP.
+// tools.Toolset to it, which keeps this package free of MCP.
 type Tools interface {
 	// Tools returns the tools to offer the model.
 	Tools() []llm.Tool

@@ -60,7 +60,7 @@ func TestEveryErrorKindRendersTheSameFixes(t *testing.T) {
 	}
 	values := faulttest.Cases()
 	env := &Env{Getwd: func() (string, error) { return "/elsewhere", nil }}
-	for _, k := range fault.Kinds() {
+	for _, k := range faulttest.Kinds() {
 		t.Run(string(k), func(t *testing.T) {
 			want, ok := cases[k]
 			if !ok {
@@ -136,7 +136,7 @@ func TestEveryErrorKindRendersTheSameFixes(t *testing.T) {
 // fix the terminal never offers.
 func TestEveryActionHasACommand(t *testing.T) {
 	env := &Env{Getwd: func() (string, error) { return "/", nil }}
-	for _, id := range fault.Actions() {
+	for _, id := range faulttest.Actions() {
 		a := fault.Action{ID: id, Stage: "01-scope", File: "/w/x.md", Line: 2, Model: "m", URL: "http://h", Command: "ollama serve"}
 		if s, ok := suggest(env, a, usedFlags{}); !ok || s.what == "" || s.how == "" {
 			t.Errorf("action %s renders as %+v, %v", id, s, ok)

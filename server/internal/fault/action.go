@@ -2,7 +2,6 @@ package fault
 
 import (
 	"path/filepath"
-	"sort"
 )
 
 // ActionID names a fix a person may pick. Its value is what the wire
@@ -114,14 +113,4 @@ func (a Action) Title() string {
 func (id ActionID) Known() bool {
 	_, ok := actions[id]
 	return ok
-}
-
-// Actions lists every action id, sorted, for table tests over renderers.
-func Actions() []ActionID {
-	out := make([]ActionID, 0, len(actions))
-	for id := range actions {
-		out = append(out, id)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
 }

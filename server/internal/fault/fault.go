@@ -12,8 +12,9 @@
 //
 // To add a kind: a constant in kind.go with its entry in the kinds table;
 // to add an action: a constant in action.go with its entry in the actions
-// table. Every renderer has a table test over Kinds() and Actions(), so a
-// new entry that one of them cannot render fails a test.
+// table, then a case of it in package faulttest. Every renderer has a table
+// test over faulttest's cases, and fault's own tests hold faulttest to the
+// tables, so a new entry that one of them cannot render fails a test.
 package fault
 
 import (

@@ -1,7 +1,5 @@
 package fault
 
-import "sort"
-
 // Kind sorts problems by what a person or a client can do about them. Its
 // value is what the wire carries (docs/lsp-protocol.md): stable, lower
 // case, words joined by hyphens.
@@ -129,14 +127,4 @@ func (k Kind) OfModel() bool { return kinds[k].model }
 func (k Kind) Known() bool {
 	_, ok := kinds[k]
 	return ok
-}
-
-// Kinds lists every kind, sorted, for table tests over renderers.
-func Kinds() []Kind {
-	out := make([]Kind, 0, len(kinds))
-	for k := range kinds {
-		out = append(out, k)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
 }

@@ -127,10 +127,6 @@ func WithGetenv(getenv func(string) string) Option {
 	return func(o *settings) { o.getenv = getenv }
 }
 
-// WithHTTPClient sets the HTTP client. Its Timeout should be zero: the
-// client applies its own first-byte, idle and call limits.
-func WithHTTPClient(hc *http.Client) Option { return func(o *settings) { o.hc = hc } }
-
 // WithModel sets the model used when a request names none.
 func WithModel(name string) Option { return func(o *settings) { o.model = name } }
 
@@ -147,31 +143,6 @@ func WithMaxOutput(n int) Option {
 // beyond the caller's context).
 func WithCallTimeout(d time.Duration) Option { return func(o *settings) { o.callTimeout = d } }
 
-// WithStreamTimeouts sets the wait for the first chunk of an answer
-// (model load and prompt evaluation included) and the longest silence
-// between chunks. Zero keeps a default.
-func WithStreamTimeouts(firstByte, idle time.Duration) Option {
-	return func(o *settings) {
-		if firstByte > 0 {
-			o.firstByte = firstByte
-		}
-		if idle > 0 {
-			o.idle = idle
-		}
-	}
-}
-
-// WithStreamDeadline bounds one attempt at an answer from the request to
-// its last byte, even while data keeps coming (DefaultStreamDeadline when
-// zero or not given).
-func WithStreamDeadline(d time.Duration) Option {
-	return func(o *settings) {
-		if d > 0 {
-			o.streamTotal = d
-		}
-	}
-}
-
 // WithRetry sets the retry budget (time since the first attempt after
 // which no new attempt starts) and the most attempts per call.
 func WithRetry(budget time.Duration, maxAttempts int) Option {
@@ -182,42 +153,6 @@ func WithRetry(budget time.Duration, maxAttempts int) Option {
 		}
 	}
 }
-
-// WithBackoff sets the first retry delay and the cap on later ones.
-func WithBackoff(base, max time.Duration) Option {
-	return func(o *settings) {
-		if base > 0 {
-			o.baseDelay = base
-		}
-		if max > 0 {
-			o.maxDelay = max
-		}
-	}
-}
-
-// WithSleep replaces the wait between retries (tests pass a fake that
-// advances a fake clock). It must return ctx.Err() when ctx ends first.
-func WithSleep(sleep func(context.Context, time.Duration) error) Option {
-	return func(o *settings) { o.sleep = sleep }
-}
-
-// WithJitter replaces the random part of retry delays: given d it returns
-// a duration in [0, d).
-func WithJitter(jitter func(time.Duration) time.Duration) Option {
-	return func(o *settings) { o.jitter = jitter }
-}
-
-// WithClock replaces time.Now for retry-budget accounting.
-func WithClock(now func() time.Time) Option { return func(o *settings) { o.now = now } }
-
-// WithEstimator forces one token estimator for every model instead of
-// choosing by the family /api/show reports.
-func WithEstimator(e tokens.Estimator) Option { return func(o *settings) { o.estimator = e } }
-
-// WithLowCountRatio sets the share of the estimate under which a
-// prompt_eval_count counts as a cut prompt; 0 turns that check off (for
-// servers that report only the tokens evaluated beyond a cached prefix).
-func WithLowCountRatio(r float64) Option { return func(o *settings) { o.lowCountRatio = r } }
 
 // ConfigOptions returns the options a workspace's [model] section sets.
 func ConfigOptions(m config.Model) []Option {

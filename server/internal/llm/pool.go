@@ -70,25 +70,6 @@ type poolMember struct {
 // PoolOption configures NewPool.
 type PoolOption func(*Pool)
 
-// WithCooldown sets how long a failed server is left out (first, and at most).
-func WithCooldown(first, most time.Duration) PoolOption {
-	return func(p *Pool) {
-		if first > 0 {
-			p.cooldown = first
-		}
-		if most > 0 {
-			p.maxCool = most
-		}
-	}
-}
-
-// WithPoolBudget bounds how long one call may keep trying servers,
-// waiting out cooldowns included (DefaultRetryBudget by default).
-func WithPoolBudget(d time.Duration) PoolOption { return func(p *Pool) { p.budget = d } }
-
-// WithPoolClock replaces time.Now for cooldowns.
-func WithPoolClock(now func() time.Time) PoolOption { return func(p *Pool) { p.now = now } }
-
 // NewPool returns a pool over members, which must not be empty.
 func NewPool(members []PoolMember, opts ...PoolOption) (*Pool, error) {
 	if len(members) == 0 {

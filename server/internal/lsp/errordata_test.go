@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/fault/faulttest"
 	"github.com/icm-tool/icm/server/internal/lsp"
 	"github.com/icm-tool/icm/server/internal/testutil/golden"
@@ -30,9 +29,6 @@ func TestErrorDataOfEveryKind(t *testing.T) {
 	out := map[string]sample{}
 	for k, f := range faulttest.Cases() {
 		out[string(k)] = sample{Code: lsp.ErrorCode(f), Message: f.Msg, Data: lsp.ErrorData(f)}
-	}
-	if len(out) != len(fault.Kinds()) {
-		t.Fatalf("%d samples for %d kinds", len(out), len(fault.Kinds()))
 	}
 	got, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {

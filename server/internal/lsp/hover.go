@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path"
 	"sort"
 	"strings"
 	"time"
@@ -413,8 +412,6 @@ func firstLine(s string) string {
 	}
 	return s
 }
-
-var _ = path.Join
 
 // lastRunLine is what the stage's last finished run really used, from its
 // run record: "Last run: 4,504 tokens in / 312 out · 12.3 s · qwen3.5:9b ·

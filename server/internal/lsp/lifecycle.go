@@ -1,9 +1,7 @@
 package lsp
 
 import (
-	"context"
 	"os"
-	"reflect"
 
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
@@ -184,23 +182,3 @@ func (s *Server) clientSupports(f func(c protocol.ClientCapabilities) bool) bool
 	defer s.mu.Unlock()
 	return f(s.caps)
 }
-
-// Methods lists every method the server answers, for tests that must
-// classify each one: the fields of glsp's handler table it sets (by field
-// name, "TextDocumentHover"), and the methods it handles before that
-// table ("$/cancelRequest", "exit", "icm/didChangeWorkspaceTrust").
-func Methods() []string {
-	var out []string
-	h := reflect.ValueOf((&Server{}).protocolHandler())
-	for i := 0; i < h.NumField(); i++ {
-		if f := h.Field(i); f.Kind() == reflect.Func && !f.IsNil() {
-			out = append(out, h.Type().Field(i).Name)
-		}
-	}
-	return append(out, "$/cancelRequest", "exit", notifyDidChangeTrust)
-}
-
-// Commands lists every workspace/executeCommand command the server runs.
-func Commands() []string { return allCommands() }
-
-var _ = context.Background

@@ -53,7 +53,7 @@ func (s *Session) Approve(ctx context.Context, stage string, force bool) (*state
 			return nil, fault.From(err).In(stage)
 		}
 	}
-	a, err := workflow.ApproveContext(ctx, s.ws, stage, workflow.ApproveOptions{
+	a, err := workflow.Approve(ctx, s.ws, stage, workflow.ApproveOptions{
 		Force: force, Model: s.opts.Settings.Model, CodeBlocks: s.CodeBlocks()})
 	if err != nil {
 		return nil, fault.From(err)

@@ -122,7 +122,7 @@ func IsServerConfig(path string) bool {
 // for all of a server's tools) with the environment a stage running on
 // the session's model gives them, for an icm subcommand that calls tools
 // itself (icm research). Close the result.
-func (s *Session) OpenTools(ctx context.Context, allow map[string][]string) (workflow.ToolSession, error) {
+func (s *Session) OpenTools(ctx context.Context, allow map[string][]string) (workflow.Toolset, error) {
 	if err := s.Require("start its tool servers"); err != nil {
 		return nil, err
 	}
@@ -136,7 +136,7 @@ func (s *Session) OpenTools(ctx context.Context, allow map[string][]string) (wor
 // run there, never in the real workspace).
 func (s *Session) ToolOpener(root string) workflow.ToolOpener {
 	if !s.trust.Allowed() {
-		return func(context.Context, workflow.ToolRequest) (workflow.ToolSession, error) {
+		return func(context.Context, workflow.ToolRequest) (workflow.Toolset, error) {
 			return nil, s.refusal("start its tool servers")
 		}
 	}

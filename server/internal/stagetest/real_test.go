@@ -3,7 +3,6 @@ package stagetest
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -80,8 +79,8 @@ Another stand-in.
 	if err != nil {
 		t.Fatal(err)
 	}
-	counter := &realollama.ChatCounter{}
-	client, err := llm.FromConfig(ws.Config.Model, func(string) string { return "" }, llm.WithHTTPClient(&http.Client{Transport: counter}))
+	url, counter := realollama.CountChats(t, srv.URL)
+	client, err := llm.FromConfig(ws.Config.Model, func(string) string { return "" }, llm.WithBaseURL(url))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,7 +61,7 @@ func TestIsolationLeavesTheWorkspaceByteIdentical(t *testing.T) {
 	if _, err := eng.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := workflow.Approve(ws, "01-idea", workflow.ApproveOptions{}); err != nil {
+	if _, err := workflow.Approve(context.Background(), ws, "01-idea", workflow.ApproveOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	before := hashTree(t, ws.Root, nil)

@@ -75,7 +75,7 @@ Installing the tool.
 	client, _ := llm.NewOllama(llm.WithBaseURL(srv.URL()), llm.WithRetry(0, 1))
 	ws, _ := workspace.Open(dir, nil)
 	backend := Backend{Client: client, Tools: func(string) workflow.ToolOpener {
-		return func(context.Context, workflow.ToolRequest) (workflow.ToolSession, error) { return fakeTools{}, nil }
+		return func(context.Context, workflow.ToolRequest) (workflow.Toolset, error) { return fakeTools{}, nil }
 	}}
 	run := func() *Result {
 		sel, err := Select(ws, check.Run(ws, check.Options{}), Filter{})

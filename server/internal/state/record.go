@@ -243,11 +243,6 @@ func WriteApproval(root *workspace.Root, stageDir string, a *Approval) error {
 	return writeJSON(root, stateFile(stageDir, ApprovalFile), a)
 }
 
-// RemoveApproval withdraws a stage's approval.
-func RemoveApproval(root *workspace.Root, stageDir string) error {
-	return root.Remove(stateFile(stageDir, ApprovalFile))
-}
-
 // maxStateFile caps a record read back: records are a few KB.
 const maxStateFile = 16 << 20
 

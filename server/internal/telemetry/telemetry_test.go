@@ -164,7 +164,7 @@ WRITE the part shown below.
 	eng, err := workflow.New(ws, workflow.Options{
 		Client: client, All: true,
 		Servers:  map[string]bool{"lookup": true},
-		Tools:    func(context.Context, workflow.ToolRequest) (workflow.ToolSession, error) { return lookupTools{}, nil },
+		Tools:    func(context.Context, workflow.ToolRequest) (workflow.Toolset, error) { return lookupTools{}, nil },
 		Progress: telemetry.Tee(x.Observe(telemetry.RunInfo{Workspace: dir, Provider: "ollama"}), func(workflow.Event) { printed.Add(1) }),
 	})
 	if err != nil {

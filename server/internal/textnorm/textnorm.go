@@ -19,9 +19,6 @@ func Text(data []byte) []byte {
 	return out
 }
 
-// String is Text for a string.
-func String(s string) string { return string(Text([]byte(s))) }
-
 // Offsets maps offsets in normalised text back to the original bytes.
 type Offsets struct {
 	// bom is the length of the byte order mark dropped (0 or 3).

@@ -1,7 +1,6 @@
 package textnorm
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 )
@@ -22,27 +21,6 @@ func TestText(t *testing.T) {
 	for _, c := range cases {
 		if got := string(Text([]byte(c.in))); got != c.want {
 			t.Errorf("Text(%q) = %q, want %q", c.in, got, c.want)
-		}
-	}
-}
-
-// The writer gives what Text gives, however the input is cut into writes.
-func TestWriterMatchesText(t *testing.T) {
-	for _, c := range cases {
-		for step := 1; step <= len(c.in)+1; step++ {
-			var out bytes.Buffer
-			w := NewWriter(&out)
-			for i := 0; i < len(c.in); i += step {
-				if _, err := w.Write([]byte(c.in[i:min(len(c.in), i+step)])); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if out.String() != c.want {
-				t.Errorf("writes of %d of %q gave %q, want %q", step, c.in, out.String(), c.want)
-			}
 		}
 	}
 }

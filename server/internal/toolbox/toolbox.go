@@ -1,6 +1,6 @@
 // Package toolbox connects the run engine to MCP tool servers: it loads a
 // workspace's server registry, lets `command = "icm"` mean this very
-// binary, and adapts tools.Session to the agent loop. The CLI and the
+// binary, and adapts tools.Toolset to the agent loop. The CLI and the
 // language server both start stage tools through it, so the workflow and
 // agent packages never import the MCP library.
 package toolbox
@@ -163,19 +163,19 @@ func (b *Box) Names() map[string]bool {
 
 // Opener returns the engine's way of starting a stage's tools.
 func (b *Box) Opener(opts tools.Options) workflow.ToolOpener {
-	return func(ctx context.Context, req workflow.ToolRequest) (workflow.ToolSession, error) {
+	return func(ctx context.Context, req workflow.ToolRequest) (workflow.Toolset, error) {
 		s, err := tools.Open(ctx, b.With(req.Env), req.Allow, opts)
 		if err != nil {
 			return nil, err
 		}
-		return session{s}, nil
+		return toolset{s}, nil
 	}
 }
 
-// session adapts tools.Session to agent.Tools.
-type session struct{ *tools.Session }
+// toolset adapts tools.Toolset to agent.Tools.
+type toolset struct{ *tools.Toolset }
 
-func (s session) Call(ctx context.Context, name string, args map[string]any) (agent.ToolResult, error) {
-	r, err := s.Session.Call(ctx, name, args)
+func (s toolset) Call(ctx context.Context, name string, args map[string]any) (agent.ToolResult, error) {
+	r, err := s.Toolset.Call(ctx, name, args)
 	return agent.ToolResult{Text: r.Text, IsError: r.IsError, Server: r.Server, Tool: r.Tool, Size: r.Size, Truncated: r.Truncated, Duration: r.Duration}, err
 }

@@ -52,7 +52,7 @@ func (e *ServerError) Error() string {
 			fmt.Fprintf(&b, "MCP server %q did not finish starting within %s", e.Server, e.Timeout)
 		}
 	case FailExited:
-		fmt.Fprintf(&b, "MCP server %q exited %s (%s); it stays down for the rest of this session", e.Server, during, e.Status)
+		fmt.Fprintf(&b, "MCP server %q exited %s (%s); it stays down for the rest of the stage", e.Server, during, e.Status)
 	case FailStart:
 		fmt.Fprintf(&b, "MCP server %q failed to start: %v", e.Server, e.Err)
 	default:

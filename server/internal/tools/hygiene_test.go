@@ -232,7 +232,7 @@ func TestCloseEndsChildrenThatLeftTheGroup(t *testing.T) {
 // spawnGrandchild opens a session on the fixture with flags and has it
 // spawn a grandchild with args, returning the session and the
 // grandchild's pid.
-func spawnGrandchild(t *testing.T, f *fixture, opts Options, flags []string, args map[string]any) (*Session, int) {
+func spawnGrandchild(t *testing.T, f *fixture, opts Options, flags []string, args map[string]any) (*Toolset, int) {
 	t.Helper()
 	s, err := Open(context.Background(), Registry{"fx": f.server("fx", flags...)}, map[string][]string{"fx": {"spawn"}}, opts)
 	if err != nil {

@@ -8,13 +8,13 @@ import (
 	"github.com/icm-tool/icm/server/internal/llm"
 )
 
-// Offered returns the tool definitions a stage's session offers the
+// Offered returns the tool definitions a stage's toolset offers the
 // model, from its servers' listings (server name to the tools it
 // lists) and the stage's allow list, the same way Open does: the
 // allowed tools of each server in server-name order, exposed names made
 // unique, sorted by exposed name. It lets a count before the run (the
 // editor's, `icm probe`'s) see the definitions the run will send without
-// starting a session. A server missing from listings is skipped; a
+// starting a toolset. A server missing from listings is skipped; a
 // listing without a tool the stage names is an error naming it, and the
 // other servers' tools are still returned.
 func Offered(listings map[string][]ToolInfo, allow map[string][]string) ([]llm.Tool, error) {

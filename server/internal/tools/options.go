@@ -9,7 +9,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/reap"
 )
 
-// Options tune sessions and the catalog. Zero fields take the defaults
+// Options tune toolsets and the catalog. Zero fields take the defaults
 // listed on each.
 type Options struct {
 	// Dir is the working directory of stdio servers (the workspace).
@@ -40,7 +40,7 @@ type Options struct {
 	Logger *slog.Logger
 	// Reaper is the binary that runs each stdio server as a child
 	// subreaper, so processes it starts that leave its process group
-	// (setsid) are still ended with the session (default: this binary, on
+	// (setsid) are still ended with the toolset (default: this binary, on
 	// Linux; "-" runs servers directly).
 	Reaper string
 	// exitLinger is how long after a child exits its stdout stays open for

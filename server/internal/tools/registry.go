@@ -24,7 +24,7 @@ type Server struct {
 	Args      []string
 	// Env is added to the child's minimal environment.
 	Env map[string]string
-	// Dir is the child's working directory ("" = the session's default).
+	// Dir is the child's working directory ("" = the toolset's default).
 	Dir     string
 	URL     string
 	Headers map[string]string

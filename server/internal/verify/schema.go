@@ -8,7 +8,6 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/icm-tool/icm/server/internal/state"
-	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 func jsonSchema(o Output, data []byte, schemaPath string, env Env) ([]state.VerifyFinding, error) {
@@ -35,15 +34,6 @@ func jsonSchema(o Output, data []byte, schemaPath string, env Env) ([]state.Veri
 		return []state.VerifyFinding{{File: o.Rel, Message: "does not match " + schemaPath + ": " + oneLine(err.Error())}}, nil
 	}
 	return nil, nil
-}
-
-// CompileSchemaFile reads and compiles a JSON Schema file.
-func CompileSchemaFile(path string) (*jsonschema.Schema, error) {
-	raw, err := workspace.ReadFileAt(path, 0)
-	if err != nil {
-		return nil, fmt.Errorf("unable to read schema %s: %w", path, err)
-	}
-	return CompileSchema(path, raw)
 }
 
 // CompileSchema compiles a JSON Schema document (name is used in errors).

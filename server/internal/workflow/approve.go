@@ -34,13 +34,9 @@ type ApproveOptions struct {
 
 // Approve records that a person accepts a stage's outputs as they are now:
 // the approval holds their hashes, so any later edit needs approving again.
-func Approve(ws *workspace.Workspace, name string, opts ApproveOptions) (*state.Approval, error) {
-	return ApproveContext(context.Background(), ws, name, opts)
-}
-
-// ApproveContext is Approve with a context for the Verify checks it runs
-// again (a code-blocks check may take seconds).
-func ApproveContext(ctx context.Context, ws *workspace.Workspace, name string, opts ApproveOptions) (*state.Approval, error) {
+// ctx bounds the Verify checks it runs again (a code-blocks check may take
+// seconds).
+func Approve(ctx context.Context, ws *workspace.Workspace, name string, opts ApproveOptions) (*state.Approval, error) {
 	// An approval records the settings it approved under: never the
 	// defaults standing in for a config.toml icm could not read.
 	if f := ws.ConfigFault(); f != nil {

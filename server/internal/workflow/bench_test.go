@@ -138,7 +138,7 @@ func BenchmarkUnchangedPipeline(b *testing.B) {
 			b.Fatal(err)
 		}
 		if stage != "03-count" {
-			if _, err := workflow.Approve(openWS(b, dir), stage, workflow.ApproveOptions{}); err != nil {
+			if _, err := workflow.Approve(context.Background(), openWS(b, dir), stage, workflow.ApproveOptions{}); err != nil {
 				b.Fatal(err)
 			}
 		}

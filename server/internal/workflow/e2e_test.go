@@ -119,7 +119,7 @@ func (h *harness) mustRun(opts workflow.Options) *workflow.Summary {
 
 func (h *harness) approve(stage string) {
 	h.t.Helper()
-	if _, err := workflow.Approve(h.ws(), stage, workflow.ApproveOptions{}); err != nil {
+	if _, err := workflow.Approve(context.Background(), h.ws(), stage, workflow.ApproveOptions{}); err != nil {
 		h.t.Fatalf("approve %s: %v", stage, err)
 	}
 }

@@ -34,8 +34,8 @@ const (
 	GateRerun    = "rerun"
 )
 
-// ToolSession is a stage's running tool servers, as the agent loop uses them.
-type ToolSession interface {
+// Toolset is a stage's running tool servers, as the agent loop uses them.
+type Toolset interface {
 	agent.Tools
 	Close() error
 }
@@ -51,7 +51,7 @@ type ToolRequest struct {
 }
 
 // ToolOpener starts the MCP servers a stage names.
-type ToolOpener func(ctx context.Context, req ToolRequest) (ToolSession, error)
+type ToolOpener func(ctx context.Context, req ToolRequest) (Toolset, error)
 
 // Options configure a run.
 type Options struct {

@@ -1,6 +1,7 @@
 package workflow_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -55,7 +56,7 @@ func TestFailedRerunKeepsApprovalAndDownstream(t *testing.T) {
 	if got := h.read("pipeline/01-plan/output/plan.md"); got != planBefore {
 		t.Error("the failed re-run changed the approved output")
 	}
-	if _, err := workflow.Approve(h.ws(), "01-plan", workflow.ApproveOptions{}); err != nil {
+	if _, err := workflow.Approve(context.Background(), h.ws(), "01-plan", workflow.ApproveOptions{}); err != nil {
 		t.Errorf("approving the kept output after the failure: %v", err)
 	}
 

@@ -35,7 +35,7 @@ type itemRecord struct {
 
 // forEach runs one agent loop per ## section of the For each source, with
 // up to [workflow] parallel at once, and joins the answers in order.
-func (r *run) forEach(ctx context.Context, rep *check.Report, sess ToolSession, cfg agent.Config) (string, error) {
+func (r *run) forEach(ctx context.Context, rep *check.Report, sess Toolset, cfg agent.Config) (string, error) {
 	e, st := r.e, r.st
 	items, rel, err := assemble.Items(e.ws, st, r.c)
 	if err != nil {
@@ -117,7 +117,7 @@ func (r *run) forEach(ctx context.Context, rep *check.Report, sess ToolSession, 
 
 // item runs item i (0-based) of items; fb, when set, is a person's
 // feedback on the item's previous answer, added to the user part.
-func (r *run) item(ctx context.Context, rep *check.Report, sess ToolSession, cfg agent.Config, items []markdown.Item, i int, fb *feedback) (string, *verify.Provenance, error) {
+func (r *run) item(ctx context.Context, rep *check.Report, sess Toolset, cfg agent.Config, items []markdown.Item, i int, fb *feedback) (string, *verify.Provenance, error) {
 	it := items[i]
 	e, st := r.e, r.st
 	n := len(items)

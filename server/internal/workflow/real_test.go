@@ -3,7 +3,6 @@ package workflow_test
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,7 +14,6 @@ import (
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/testutil/realollama"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
-	"github.com/icm-tool/icm/server/internal/tokens"
 	"github.com/icm-tool/icm/server/internal/trust/trusttest"
 	"github.com/icm-tool/icm/server/internal/workflow"
 )
@@ -72,13 +70,13 @@ func TestRealOllamaStages(t *testing.T) {
 		t.Logf("01-scope against the real server: %d prompt tokens, %d output tokens, %s", s.Prompt, s.Output, s.Duration)
 	})
 
-	run := func(t *testing.T, input string, opts ...llm.OllamaOption) (int64, error) {
+	run := func(t *testing.T, input string) (int64, error) {
 		dir := wstest.Copy(t, "course-research")
 		if err := os.WriteFile(filepath.Join(dir, "pipeline/01-scope/input.md"), []byte(input), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		counter := &realollama.ChatCounter{}
-		client, err := llm.NewOllama(append([]llm.OllamaOption{llm.WithBaseURL(srv.URL), llm.WithHTTPClient(&http.Client{Transport: counter})}, opts...)...)
+		url, counter := realollama.CountChats(t, srv.URL)
+		client, err := llm.NewOllama(llm.WithBaseURL(url))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,20 +99,6 @@ func TestRealOllamaStages(t *testing.T) {
 		}
 		if !strings.Contains(err.Error(), "01-scope") {
 			t.Errorf("the error does not name the stage: %v", err)
-		}
-	})
-
-	t.Run("an estimate that fits but a real count that does not fails as truncated", func(t *testing.T) {
-		// The word-based estimator thinks the prompt is a quarter of what a
-		// byte-level vocabulary makes of it.
-		chats, err := run(t, prose[:len(prose)/2], llm.WithEstimator(tokens.Default))
-		if fault.KindOf(err) != fault.KindTruncated || chats == 0 {
-			t.Fatalf("kind %v after %d chat requests: %v", fault.KindOf(err), chats, err)
-		}
-		for _, want := range []string{"01-scope", "4096"} {
-			if !strings.Contains(err.Error(), want) {
-				t.Errorf("the truncation message lacks %q: %v", want, err)
-			}
 		}
 	})
 }

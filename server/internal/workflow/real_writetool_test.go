@@ -75,7 +75,7 @@ func TestRealOllamaWriteTool(t *testing.T) {
 	run := func(t *testing.T, wrap func(llm.Client) llm.Client) (*chatRecorder, string, error) {
 		dir := realTrips(t)
 		rec := &chatRecorder{}
-		client, err := llm.NewOllama(llm.WithBaseURL(srv.URL), llm.WithHTTPClient(&http.Client{Transport: rec}))
+		client, err := llm.NewOllama(llm.WithBaseURL(realollama.Proxy(t, srv.URL, rec)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +201,7 @@ One page per day.
 func runWith(t *testing.T, srv *realollama.Server, archive string, wrap func(llm.Client) llm.Client) (*chatRecorder, string, error) {
 	dir := wstest.Write(t, archive)
 	rec := &chatRecorder{}
-	client, err := llm.NewOllama(llm.WithBaseURL(srv.URL), llm.WithHTTPClient(&http.Client{Transport: rec}))
+	client, err := llm.NewOllama(llm.WithBaseURL(realollama.Proxy(t, srv.URL, rec)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package workflow_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -105,7 +106,7 @@ func TestRubricAtTheGate(t *testing.T) {
 		t.Errorf("face detail = %q, want the rubric line", f.Detail)
 	}
 
-	_, err := workflow.Approve(h.ws(), "01-plan", workflow.ApproveOptions{})
+	_, err := workflow.Approve(context.Background(), h.ws(), "01-plan", workflow.ApproveOptions{})
 	if !errors.Is(err, workflow.ErrVerifyFailed) || fault.KindOf(err) != fault.KindVerifyFailed {
 		t.Fatalf("approve = %v, want a refusal like a failed Verify", err)
 	}
@@ -120,7 +121,7 @@ func TestRubricAtTheGate(t *testing.T) {
 	if err := os.WriteFile(out, []byte("# Plan\n\n## Beds\nBeans with compost.\n\n## Risks\nSlugs.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := workflow.Approve(h.ws(), "01-plan", workflow.ApproveOptions{}); err != nil {
+	if _, err := workflow.Approve(context.Background(), h.ws(), "01-plan", workflow.ApproveOptions{}); err != nil {
 		t.Fatalf("approve after the fix: %v", err)
 	}
 }
@@ -129,7 +130,7 @@ func TestRubricAtTheGate(t *testing.T) {
 func TestRubricForce(t *testing.T) {
 	h := newGarden(t, "# Plan\n\nnothing\n")
 	h.mustRun(workflow.Options{})
-	a, err := workflow.Approve(h.ws(), "01-plan", workflow.ApproveOptions{Force: true})
+	a, err := workflow.Approve(context.Background(), h.ws(), "01-plan", workflow.ApproveOptions{Force: true})
 	if err != nil || !a.Forced {
 		t.Fatalf("forced approve = %+v, %v", a, err)
 	}

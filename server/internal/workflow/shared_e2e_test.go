@@ -219,7 +219,7 @@ func runShared(t *testing.T, dir string) []sharedRow {
 			_, err = eng.Run(context.Background())
 		}
 		if err == nil {
-			_, err = workflow.Approve(openWS(t, dir), st.Name, workflow.ApproveOptions{})
+			_, err = workflow.Approve(context.Background(), openWS(t, dir), st.Name, workflow.ApproveOptions{})
 		}
 		if err == nil {
 			if s := stageState(t, openWS(t, dir), st.Name); s.Status != state.Approved {

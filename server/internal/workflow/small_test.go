@@ -175,13 +175,13 @@ func TestVerifyBlocksApproval(t *testing.T) {
 	if v := sum.Ran[0].Verify; len(v) != 1 || v[0].OK {
 		t.Fatalf("verify = %+v", v)
 	}
-	_, err := workflow.Approve(h.ws(), "01-plan", workflow.ApproveOptions{})
+	_, err := workflow.Approve(context.Background(), h.ws(), "01-plan", workflow.ApproveOptions{})
 	if !errors.Is(err, workflow.ErrVerifyFailed) {
 		t.Fatalf("approve with failing checks: %v", err)
 	}
 	// Fixing the output by hand makes it approvable.
 	os.WriteFile(filepath.Join(h.dir, "pipeline/01-plan/output/plan.md"), []byte(plan(1)), 0o644)
-	if _, err := workflow.Approve(h.ws(), "01-plan", workflow.ApproveOptions{}); err != nil {
+	if _, err := workflow.Approve(context.Background(), h.ws(), "01-plan", workflow.ApproveOptions{}); err != nil {
 		t.Fatalf("approve after the fix: %v", err)
 	}
 }
@@ -303,7 +303,7 @@ func TestModelOverrideIsNotStaleAndCancelKeepsApproval(t *testing.T) {
 	if p.Stages[0].Status != state.Awaiting {
 		t.Fatalf("with the run's override 01-plan is %s (%s)", p.Stages[0].Status, p.Stages[0].Reason)
 	}
-	if _, err := workflow.Approve(h.ws(), "01-plan", workflow.ApproveOptions{Model: "other:7b"}); err != nil {
+	if _, err := workflow.Approve(context.Background(), h.ws(), "01-plan", workflow.ApproveOptions{Model: "other:7b"}); err != nil {
 		t.Fatal(err)
 	}
 	// Without the override the configured model differs: stale.

@@ -222,7 +222,7 @@ func (r *run) produce(ctx context.Context, rep *check.Report) (map[string][]byte
 // prepare readies a model stage's calls: its tool servers (nil when it
 // has none; the caller closes them), the agent settings and the model
 // client with the contract's fallback models.
-func (r *run) prepare(ctx context.Context) (ToolSession, agent.Config, error) {
+func (r *run) prepare(ctx context.Context) (Toolset, agent.Config, error) {
 	if r.e.opts.Client == nil {
 		return nil, agent.Config{}, fault.ConfigInvalid(fmt.Sprintf("stage %s needs a model, but no model server is configured", r.st.Name),
 			"set up [model] in config.toml: the server and the model name", r.e.ws.Config.Path)
@@ -312,7 +312,7 @@ func (r *run) agentConfig() (agent.Config, error) {
 }
 
 // single runs the stage as one agent loop.
-func (r *run) single(ctx context.Context, rep *check.Report, sess ToolSession, cfg agent.Config) (string, error) {
+func (r *run) single(ctx context.Context, rep *check.Report, sess Toolset, cfg agent.Config) (string, error) {
 	actx, err := assemble.Stage(r.e.ws, r.st, r.c, assemble.Options{ProducedBy: rep.ProducedBy})
 	if err != nil {
 		return "", err
@@ -327,7 +327,7 @@ func (r *run) single(ctx context.Context, rep *check.Report, sess ToolSession, c
 // loop runs the agent on an assembled context and accounts for it. It
 // returns the provenance of this one loop too (already merged into the
 // run's), which a For each item keeps with its answer.
-func (r *run) loop(ctx context.Context, sess ToolSession, cfg agent.Config, actx *assemble.Context, item string, index, count int) (*agent.Result, *verify.Provenance, error) {
+func (r *run) loop(ctx context.Context, sess Toolset, cfg agent.Config, actx *assemble.Context, item string, index, count int) (*agent.Result, *verify.Provenance, error) {
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: actx.System}, {Role: llm.RoleUser, Content: actx.User}}
 	var tools agent.Tools
 	if sess != nil {

@@ -60,7 +60,7 @@ func writeTool(ts []writeout.Target) llm.Tool {
 // unless the stage offers no tools of its own and the model cannot call
 // any (its server lists its capabilities without "tools"); then in one
 // plain answer, constrained by a JSON schema where the server is Ollama.
-func (r *run) writeMode(ctx context.Context, sess ToolSession, cfg agent.Config) string {
+func (r *run) writeMode(ctx context.Context, sess Toolset, cfg agent.Config) string {
 	if sess != nil || len(cfg.Format) > 0 {
 		return writeout.ModeTool
 	}
@@ -76,7 +76,7 @@ func (r *run) writeMode(ctx context.Context, sess ToolSession, cfg agent.Config)
 
 // files runs a stage whose model names the files it writes (placeholders,
 // folders or several outputs) and returns them by workspace-relative path.
-func (r *run) files(ctx context.Context, rep *check.Report, sess ToolSession, cfg agent.Config) (map[string][]byte, error) {
+func (r *run) files(ctx context.Context, rep *check.Report, sess Toolset, cfg agent.Config) (map[string][]byte, error) {
 	mode := r.writeMode(ctx, sess, cfg)
 	set := writeout.NewSet(r.st.Rel, r.c, int(r.e.ws.Disk.MaxRead()))
 	actx, err := assemble.Stage(r.e.ws, r.st, r.c, assemble.Options{ProducedBy: rep.ProducedBy})
@@ -84,7 +84,7 @@ func (r *run) files(ctx context.Context, rep *check.Report, sess ToolSession, cf
 		return nil, err
 	}
 	actx.User = strings.TrimRight(actx.User, "\n") + "\n\n" + writeout.Instructions(mode, writeout.Targets(r.c))
-	var tools ToolSession
+	var tools Toolset
 	switch mode {
 	case writeout.ModeTool:
 		tools = &closer{&writerTools{inner: toolsOf(sess), set: set, tool: writeTool(writeout.Targets(r.c))}}
@@ -171,14 +171,14 @@ func describeTargets(ts []writeout.Target) string {
 }
 
 // toolsOf is the stage's own tools as the loop sees them (nil for none).
-func toolsOf(sess ToolSession) agent.Tools {
+func toolsOf(sess Toolset) agent.Tools {
 	if sess == nil {
 		return nil
 	}
 	return sess
 }
 
-// closer makes the write tool a ToolSession; closing it closes nothing
+// closer makes the write tool a Toolset; closing it closes nothing
 // (the stage's own session is closed by its owner).
 type closer struct{ w *writerTools }
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/icm-tool/icm/server/internal/fault"
 )
@@ -16,7 +17,7 @@ import (
 var Root = filepath.FromSlash("/w/course-research")
 
 // Cases returns one fault per kind. Adding a kind to package fault without
-// a case here fails TestEveryKindHasACase.
+// a case here fails fault's TestFaulttestHasEveryKind.
 func Cases() map[fault.Kind]*fault.Error {
 	contract := filepath.Join(Root, "pipeline", "01-scope", "CONTEXT.md")
 	output := filepath.Join(Root, "pipeline", "01-scope", "output", "objectives.md")
@@ -45,5 +46,24 @@ func Cases() map[fault.Kind]*fault.Error {
 		fault.KindUnknownCommand:   fault.UnknownCommand("icm.frobnicate", []string{"icm.status", "icm.runStage"}),
 		fault.KindCancelled:        fault.From(fmt.Errorf("stage 01-scope: %w", context.Canceled)),
 		fault.KindFailed:           fault.From(errors.New("unable to write .icm/run.json: no space left on device")),
+	}
+}
+
+// Kinds lists the kinds of Cases, sorted: every kind there is.
+func Kinds() []fault.Kind {
+	out := make([]fault.Kind, 0, len(Cases()))
+	for k := range Cases() {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Actions lists every action id, sorted. Adding an action to package fault
+// without it here fails fault's TestFaulttestHasEveryKind.
+func Actions() []fault.ActionID {
+	return []fault.ActionID{
+		fault.Approve, fault.ApproveAnyway, fault.ChooseModel, fault.CompareModel, fault.OpenFile, fault.PullModel,
+		fault.RunAnyway, fault.RunCheck, fault.RunStage, fault.SetServer, fault.ShowDiff, fault.StartServer,
 	}
 }

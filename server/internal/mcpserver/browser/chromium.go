@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -220,15 +219,4 @@ func hostOf(raw string) string {
 		return ""
 	}
 	return u.Hostname()
-}
-
-// chromiumAvailable reports whether a browser binary can be found, for
-// tests and for the command's flag check.
-func chromiumAvailable(path string) bool {
-	p, err := ChromiumPath(path)
-	if err != nil {
-		return false
-	}
-	st, err := os.Stat(p)
-	return err == nil && !st.IsDir()
 }

@@ -100,3 +100,14 @@ func TestChromiumKeepsThePolicy(t *testing.T) {
 		t.Fatalf("the site not on the allow-list logged %d requests", n)
 	}
 }
+
+// chromiumAvailable reports whether a browser binary can be found, for the
+// tests that need one.
+func chromiumAvailable(path string) bool {
+	p, err := ChromiumPath(path)
+	if err != nil {
+		return false
+	}
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}

@@ -18,23 +18,9 @@ import (
 // so unlike text they cannot be read only as far as the cap needs.
 const maxWholeFile = 16 << 20
 
-// ReadFile turns one local file into text a model can read: Markdown and
-// text as they are, HTML reduced to its main content as Markdown, PDF as
-// its text. max caps the characters returned.
-func ReadFile(p string, max int) (string, error) {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", err
-	}
-	root, err := workspace.OpenRoot(filepath.Dir(abs), workspace.RootOptions{ReadOnly: true, MaxRead: maxWholeFile})
-	if err != nil {
-		return "", err
-	}
-	defer root.Close()
-	return readIn(root, filepath.Base(abs), max)
-}
-
-// readIn reads the file name of root as ReadFile does. Text is streamed:
+// readIn turns the file name of root into text a model can read:
+// Markdown and text as they are, HTML reduced to its main content as
+// Markdown, PDF as its text; max caps the characters returned. Text is streamed:
 // only as much as max (and the check for binary content) needs is read,
 // however large the file, and the rest is counted from its size.
 func readIn(root *workspace.Root, name string, max int) (string, error) {

@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/icm-tool/icm/server/internal/fetch"
+	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 func write(t *testing.T, root string, files map[string]string) {
@@ -114,19 +115,19 @@ func TestReadFile(t *testing.T) {
 		{"page.html", "port 11434"},
 		{"paper.pdf", "Hello from a PDF"},
 	} {
-		got, err := ReadFile(filepath.Join(root, tc.file), 0)
+		got, err := readFile(filepath.Join(root, tc.file), 0)
 		if err != nil || !strings.Contains(got, tc.want) {
 			t.Errorf("%s: %q %v", tc.file, got, err)
 		}
 	}
-	if _, err := ReadFile(filepath.Join(root, "blob.bin"), 0); err == nil {
+	if _, err := readFile(filepath.Join(root, "blob.bin"), 0); err == nil {
 		t.Error("a binary file was read as text")
 	}
-	if _, err := ReadFile(filepath.Join(root, "broken.pdf"), 0); err == nil {
+	if _, err := readFile(filepath.Join(root, "broken.pdf"), 0); err == nil {
 		t.Error("a missing file was read")
 	}
 	os.WriteFile(filepath.Join(root, "broken.pdf"), []byte("%PDF-1.4 garbage"), 0o644)
-	if _, err := ReadFile(filepath.Join(root, "broken.pdf"), 0); err == nil {
+	if _, err := readFile(filepath.Join(root, "broken.pdf"), 0); err == nil {
 		t.Error("a broken PDF was read")
 	}
 }
@@ -279,4 +280,19 @@ func resultText(r *mcp.CallToolResult) string {
 		}
 	}
 	return b.String()
+}
+
+// readFile reads one local file as the server reads a file of its
+// folder (readIn), for the tests.
+func readFile(p string, max int) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	root, err := workspace.OpenRoot(filepath.Dir(abs), workspace.RootOptions{ReadOnly: true, MaxRead: maxWholeFile})
+	if err != nil {
+		return "", err
+	}
+	defer root.Close()
+	return readIn(root, filepath.Base(abs), max)
 }

@@ -14,7 +14,7 @@ import (
 	"testing"
 )
 
-func openSession(t *testing.T, reg Registry, allow map[string][]string, opts Options) *Session {
+func openSession(t *testing.T, reg Registry, allow map[string][]string, opts Options) *Toolset {
 	t.Helper()
 	s, err := Open(context.Background(), reg, allow, opts)
 	if err != nil {

@@ -12,22 +12,22 @@ import (
 	"github.com/icm-tool/icm/server/internal/llm"
 )
 
-// Session is the set of tools one stage may use, with the servers behind
+// Toolset is the set of tools one stage may use, with the servers behind
 // them running. It is safe for concurrent calls (For each items may share
 // one). Close it when the stage is done.
-type Session struct {
+type Toolset struct {
 	opts  Options
 	conns map[string]*conn
 	tools []llm.Tool
 	// byName maps exposed names to tools.
-	byName map[string]*sessionTool
+	byName map[string]*offeredTool
 	names  []string
 
 	closeOnce sync.Once
 	closeErr  error
 }
 
-type sessionTool struct {
+type offeredTool struct {
 	info   ToolInfo
 	conn   *conn
 	schema *argSchema
@@ -35,13 +35,13 @@ type sessionTool struct {
 
 // Open starts the servers allow names (and only those), in parallel, and
 // gathers the tools it permits. allow maps a server name to tool names; a
-// nil list or ["*"] permits every tool. An empty allow gives a session
+// nil list or ["*"] permits every tool. An empty allow gives a toolset
 // without tools. A server that is not configured, fails to start, or lacks a
 // named tool is an error naming it (all such problems are reported at once),
 // and nothing is left running.
-func Open(ctx context.Context, reg Registry, allow map[string][]string, opts Options) (*Session, error) {
+func Open(ctx context.Context, reg Registry, allow map[string][]string, opts Options) (*Toolset, error) {
 	opts = opts.withDefaults()
-	s := &Session{opts: opts, conns: map[string]*conn{}, byName: map[string]*sessionTool{}}
+	s := &Toolset{opts: opts, conns: map[string]*conn{}, byName: map[string]*offeredTool{}}
 
 	names := make([]string, 0, len(allow))
 	var errs []error
@@ -102,7 +102,7 @@ func Open(ctx context.Context, reg Registry, allow map[string][]string, opts Opt
 }
 
 // add offers the allowed tools of one server.
-func (s *Session) add(c *conn, offered []ToolInfo, allowed []string) error {
+func (s *Toolset) add(c *conn, offered []ToolInfo, allowed []string) error {
 	picked, err := pick(c.server.Name, c.server.Location(), offered, allowed)
 	if err != nil {
 		return err
@@ -112,7 +112,7 @@ func (s *Session) add(c *conn, offered []ToolInfo, allowed []string) error {
 		taken[n] = true
 	}
 	for _, t := range expose(picked, taken) {
-		st := &sessionTool{info: t, conn: c, schema: newArgSchema(t.Name, t.InputSchema)}
+		st := &offeredTool{info: t, conn: c, schema: newArgSchema(t.Name, t.InputSchema)}
 		s.byName[t.Exposed] = st
 		s.names = append(s.names, t.Exposed)
 		s.tools = append(s.tools, definition(t))
@@ -121,7 +121,7 @@ func (s *Session) add(c *conn, offered []ToolInfo, allowed []string) error {
 }
 
 // Tools returns the tools to offer the model, in a stable order.
-func (s *Session) Tools() []llm.Tool {
+func (s *Toolset) Tools() []llm.Tool {
 	out := make([]llm.Tool, len(s.tools))
 	copy(out, s.tools)
 	sortTools(out)
@@ -129,7 +129,7 @@ func (s *Session) Tools() []llm.Tool {
 }
 
 // Lookup maps an exposed name back to its server and the server's tool name.
-func (s *Session) Lookup(exposed string) (ToolInfo, bool) {
+func (s *Toolset) Lookup(exposed string) (ToolInfo, bool) {
 	t, ok := s.byName[exposed]
 	if !ok {
 		return ToolInfo{}, false
@@ -137,8 +137,8 @@ func (s *Session) Lookup(exposed string) (ToolInfo, bool) {
 	return t.info, true
 }
 
-// Stderr returns the last stderr lines of a stdio server in this session.
-func (s *Session) Stderr(server string) string {
+// Stderr returns the last stderr lines of a stdio server in this toolset.
+func (s *Toolset) Stderr(server string) string {
 	c, ok := s.conns[server]
 	if !ok {
 		return ""
@@ -156,7 +156,7 @@ func (s *Session) Stderr(server string) string {
 // whose text is that error, so the caller can record it, show it to the
 // model and decide whether the run goes on. A cancelled ctx returns its
 // error.
-func (s *Session) Call(ctx context.Context, name string, args map[string]any) (Result, error) {
+func (s *Toolset) Call(ctx context.Context, name string, args map[string]any) (Result, error) {
 	start := time.Now()
 	res := Result{Name: name}
 	t, ok := s.byName[name]
@@ -200,22 +200,22 @@ func (s *Session) Call(ctx context.Context, name string, args map[string]any) (R
 	return s.finish(res, start), nil
 }
 
-func (s *Session) finish(r Result, start time.Time) Result {
+func (s *Toolset) finish(r Result, start time.Time) Result {
 	r.Duration = time.Since(start)
 	r.Size = len(r.Text)
 	r.Text, r.Truncated = capText(r.Text, s.opts.MaxResultBytes)
 	return r
 }
 
-func (s *Session) sortedNames() []string {
+func (s *Toolset) sortedNames() []string {
 	out := append([]string(nil), s.names...)
 	sort.Strings(out)
 	return out
 }
 
-// Close stops every server of the session (stdin closed, then SIGTERM and
+// Close stops every server of the toolset (stdin closed, then SIGTERM and
 // SIGKILL to each process group) in parallel. It is safe to call twice.
-func (s *Session) Close() error {
+func (s *Toolset) Close() error {
 	s.closeOnce.Do(func() {
 		var mu sync.Mutex
 		var errs []error
