@@ -61,8 +61,18 @@ $(GOLANGCI):
 	GOBIN=$(CACHE_DIR)/bin $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION)
 	mv $(CACHE_DIR)/bin/golangci-lint $@
 
-lint: $(GOLANGCI) ## golangci-lint with .golangci.yml (installed into CACHE_DIR once)
+# deadcode lists the functions no path from icm's main reaches: a test-only
+# hook belongs in a _test.go file, anything else without a caller goes.
+DEADCODE_VERSION := v0.52.0
+DEADCODE := $(CACHE_DIR)/bin/deadcode-$(DEADCODE_VERSION)
+$(DEADCODE):
+	mkdir -p $(CACHE_DIR)/bin
+	GOBIN=$(CACHE_DIR)/bin $(GO) install golang.org/x/tools/cmd/deadcode@$(DEADCODE_VERSION)
+	mv $(CACHE_DIR)/bin/deadcode $@
+
+lint: $(GOLANGCI) $(DEADCODE) ## golangci-lint with .golangci.yml, then deadcode (both installed into CACHE_DIR once)
 	$(GOLANGCI) run ./...
+	@out=$$($(DEADCODE) ./server/cmd/icm); if [ -n "$$out" ]; then echo "deadcode: unreachable from icm's main:"; echo "$$out"; exit 1; fi
 
 bench: ## benchmarks (figures, not gates)
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -36,10 +36,18 @@ type harness struct {
 
 func newHarness(t *testing.T, name string, cfg ollamatest.Config) *harness {
 	t.Helper()
+	return harnessIn(t, wstest.Copy(t, name), cfg)
+}
+
+// harnessIn is a harness over the workspace in dir with a scripted server
+// (the default model, unless cfg names models) and a client that does not
+// retry.
+func harnessIn(t *testing.T, dir string, cfg ollamatest.Config) *harness {
+	t.Helper()
 	if cfg.Models == nil {
 		cfg.Models = []ollamatest.Model{{Name: model, ContextLength: 32768, Family: "qwen3", Capabilities: []string{"completion", "tools"}}}
 	}
-	h := &harness{t: t, dir: wstest.Copy(t, name), srv: ollamatest.New(t, cfg)}
+	h := &harness{t: t, dir: dir, srv: ollamatest.New(t, cfg)}
 	c, err := llm.NewOllama(llm.WithBaseURL(h.srv.URL()), llm.WithRetry(0, 1))
 	if err != nil {
 		t.Fatal(err)

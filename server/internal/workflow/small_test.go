@@ -10,7 +10,6 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/fault"
-	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
@@ -74,16 +73,7 @@ auto
 
 func newSmall(t *testing.T, cfg ollamatest.Config) *harness {
 	t.Helper()
-	if cfg.Models == nil {
-		cfg.Models = []ollamatest.Model{{Name: model, ContextLength: 32768, Family: "qwen3", Capabilities: []string{"completion", "tools"}}}
-	}
-	h := &harness{t: t, dir: wstest.Write(t, small), srv: ollamatest.New(t, cfg)}
-	c, err := llm.NewOllama(llm.WithBaseURL(h.srv.URL()), llm.WithRetry(0, 1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.client = c
-	return h
+	return harnessIn(t, wstest.Write(t, small), cfg)
 }
 
 func plan(n int) string {
