@@ -1,5 +1,12 @@
-// Package cli is the icm command line: one file per subcommand, each a thin
-// adapter over the domain packages.
+// Package cli is the icm command line: one file per subcommand. A command
+// reads its flags and the environment, asks the application layer
+// (package session) for the work, and renders what comes back: text or
+// JSON on standard output, progress and warnings on standard error, and
+// errors as the fault's message, hint and one command line per fix
+// (errors.go). It builds no model client, starts no stage's tool servers
+// and reads no run history itself; icm's own MCP servers (icm mcp) are
+// served from here over their packages (mcpserver/...), the reader's model
+// client built by the session.
 package cli
 
 import (

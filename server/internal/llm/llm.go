@@ -7,7 +7,9 @@
 // for, and Fallback lays a contract's fallback models over any of them.
 // Every backend sizes or checks the context window against the counted
 // prompt before the call, sorts errors into kinds, retries what is
-// transient and refuses what would be silently truncated.
+// transient and refuses what would be silently truncated. Those kinds are
+// llm's own (they decide retries and fallbacks); the rest of icm sees its
+// errors only as faults, through Error.Fault.
 package llm
 
 import (

@@ -1,9 +1,14 @@
-// Package lsp is icm's language server, a thin adapter between LSP 3.16 and
-// the domain packages: diagnostics are `icm check` (package check), hovers
-// and probes show what package assemble builds, states come from package
-// state, and runs and approvals go through package workflow. Nothing here
-// re-implements those; it converts positions, shapes replies and keeps the
-// editor's buffers.
+// Package lsp is icm's language server, an adapter between LSP 3.16 and
+// icm's application layer. Every operation that touches models, tools,
+// runs, stage tests or history goes through a session (package session):
+// runs, approvals, probes, counts, model listings and pulls, tool
+// listings, test runs, the run history and the model's version of an
+// output. Diagnostics are `icm check` (package check, run over the editor's
+// buffers laid on the disk), hovers show what package assemble builds and
+// the session counts, and states come from package state. Nothing here
+// re-implements those: it keeps the editor's buffers, converts positions
+// (package document's mapper), shapes replies and answers every error as a
+// fault of its kind (JSON-RPC code and data, faults.go).
 //
 // The wire is served by sourcegraph/jsonrpc2 (the library glsp is built
 // on) with glsp's protocol types and method dispatch. glsp's own server

@@ -32,7 +32,7 @@ func (s *Session) CountStage(ctx context.Context, ws *workspace.Workspace, st *w
 		return nil, nil // a Script stage makes no first call of its own
 	}
 	call := promptcount.CallOf(ctx, s.ws.Config.Model, c, s.opts.Settings.Model, list)
-	return s.stageCounter(call.Model, memo).Stage(ctx, ws, st, c, opts, call)
+	return faulted(s.stageCounter(call.Model, memo).Stage(ctx, ws, st, c, opts, call))
 }
 
 // countFirstCalls counts a stage's first calls for model as a run is

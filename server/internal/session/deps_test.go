@@ -32,3 +32,46 @@ func TestFrontEndsImportOnlyTheSession(t *testing.T) {
 		}
 	}
 }
+
+// TestProtocolLibrariesStayAtTheEdges: LSP and JSON-RPC are the language
+// server's business, MCP the MCP client's (tools), icm's own MCP servers'
+// and the command that serves them (cli). No other package of icm imports
+// them, so the engine and the domain packages are the same whichever front
+// end calls them.
+func TestProtocolLibrariesStayAtTheEdges(t *testing.T) {
+	const mod = "github.com/icm-tool/icm/server/internal/"
+	allowed := map[string][]string{
+		"github.com/tliron/glsp":          {"lsp"},
+		"github.com/sourcegraph/jsonrpc2": {"lsp"},
+		"github.com/mark3labs/mcp-go":     {"tools", "mcpserver", "cli"},
+	}
+	out, err := exec.CommandContext(t.Context(), "go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "../...").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) < 20 {
+		t.Fatalf("go list found %d packages", len(lines))
+	}
+	for _, line := range lines {
+		f := strings.Fields(line)
+		pkg := strings.TrimPrefix(f[0], mod)
+		if strings.HasPrefix(pkg, "testutil/") {
+			continue // test helpers drive the protocols as clients
+		}
+		for _, imp := range f[1:] {
+			for lib, owners := range allowed {
+				if imp != lib && !strings.HasPrefix(imp, lib+"/") {
+					continue
+				}
+				ok := false
+				for _, o := range owners {
+					ok = ok || pkg == o || strings.HasPrefix(pkg, o+"/")
+				}
+				if !ok {
+					t.Errorf("%s imports %s, which belongs to %v", pkg, imp, owners)
+				}
+			}
+		}
+	}
+}

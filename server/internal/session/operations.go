@@ -119,7 +119,7 @@ func (s *Session) CountProbe(ctx context.Context, p *Probe, list promptcount.Too
 		plain.ForEach = nil
 		c = &plain
 	}
-	return s.stageCounter(call.Model, nil).Stage(ctx, p.Workspace, p.Stage, c, p.Options, call)
+	return faulted(s.stageCounter(call.Model, nil).Stage(ctx, p.Workspace, p.Stage, c, p.Options, call))
 }
 
 // Outputs are a stage's current output files and the versions history

@@ -92,7 +92,9 @@ func (s *Session) NewRun(req RunRequest, observe func(workflow.Event)) (*Run, er
 // ID is the run's id (the name of its trace in history/).
 func (r *Run) ID() string { return r.eng.RunID() }
 
-// event passes an engine event to the observer and the tracer.
+// event passes an engine event to the observer: the caller's, with the
+// span exporter laid over it while the run executes when tracing is on
+// (see trace).
 func (r *Run) event(ev workflow.Event) {
 	if r.observe != nil {
 		r.observe(ev)

@@ -1,11 +1,34 @@
 // Package session is icm's application layer: the one place that composes
-// what a run needs around the engine (the model client with its pool and
+// what the work needs around the engine (the model client with its pool and
 // fallbacks, the MCP tool servers, tracing, the code-blocks checker, the
 // environment of icm's own child processes) from a workspace and a
-// person's settings, and offers the operations the adapters call: Run,
-// Approve, Status, Probe, Outputs and Close. The CLI and the language
-// server build none of these themselves; they call a Session and render
-// what it returns, errors included (as *fault.Error).
+// person's settings, and offers every operation the front ends call. The
+// CLI and the language server build none of these themselves, and import
+// none of the engine's packages (TestFrontEndsImportOnlyTheSession): they
+// call a Session and render what it returns, errors included, which are
+// always *fault.Error.
+//
+// The operations, by what they touch:
+//
+//   - the workspace as it is: Status, Check, Probe, Outputs, Approve;
+//   - runs: NewRun and Run.Execute, whose events (Event) the front ends
+//     render; a good stage-end says when the output is the same as before;
+//   - counting: CountStage, CountProbe, Calibration, Window, the tool
+//     listings (ListTools, Listing, StartingLister) counts include;
+//   - the model server: Client, Models, ServerURL, PreparePull (and
+//     PrepareFolderPull outside a workspace), ReaderClient for icm's page
+//     reader;
+//   - Script stages' subcommands: Step, with Research, Critique and
+//     FixCode (CheckCode without a model);
+//   - stage tests: TestCases, PlanTests and TestPlan.Run (select,
+//     configure, run, save), the saved runs and the last passing output;
+//   - history: Runs, RunTrace, Exchange, ModelVersion, ReadModelVersion,
+//     ItemSpans, OutputDiff and EditDiff.
+//
+// Every model client a session makes is made by newClient, and every tool
+// server it starts comes from its toolbox (runs, stage tests, listings,
+// OpenTools): those two are where a decision about which servers and
+// commands a workspace may reach is made.
 //
 // # Precedence
 //
@@ -39,6 +62,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/ollamamodel"
 	"github.com/icm-tool/icm/server/internal/telemetry"
@@ -209,4 +233,13 @@ func (s *Session) ServerLocation(name string) (string, bool) {
 		return "", false
 	}
 	return srv.Location(), true
+}
+
+// faulted returns v, and err as a fault (nil stays nil): what every
+// operation returns to the front ends.
+func faulted[T any](v T, err error) (T, error) {
+	if err != nil {
+		return v, fault.From(err)
+	}
+	return v, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/icm-tool/icm/server/internal/config"
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/tools"
 	"github.com/icm-tool/icm/server/internal/workflow"
 )
@@ -48,7 +49,7 @@ func (s *Session) ListTools(ctx context.Context, server string) ([]ToolInfo, err
 	s.mu.Unlock()
 	infos, err := c.ListTools(ctx, s.toolRegistry(), server)
 	if err != nil {
-		return nil, err
+		return nil, fault.From(err)
 	}
 	s.mu.Lock()
 	s.listed[server] = infos
@@ -128,7 +129,7 @@ func (s *Session) OpenTools(ctx context.Context, allow map[string][]string) (wor
 	}
 	client, _ := s.Client()
 	open := s.box.Opener(s.toolOptions(s.ws.Root))
-	return open(ctx, workflow.ToolRequest{Allow: allow, Env: workflow.ChildEnv(s.inherited(), client, s.Model())})
+	return faulted(open(ctx, workflow.ToolRequest{Allow: allow, Env: workflow.ChildEnv(s.inherited(), client, s.Model())}))
 }
 
 // ToolOpener is the engine's way of starting a stage's tools for a copy of

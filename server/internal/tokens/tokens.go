@@ -1,6 +1,8 @@
 // Package tokens estimates how many tokens a text costs a model.
 //
-// No tokenizer vocabulary ships with icm, so counts are estimates. The
+// No tokenizer vocabulary ships with icm, so this package's counts are
+// estimates (exact counts come from a local model's own tokenizer, package
+// ollamamodel, or a server's /tokenize, through package promptcount). The
 // default estimator walks the text once and charges each run of characters
 // roughly what a modern byte-pair vocabulary (Llama 3, Qwen, Mistral) charges:
 // an English word of up to ten letters is one token (large vocabularies hold

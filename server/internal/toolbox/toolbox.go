@@ -1,8 +1,9 @@
 // Package toolbox connects the run engine to MCP tool servers: it loads a
 // workspace's server registry, lets `command = "icm"` mean this very
-// binary, and adapts tools.Toolset to the agent loop. The CLI and the
-// language server both start stage tools through it, so the workflow and
-// agent packages never import the MCP library.
+// binary, and adapts tools.Toolset to the agent loop. The session starts
+// every stage's tools through it (for runs, stage tests, listings and icm
+// research), so the workflow and agent packages never import the MCP
+// library.
 package toolbox
 
 import (

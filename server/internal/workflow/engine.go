@@ -5,7 +5,8 @@
 // stage (a command). Outputs are written atomically with the previous
 // version kept in history; a run record binds what the stage read to what
 // it wrote, so later changes mark it stale; every step is traced to
-// history/<run-id>.jsonl.
+// history/<run-id>.jsonl, and read back from there (History, Run, RunTree,
+// FindExchange). The front ends reach it only through package session.
 package workflow
 
 import (
