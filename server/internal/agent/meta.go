@@ -3,6 +3,7 @@ package agent
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -14,48 +15,69 @@ const (
 	maxMetaRounds      = 3
 )
 
-var (
-	// interjection opens a chat reply: "Sure!", "Okay, ...", "Certainly."
-	// It needs punctuation after it, and what follows must itself be chat
-	// (or nothing): "Of course, the rain had stopped." is a story.
-	interjection = regexp.MustCompile(`^(sure( thing)?|certainly|of course|absolutely|okay|ok|alright|all right|great|got it|understood|no problem|gladly|perfect)\s*[,.!:;—–-]+\s*`)
+// metaPatterns are the phrases that mark a model's answer as talking
+// about itself rather than being the output.
+type metaPatterns struct {
+	interjection     *regexp.Regexp
+	handOver         *regexp.Regexp
+	preambleOpener   *regexp.Regexp
+	selfOpener       *regexp.Regexp
+	selfVerb         *regexp.Regexp
+	deliverable      *regexp.Regexp
+	pointer          *regexp.Regexp
+	postscriptOpener *regexp.Regexp
+	offerOpener      *regexp.Regexp
+	firstPerson      *regexp.Regexp
+	noteAboutSelf    *regexp.Regexp
+	orderedItem      *regexp.Regexp
+}
 
-	// handOver is a line that does nothing but hand the answer over.
-	handOver = regexp.MustCompile(`^(here it is|here you go|here you are)\b[\s.!:]*$`)
+// meta is the patterns, compiled on first use: compiling them at start-up
+// would cost every icm command, most of which never clean an answer.
+var meta = sync.OnceValue(func() *metaPatterns {
+	return &metaPatterns{
+		// interjection opens a chat reply: "Sure!", "Okay, ...", "Certainly."
+		// It needs punctuation after it, and what follows must itself be chat
+		// (or nothing): "Of course, the rain had stopped." is a story.
+		interjection: regexp.MustCompile(`^(sure( thing)?|certainly|of course|absolutely|okay|ok|alright|all right|great|got it|understood|no problem|gladly|perfect)\s*[,.!:;—–-]+\s*`),
 
-	// preambleOpener starts a line that may announce the answer.
-	preambleOpener = regexp.MustCompile(`^(here is|here's|here are|below is|below are|the following is|what follows is|as requested|as you requested|as you asked|per your request|i've|i have|i'll|i will|i am going to|i'm going to|let me|allow me to|i'd be happy to|i would be happy to|i'm happy to|i am happy to)\b`)
+		// handOver is a line that does nothing but hand the answer over.
+		handOver: regexp.MustCompile(`^(here it is|here you go|here you are)\b[\s.!:]*$`),
 
-	// selfOpener is the first-person subset of preambleOpener.
-	selfOpener = regexp.MustCompile(`^(i|let|allow)`)
+		// preambleOpener starts a line that may announce the answer.
+		preambleOpener: regexp.MustCompile(`^(here is|here's|here are|below is|below are|the following is|what follows is|as requested|as you requested|as you asked|per your request|i've|i have|i'll|i will|i am going to|i'm going to|let me|allow me to|i'd be happy to|i would be happy to|i'm happy to|i am happy to)\b`),
 
-	// selfVerb is what the model says it did or will do in an "I ..." opener.
-	selfVerb = regexp.MustCompile(`\b(written|wrote|write|created|create|drafted|draft|prepared|prepare|put together|compiled|compile|produced|produce|generated|generate|revised|revise|updated|update|rewritten|rewrite|provided|provide|present|share|outlined|summari[sz]ed|summari[sz]e|organi[sz]ed|structured|formatted|expanded|refined|fixed|incorporated|addressed)\b`)
+		// selfOpener is the first-person subset of preambleOpener.
+		selfOpener: regexp.MustCompile(`^(i|let|allow)`),
 
-	// deliverable names the thing a stage produces.
-	deliverable = regexp.MustCompile(`\b(outline|draft|document|summary|report|article|essay|blog post|plan|list|answer|response|output|version|revision|rewrite|markdown|file|brief|overview|requested|updated|revised|final|completed|finished)\b`)
+		// selfVerb is what the model says it did or will do in an "I ..." opener.
+		selfVerb: regexp.MustCompile(`\b(written|wrote|write|created|create|drafted|draft|prepared|prepare|put together|compiled|compile|produced|produce|generated|generate|revised|revise|updated|update|rewritten|rewrite|provided|provide|present|share|outlined|summari[sz]ed|summari[sz]e|organi[sz]ed|structured|formatted|expanded|refined|fixed|incorporated|addressed)\b`),
 
-	// pointer points at the answer that follows.
-	pointer = regexp.MustCompile(`\b(below|the following|as requested|you asked for|you requested)\b`)
+		// deliverable names the thing a stage produces.
+		deliverable: regexp.MustCompile(`\b(outline|draft|document|summary|report|article|essay|blog post|plan|list|answer|response|output|version|revision|rewrite|markdown|file|brief|overview|requested|updated|revised|final|completed|finished)\b`),
 
-	// postscriptOpener starts a paragraph that is chat whatever follows.
-	postscriptOpener = regexp.MustCompile(`^(please let me know (if|whether|how)|let me know (if|whether|how)|i hope (this|that|it|these|the above) (helps|is helpful|is useful|works|meets|fits|gives|serves|covers|captures)|hope (this|that|it) helps|happy to help|i('m| am) happy to|i('d| would) be (happy|glad)|i can (also|further|easily|help|expand|adjust|revise|refine|add|make|tweak|change)|shall i|should i (also|expand|add|revise|change)|want me to|do you want me)\b`)
+		// pointer points at the answer that follows.
+		pointer: regexp.MustCompile(`\b(below|the following|as requested|you asked for|you requested)\b`),
 
-	// offerOpener starts a paragraph that is chat only when it also speaks
-	// of the model itself: "If you'd like, I can ..." but not "If you need
-	// help, contact support."
-	offerOpener = regexp.MustCompile(`^(if you('d| would) like|if you want|if you need|if you have any|would you like|feel free to|is there anything|any (questions|feedback)|good luck|happy writing)\b`)
+		// postscriptOpener starts a paragraph that is chat whatever follows.
+		postscriptOpener: regexp.MustCompile(`^(please let me know (if|whether|how)|let me know (if|whether|how)|i hope (this|that|it|these|the above) (helps|is helpful|is useful|works|meets|fits|gives|serves|covers|captures)|hope (this|that|it) helps|happy to help|i('m| am) happy to|i('d| would) be (happy|glad)|i can (also|further|easily|help|expand|adjust|revise|refine|add|make|tweak|change)|shall i|should i (also|expand|add|revise|change)|want me to|do you want me)\b`),
 
-	// firstPerson finds the model speaking of itself.
-	firstPerson = regexp.MustCompile(`\b(i|i'm|i'll|i'd|i've|me|my)\b`)
+		// offerOpener starts a paragraph that is chat only when it also speaks
+		// of the model itself: "If you'd like, I can ..." but not "If you need
+		// help, contact support."
+		offerOpener: regexp.MustCompile(`^(if you('d| would) like|if you want|if you need|if you have any|would you like|feel free to|is there anything|any (questions|feedback)|good luck|happy writing)\b`),
 
-	// noteAboutSelf is a note about how the model made the answer:
-	// "Note: I kept ...", "Note: this draft ...".
-	noteAboutSelf = regexp.MustCompile(`^(note|n\.b\.|p\.s\.|ps)\s*[:.]\s*(i|i've|i'm|i have|i am|this (draft|outline|document|response|answer|version|summary|report|revision))\b`)
+		// firstPerson finds the model speaking of itself.
+		firstPerson: regexp.MustCompile(`\b(i|i'm|i'll|i'd|i've|me|my)\b`),
 
-	// orderedItem is a numbered list item.
-	orderedItem = regexp.MustCompile(`^\d{1,9}[.)](\s|$)`)
-)
+		// noteAboutSelf is a note about how the model made the answer:
+		// "Note: I kept ...", "Note: this draft ...".
+		noteAboutSelf: regexp.MustCompile(`^(note|n\.b\.|p\.s\.|ps)\s*[:.]\s*(i|i've|i'm|i have|i am|this (draft|outline|document|response|answer|version|summary|report|revision))\b`),
+
+		// orderedItem is a numbered list item.
+		orderedItem: regexp.MustCompile(`^\d{1,9}[.)](\s|$)`),
+	}
+})
 
 // stripMeta removes chat lines before and after the answer.
 func stripMeta(s string) string {
@@ -86,26 +108,26 @@ func stripPreamble(s string) string {
 
 // isPreamble judges a normalised first line, given the next non-blank line.
 func isPreamble(line, next string) bool {
-	if m := interjection.FindStringIndex(line); m != nil {
+	if m := meta().interjection.FindStringIndex(line); m != nil {
 		line = line[m[1]:]
 		if line == "" {
 			return true // "Sure!" alone
 		}
 	}
-	if handOver.MatchString(line) {
+	if meta().handOver.MatchString(line) {
 		return true
 	}
-	loc := preambleOpener.FindStringIndex(line)
+	loc := meta().preambleOpener.FindStringIndex(line)
 	if loc == nil {
 		return false
 	}
 	tail := line[loc[1]:]
-	announces := deliverable.MatchString(tail) || pointer.MatchString(tail) ||
+	announces := meta().deliverable.MatchString(tail) || meta().pointer.MatchString(tail) ||
 		(strings.HasSuffix(line, ":") && leadsIntoBlock(next))
-	if selfOpener.MatchString(line) {
+	if meta().selfOpener.MatchString(line) {
 		// "I have written three novels." is content; "I've drafted the
 		// outline below:" is not.
-		return announces && selfVerb.MatchString(tail)
+		return announces && meta().selfVerb.MatchString(tail)
 	}
 	return announces
 }
@@ -119,7 +141,7 @@ func leadsIntoBlock(line string) bool {
 		return true
 	}
 	t := strings.TrimSpace(line)
-	return strings.HasPrefix(t, "#") || strings.HasPrefix(t, "|") || orderedItem.MatchString(t)
+	return strings.HasPrefix(t, "#") || strings.HasPrefix(t, "|") || meta().orderedItem.MatchString(t)
 }
 
 func firstNonBlank(s string) string {
@@ -172,8 +194,8 @@ func postscriptAt(lines []string, start int) (string, bool) {
 		}
 	}
 	first := normaliseMeta(para[0])
-	chat := postscriptOpener.MatchString(first) || noteAboutSelf.MatchString(first) ||
-		(offerOpener.MatchString(first) && firstPerson.MatchString(strings.ToLower(text)))
+	chat := meta().postscriptOpener.MatchString(first) || meta().noteAboutSelf.MatchString(first) ||
+		(meta().offerOpener.MatchString(first) && meta().firstPerson.MatchString(strings.ToLower(text)))
 	if !chat {
 		return "", false
 	}
@@ -226,7 +248,7 @@ func structural(line string) bool {
 	if _, ok := parseFence(line); ok {
 		return true
 	}
-	return isThematicBreak(t) || orderedItem.MatchString(t)
+	return isThematicBreak(t) || meta().orderedItem.MatchString(t)
 }
 
 // isThematicBreak reports a line of three or more '-', '*' or '_' (spaces allowed).

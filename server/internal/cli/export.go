@@ -79,7 +79,7 @@ page goes next to the input with an .html extension unless -o says otherwise
 	fl.StringVarP(&out, "out", "o", "", "the HTML file to write (- for standard output)")
 	fl.StringVar(&sources, "sources", "", "a Markdown file that titles the cited URLs")
 	fl.StringVar(&title, "title", "", "the page title (default: the first # heading)")
-	fl.StringVar(&style, "style", "github", "the code highlighting style (a chroma style name)")
+	fl.StringVar(&style, "style", export.DefaultStyle, "the code colours: "+strings.Join(export.Styles(), " or "))
 	return cmd
 }
 

@@ -9,6 +9,7 @@ package codecheck
 import (
 	"bytes"
 	"strings"
+	"sync"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -43,11 +44,12 @@ type Block struct {
 	prefix     string
 }
 
-var md = goldmark.New(goldmark.WithExtensions(extension.GFM))
+// md is the Markdown parser, made on first use.
+var md = sync.OnceValue(func() goldmark.Markdown { return goldmark.New(goldmark.WithExtensions(extension.GFM)) })
 
 // Extract returns every fenced code block of src in order.
 func Extract(src []byte) []Block {
-	doc := md.Parser().Parse(text.NewReader(src))
+	doc := md().Parser().Parse(text.NewReader(src))
 	var out []Block
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		fb, ok := n.(*ast.FencedCodeBlock)

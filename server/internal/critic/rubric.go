@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -20,7 +21,8 @@ import (
 //go:embed rubric.schema.json
 var RubricSchema []byte
 
-var rubricCompiled = mustCompileRubric()
+// rubricCompiled is RubricSchema compiled, on first use.
+var rubricCompiled = sync.OnceValue(mustCompileRubric)
 
 func mustCompileRubric() *jsonschema.Schema {
 	s, err := verify.CompileSchema("rubric.schema.json", RubricSchema)
@@ -95,6 +97,6 @@ type rubricAnswer struct {
 
 func parseRubric(answer string) (rubricAnswer, error) {
 	var j rubricAnswer
-	err := decodeValid(rubricCompiled, "rubric", answer, &j)
+	err := decodeValid(rubricCompiled(), "rubric", answer, &j)
 	return j, err
 }

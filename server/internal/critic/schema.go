@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -43,7 +44,9 @@ type Judgment struct {
 	RequiredRevisions []string         `json:"required_revisions"`
 }
 
-var compiled = mustCompile()
+// compiled is Schema compiled, on first use: compiling at start-up would
+// cost every icm command, most of which never judge an article.
+var compiled = sync.OnceValue(mustCompile)
 
 func mustCompile() *jsonschema.Schema {
 	s, err := verify.CompileSchema("critique.schema.json", Schema)
@@ -56,7 +59,7 @@ func mustCompile() *jsonschema.Schema {
 // Parse validates a model answer against Schema and decodes it.
 func Parse(answer string) (*Judgment, error) {
 	var j Judgment
-	if err := decodeValid(compiled, "critique", answer, &j); err != nil {
+	if err := decodeValid(compiled(), "critique", answer, &j); err != nil {
 		return nil, err
 	}
 	return &j, nil

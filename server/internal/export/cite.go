@@ -2,6 +2,7 @@ package export
 
 import (
 	"fmt"
+	"html"
 	"strings"
 
 	"github.com/yuin/goldmark/ast"
@@ -87,5 +88,31 @@ func (citeRenderer) RegisterFuncs(r renderer.NodeRendererFuncRegisterer) {
 			fmt.Fprintf(w, `<sup class="cite"><a href="#ref-%d">[%d]</a></sup>`, n.(*citeNode).N, n.(*citeNode).N)
 		}
 		return ast.WalkContinue, nil
+	})
+}
+
+// codeRenderer writes a fenced code block highlighted by its info
+// string's language (highlightHTML).
+type codeRenderer struct{}
+
+func (codeRenderer) RegisterFuncs(r renderer.NodeRendererFuncRegisterer) {
+	r.Register(ast.KindFencedCodeBlock, func(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		fb := n.(*ast.FencedCodeBlock)
+		var text strings.Builder
+		lines := fb.Lines()
+		for i := 0; i < lines.Len(); i++ {
+			seg := lines.At(i)
+			text.Write(seg.Value(src))
+		}
+		lang := string(fb.Language(src))
+		_, _ = w.WriteString(`<pre class="code"><code`)
+		if lang != "" {
+			_, _ = w.WriteString(` class="language-` + html.EscapeString(lang) + `"`)
+		}
+		_, _ = w.WriteString(">" + highlightHTML(lang, text.String()) + "</code></pre>\n")
+		return ast.WalkSkipChildren, nil
 	})
 }

@@ -1,7 +1,7 @@
 // Package export turns a Markdown file (a stage's output, typically the
 // finished article) into one self-contained HTML file: goldmark rendering
-// with GitHub-flavoured Markdown, code highlighted by chroma as CSS
-// classes, all CSS inline, a table of contents, and every web link turned
+// with GitHub-flavoured Markdown, code highlighted as CSS classes (Go,
+// Python, shell and JSON, by icm's own tokenizers), all CSS inline, a table of contents, and every web link turned
 // into a numbered citation that points at a reference list. No script, no
 // external style sheet, font or image: a Content-Security-Policy says so.
 // Raw HTML in the Markdown is not passed through, and goldmark drops
@@ -15,10 +15,7 @@ import (
 	"net/url"
 	"strings"
 
-	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
-	"github.com/alecthomas/chroma/v2/styles"
 	"github.com/yuin/goldmark"
-	highlighting "github.com/yuin/goldmark-highlighting/v2"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
@@ -41,7 +38,7 @@ type Options struct {
 	Title string
 	// Sources give titles to cited URLs (see SourcesFrom).
 	Sources []Source
-	// Style is the chroma style for code ("github" when empty).
+	// Style is the code style, one of Styles (DefaultStyle when empty).
 	Style string
 }
 
@@ -70,10 +67,11 @@ type Heading struct {
 func HTML(src []byte, opts Options) (*Page, error) {
 	style := opts.Style
 	if style == "" {
-		style = "github"
+		style = DefaultStyle
 	}
-	if _, ok := styles.Registry[style]; !ok {
-		return nil, fmt.Errorf("unknown code style %q; chroma's styles include github, monokai, dracula", style)
+	codeCSS, ok := codeStyles[style]
+	if !ok {
+		return nil, fmt.Errorf("unknown code style %q; use %s", style, strings.Join(Styles(), " or "))
 	}
 	// goldmark's time grows with size times nesting: refuse what icm
 	// would not parse anywhere else, at once.
@@ -85,12 +83,9 @@ func HTML(src []byte, opts Options) (*Page, error) {
 		cites.titles[normURL(s.URL)] = s.Title
 	}
 	md := goldmark.New(
-		goldmark.WithExtensions(extension.GFM, highlighting.NewHighlighting(
-			highlighting.WithStyle(style),
-			highlighting.WithFormatOptions(chromahtml.WithClasses(true)),
-		)),
+		goldmark.WithExtensions(extension.GFM),
 		goldmark.WithParserOptions(parser.WithAutoHeadingID(), parser.WithASTTransformers(util.Prioritized(cites, 100))),
-		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(citeRenderer{}, 100))),
+		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(citeRenderer{}, 100), util.Prioritized(codeRenderer{}, 100))),
 	)
 	doc := md.Parser().Parse(text.NewReader(src))
 	var body bytes.Buffer
@@ -110,15 +105,11 @@ func HTML(src []byte, opts Options) (*Page, error) {
 	if title == "" {
 		title = "Article"
 	}
-	var css bytes.Buffer
-	if err := chromahtml.New(chromahtml.WithClasses(true)).WriteCSS(&css, styles.Get(style)); err != nil {
-		return nil, err
-	}
 	var b bytes.Buffer
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
 	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
 	b.WriteString("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n")
-	fmt.Fprintf(&b, "<title>%s</title>\n<style>\n%s\n%s</style>\n</head>\n<body>\n", html.EscapeString(title), pageCSS, css.String())
+	fmt.Fprintf(&b, "<title>%s</title>\n<style>\n%s\n%s</style>\n</head>\n<body>\n", html.EscapeString(title), pageCSS, codeCSS)
 	b.WriteString("<main>\n")
 	writeTOC(&b, page.Headings)
 	b.WriteString("<article>\n")

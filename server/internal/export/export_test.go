@@ -56,8 +56,11 @@ func TestHTML(t *testing.T) {
 		t.Error("reference list entry")
 	}
 	// Highlighted code as classes, with the style's CSS inline.
-	if !strings.Contains(out, `<pre class="chroma">`) || !strings.Contains(out, ".chroma .kn") {
+	if !strings.Contains(out, `<pre class="code"><code class="language-python"><span class="k">import</span> json`) || !strings.Contains(out, "pre.code .k {") {
 		t.Error("no highlighting")
+	}
+	if _, err := HTML([]byte(sample), Options{Style: "sepia"}); err == nil || !strings.Contains(err.Error(), "dark or light") {
+		t.Errorf("an unknown style: %v", err)
 	}
 }
 
