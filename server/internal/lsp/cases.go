@@ -42,11 +42,23 @@ func (s *Server) caseOf(uri string) (*caseDoc, bool, error) {
 	return cd, true, nil
 }
 
+// caseAt places a position in an open test case file: the case and the
+// byte offset. ok is false for any other file; when it is true the caller
+// must release cd.dc, even with an error.
+func (s *Server) caseAt(p protocol.TextDocumentPositionParams) (cd *caseDoc, off int, ok bool, err error) {
+	cd, ok, err = s.caseOf(p.TextDocument.URI)
+	if err != nil || !ok {
+		return cd, 0, ok, err
+	}
+	off, err = offsetOf(cd.dc.doc.Mapper(), p.Position)
+	return cd, off, true, err
+}
+
 // caseCompletion offers, in a case file, the sections, the files the
 // stage reads as stand-in targets, the files beside the case, the stage's
 // outputs and the expectation forms (as snippets).
 func (s *Server) caseCompletion(p *protocol.CompletionParams) ([]protocol.CompletionItem, bool, error) {
-	cd, ok, err := s.caseOf(p.TextDocument.URI)
+	cd, off, ok, err := s.caseAt(p.TextDocumentPositionParams)
 	if ok {
 		defer cd.dc.release()
 	}
@@ -54,10 +66,6 @@ func (s *Server) caseCompletion(p *protocol.CompletionParams) ([]protocol.Comple
 		return nil, ok, err
 	}
 	m := cd.dc.doc.Mapper()
-	off, err := m.Offset(fromPosition(p.Position))
-	if err != nil {
-		return nil, true, err
-	}
 	items := []protocol.CompletionItem{}
 	snippet := protocol.InsertTextFormatSnippet
 	for _, sg := range testcase.Complete(cd.dc.ws, cd.stage, cd.con, cd.c, cd.dc.doc.Text, off) {
@@ -88,7 +96,7 @@ func completionKind(kind string) protocol.CompletionItemKind {
 // caseHover explains the case element under the cursor; on the title it
 // adds how the case did in the last saved test run.
 func (s *Server) caseHover(p *protocol.HoverParams) (*protocol.Hover, bool, error) {
-	cd, ok, err := s.caseOf(p.TextDocument.URI)
+	cd, off, ok, err := s.caseAt(p.TextDocumentPositionParams)
 	if ok {
 		defer cd.dc.release()
 	}
@@ -96,10 +104,6 @@ func (s *Server) caseHover(p *protocol.HoverParams) (*protocol.Hover, bool, erro
 		return nil, ok, err
 	}
 	m := cd.dc.doc.Mapper()
-	off, err := m.Offset(fromPosition(p.Position))
-	if err != nil {
-		return nil, true, err
-	}
 	text, rng, ok := testcase.Hover(cd.dc.ws, cd.stage, cd.con, cd.c, off)
 	if !ok {
 		return nil, true, nil

@@ -90,11 +90,11 @@ func (s *Server) createAction(root, rel string, diag []protocol.Diagnostic) prot
 // lie within rng: what a quick fix can act on.
 func (s *Server) findingsIn(ctx context.Context, dc *docContext, rng protocol.Range) ([]contract.Finding, error) {
 	m := dc.doc.Mapper()
-	start, err := m.Offset(fromPosition(rng.Start))
+	start, err := offsetOf(m, rng.Start)
 	if err != nil {
 		return nil, err
 	}
-	end, err := m.Offset(fromPosition(rng.End))
+	end, err := offsetOf(m, rng.End)
 	if err != nil {
 		return nil, err
 	}

@@ -119,7 +119,7 @@ func (s *Server) valueItems(ctx context.Context, dc *docContext, e config.Entry,
 
 // configHover documents the key under the cursor (or a table header).
 func (s *Server) configHover(ctx context.Context, dc *docContext, pos protocol.Position) (*protocol.Hover, error) {
-	off, err := dc.doc.Mapper().Offset(fromPosition(pos))
+	off, err := offsetOf(dc.doc.Mapper(), pos)
 	if err != nil {
 		return nil, nil
 	}

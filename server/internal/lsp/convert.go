@@ -95,11 +95,21 @@ func toDiagnostic(m *document.Mapper, f contract.Finding) protocol.Diagnostic {
 	return d
 }
 
+// offsetOf is the byte offset of an LSP position in the text m maps; a
+// position outside the text is an invalid request.
+func offsetOf(m *document.Mapper, p protocol.Position) (int, error) {
+	off, err := m.Offset(fromPosition(p))
+	if err != nil {
+		return 0, fault.InvalidRequest(fmt.Sprintf("position %d:%d: %v", p.Line, p.Character, err), "send a position inside the document as the server has it").Because(err)
+	}
+	return off, nil
+}
+
 // lineText returns the text of the 0-based line holding position p, and the
 // byte offset p has in the document.
 func lineText(d *document.Doc, p protocol.Position) (line string, lineStart, off int, err error) {
 	m := d.Mapper()
-	off, err = m.Offset(fromPosition(p))
+	off, err = offsetOf(m, p)
 	if err != nil {
 		return "", 0, 0, err
 	}

@@ -96,7 +96,7 @@ func targetIn(dc *docContext, pos protocol.Position) (*docContext, target, bool,
 		return nil, target{}, false, nil
 	}
 	m := dc.doc.Mapper()
-	off, err := m.Offset(fromPosition(pos))
+	off, err := offsetOf(m, pos)
 	if err != nil {
 		dc.release()
 		return nil, target{}, false, err
