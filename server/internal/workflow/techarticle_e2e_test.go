@@ -234,7 +234,7 @@ args = ["mcp", "ingest", "--no-clone"]
 		t.Fatalf("publish: %+v next %+v", sum.Ran, sum.Next)
 	}
 	page := h.read("pipeline/08-publish/output/article.html")
-	for _, want := range []string{"<title>Structured output from a local model</title>", `<nav class="toc"`, `id="ref-1"`, `href="#ref-3"`, `<pre class="chroma">`, "API documentation"} {
+	for _, want := range []string{"<title>Structured output from a local model</title>", `<nav class="toc"`, `id="ref-1"`, `href="#ref-3"`, `<pre class="code"><code class="language-python">`, "API documentation"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
 		}
