@@ -92,12 +92,6 @@ func Start(dir string) (*Demo, error) {
 // ModelURL is the canned model server's address.
 func (d *Demo) ModelURL() string { return d.model.URL() }
 
-// SearchURL is the fake search backend's address.
-func (d *Demo) SearchURL() string { return d.search.URL }
-
-// SiteURL is the fixture site's address.
-func (d *Demo) SiteURL() string { return d.site.URL }
-
 // Calls counts the model calls the canned server answered.
 func (d *Demo) Calls() int { return len(d.model.ChatRequests()) }
 
