@@ -15,9 +15,8 @@
 //     render; a good stage-end says when the output is the same as before;
 //   - counting: CountStage, CountProbe, Calibration, Window, the tool
 //     listings (ListTools, Listing, StartingLister) counts include;
-//   - the model server: Client, Models, ServerURL, PreparePull (and
-//     PrepareFolderPull outside a workspace), ReaderClient for icm's page
-//     reader;
+//   - the model server: Client, Models, ServerURL, PreparePull,
+//     ReaderClient for icm's page reader;
 //   - Script stages' subcommands: Step, with Research, Critique and
 //     FixCode (CheckCode without a model);
 //   - stage tests: TestCases, PlanTests and TestPlan.Run (select,
@@ -25,10 +24,12 @@
 //   - history: Runs, RunTrace, Exchange, ModelVersion, ReadModelVersion,
 //     ItemSpans, OutputDiff and EditDiff.
 //
-// Every model client a session makes is made by newClient, and every tool
-// server it starts comes from its toolbox (runs, stage tests, listings,
-// OpenTools): those two are where a decision about which servers and
-// commands a workspace may reach is made.
+// Every model client a session makes is made by its newClient method (a
+// folder that is not a workspace, for icm pull or icm's page reader, is
+// opened as one to have a session), and every tool server it starts comes
+// from its toolbox (runs, stage tests, listings, OpenTools): those are
+// where a decision about which servers and commands a workspace may reach
+// is made, at the top of each operation that reaches them.
 //
 // # Precedence
 //
