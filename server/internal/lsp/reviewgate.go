@@ -8,24 +8,24 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/state"
-	"github.com/icm-tool/icm/server/internal/workflow"
 )
 
 // reviewOf fills a stage row's review facts: the rubric line (and whether
 // a rubric check failed) and the contract's Review Gate checklist.
 func reviewOf(row *StageStatus, ss *state.StageState, c *contract.Contract) {
 	row.Rubric, row.RubricFailed = ss.Rubric, ss.RubricFailed
-	row.ReviewGate = workflow.ReviewItems(workflow.ReviewGate(c))
+	row.ReviewGate = session.ReviewChecklist(c)
 }
 
 // finishedReview fills a runFinished's review facts from the stage-end
 // event: the rubric's line and the checklist the person reviews against.
-func finishedReview(f *runFinished, ev workflow.Event) {
+func finishedReview(f *runFinished, ev session.Event) {
 	f.Rubric = state.RubricLine(ev.Rubric)
 	pass, of, _ := state.RubricCount(ev.Rubric)
 	f.RubricFailed = pass < of
-	f.ReviewGate = workflow.ReviewItems(ev.ReviewGate)
+	f.ReviewGate = session.ReviewItems(ev.ReviewGate)
 }
 
 // outputFileHover is the hover on the first line of a stage's output

@@ -1,6 +1,9 @@
 package session
 
-import "github.com/icm-tool/icm/server/internal/workflow"
+import (
+	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/workflow"
+)
 
 // What a run reports as it goes, for the front ends to render: the
 // engine's events (package workflow) and what a run returns.
@@ -30,6 +33,12 @@ const (
 	EventRunEnd     = workflow.EventRunEnd
 )
 
-// ReviewItems are the things a contract's Review Gate asks a person to
-// check before approving, one per list item or line of its text.
+// ReviewItems are the things a Review Gate's text (an event's ReviewGate)
+// asks a person to check before approving: its list items, or its lines
+// when it is prose.
 func ReviewItems(gate string) []string { return workflow.ReviewItems(gate) }
+
+// ReviewChecklist is ReviewItems of a contract's own Review Gate.
+func ReviewChecklist(c *contract.Contract) []string {
+	return workflow.ReviewItems(workflow.ReviewGate(c))
+}
