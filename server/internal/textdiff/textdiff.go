@@ -258,21 +258,6 @@ func (w *search) emit(a, b []int32, i, j, d, k int, s *script) {
 	}
 }
 
-// Apply rebuilds b from a and an edit script of Diff: what a test of a
-// script checks it against.
-func Apply(a, b []string, runs []Run) []string {
-	var out []string
-	for _, r := range runs {
-		switch r.Kind {
-		case Equal:
-			out = append(out, a[r.A0:r.A1]...)
-		case Insert:
-			out = append(out, b[r.B0:r.B1]...)
-		}
-	}
-	return out
-}
-
 // Unified writes the difference from a (named from) to b (named to) as a
 // unified diff with context lines of context around each change, and
 // reports whether the texts differ (nothing is written when they do not).

@@ -216,3 +216,18 @@ func BenchmarkDiff8MB(b *testing.B) {
 type countWriter int
 
 func (w *countWriter) Write(p []byte) (int, error) { *w += countWriter(len(p)); return len(p), nil }
+
+// Apply rebuilds b from a and an edit script of Diff, to check a script
+// against.
+func Apply(a, b []string, runs []Run) []string {
+	var out []string
+	for _, r := range runs {
+		switch r.Kind {
+		case Equal:
+			out = append(out, a[r.A0:r.A1]...)
+		case Insert:
+			out = append(out, b[r.B0:r.B1]...)
+		}
+	}
+	return out
+}
