@@ -27,9 +27,11 @@
 // Every model client a session makes is made by its newClient method (a
 // folder that is not a workspace, for icm pull or icm's page reader, is
 // opened as one to have a session), and every tool server it starts comes
-// from its toolbox (runs, stage tests, listings, OpenTools): those are
-// where a decision about which servers and commands a workspace may reach
-// is made, at the top of each operation that reaches them.
+// from its toolbox (runs, stage tests, listings, OpenTools). A session is
+// opened with a trust decision (trust.go): each operation that would start
+// a command, contact a server or read a variable the workspace names asks
+// it first (Require, modelBlocked) and, untrusted, refuses with a fault of
+// kind untrusted; a new operation asks it at its top the same way.
 //
 // # Precedence
 //

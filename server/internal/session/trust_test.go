@@ -96,6 +96,8 @@ func TestTheGateRefusesWhatActs(t *testing.T) {
 	refused("pull", err)
 	_, err = s.PlanTests(TestRequest{})
 	refused("test", err)
+	_, err = s.Step(StepRequest{NeedModel: true})
+	refused("a Script stage's subcommand", err)
 	if w, err := s.Window(ctx); w != 0 || err != nil {
 		t.Errorf("window: %d, %v (want unknown, not asked)", w, err)
 	}
