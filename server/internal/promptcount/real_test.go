@@ -42,7 +42,7 @@ func sampleStages(t *testing.T, model string) []sampleStage {
 			t.Fatal(err)
 		}
 		rep := check.Run(ws, check.Options{})
-		box, problems := toolbox.Load(ws, toolbox.Self{Path: icmBin})
+		box, problems := toolbox.LoadWith(ws, toolbox.Self{Path: icmBin}, nil)
 		if len(problems) > 0 {
 			t.Fatalf("%s: MCP servers: %v", name, problems)
 		}

@@ -78,7 +78,7 @@ func TestSampleWorkspaceCasesAreGreen(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			box, _ := toolbox.Load(ws, toolbox.Self{Path: icmBin})
+			box, _ := toolbox.LoadWith(ws, toolbox.Self{Path: icmBin}, nil)
 			// The person trusts the copy of the sample; each job's copy
 			// carries that trust, so the icm its Script stages start
 			// there (icm critique) may use the model server.

@@ -46,15 +46,10 @@ type Box struct {
 	self map[string]bool
 }
 
-// Load reads the workspace's MCP servers and points `icm` commands at
-// this executable.
-func Load(ws *workspace.Workspace, self Self) (*Box, []tools.Problem) {
-	return LoadWith(ws, self, nil)
-}
-
-// LoadWith is Load with the environment entries' ${env:NAME} variables
-// are read from: lookup, or the process's when nil. A session that may
-// not read the variables a workspace names passes one that finds none.
+// LoadWith reads the workspace's MCP servers and points `icm` commands
+// at this executable; the entries' ${env:NAME} variables are read through
+// lookup, or the process's environment when nil. A session that may not
+// read the variables a workspace names passes one that finds none.
 func LoadWith(ws *workspace.Workspace, self Self, lookup func(string) (string, bool)) (*Box, []tools.Problem) {
 	var reg tools.Registry
 	var problems []tools.Problem

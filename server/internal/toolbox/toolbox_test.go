@@ -24,7 +24,7 @@ command = "other-server"
 	if err != nil {
 		t.Fatal(err)
 	}
-	box, problems := Load(ws, Self{Path: "/opt/icm/bin/icm", Env: map[string]string{"OLLAMA_HOST": "http://127.0.0.1:2", "SEARXNG_URL": "http://ignored", "ICM_MODEL": ""}})
+	box, problems := LoadWith(ws, Self{Path: "/opt/icm/bin/icm", Env: map[string]string{"OLLAMA_HOST": "http://127.0.0.1:2", "SEARXNG_URL": "http://ignored", "ICM_MODEL": ""}}, nil)
 	if len(problems) != 0 {
 		t.Fatalf("problems: %v", problems)
 	}
@@ -75,7 +75,7 @@ command = "other-server"
 		t.Fatal(err)
 	}
 	// ICM_MODEL=a in the environment; the stage runs on b.
-	box, _ := Load(ws, Self{Path: "/opt/icm", Env: map[string]string{"ICM_MODEL": "a", "SEARXNG_URL": "http://s"}})
+	box, _ := LoadWith(ws, Self{Path: "/opt/icm", Env: map[string]string{"ICM_MODEL": "a", "SEARXNG_URL": "http://s"}}, nil)
 	reg := box.With(map[string]string{"ICM_MODEL": "b", "OLLAMA_HOST": "http://h"})
 	if e := reg["browser"].Env; e["ICM_MODEL"] != "b" || e["OLLAMA_HOST"] != "http://h" || e["SEARXNG_URL"] != "http://s" {
 		t.Errorf("browser env = %v: the stage's model and host must win over inherited values, the rest be kept", e)

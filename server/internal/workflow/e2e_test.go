@@ -104,7 +104,7 @@ func (h *harness) ws() *workspace.Workspace {
 func (h *harness) run(opts workflow.Options) (*workflow.Summary, error) {
 	h.t.Helper()
 	ws := h.ws()
-	box, _ := toolbox.Load(ws, toolbox.Self{Path: icmBin})
+	box, _ := toolbox.LoadWith(ws, toolbox.Self{Path: icmBin}, nil)
 	opts.Client = h.client
 	opts.Tools = box.Opener(tools.DefaultOptions(ws.Root, ws.Config))
 	opts.Servers = box.Names()
