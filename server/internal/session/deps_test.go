@@ -34,8 +34,9 @@ func TestFrontEndsImportOnlyTheSession(t *testing.T) {
 }
 
 // TestProtocolLibrariesStayAtTheEdges: LSP and JSON-RPC are the language
-// server's business, MCP the MCP client's (tools), icm's own MCP servers'
-// and the command that serves them (cli). No other package of icm imports
+// server's business, MCP the MCP client's (tools, and toolbox, which lists
+// icm's own servers in process), icm's own MCP servers' and the command
+// that serves them (cli). No other package of icm imports
 // them, so the engine and the domain packages are the same whichever front
 // end calls them.
 func TestProtocolLibrariesStayAtTheEdges(t *testing.T) {
@@ -43,7 +44,7 @@ func TestProtocolLibrariesStayAtTheEdges(t *testing.T) {
 	allowed := map[string][]string{
 		"github.com/tliron/glsp":          {"lsp"},
 		"github.com/sourcegraph/jsonrpc2": {"lsp"},
-		"github.com/mark3labs/mcp-go":     {"tools", "mcpserver", "cli"},
+		"github.com/mark3labs/mcp-go":     {"tools", "toolbox", "mcpserver", "cli"},
 	}
 	out, err := exec.CommandContext(t.Context(), "go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "../...").Output()
 	if err != nil {

@@ -64,6 +64,6 @@ func Kinds() []fault.Kind {
 func Actions() []fault.ActionID {
 	return []fault.ActionID{
 		fault.Approve, fault.ApproveAnyway, fault.ChooseModel, fault.CompareModel, fault.InstallServer, fault.OpenFile, fault.PullModel,
-		fault.RunAnyway, fault.RunCheck, fault.RunStage, fault.SetServer, fault.ShowDiff, fault.StartServer, fault.TryDemo,
+		fault.RunAnyway, fault.RunCheck, fault.RunStage, fault.SetServer, fault.ShowDiff, fault.StartServer, fault.TrustWorkspace, fault.TryDemo,
 	}
 }
