@@ -1,6 +1,7 @@
 package trust
 
 import (
+	"bytes"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -167,6 +168,9 @@ func contractParts(ws *workspace.Workspace, vars map[string]string) Parts {
 		if err != nil {
 			continue // an unreadable contract cannot run either
 		}
+		if !namesCommands(src) {
+			continue // no ## Script, no run: check: nothing to parse for
+		}
 		c := contract.Parse(st.Contract, src)
 		if c.Script != nil && strings.TrimSpace(c.Script.Command) != "" {
 			ps = append(ps, Part{Kind: Script, Where: st.ContractRel() + " ## Script", Value: Fill(c.Script.Command, vars)})
@@ -178,6 +182,15 @@ func contractParts(ws *workspace.Workspace, vars map[string]string) Parts {
 		}
 	}
 	return ps
+}
+
+// namesCommands reports whether a contract may name a command: a Script
+// section's heading holds "script" and a run check starts "run:", in any
+// case, so a contract with neither holds none, and is not parsed (a
+// session decides its trust on every opening, icm check's included).
+func namesCommands(src []byte) bool {
+	lower := bytes.ToLower(src)
+	return bytes.Contains(lower, []byte("script")) || bytes.Contains(lower, []byte("run:"))
 }
 
 var placeholder = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)

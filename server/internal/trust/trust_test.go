@@ -3,6 +3,7 @@ package trust_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -359,4 +360,48 @@ func FuzzLoadRecord(f *testing.F) {
 			t.Errorf("trusted by a record that is not a grant for it: %+v", d.Record)
 		}
 	})
+}
+
+// TestCommandsAreFoundWhateverTheCase: a contract is read for its
+// commands only when its text may name one, and one that does is found
+// however it spells the heading or the check.
+func TestCommandsAreFoundWhateverTheCase(t *testing.T) {
+	ws := open(t, wstest.Write(t, `
+-- CLAUDE.md --
+# Id
+-- pipeline/01-a/CONTEXT.md --
+# Stage: 01-a
+
+## SCRIPT
+make all
+
+## Outputs
+- a.md -> output/
+-- pipeline/02-b/CONTEXT.md --
+# Stage: 02-b
+
+## Process
+Write about running.
+
+## Verify
+- Run: make check
+-- pipeline/03-c/CONTEXT.md --
+# Stage: 03-c
+
+## Process
+Write about running the site.
+
+## Verify
+- non-empty
+`))
+	var got []string
+	for _, p := range trust.Of(ws, trust.Options{}) {
+		got = append(got, p.String())
+	}
+	want := []string{"run make all (pipeline/01-a/CONTEXT.md ## Script)", "run make check (pipeline/02-b/CONTEXT.md ## Verify)"}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("parts %q, want %q", got, want)
+	}
 }
