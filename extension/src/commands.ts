@@ -7,6 +7,7 @@ import type { PipelineNode } from './pipelineView';
 import { modelStatusText, pickOrder, stateLabel, workspaceOf } from './present';
 import {
   ServerCommand,
+  type DoctorResult,
   type ModelStatus,
   type OutputsResult,
   type ProbeResult,
@@ -14,6 +15,7 @@ import {
   type WorkspaceStatus,
 } from './protocol';
 import { comparisons, messageOf, parseHistoryTime } from './review';
+import { doctorItems, doctorTitle } from './doctor';
 import type { ReviewFlow } from './reviewFlow';
 import type { IcmServer } from './server';
 
@@ -204,6 +206,18 @@ export function registerCommands({ server, model, review, log, runs }: Deps): vs
         return;
       }
       void vscode.window.showInformationMessage(text);
+    },
+    'icm.pipeline.doctor': async () => {
+      const ws = await pickWorkspace();
+      if (ws === undefined) {
+        return;
+      }
+      const d = await server.execute<DoctorResult>(ServerCommand.doctor, { workspace: ws.workspace });
+      log.info(`doctor ${ws.workspace}: ${d.lines.map((l) => `${l.status} ${l.id}: ${l.text}`).join(' | ')}`);
+      const picked = await vscode.window.showQuickPick(doctorItems(d), { title: doctorTitle(d), matchOnDescription: true });
+      if (picked?.fix !== undefined) {
+        await review.performFix(picked.fix, ws.workspace);
+      }
     },
     'icm.pipeline.pullModel': async () => {
       const ws = await pickWorkspace();

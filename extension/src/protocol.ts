@@ -20,6 +20,7 @@ export const ServerCommand = {
   pullModel: 'icm.pullModel',
   trustList: 'icm.trustList',
   trustGrant: 'icm.trustGrant',
+  doctor: 'icm.doctor',
 } as const;
 
 /** Notifications the extension sends. */
@@ -323,4 +324,23 @@ export interface ModelStatus {
   models: string[];
   /** What went wrong, in words, when it did. */
   error?: string;
+}
+
+/** One line of icm.doctor's report. */
+export interface DoctorLine {
+  id: string;
+  title: string;
+  /** ok, warn, fail or skip. */
+  status: string;
+  text: string;
+  /** The button that fixes a failing line. */
+  fix?: ErrorAction;
+}
+
+/** What icm.doctor answers. */
+export interface DoctorResult {
+  workspace: string;
+  lines: DoctorLine[];
+  next?: NextStep;
+  failed: number;
 }

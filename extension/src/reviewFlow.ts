@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { type FixDeps, performFix, showError, startServer } from './errorActions';
 import type { PipelineModel } from './model';
 import { Button, runNotice, type NoticeAction } from './notices';
-import { ServerCommand, type CompareResult, type OutputsResult, type RunFinished } from './protocol';
+import { ServerCommand, type CompareResult, type ErrorAction, type OutputsResult, type RunFinished } from './protocol';
 import { verifyFailure } from './review';
 import { rerunQuestion } from './rerun';
 import type { IcmServer } from './server';
@@ -28,6 +28,11 @@ export class ReviewFlow {
       compareWithModel: (workspace, stage) => this.compareWithModel(workspace, stage),
       pull: (workspace, model) => this.pull(undefined, model, workspace),
     };
+  }
+
+  /** Performs one fix the server offered (a Doctor line's button). */
+  performFix(action: ErrorAction, workspace: string): Promise<void> {
+    return performFix(action, workspace, this.fixes);
   }
 
   /** Shows a server error with its hint and one button per fix. */

@@ -163,6 +163,7 @@ func commands(env *Env, g *globalFlags) []*cobra.Command {
 		newResearchCmd(env, g),
 		newDemoCmd(env),
 		newTrustCmd(env, g),
+		newDoctorCmd(env, g),
 	}
 }
 

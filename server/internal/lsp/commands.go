@@ -133,6 +133,9 @@ func (s *Server) executeCommand(gctx *glsp.Context, p *protocol.ExecuteCommandPa
 	if res, ok, err := s.reviewCommand(ctx, p.Command, args); ok {
 		return res, err
 	}
+	if res, ok, err := s.runningCommand(ctx, p.Command, args); ok {
+		return res, err
+	}
 	return nil, fault.UnknownCommand(p.Command, allCommands())
 }
 

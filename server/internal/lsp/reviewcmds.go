@@ -22,7 +22,7 @@ var reviewCommands = []string{cmdVirtualDocument, cmdRuns, cmdCompareOutput, cmd
 
 // allCommands is every command the server executes.
 func allCommands() []string {
-	return append(append([]string(nil), commandNames...), reviewCommands...)
+	return append(append(append([]string(nil), commandNames...), reviewCommands...), runningCommands...)
 }
 
 // reviewCommand runs one of reviewCommands; ok is false for another.

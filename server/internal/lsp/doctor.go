@@ -1,0 +1,70 @@
+package lsp
+
+import (
+	"context"
+
+	"github.com/icm-tool/icm/server/internal/session"
+)
+
+// Commands of running a workspace on this machine (docs/lsp-protocol.md).
+const cmdDoctor = "icm.doctor"
+
+// runningCommands are the commands runningCommand answers.
+var runningCommands = []string{cmdDoctor}
+
+// runningCommand runs one of runningCommands; ok is false for another.
+func (s *Server) runningCommand(ctx context.Context, command string, args commandArgs) (any, bool, error) {
+	switch command {
+	case cmdDoctor:
+		st, err := s.workspaceArg(args)
+		if err != nil {
+			return nil, true, err
+		}
+		res, err := s.doctor(ctx, st)
+		return res, true, err
+	}
+	return nil, false, nil
+}
+
+// diagnosis is what icm.doctor answers: the session's diagnosis with each
+// fix as the button the client shows (an error action's wire form).
+type diagnosis struct {
+	Workspace string     `json:"workspace"`
+	Lines     []diagLine `json:"lines"`
+	Next      any        `json:"next"`
+	Failed    int        `json:"failed"`
+}
+
+type diagLine struct {
+	ID     string      `json:"id"`
+	Title  string      `json:"title"`
+	Status string      `json:"status"`
+	Text   string      `json:"text"`
+	Fix    *actionData `json:"fix,omitempty"`
+}
+
+// doctor diagnoses a workspace through its session, as icm doctor does.
+func (s *Server) doctor(ctx context.Context, st *wsState) (*diagnosis, error) {
+	o, err := st.acquire()
+	if err != nil {
+		return nil, err
+	}
+	defer o.release()
+	d := o.sess.Doctor(ctx)
+	out := &diagnosis{Workspace: d.Workspace, Lines: []diagLine{}, Next: d.Next, Failed: d.Failed}
+	for _, l := range d.Lines {
+		out.Lines = append(out.Lines, diagLine{ID: l.ID, Title: l.Title, Status: l.Status, Text: l.Text, Fix: fixButton(l)})
+	}
+	return out, nil
+}
+
+// fixButton is a failing or warning line's fix as a button; nil for a
+// line that needs none.
+func fixButton(l session.DiagLine) *actionData {
+	if l.Fix == nil || (l.Status != session.DiagFail && l.Status != session.DiagWarn) {
+		return nil
+	}
+	a := l.Fix.Action
+	return &actionData{ID: string(a.ID), Title: a.Title(), Stage: a.Stage, Location: locationOf(a.File, a.Line),
+		Model: a.Model, URL: a.URL, Command: a.Command, Setting: settingOf[a.ID]}
+}

@@ -1,0 +1,359 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"github.com/icm-tool/icm/server/internal/check"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/mcpserver/search"
+	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/suggest"
+)
+
+// Statuses of a diagnosis line.
+const (
+	DiagOK   = "ok"
+	DiagWarn = "warn"
+	DiagFail = "fail"
+	// DiagSkip is a line that could not be asked (no server to ask, or
+	// nothing of the kind in the workspace).
+	DiagSkip = "skip"
+)
+
+// Diagnosis is what `icm doctor` and the editor's Doctor command show:
+// one line per thing that must work for this workspace to run on this
+// machine, and what to do next.
+type Diagnosis struct {
+	Workspace string     `json:"workspace"`
+	Lines     []DiagLine `json:"lines"`
+	// Next is the workspace's next step, as icm status says it.
+	Next state.Next `json:"next"`
+	// Failed counts the lines that failed.
+	Failed int `json:"failed"`
+}
+
+// DiagLine is one thing checked.
+type DiagLine struct {
+	// ID names it: server, model, window, tools:NAME, search:NAME,
+	// trust, check.
+	ID string `json:"id"`
+	// Title is what is checked, in a few words ("model server").
+	Title  string `json:"title"`
+	Status string `json:"status"`
+	// Text says what was found, in words that suit every face (no
+	// command, no flag).
+	Text string `json:"text"`
+	// Fix, on a line that failed or warns, is the one thing that fixes it.
+	Fix *DiagFix `json:"fix,omitempty"`
+}
+
+// DiagFix is the fix of a line: at the terminal a command, or a setting
+// to change; in the editor the action its button performs.
+type DiagFix struct {
+	// Command is the shell command that fixes it ("ollama serve").
+	Command string `json:"command,omitempty"`
+	// Setting is the setting to change, when no command does it
+	// ("[model] num_ctx = 16384 in config.toml").
+	Setting string `json:"setting,omitempty"`
+	// Install names what to install, and from where, when neither does.
+	Install string `json:"install,omitempty"`
+	// Action is the editor's button.
+	Action fault.Action `json:"action"`
+}
+
+// doctorWait bounds each question the doctor asks a server.
+const doctorWait = 5 * time.Second
+
+// Doctor diagnoses the workspace on this machine: the model server and
+// its version, the model (or the nearest installed one), its window
+// against the largest stage, each tool server (started only where the
+// workspace's trust allows), the search backends, the trust state, what
+// the check finds, and the next step. It never fails: what it cannot
+// learn is a line that says so.
+func (s *Session) Doctor(ctx context.Context) *Diagnosis {
+	d := &Diagnosis{Workspace: s.ws.Root}
+	rep := s.Check(nil)
+	trust, allowed := s.trustLine()
+	model := s.Model()
+	up, installed := s.doctorServer(ctx, d, model)
+	s.doctorModel(ctx, d, model, up, installed)
+	s.doctorWindow(ctx, d, model, up, installed, rep.Stages)
+	s.doctorTools(ctx, d, allowed)
+	s.doctorSearch(ctx, d, allowed)
+	d.Lines = append(d.Lines, trust)
+	d.Lines = append(d.Lines, checkLine(rep.Findings))
+	if p, err := rep.Pipeline(s.opts.Settings.Model); err == nil {
+		d.Next = p.Next
+	}
+	for _, l := range d.Lines {
+		if l.Status == DiagFail {
+			d.Failed++
+		}
+	}
+	return d
+}
+
+func (d *Diagnosis) add(l DiagLine) { d.Lines = append(d.Lines, l) }
+
+// doctorServer checks the model server answers and asks its version and
+// models; up says it answered, installed is what it has (nil when it
+// cannot say).
+func (s *Session) doctorServer(ctx context.Context, d *Diagnosis, model string) (up bool, installed []string) {
+	l := DiagLine{ID: "server", Title: "model server"}
+	if s.modelBlocked() {
+		// The workspace names the server: untrusted, it is not asked.
+		l.Status, l.Text = DiagSkip, "not asked: the workspace names this server and is not trusted"
+		d.add(l)
+		return false, nil
+	}
+	c, err := s.newClient(llm.WithRetry(time.Second, 1))
+	if err != nil {
+		l.Status, l.Text = DiagFail, fault.From(err).Msg
+		l.Fix = &DiagFix{Setting: "[model] in config.toml", Action: fault.Action{ID: fault.OpenFile, File: s.ws.Config.Path, Line: 1}}
+		d.add(l)
+		return false, nil
+	}
+	url := s.ServerURL()
+	where := url
+	if where == "" {
+		where = "the model servers"
+	}
+	cctx, cancel := context.WithTimeout(ctx, doctorWait)
+	defer cancel()
+	version, err := llm.ServerVersion(cctx, c)
+	if err != nil {
+		l.Status = DiagFail
+		l.Text = fmt.Sprintf("nothing answers at %s", where)
+		f := s.onThisMachine(fault.From(err), model)
+		if f != nil && f.Msg != "" {
+			l.Text = f.Msg
+		}
+		l.Fix = serverFix(f, url)
+		d.add(l)
+		return false, nil
+	}
+	l.Status, l.Text = DiagOK, fmt.Sprintf("%s answers", where)
+	if version != "" {
+		l.Text += " (version " + version + ")"
+	}
+	d.add(l)
+	names, err := llm.ListModels(cctx, c)
+	if err != nil {
+		return true, nil
+	}
+	return true, names
+}
+
+// serverFix is the one fix of a server that does not answer: start it
+// when icm knows how, install it when it is not on this machine, else
+// point icm at one that runs.
+func serverFix(f *fault.Error, url string) *DiagFix {
+	if f != nil {
+		for _, a := range f.Actions {
+			switch a.ID {
+			case fault.StartServer:
+				return &DiagFix{Command: a.Command, Action: a}
+			case fault.InstallServer:
+				return &DiagFix{Install: "Ollama, from " + a.URL, Action: a}
+			}
+		}
+	}
+	return &DiagFix{Setting: "[model] base_url in config.toml (or OLLAMA_HOST)", Action: fault.Action{ID: fault.SetServer, URL: url}}
+}
+
+// installedAs finds model among the installed names ("m" is "m:latest").
+func installedAs(model string, names []string) bool {
+	return slices.ContainsFunc(names, func(n string) bool {
+		return strings.EqualFold(n, model) || strings.EqualFold(n, model+":latest") || strings.EqualFold(n+":latest", model)
+	})
+}
+
+func (s *Session) doctorModel(ctx context.Context, d *Diagnosis, model string, up bool, installed []string) {
+	l := DiagLine{ID: "model", Title: "model"}
+	switch {
+	case model == "":
+		l.Status, l.Text = DiagFail, "no model is named"
+		l.Fix = &DiagFix{Setting: "[model] name in config.toml", Action: fault.Action{ID: fault.ChooseModel, Model: suggest.Model("", installed)}}
+	case !up:
+		l.Status, l.Text = DiagSkip, model+": the model server did not answer"
+	case installed == nil:
+		l.Status, l.Text = DiagSkip, model+": the server does not list its models"
+	case installedAs(model, installed):
+		l.Status, l.Text = DiagOK, model+" is installed"
+	default:
+		l.Status = DiagFail
+		l.Text = model + " is not installed"
+		if near := suggest.Model(model, installed); near != "" {
+			l.Text += "; the nearest installed is " + near
+		} else if len(installed) > 0 {
+			l.Text += "; installed: " + strings.Join(installed, ", ")
+		}
+		l.Fix = &DiagFix{Command: "icm pull " + model, Action: fault.Action{ID: fault.PullModel, Model: model, URL: s.ServerURL()}}
+	}
+	d.add(l)
+}
+
+// doctorWindow compares the model's window with the largest stage's
+// context (the check's count) and the room an answer needs.
+func (s *Session) doctorWindow(ctx context.Context, d *Diagnosis, model string, up bool, installed []string, stages []*check.StageReport) {
+	l := DiagLine{ID: "window", Title: "context window"}
+	largest, name := 0, ""
+	for _, sr := range stages {
+		if sr.Context != nil && sr.Context.Total > largest {
+			largest, name = sr.Context.Total, sr.Stage.Name
+		}
+	}
+	_, configured := s.ConfiguredWindow()
+	if !configured && (!up || !installedAs(model, installed)) {
+		l.Status, l.Text = DiagSkip, "the model's window cannot be asked"
+		d.add(l)
+		return
+	}
+	w, err := s.Window(ctx)
+	switch {
+	case err != nil || w <= 0:
+		l.Status, l.Text = DiagSkip, "the model's window is not known"
+	case largest == 0:
+		l.Status, l.Text = DiagOK, fmt.Sprintf("%d tokens; no stage assembles a context", w)
+	case largest+AnswerRoom > w:
+		l.Status = DiagFail
+		l.Text = fmt.Sprintf("%d tokens; the largest stage, %s, needs about %d with room for the answer", w, name, largest+AnswerRoom)
+		need := roundUp(largest+AnswerRoom, 1024)
+		l.Fix = &DiagFix{Setting: fmt.Sprintf("[model] num_ctx = %d in config.toml (a model with a larger window)", need),
+			Action: fault.Action{ID: fault.OpenFile, File: s.ws.Config.Path, Line: 1}}
+	default:
+		l.Status, l.Text = DiagOK, fmt.Sprintf("%d tokens; the largest stage, %s, needs about %d", w, name, largest+AnswerRoom)
+	}
+	d.add(l)
+}
+
+func roundUp(n, to int) int { return (n + to - 1) / to * to }
+
+// doctorTools starts each configured tool server, when trust allows, and
+// lists its tools.
+func (s *Session) doctorTools(ctx context.Context, d *Diagnosis, allowed bool) {
+	for _, name := range s.ServerNames() {
+		l := DiagLine{ID: "tools:" + name, Title: "tool server " + name}
+		loc, _ := s.ServerLocation(name)
+		if !allowed {
+			l.Status, l.Text = DiagSkip, "not started: the workspace is not trusted"
+			d.add(l)
+			continue
+		}
+		cctx, cancel := context.WithTimeout(ctx, 2*doctorWait)
+		infos, err := s.ListTools(cctx, name)
+		cancel()
+		if err != nil {
+			l.Status, l.Text = DiagFail, "does not start: "+cause(err.Error())
+			l.Fix = &DiagFix{Setting: "its entry at " + s.relLoc(loc), Action: s.entryAction(name)}
+		} else {
+			names := make([]string, len(infos))
+			for i, t := range infos {
+				names[i] = t.Name
+			}
+			l.Status, l.Text = DiagOK, fmt.Sprintf("starts and lists %d tool%s: %s", len(infos), plural(len(infos)), strings.Join(names, ", "))
+		}
+		d.add(l)
+	}
+}
+
+// entryAction opens a server's entry where it is written.
+func (s *Session) entryAction(name string) fault.Action {
+	srv := s.box.Registry[name]
+	file := srv.Source
+	if file != "" && !strings.HasPrefix(file, "/") {
+		file = s.ws.Abs(file)
+	}
+	return fault.Action{ID: fault.OpenFile, File: file, Line: max(1, srv.Line)}
+}
+
+// doctorSearch asks each of icm's own search servers' SearXNG one query.
+func (s *Session) doctorSearch(ctx context.Context, d *Diagnosis, allowed bool) {
+	for _, b := range s.box.SearchBackends() {
+		l := DiagLine{ID: "search:" + b.Server, Title: "search backend"}
+		url := b.URL
+		if url == "" {
+			url = search.DefaultURL
+		}
+		if !allowed {
+			l.Status, l.Text = DiagSkip, "SearXNG at "+url+" not asked: the workspace is not trusted"
+			d.add(l)
+			continue
+		}
+		cctx, cancel := context.WithTimeout(ctx, doctorWait)
+		_, err := (&search.Client{BaseURL: url}).Search(cctx, "icm", 1)
+		cancel()
+		if err != nil {
+			l.Status, l.Text = DiagFail, "SearXNG at "+url+" does not answer"
+			l.Fix = &DiagFix{Command: "docker compose -f docker/compose.yml up -d searxng", Action: s.entryAction(b.Server)}
+		} else {
+			l.Status, l.Text = DiagOK, "SearXNG at "+url+" answers"
+		}
+		d.add(l)
+	}
+}
+
+// checkLine sums up what the check found.
+func checkLine(fs []contract.Finding) DiagLine {
+	l := DiagLine{ID: "check", Title: "contracts"}
+	var errs, warns int
+	firstFile := ""
+	for _, f := range fs {
+		switch f.Severity {
+		case contract.Error:
+			errs++
+			if firstFile == "" {
+				firstFile = f.File
+			}
+		case contract.Warning:
+			warns++
+		}
+	}
+	l.Text = fmt.Sprintf("%d error%s, %d warning%s", errs, plural(errs), warns, plural(warns))
+	switch {
+	case errs > 0:
+		l.Status = DiagFail
+		l.Fix = &DiagFix{Command: "icm check", Action: fault.Action{ID: fault.RunCheck, File: firstFile}}
+	case warns > 0:
+		l.Status = DiagWarn
+		l.Fix = &DiagFix{Command: "icm check", Action: fault.Action{ID: fault.RunCheck}}
+	default:
+		l.Status = DiagOK
+	}
+	return l
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// cause is the last, most specific part of an error chain ("no such file
+// or directory; check the command ..."), on one line.
+func cause(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if i := strings.LastIndex(s, ": "); i >= 0 && i+2 < len(s) {
+		s = s[i+2:]
+	}
+	return s
+}
+
+// relLoc writes a "file:line" location inside the workspace relative to it.
+func (s *Session) relLoc(loc string) string {
+	if rest, ok := strings.CutPrefix(loc, s.ws.Root+string(filepath.Separator)); ok {
+		return filepath.ToSlash(rest)
+	}
+	return loc
+}
