@@ -700,4 +700,24 @@ test('the extension in VS Code', async (t) => {
     await page.locator('.markers-panel .monaco-list-row', { hasText: 'did you mean "qwen3.5:9b"' }).first().waitFor({ state: 'detached' });
     await screenshot('model-typo-fixed');
   });
+
+  await step(t, 'ICM: Doctor lists what a run needs; picking a failing line performs its fix', async () => {
+    await page.keyboard.press('Escape');
+    await clearNotifications();
+    await runCommand('ICM: Doctor');
+    const list = page.locator('.quick-input-widget');
+    await list.locator('.monaco-list-row', { hasText: 'model server' }).first().waitFor();
+    await list.locator('.monaco-list-row', { hasText: 'qwen3.5:9b is installed' }).first().waitFor();
+    // Nothing serves SearXNG here: its line fails first, with its button.
+    const failing = list.locator('.monaco-list-row', { hasText: 'search backend' }).first();
+    await failing.waitFor();
+    await list.locator('.quick-input-title', { hasText: 'to fix' }).waitFor();
+    const rows = await list.locator('.monaco-list-row').allInnerTexts();
+    assert.ok(!rows.some((r) => /\bicm |--\w/.test(r)), `a Doctor line shows a command line: ${rows.join(' | ')}`);
+    await screenshot('doctor');
+    await failing.click();
+    // Its fix opens the entry that names the search server.
+    await page.locator('.tab.active', { hasText: 'config.toml' }).waitFor();
+    await screenshot('doctor-fix-opened');
+  });
 });
