@@ -115,6 +115,10 @@ type Options struct {
 	// assembling every stage reads the same references again); nil
 	// parses each time.
 	Docs *Docs
+	// WriteMode is how the model writes the files of a stage whose
+	// outputs it names (a writeout mode; "" means the write tool): the
+	// contract's Outputs section says so.
+	WriteMode string
 }
 
 // MissingError says an input file does not exist.
@@ -195,14 +199,30 @@ func (a *assembler) build(c *contract.Contract) error {
 		system = append(system, "# Reference material\n\nRules and background for this stage. Follow them as constraints.\n\n"+strings.Join(refs, "\n\n"))
 	}
 
-	process := strings.TrimSpace(a.text(c.Instructions()))
-	if process != "" {
-		a.add(Part{Role: RoleUser, Layer: LayerProcess, Label: "Process", Path: a.ws.Rel(c.File), Text: process})
-		user = append(user, process)
+	whole := wholeContract(c)
+	at := len(a.ctx.Parts)
+	if !whole {
+		process := strings.TrimSpace(a.text(c.Instructions()))
+		if process != "" {
+			a.add(Part{Role: RoleUser, Layer: LayerProcess, Label: "Process", Path: a.ws.Rel(c.File), Text: process})
+			user = append(user, process)
+		}
 	}
 	work, err := a.inputs(c, contract.LayerWorking, RoleUser)
 	if err != nil {
 		return err
+	}
+	if whole {
+		// The contract names what was loaded, so it is written once the
+		// inputs are in, and stands where the Process would.
+		text := a.contractText(c, a.ctx.Parts, a.opts.WriteMode)
+		if text != "" {
+			a.add(Part{Role: RoleUser, Layer: LayerProcess, Label: contractLabel, Path: a.ws.Rel(c.File), Text: text})
+			last := a.ctx.Parts[len(a.ctx.Parts)-1]
+			copy(a.ctx.Parts[at+1:], a.ctx.Parts[at:len(a.ctx.Parts)-1])
+			a.ctx.Parts[at] = last
+			user = append(user, text)
+		}
 	}
 	if len(work) > 0 {
 		user = append(user, "# Working material\n\nThe material this stage works on.\n\n"+strings.Join(work, "\n\n"))

@@ -84,3 +84,148 @@ func TestSampleContexts(t *testing.T) {
 		golden.Check(t, "testdata/samples-"+name+".txt", []byte(b.String()))
 	}
 }
+
+// templateStyle is a contract in the ICM template's notation with every
+// kind of section: the author's instructions, icm's own sections, Verify
+// with prose and a check, a Script that is text.
+const templateStyle = `
+-- CLAUDE.md --
+# Who you are
+You write field guides.
+-- _config/style.md --
+# Style
+
+## Voice
+Short sentences.
+
+## Other
+Not loaded.
+-- stages/01-guide/CONTEXT.md --
+# Stage 01: Guide
+
+Turn the notes into a field guide.
+
+## Purpose
+
+A guide a walker can read on the trail.
+
+## Inputs
+
+| Source | File/Location | Section/Scope | Why |
+|--------|---------------|---------------|-----|
+| Notes | notes.md | Full file | What was seen |
+| Style | ../../_config/style.md | "Voice" | How it reads |
+
+## Tools
+none
+
+## Process
+
+1. Group the notes by habitat.
+2. Write one entry per species.
+
+## Model
+temperature: 0.3
+
+## Checkpoints
+
+| After step | Agent presents | Human decides |
+|---|---|---|
+| 1 | The habitats | Which to keep |
+
+## Audit
+
+- [ ] Every species has a habitat
+
+## Verify
+- non-empty
+- Each entry names where it was seen.
+
+## Script
+
+Open on the lake at dawn, then cut to the heron.
+
+## What this stage does NOT do
+
+It does not draw maps.
+
+## Review Gate
+
+- The names are spelled as in the notes.
+
+## Outputs
+
+| Artifact | Location | Format |
+|---|---|---|
+| Guide | output/[area-slug]-guide.md | Markdown |
+-- stages/01-guide/notes.md --
+A heron at the lake.
+`
+
+// A contract with more than its Process reaches the model whole, in its
+// author's order: icm's own sections left out, the Verify check left out
+// and its prose kept, a Script in words kept, Inputs as what was loaded,
+// Outputs with the files icm accepts; the part is labelled Contract.
+func TestWholeContractInOrder(t *testing.T) {
+	dir := wstest.Write(t, templateStyle)
+	ws, st, c := load(t, dir, "01-guide")
+	cx, err := Stage(ws, st, c, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"# Stage 01: Guide\n\nTurn the notes into a field guide.",
+		"## Purpose\n\nA guide a walker can read on the trail.",
+		"## Inputs\n\nLoaded for this stage:\n- `stages/01-guide/notes.md`",
+		"- `_config/style.md`, section Voice (layer 3, reference, in the system text)",
+		"## Process\n\n1. Group the notes by habitat.",
+		"## Checkpoints\n\n| After step | Agent presents | Human decides |",
+		"## Audit\n\n- [ ] Every species has a habitat",
+		"## Verify\n\n- Each entry names where it was seen.",
+		"## Script\n\nOpen on the lake at dawn",
+		"## What this stage does NOT do\n\nIt does not draw maps.",
+		"## Review Gate\n\n- The names are spelled as in the notes.",
+		"## Outputs\n\n| Artifact | Location | Format |",
+		"The files icm accepts:\n- output/[area-slug]-guide.md (fill in [area-slug])",
+		"with the write_output tool",
+	}
+	at := 0
+	for _, w := range want {
+		i := strings.Index(cx.User[at:], w)
+		if i < 0 {
+			t.Fatalf("the user text lacks %q after offset %d (or has it out of order):\n%s", w, at, cx.User)
+		}
+		at += i + len(w)
+	}
+	for _, gone := range []string{"## Tools", "## Model", "temperature: 0.3", "- non-empty", "| Notes | notes.md |"} {
+		if strings.Contains(cx.User, gone) {
+			t.Errorf("the user text holds %q, which icm consumes:\n%s", gone, cx.User)
+		}
+	}
+	labels := []string{}
+	for _, p := range cx.Parts {
+		labels = append(labels, p.Role+" "+p.Label)
+	}
+	if got := strings.Join(labels, ", "); got != "system CLAUDE.md, system stages/01-guide/notes.md, system _config/style.md#Voice, user Contract" {
+		t.Errorf("parts = %s", got)
+	}
+	if cx.UserTokens == 0 || cx.Total != cx.SystemTokens+cx.UserTokens {
+		t.Errorf("counts: %+v", cx)
+	}
+}
+
+// The plain fallback's Outputs section says to answer with JSON or with
+// path: lines, as the run asks.
+func TestWholeContractWriteModes(t *testing.T) {
+	dir := wstest.Write(t, templateStyle)
+	ws, st, c := load(t, dir, "01-guide")
+	for mode, want := range map[string]string{"json": "Answer with one JSON object", "plain": "a line `path: output/NAME`"} {
+		cx, err := Stage(ws, st, c, Options{WriteMode: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(cx.User, want) || strings.Contains(cx.User, "write_output tool") {
+			t.Errorf("%s: the Outputs section does not say %q:\n%s", mode, want, cx.User)
+		}
+	}
+}

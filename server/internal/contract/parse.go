@@ -219,7 +219,7 @@ func (p *parser) parse() {
 		c.Sections = append(c.Sections, sec)
 		if kind == "" {
 			p.unknown = append(p.unknown, Finding{File: c.File, Range: s.Heading.TextRange, Severity: Info, Code: CodeUnknownSection,
-				Message: fmt.Sprintf("section %q is kept and shown but icm does not use it", s.Heading.Text)})
+				Message: fmt.Sprintf("section %q is not one of icm's own; the model reads it as written", s.Heading.Text)})
 			continue
 		}
 		block := p.blockOf(s.Range.Start)

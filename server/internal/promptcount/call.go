@@ -8,8 +8,10 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/config"
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/tools"
+	"github.com/icm-tool/icm/server/internal/writeout"
 )
 
 // ToolLister lists one MCP server's tools: the language server's cached
@@ -28,6 +30,7 @@ func CallOf(ctx context.Context, cfg config.Model, k *contract.Contract, overrid
 	call := Call{Model: set.Model(), Think: set.Think}
 	allow := k.Tools.Allowed()
 	if len(allow) == 0 {
+		writeTool(&call, k)
 		return call
 	}
 	servers := make([]string, 0, len(allow))
@@ -71,5 +74,16 @@ func CallOf(ctx context.Context, cfg config.Model, k *contract.Contract, overrid
 		call.Unlisted = append(call.Unlisted, err.Error())
 	}
 	call.Tools = defs
+	writeTool(&call, k)
 	return call
+}
+
+// writeTool adds the write tool a stage whose outputs the model names is
+// offered, after its servers' tools, as the run offers it.
+func writeTool(call *Call, k *contract.Contract) {
+	if !writeout.Needed(k) {
+		return
+	}
+	call.Tools = append(call.Tools, llm.Tool{Name: writeout.ToolName,
+		Description: writeout.ToolDescription(writeout.Targets(k)), Parameters: writeout.ToolParameters})
 }

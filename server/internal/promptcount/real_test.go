@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/icm-tool/icm/server/internal/assemble"
@@ -230,5 +231,58 @@ func TestSampleStagesMatchRealServer(t *testing.T) {
 		if c.Method != tokens.Calibrated || math.Abs(off) > limit {
 			t.Errorf("%s: calibrated %d (%s), server %d: %.1f%% off, want within %.0f%%", r.label, c.Tokens, c.Label(), r.server, 100*off, 100*limit)
 		}
+	}
+}
+
+// TestWholeContractStagesMatchRealServer: for every stage of the four
+// ICM-template workspaces (read in place), whose contracts reach the model
+// whole and whose files the model names through the write tool, icm's
+// count of the first call (the whole contract, the write tool's
+// definition) equals the real server's prompt_eval_count.
+func TestWholeContractStagesMatchRealServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("realollama: -short skips tests that start a real Ollama server")
+	}
+	if _, err := realollama.Qwen3TokenizerPath(); errors.Is(err, realollama.ErrQwen3Missing) && os.Getenv("CI") == "" {
+		t.Skipf("SKIPPED: %v", err)
+	}
+	srv := realollama.Start(t, realollama.Options{Model: realollama.ModelSpec{Vocabulary: realollama.VocabQwen3, ContextLength: 32768}})
+	exact, err := llm.NewOllama(llm.WithBaseURL(srv.URL), llm.WithModelFiles(ollamamodel.NewCache([]string{srv.ModelsDir})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	counter := &promptcount.Counter{Client: exact}
+	repo := wstest.TemplateFixtures(t)
+	writers := 0
+	for _, name := range []string{"course-deck-production", "research-pipeline-new", "script-to-animation", "workspace-builder"} {
+		ws, err := workspace.OpenWith(filepath.Join(repo, name), workspace.Options{Repository: repo})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := check.Run(ws, check.Options{})
+		for _, st := range ws.Stages {
+			k := rep.Stage(st.Name).Contract
+			call := promptcount.CallOf(context.Background(), ws.Config.Model, k, srv.Model, nil)
+			opts := assemble.Options{AllowMissing: true, ProducedBy: rep.ProducedBy}
+			count, err := counter.Stage(context.Background(), ws, st, k, opts, call)
+			if err != nil {
+				t.Fatalf("%s/%s: %v", name, st.Name, err)
+			}
+			cx, err := assemble.Stage(ws, st, k, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(call.Tools) > 0 {
+				writers++
+			}
+			_, got := serverCount(t, exact, promptcount.Request(cx, call))
+			t.Logf("%-40s icm %5d  server %5d  (%s; %d tools)", name+"/"+st.Name, count.First.Tokens, got, count.First.Label(), len(call.Tools))
+			if count.First.Method != tokens.Exact || count.First.Tokens != got {
+				t.Errorf("%s/%s: icm counted %d (%s), the server evaluated %d", name, st.Name, count.First.Tokens, count.First.Label(), got)
+			}
+		}
+	}
+	if writers == 0 {
+		t.Error("no template stage offers the write tool")
 	}
 }

@@ -23,7 +23,8 @@ func ReviewGate(c *contract.Contract) string {
 	}
 	for _, s := range c.Sections {
 		name := strings.Join(strings.Fields(strings.ToLower(strings.TrimSuffix(strings.TrimSpace(s.Name), ":"))), " ")
-		if reviewHeadings[name] {
+		// A Gate section in words is someone else's review gate.
+		if reviewHeadings[name] || (s.Kind == contract.KindGate && c.ProseSection(s)) {
 			return strings.TrimSpace(s.Text)
 		}
 	}

@@ -226,6 +226,9 @@ func runShared(t *testing.T, dir string) []sharedRow {
 				err = errors.New(string(s.Status) + ": " + s.Reason)
 			}
 		}
+		if reqs := srv.ChatRequests(); len(reqs) > 0 {
+			checkWholeContract(t, st.Name, c, reqs[0].LastUser())
+		}
 		if err != nil {
 			row.failure = oneLineErr(err)
 		} else {
@@ -243,4 +246,57 @@ func oneLineErr(err error) string {
 		s = s[:160] + "…"
 	}
 	return s
+}
+
+// checkWholeContract says whether a stage's first request holds every
+// instruction section of its contract (its heading and its first line of
+// text) and none of icm's own sections.
+func checkWholeContract(t *testing.T, stage string, c *contract.Contract, user string) {
+	t.Helper()
+	seedStyle := !writeout.Needed(c) && !c.FallbackInstructions
+	for _, s := range c.Sections {
+		switch s.Kind {
+		case contract.KindProcess, contract.KindInputs, contract.KindOutputs:
+		case contract.KindVerify:
+			seedStyle = seedStyle && contract.VerifyProse(s.Text) == ""
+		default:
+			seedStyle = seedStyle && (contract.MachineSection(s.Kind) && !c.ProseSection(s) || strings.TrimSpace(s.Text) == "")
+		}
+	}
+	if seedStyle {
+		// The seed's notation: the Process is the instructions, as ever.
+		if !strings.HasPrefix(user, strings.TrimSpace(c.Process)) {
+			t.Errorf("%s: the request does not start with the Process", stage)
+		}
+		return
+	}
+	for _, s := range c.Sections {
+		switch {
+		case contract.MachineSection(s.Kind) && !c.ProseSection(s):
+			if strings.Contains(user, "\n## "+s.Name+"\n") {
+				t.Errorf("%s: the request holds icm's own section %q", stage, s.Name)
+			}
+			continue
+		case s.Kind == contract.KindVerify && contract.VerifyProse(s.Text) == "":
+			continue
+		}
+		if strings.TrimSpace(s.Text) == "" {
+			continue
+		}
+		if !strings.Contains(user, "## "+s.Name+"\n") {
+			t.Errorf("%s: the request lacks the section %q", stage, s.Name)
+			continue
+		}
+		if s.Kind == contract.KindInputs || s.Kind == contract.KindOutputs {
+			continue // rewritten: what was loaded, what icm accepts
+		}
+		for _, l := range strings.Split(s.Text, "\n") {
+			if l = strings.TrimSpace(l); l != "" && !strings.Contains(l, "{{") {
+				if !strings.Contains(user, l) {
+					t.Errorf("%s: the request lacks the text of %q: %q", stage, s.Name, l)
+				}
+				break
+			}
+		}
+	}
 }

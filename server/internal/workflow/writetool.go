@@ -79,11 +79,10 @@ func (r *run) writeMode(ctx context.Context, sess Toolset, cfg agent.Config) str
 func (r *run) files(ctx context.Context, rep *check.Report, sess Toolset, cfg agent.Config) (map[string][]byte, error) {
 	mode := r.writeMode(ctx, sess, cfg)
 	set := writeout.NewSet(r.st.Rel, r.c, int(r.e.ws.Disk.MaxRead()))
-	actx, err := assemble.Stage(r.e.ws, r.st, r.c, assemble.Options{ProducedBy: rep.ProducedBy})
+	actx, err := assemble.Stage(r.e.ws, r.st, r.c, assemble.Options{ProducedBy: rep.ProducedBy, WriteMode: mode})
 	if err != nil {
 		return nil, err
 	}
-	actx.User = strings.TrimRight(actx.User, "\n") + "\n\n" + writeout.Instructions(mode, writeout.Targets(r.c))
 	var tools Toolset
 	switch mode {
 	case writeout.ModeTool:

@@ -97,7 +97,7 @@ func TestWriteToolRunsATemplateStage(t *testing.T) {
 	if desc := string(mustJSON(t, first.Tools)); !strings.Contains(desc, "output/[trip-slug]-plan.md (fill in [trip-slug])") || !strings.Contains(desc, "any file in output/days/") {
 		t.Errorf("the tool does not name the outputs: %s", desc)
 	}
-	if u := first.LastUser(); !strings.Contains(u, "## Writing the outputs") || !strings.Contains(u, "Plan the trip") {
+	if u := first.LastUser(); !strings.Contains(u, "## Outputs\n\n| Artifact") || !strings.Contains(u, "The files icm accepts:\n- output/[trip-slug]-plan.md") || !strings.Contains(u, "## Process\n\nPlan the trip") {
 		t.Errorf("the user text lacks the contract or the writing instructions:\n%s", u)
 	}
 	results := strings.Join(toolTexts(reqs[len(reqs)-1]), "\n")

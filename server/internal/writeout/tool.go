@@ -49,10 +49,10 @@ func Schema(targets []Target) json.RawMessage {
 }
 
 // Instructions tell the model how to write the files in mode, after the
-// contract's own words. They name the files it may write.
+// Outputs section's own words. They name the files icm accepts.
 func Instructions(mode string, targets []Target) string {
 	var b strings.Builder
-	b.WriteString("## Writing the outputs\n\nThis stage writes files, and you name them. The files you may write:\n")
+	b.WriteString("This stage writes files, and you name them. The files icm accepts:\n")
 	for _, t := range targets {
 		fmt.Fprintf(&b, "- %s\n", t.Describe())
 	}

@@ -1,0 +1,135 @@
+package assemble
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/writeout"
+)
+
+// LayerContract labels the part that is the stage contract as the model
+// reads it (the whole contract, not the Process alone).
+const contractLabel = "Contract"
+
+// wholeContract reports whether the model reads the stage contract whole:
+// when it has instructions beyond its Process (a Purpose, Checkpoints, an
+// Audit, a Review Gate, Verify prose, any section icm does not use), no
+// Process at all, or outputs the model must name. A contract in the
+// seed's notation (Process, plain-name outputs, icm's own sections) gives
+// the Process alone, as it always has.
+func wholeContract(c *contract.Contract) bool {
+	if c.FallbackInstructions || writeout.Needed(c) {
+		return true
+	}
+	for _, s := range c.Sections {
+		switch {
+		case c.ProseSection(s):
+			return true
+		case s.Kind == "" || s.Kind == contract.KindCheckpoints || s.Kind == contract.KindAudit:
+			if strings.TrimSpace(s.Text) != "" {
+				return true
+			}
+		case s.Kind == contract.KindVerify:
+			if contract.VerifyProse(s.Text) != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// contractText is the stage contract as the model reads it: every section
+// as its author wrote it, in the author's order, under the title and its
+// summary; icm's own sections (Tools, Model, For each, Script, Gate,
+// Thresholds, Verify checks) left out; Inputs replaced by what was loaded
+// (loaded are those parts); Outputs kept, followed by the files icm
+// accepts and how to write them (mode, a writeout mode).
+func (a *assembler) contractText(c *contract.Contract, loaded []Part, mode string) string {
+	var out []string
+	if c.Title != "" {
+		out = append(out, "# "+a.titleLine(c))
+	}
+	if s := strings.TrimSpace(a.text(c.Summary)); s != "" {
+		out = append(out, s)
+	}
+	accepted := false
+	for _, s := range c.Sections {
+		body := ""
+		switch {
+		case contract.MachineSection(s.Kind) && !c.ProseSection(s):
+			continue
+		case s.Kind == contract.KindInputs:
+			body = loadedList(loaded)
+		case s.Kind == contract.KindOutputs:
+			// Alternative Outputs sections (optional blocks) are shown
+			// as written; what icm accepts follows the first.
+			body = a.outputsText(c, s.Text, mode, !accepted)
+			accepted = true
+		case s.Kind == contract.KindVerify:
+			body = a.text(contract.VerifyProse(s.Text))
+		default:
+			body = a.text(s.Text)
+		}
+		if body = strings.TrimSpace(body); body == "" {
+			continue
+		}
+		out = append(out, "## "+s.Name+"\n\n"+body)
+	}
+	return strings.Join(out, "\n\n")
+}
+
+// titleLine is the contract's title as written ("Stage: 01-scope").
+func (a *assembler) titleLine(c *contract.Contract) string {
+	if src, err := a.ws.Files.ReadFile(c.File); err == nil && c.TitleRange.End <= len(src) && c.TitleRange.Len() > 0 {
+		return strings.TrimSpace(string(src[c.TitleRange.Start:c.TitleRange.End]))
+	}
+	return c.Title
+}
+
+// loadedList says what the stage's inputs loaded: each file with its
+// layer and the part of it taken, and where it is in the context.
+func loadedList(parts []Part) string {
+	var lines []string
+	for _, p := range parts {
+		if p.Path == "" || p.Text == "" || (p.Layer != contract.LayerReference && p.Layer != contract.LayerWorking) {
+			continue
+		}
+		where := "reference, in the system text"
+		if p.Layer == contract.LayerWorking {
+			where = "working material, below"
+		}
+		what := "`" + p.Path + "`"
+		if _, scope, ok := strings.Cut(p.Label, "#"); ok {
+			what += ", section " + strings.ReplaceAll(scope, "|", ", ")
+		}
+		if p.Size > 0 && strings.HasPrefix(p.Text, "(") {
+			what += ", path and size only"
+		}
+		lines = append(lines, fmt.Sprintf("- %s (layer %d, %s)", what, p.Layer, where))
+	}
+	if len(lines) == 0 {
+		return "No file is loaded for this stage."
+	}
+	return "Loaded for this stage:\n" + strings.Join(lines, "\n")
+}
+
+// outputsText is the Outputs section as the author wrote it, then the
+// files icm accepts and how the model writes them.
+func (a *assembler) outputsText(c *contract.Contract, written, mode string, accepted bool) string {
+	var b strings.Builder
+	if t := strings.TrimSpace(a.text(written)); t != "" {
+		b.WriteString(t + "\n\n")
+	}
+	if !accepted {
+		return b.String()
+	}
+	if writeout.Needed(c) {
+		b.WriteString(writeout.Instructions(mode, writeout.Targets(c)))
+		return b.String()
+	}
+	if o, ok := c.ModelOutput(); ok {
+		fmt.Fprintf(&b, "Your answer is saved as `%s`: answer with the file's content itself.", o.Path)
+	}
+	return b.String()
+}
