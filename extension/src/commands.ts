@@ -8,6 +8,7 @@ import { modelStatusText, pickOrder, stateLabel, workspaceOf } from './present';
 import {
   ServerCommand,
   type DoctorResult,
+  type SetupPlan,
   type ModelStatus,
   type OutputsResult,
   type ProbeResult,
@@ -16,6 +17,7 @@ import {
 } from './protocol';
 import { comparisons, messageOf, parseHistoryTime } from './review';
 import { doctorItems, doctorTitle } from './doctor';
+import { setupAnswers, setupDone, setupPrompt } from './setup';
 import type { ReviewFlow } from './reviewFlow';
 import type { IcmServer } from './server';
 
@@ -218,6 +220,35 @@ export function registerCommands({ server, model, review, log, runs }: Deps): vs
       if (picked?.fix !== undefined) {
         await review.performFix(picked.fix, ws.workspace);
       }
+    },
+    'icm.pipeline.setup': async () => {
+      const ws = await pickWorkspace();
+      if (ws === undefined) {
+        return;
+      }
+      const plan = await server.execute<SetupPlan>(ServerCommand.setupPlan, { workspace: ws.workspace });
+      if (plan.asks.length === 0) {
+        void vscode.window.showInformationMessage('Nothing to set up: every setup-time variable the workspace uses has a value.');
+        return;
+      }
+      const given: (string | undefined)[] = [];
+      for (const [i, a] of plan.asks.entries()) {
+        const p = setupPrompt(a, i + 1, plan.asks.length);
+        const answer =
+          p.options !== undefined
+            ? (await vscode.window.showQuickPick(p.options, { title: p.title, placeHolder: p.prompt }))
+            : await vscode.window.showInputBox({ title: p.title, prompt: p.prompt, value: p.value, ignoreFocusOut: true });
+        if (answer === undefined) {
+          break; // Escape: save what was answered so far
+        }
+        given.push(answer);
+      }
+      const vars = setupAnswers(plan.asks, given);
+      const saved = Object.keys(vars).length;
+      if (saved > 0) {
+        await server.execute(ServerCommand.setupSave, { workspace: ws.workspace, vars });
+      }
+      void vscode.window.showInformationMessage(setupDone(given.filter((g) => (g ?? '').trim() !== '').length, plan.asks.length));
     },
     'icm.pipeline.pullModel': async () => {
       const ws = await pickWorkspace();

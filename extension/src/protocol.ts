@@ -21,6 +21,8 @@ export const ServerCommand = {
   trustList: 'icm.trustList',
   trustGrant: 'icm.trustGrant',
   doctor: 'icm.doctor',
+  setupPlan: 'icm.setupPlan',
+  setupSave: 'icm.setupSave',
 } as const;
 
 /** Notifications the extension sends. */
@@ -343,4 +345,21 @@ export interface DoctorResult {
   lines: DoctorLine[];
   next?: NextStep;
   failed: number;
+}
+
+/** One question of icm.setupPlan. */
+export interface SetupAsk {
+  vars: string[];
+  question: string;
+  from?: string;
+  options?: string[];
+  default?: string;
+  current?: string;
+}
+
+/** What icm.setupPlan answers. */
+export interface SetupPlan {
+  questionnaire?: string;
+  asks: SetupAsk[];
+  unmapped?: number;
 }

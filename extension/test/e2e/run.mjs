@@ -701,6 +701,30 @@ test('the extension in VS Code', async (t) => {
     await screenshot('model-typo-fixed');
   });
 
+  await step(t, 'ICM: Set Up the Workspace asks the questionnaire in input boxes and saves the answers to [vars]', async () => {
+    await page.keyboard.press('Escape');
+    await clearNotifications();
+    await mkdir(path.join(workspace, 'setup'), { recursive: true });
+    await writeFile(
+      path.join(workspace, 'setup/questionnaire.md'),
+      '# Setup\n\n### Q1: Who teaches the course?\n- Placeholder: `{{TEACHER}}`\n\n### Q2: How long is a lesson?\n- Placeholder: `{{LESSON_LENGTH}}`\n- Options: 30 minutes, 1 hour\n',
+    );
+    await runCommand('ICM: Set Up the Workspace');
+    const box = page.locator('.quick-input-widget');
+    await box.locator('.quick-input-title', { hasText: 'Set up the workspace (1 of 2)' }).waitFor();
+    await box.locator('.quick-input-message, .quick-input-description, .quick-input-header', { hasText: 'Who teaches the course?' }).first().waitFor();
+    await screenshot('setup-question');
+    await box.locator('input').fill('Ada');
+    await page.keyboard.press('Enter');
+    await box.locator('.quick-input-title', { hasText: 'Set up the workspace (2 of 2)' }).waitFor();
+    await box.locator('.monaco-list-row', { hasText: '1 hour' }).first().click();
+    await toast('Saved 2 answers').waitFor();
+    await screenshot('setup-saved');
+    const cfg = await readFile(path.join(workspace, 'config.toml'), 'utf8');
+    assert.match(cfg, /\[vars\][\s\S]*TEACHER = "Ada"/);
+    assert.match(cfg, /LESSON_LENGTH = "1 hour"/);
+  });
+
   await step(t, 'ICM: Doctor lists what a run needs; picking a failing line performs its fix', async () => {
     await page.keyboard.press('Escape');
     await clearNotifications();

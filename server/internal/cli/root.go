@@ -164,6 +164,7 @@ func commands(env *Env, g *globalFlags) []*cobra.Command {
 		newDemoCmd(env),
 		newTrustCmd(env, g),
 		newDoctorCmd(env, g),
+		newSetupCmd(env, g),
 	}
 }
 

@@ -49,6 +49,10 @@ type commandArgs struct {
 	Model string `json:"model"`
 	// Hash is the trust list a person was shown (icm.trustGrant).
 	Hash string `json:"hash"`
+	// Vars are setup answers (icm.setupSave); All asks again for what is
+	// set already (icm.setupPlan).
+	Vars map[string]string `json:"vars"`
+	All  bool              `json:"all"`
 }
 
 // executeCommand answers at once: long commands start work on goroutines

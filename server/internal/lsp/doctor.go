@@ -7,10 +7,14 @@ import (
 )
 
 // Commands of running a workspace on this machine (docs/lsp-protocol.md).
-const cmdDoctor = "icm.doctor"
+const (
+	cmdDoctor    = "icm.doctor"
+	cmdSetupPlan = "icm.setupPlan"
+	cmdSetupSave = "icm.setupSave"
+)
 
 // runningCommands are the commands runningCommand answers.
-var runningCommands = []string{cmdDoctor}
+var runningCommands = []string{cmdDoctor, cmdSetupPlan, cmdSetupSave}
 
 // runningCommand runs one of runningCommands; ok is false for another.
 func (s *Server) runningCommand(ctx context.Context, command string, args commandArgs) (any, bool, error) {
@@ -21,6 +25,13 @@ func (s *Server) runningCommand(ctx context.Context, command string, args comman
 			return nil, true, err
 		}
 		res, err := s.doctor(ctx, st)
+		return res, true, err
+	case cmdSetupPlan, cmdSetupSave:
+		st, err := s.workspaceArg(args)
+		if err != nil {
+			return nil, true, err
+		}
+		res, err := s.setupCommand(st, command, args)
 		return res, true, err
 	}
 	return nil, false, nil
