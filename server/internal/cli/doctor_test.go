@@ -14,6 +14,8 @@ import (
 	"github.com/icm-tool/icm/server/internal/testutil/fakesearx"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
+	"github.com/icm-tool/icm/server/internal/trust"
+	"github.com/icm-tool/icm/server/internal/trust/trusttest"
 )
 
 // doctorWorkspace names a model, a tool server that starts (the test
@@ -57,17 +59,44 @@ func runDoctor(t *testing.T, dir, host string, args ...string) (string, string, 
 func runDoctorPath(t *testing.T, dir, host, path string, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	vars := map[string]string{"OLLAMA_HOST": host, "PATH": path}
+	vars := map[string]string{"OLLAMA_HOST": host, "PATH": path, trust.ConfigDirEnv: os.Getenv(trust.ConfigDirEnv)}
 	env := &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return vars[k] },
 		Getwd: func() (string, error) { return dir, nil }, Self: filepath.Join(t.TempDir(), "icm-not-built")}
 	code := exitCode(env, Run(context.Background(), env, append([]string{"doctor"}, args...)))
 	return out.String(), errb.String(), code
 }
 
+// doctorDir writes the workspace, trusted for what it names.
 func doctorDir(t *testing.T, searx string) string {
+	t.Helper()
+	dir := untrustedDoctorDir(t, searx)
+	trusttest.Grant(t, dir)
+	return dir
+}
+
+func untrustedDoctorDir(t *testing.T, searx string) string {
 	t.Helper()
 	src := strings.NewReplacer("FIXTURE", fixtureBin, "SEARX", searx).Replace(doctorWorkspace)
 	return wstest.Write(t, src)
+}
+
+// Untrusted, the doctor says so, with the command that trusts, and
+// starts and asks nothing the workspace names.
+func TestDoctorUntrusted(t *testing.T) {
+	trusttest.ConfigDir(t)
+	searx := fakesearx.New(t, nil)
+	out, _, code := runDoctor(t, untrustedDoctorDir(t, searx.URL), closedPort(t))
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	wantLines(t, out,
+		"✗ trust", "not trusted: it names", "→ run: icm trust",
+		"- tool server good", "not started: the workspace is not trusted",
+		"- search backend", "not asked: the workspace is not trusted",
+	)
+	if q := searx.Queries(); len(q) != 0 {
+		t.Errorf("the untrusted workspace's SearXNG was asked %v", q)
+	}
 }
 
 // closedPort is a loopback address nothing listens on.

@@ -50,7 +50,13 @@ var commandTrust = map[string]struct {
 	"icm critique":              {acts, []string{"critique", "CONTEXT.md"}},
 	// Its own copy of icm's embedded sample, trusted by icm for what that
 	// copy names; nothing of the workspace it runs in.
-	"icm demo":        {own, []string{"demo", "--yes", "--dir", "@TMP/demo"}},
+	"icm demo": {own, []string{"demo", "--yes", "--dir", "@TMP/demo"}},
+	// The doctor reports the trust state and starts or contacts nothing
+	// the workspace names while it is untrusted.
+	"icm doctor": {reads, []string{"doctor"}},
+	// Setup reads the questionnaire and writes the person's answers to
+	// config.toml; nothing the workspace names runs.
+	"icm setup":       {reads, []string{"setup", "--json"}},
 	"icm export":      {reads, []string{"export", "CONTEXT.md", "-o", "-"}},
 	"icm gates":       {own, []string{"help", "gates"}},
 	"icm help":        {own, []string{"help", "run"}},

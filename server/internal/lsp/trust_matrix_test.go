@@ -121,10 +121,17 @@ var commandTrust = map[string]struct {
 	"icm.trustGrant":      {lspTrust, nil},
 	"icm.virtualDocument": {lspReads, map[string]any{"uri": "icm-context:@WS?stage=03-c"}},
 	"icm.runs":            {lspReads, map[string]any{"workspace": "@WS"}},
-	"icm.compareOutput":   {lspReads, map[string]any{"workspace": "@WS", "stage": "01-a", "path": "@WS/pipeline/01-a/output/a.md"}},
-	"icm.runItem":         {lspActs, map[string]any{"workspace": "@WS", "stage": "01-a", "item": 1}},
-	"icm.modelStatus":     {lspReads, map[string]any{"workspace": "@WS"}},
-	"icm.pullModel":       {lspActs, map[string]any{"workspace": "@WS", "model": "m"}},
+	// The doctor says what it would start and contact, and asks nothing
+	// the workspace names while it is untrusted.
+	"icm.doctor":    {lspReads, map[string]any{"workspace": "@WS"}},
+	"icm.setupPlan": {lspReads, map[string]any{"workspace": "@WS"}},
+	// The person's answers go to config.toml; nothing the workspace names
+	// runs.
+	"icm.setupSave":     {lspReads, map[string]any{"workspace": "@WS", "vars": map[string]any{"TRUST_MATRIX": "x"}}},
+	"icm.compareOutput": {lspReads, map[string]any{"workspace": "@WS", "stage": "01-a", "path": "@WS/pipeline/01-a/output/a.md"}},
+	"icm.runItem":       {lspActs, map[string]any{"workspace": "@WS", "stage": "01-a", "item": 1}},
+	"icm.modelStatus":   {lspReads, map[string]any{"workspace": "@WS"}},
+	"icm.pullModel":     {lspActs, map[string]any{"workspace": "@WS", "model": "m"}},
 }
 
 func withWorkspace(arg map[string]any, ws string) map[string]any {

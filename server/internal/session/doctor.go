@@ -181,6 +181,8 @@ func (s *Session) doctorModel(ctx context.Context, d *Diagnosis, model string, u
 	case model == "":
 		l.Status, l.Text = DiagFail, "no model is named"
 		l.Fix = &DiagFix{Setting: "[model] name in config.toml", Action: fault.Action{ID: fault.ChooseModel, Model: suggest.Model("", installed)}}
+	case !up && s.modelBlocked():
+		l.Status, l.Text = DiagSkip, model+": not asked: the workspace is not trusted"
 	case !up:
 		l.Status, l.Text = DiagSkip, model+": the model server did not answer"
 	case installed == nil:
@@ -283,7 +285,7 @@ func (s *Session) doctorSearch(ctx context.Context, d *Diagnosis, allowed bool) 
 			url = search.DefaultURL
 		}
 		if !allowed {
-			l.Status, l.Text = DiagSkip, "SearXNG at "+url+" not asked: the workspace is not trusted"
+			l.Status, l.Text = DiagSkip, "SearXNG at "+url+": not asked: the workspace is not trusted"
 			d.add(l)
 			continue
 		}
