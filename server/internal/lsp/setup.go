@@ -17,7 +17,7 @@ func (s *Server) setupCommand(st *wsState, command string, args commandArgs) (an
 		return o.sess.SetupPlan(args.All)
 	}
 	if len(args.Vars) == 0 {
-		return nil, fault.BadRequest(cmdSetupSave+" needs the answers", "pass {workspace, vars: {NAME: value}}")
+		return nil, fault.InvalidRequest(cmdSetupSave+" needs the answers", "pass {workspace, vars: {NAME: value}}")
 	}
 	path, err := o.sess.SaveVars(args.Vars)
 	if err != nil {

@@ -74,7 +74,7 @@ var varName = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
 func (s *Session) SaveVars(vars map[string]string) (string, error) {
 	for name := range vars {
 		if !varName.MatchString(name) {
-			return "", fault.BadRequest(fmt.Sprintf("%q is not a setup-time variable's name", name), "a name is capitals, digits and _, as in {{PROJECT_SLUG}}")
+			return "", fault.InvalidRequest(fmt.Sprintf("%q is not a setup-time variable's name", name), "a name is capitals, digits and _, as in {{PROJECT_SLUG}}")
 		}
 	}
 	path := s.ws.Config.Path
@@ -88,13 +88,13 @@ func (s *Session) SaveVars(vars map[string]string) (string, error) {
 	text := setup.SetVars(string(old), vars)
 	cfg, err := config.Parse(path, []byte(text))
 	if err != nil {
-		return "", fault.Config(fmt.Sprintf("unable to write the answers into %s: %v", s.ws.Rel(path), err),
+		return "", fault.ConfigInvalid(fmt.Sprintf("unable to write the answers into %s: %v", s.ws.Rel(path), err),
 			"fix config.toml so that it reads, then run setup again", path)
 	}
 	got := cfg.VarValues()
 	for k, v := range vars {
 		if got[k] != v {
-			return "", fault.Config(fmt.Sprintf("unable to write [vars] %s into %s: its [vars] table is not a plain table of values", k, s.ws.Rel(path)),
+			return "", fault.ConfigInvalid(fmt.Sprintf("unable to write [vars] %s into %s: its [vars] table is not a plain table of values", k, s.ws.Rel(path)),
 				"write [vars] as `NAME = \"value\"` lines", path)
 		}
 	}
