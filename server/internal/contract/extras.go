@@ -163,6 +163,9 @@ func (p *parser) script(s markdown.Section) {
 	if strings.TrimSpace(sc.Command) == "" {
 		p.add(s.Heading.TextRange, Error, CodeBadScript, "the Script section has no command; put it in a fenced block or on one line")
 	}
+	// Setup-time variables are filled here as everywhere else in the
+	// contract, so the command that runs is the one icm trust lists.
+	sc.Command, _ = p.c.vars.Expand(sc.Command)
 }
 
 // prose reports whether the lines of a Script section without a fenced

@@ -28,6 +28,9 @@ func (p *parser) verify(s markdown.Section) {
 			continue
 		}
 		c.Range = l.Range
+		if c.Kind == "run" {
+			c.Arg, _ = p.c.vars.Expand(c.Arg)
+		}
 		p.c.Verify = append(p.c.Verify, c)
 	}
 	hasTable := false

@@ -17,9 +17,6 @@ import (
 
 // Options are what Of reads besides the workspace's files.
 type Options struct {
-	// Vars are the values of {{NAME}} placeholders, filled into commands
-	// and addresses where set (the others stay as written).
-	Vars map[string]string
 	// Extra are parts named outside the workspace's files that still
 	// come from the workspace: an editor's workspace-scope settings.
 	Extra []Part
@@ -37,11 +34,11 @@ type Options struct {
 // and nothing is started.
 func Of(ws *workspace.Workspace, opts Options) Parts {
 	var ps Parts
-	ps = append(ps, modelParts(ws.Config, opts.Vars)...)
+	ps = append(ps, modelParts(ws.Config)...)
 	for _, s := range tools.Written(ws.Root, ws.Config) {
-		ps = append(ps, serverParts(ws.Root, s, opts.Vars)...)
+		ps = append(ps, serverParts(ws.Root, s)...)
 	}
-	ps = append(ps, contractParts(ws, opts.Vars)...)
+	ps = append(ps, contractParts(ws)...)
 	ps = append(ps, opts.Extra...)
 	return ps.sorted()
 }
@@ -49,7 +46,7 @@ func Of(ws *workspace.Workspace, opts Options) Parts {
 // modelParts are the model servers config.toml names and the key
 // variables sent to them. Only what a client would use is listed: with
 // [[model.servers]], base_url is not.
-func modelParts(cfg config.Config, vars map[string]string) Parts {
+func modelParts(cfg config.Config) Parts {
 	if cfg.Path == "" {
 		return nil
 	}
@@ -63,7 +60,6 @@ func modelParts(cfg config.Config, vars map[string]string) Parts {
 	if len(m.Servers) == 0 {
 		to := "the model server in force (the editor's setting, OLLAMA_HOST or Ollama's default)"
 		if b := strings.TrimSpace(m.BaseURL); b != "" {
-			b = Fill(b, vars)
 			ps = append(ps, Part{Kind: Server, Where: "config.toml [model] base_url", Value: b})
 			to = b
 		}
@@ -72,7 +68,7 @@ func modelParts(cfg config.Config, vars map[string]string) Parts {
 	}
 	for i, s := range m.Servers {
 		where := fmt.Sprintf("config.toml [[model.servers]] #%d", i+1)
-		u := Fill(strings.TrimSpace(s.URL), vars)
+		u := strings.TrimSpace(s.URL)
 		ps = append(ps, Part{Kind: Server, Where: where + " url", Value: u})
 		name := s.APIKeyEnv
 		if name == "" {
@@ -86,29 +82,29 @@ func modelParts(cfg config.Config, vars map[string]string) Parts {
 // serverParts are one tool server entry's command or address, the
 // addresses its arguments and environment name, and the variables its
 // ${...} references read.
-func serverParts(root string, s tools.Server, vars map[string]string) Parts {
+func serverParts(root string, s tools.Server) Parts {
 	where := entryWhere(root, s)
 	var ps Parts
 	var target string
 	switch s.Transport {
 	case tools.TransportHTTP, tools.TransportSSE:
-		u := Fill(s.URL, vars)
-		v := u
+		u := s.URL
+		v := s.URL
 		if len(s.Headers) > 0 {
 			v += " (headers " + strings.Join(sortedKeys(s.Headers), ", ") + ")"
 		}
 		ps = append(ps, Part{Kind: Server, Where: where, Value: v})
 		target = "sent to " + u
 	default:
-		ps = append(ps, Part{Kind: Command, Where: where, Value: commandLine(s, vars)})
+		ps = append(ps, Part{Kind: Command, Where: where, Value: commandLine(s)})
 		target = fmt.Sprintf("passed to tool server %q", s.Name)
 		for _, a := range s.Args {
-			for _, u := range addresses(Fill(a, vars)) {
+			for _, u := range addresses(a) {
 				ps = append(ps, Part{Kind: Server, Where: where + " args", Value: u})
 			}
 		}
 		for _, k := range sortedKeys(s.Env) {
-			for _, u := range addresses(Fill(s.Env[k], vars)) {
+			for _, u := range addresses(s.Env[k]) {
 				ps = append(ps, Part{Kind: Server, Where: where + " env " + k, Value: u})
 			}
 		}
@@ -143,25 +139,25 @@ func entryWhere(root string, s tools.Server) string {
 
 // commandLine is a stdio entry as a shell would read it: its variables,
 // its command and arguments quoted, and its folder.
-func commandLine(s tools.Server, vars map[string]string) string {
+func commandLine(s tools.Server) string {
 	var words []string
 	for _, k := range sortedKeys(s.Env) {
-		words = append(words, k+"="+quote(Fill(s.Env[k], vars)))
+		words = append(words, k+"="+quote(s.Env[k]))
 	}
-	words = append(words, quote(Fill(s.Command, vars)))
+	words = append(words, quote(s.Command))
 	for _, a := range s.Args {
-		words = append(words, quote(Fill(a, vars)))
+		words = append(words, quote(a))
 	}
 	line := strings.Join(words, " ")
 	if s.Dir != "" {
-		line += " (in " + Fill(s.Dir, vars) + ")"
+		line += " (in " + s.Dir + ")"
 	}
 	return line
 }
 
 // contractParts are the stages' Script commands and `run:` checks, read
 // from the contracts on disk (what a run would run).
-func contractParts(ws *workspace.Workspace, vars map[string]string) Parts {
+func contractParts(ws *workspace.Workspace) Parts {
 	var ps Parts
 	for _, st := range ws.Stages {
 		src, err := ws.Disk.ReadFile(st.Contract)
@@ -171,13 +167,14 @@ func contractParts(ws *workspace.Workspace, vars map[string]string) Parts {
 		if !namesCommands(src) {
 			continue // no ## Script, no run: check: nothing to parse for
 		}
-		c := contract.Parse(st.Contract, src)
+		// Parsed as a run parses it: [vars] filled, optional blocks applied.
+		c := contract.ParseWith(st.Contract, src, contract.Options{Vars: ws.Vars})
 		if c.Script != nil && strings.TrimSpace(c.Script.Command) != "" {
-			ps = append(ps, Part{Kind: Script, Where: st.ContractRel() + " ## Script", Value: Fill(c.Script.Command, vars)})
+			ps = append(ps, Part{Kind: Script, Where: st.ContractRel() + " ## Script", Value: c.Script.Command})
 		}
 		for _, v := range c.Verify {
 			if v.Kind == "run" && strings.TrimSpace(v.Arg) != "" {
-				ps = append(ps, Part{Kind: Check, Where: st.ContractRel() + " ## Verify", Value: Fill(v.Arg, vars)})
+				ps = append(ps, Part{Kind: Check, Where: st.ContractRel() + " ## Verify", Value: v.Arg})
 			}
 		}
 	}
@@ -191,23 +188,6 @@ func contractParts(ws *workspace.Workspace, vars map[string]string) Parts {
 func namesCommands(src []byte) bool {
 	lower := bytes.ToLower(src)
 	return bytes.Contains(lower, []byte("script")) || bytes.Contains(lower, []byte("run:"))
-}
-
-var placeholder = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
-
-// Fill replaces each {{NAME}} placeholder vars has a value for; the
-// others stay as written.
-func Fill(s string, vars map[string]string) string {
-	if len(vars) == 0 || !strings.Contains(s, "{{") {
-		return s
-	}
-	return placeholder.ReplaceAllStringFunc(s, func(m string) string {
-		name := placeholder.FindStringSubmatch(m)[1]
-		if v, ok := vars[name]; ok {
-			return v
-		}
-		return m
-	})
 }
 
 // envRef matches the ways a server entry reads the environment:

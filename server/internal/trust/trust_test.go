@@ -74,11 +74,13 @@ func open(t *testing.T, dir string) *workspace.Workspace {
 func TestPartsListWhatTheWorkspaceNames(t *testing.T) {
 	ws := open(t, wstest.Write(t, named))
 	got := map[string]bool{}
-	for _, p := range trust.Of(ws, trust.Options{Vars: map[string]string{"GREETING": "hello"}}) {
+	for _, p := range trust.Of(ws, trust.Options{}) {
 		got[p.String()] = true
 	}
 	want := []string{
-		"run MODE=fast sh -c 'echo hello > marker' (config.toml [mcp.servers.local])",
+		// config.toml is icm's own file: a run starts its commands as
+		// written, so trust lists them so ({{...}} is not filled there).
+		"run MODE=fast sh -c 'echo {{GREETING}} > marker' (config.toml [mcp.servers.local])",
 		"run icm mcp search --searxng http://127.0.0.1:8090 (config.toml [mcp.servers.search-server])",
 		"contact http://127.0.0.1:8090 (config.toml [mcp.servers.search-server] args)",
 		"run TOKEN=${env:FS_TOKEN} npx -y fs-server ${workspaceFolder} (.mcp.json mcpServers.fs)",
@@ -321,12 +323,6 @@ func TestStoreForUsesICMConfigDir(t *testing.T) {
 	}
 }
 
-func TestFillLeavesUnsetPlaceholders(t *testing.T) {
-	if got := trust.Fill("run {{A}} {{ B }} {{C}}", map[string]string{"A": "1", "B": "2"}); got != "run 1 2 {{C}}" {
-		t.Errorf("Fill = %q", got)
-	}
-}
-
 func TestPrintableShowsHiddenCharacters(t *testing.T) {
 	in := "sh -c 'curl x'\r\x1b[2K\u202eok\nnext\tline"
 	if got, want := trust.Printable(in), `sh -c 'curl x'\x0d\x1b[2K\u202eok`+"\nnext\tline"; got != want {
@@ -403,5 +399,37 @@ Write about running the site.
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("parts %q, want %q", got, want)
+	}
+}
+
+// What trust lists for a Script stage is the command a run starts, with
+// [vars] filled in as the run fills them, and a change of a value is a
+// change of what was trusted.
+func TestScriptsAreListedWithTheirVariablesFilled(t *testing.T) {
+	files := func(target string) string {
+		return `
+-- CLAUDE.md --
+# Notes
+-- config.toml --
+[vars]
+TARGET = "` + target + `"
+-- pipeline/01-a/CONTEXT.md --
+# Stage: 01-a
+
+## Script
+make {{TARGET}}
+
+## Outputs
+- a.md -> output/
+`
+	}
+	ws := open(t, wstest.Write(t, files("site")))
+	parts := trust.Of(ws, trust.Options{})
+	if len(parts) != 1 || parts[0].Value != "make site" {
+		t.Fatalf("parts = %v", parts)
+	}
+	other := trust.Of(open(t, wstest.Write(t, files("clean"))), trust.Options{})
+	if parts.Hash() == other.Hash() {
+		t.Error("a changed [vars] value left the hash as it was")
 	}
 }
