@@ -4,7 +4,8 @@
 // the clipboard, screen clears, a title change, a bell. Everything icm
 // prints for a person goes through a Writer, which writes each control
 // character as a visible escape (ESC as \x1b, a C1 control as \u009b, a
-// lone carriage return as \r) and keeps newlines, tabs and CRLF line ends.
+// bidirectional override or isolate as \u202e, a lone carriage return as
+// \r) and keeps newlines, tabs and CRLF line ends.
 // Output meant for programs (--json, the language server's and the MCP
 // servers' streams, an exported page) is written to the Writer's
 // underlying stream instead (Raw), unchanged.
@@ -58,14 +59,20 @@ func appendEscaped(out, data []byte, final bool) ([]byte, int) {
 			} else {
 				out = append(out, c)
 			}
-		case r >= 0x80 && r <= 0x9f:
-			out = append(out, '\\', 'u', '0', '0', hexDigits[r>>4], hexDigits[r&15])
+		case r >= 0x80 && r <= 0x9f, bidi(r):
+			out = append(out, '\\', 'u', hexDigits[r>>12&15], hexDigits[r>>8&15], hexDigits[r>>4&15], hexDigits[r&15])
 		default:
 			out = append(out, data[i:i+size]...)
 		}
 		i += size
 	}
 	return out, i
+}
+
+// bidi reports whether r is a bidirectional embedding, override or
+// isolate, which reorders the text after it on screen.
+func bidi(r rune) bool {
+	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
 }
 
 // String returns s with its control characters escaped as a Writer

@@ -84,3 +84,19 @@ func TestRawAndNewWriter(t *testing.T) {
 		t.Errorf("Raw does not write what was held back first: %q", out.String())
 	}
 }
+
+// Bidirectional overrides and isolates reorder what follows them on the
+// screen (a file name that reads "txt.exe" but is "exe.txt"); they are
+// shown as escapes, while other non-ASCII text passes.
+func TestBidiControlsAreEscaped(t *testing.T) {
+	for in, want := range map[string]string{
+		"report\u202etxt.md":                   `report\u202etxt.md`,
+		"a\u2066b\u2069":                       `a\u2066b\u2069`,
+		"\u202a\u202b\u202c\u202d\u2067\u2068": `\u202a\u202b\u202c\u202d\u2067\u2068`,
+		"Chaîne — naïve ✓":                     "Chaîne — naïve ✓",
+	} {
+		if got := String(in); got != want {
+			t.Errorf("String(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
