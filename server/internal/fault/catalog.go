@@ -102,6 +102,18 @@ func EditedOutput(stage string, outputs []string, file string) *Error {
 	return e.With(Action{ID: Approve, Stage: stage}, Action{ID: CompareModel, Stage: stage}, Action{ID: RunAnyway, Stage: stage})
 }
 
+// UnrunOutput is a KindEditedOutput fault for outputs that were there
+// before any run of the stage (shipped with the workspace or written by
+// hand): running would overwrite files no run wrote. There is no model
+// version to compare with.
+func UnrunOutput(stage string, outputs []string, file string) *Error {
+	e := &Error{Kind: KindEditedOutput, Stage: stage, File: file,
+		Msg: fmt.Sprintf("stage %s: %s is already there and no run of icm wrote it; running would overwrite it",
+			stage, strings.Join(outputs, ", ")),
+		Hint: "approve it as it is, or run anyway and overwrite it (the present version is kept in history/versions/)"}
+	return e.With(Action{ID: Approve, Stage: stage}, Action{ID: RunAnyway, Stage: stage})
+}
+
 // ContractInvalid is a stage that cannot run because its contract has errors;
 // line is the first error's line.
 func ContractInvalid(stage, contract string, line int, errs []string) *Error {

@@ -319,3 +319,43 @@ func TestModelOverrideIsNotStaleAndCancelKeepsApproval(t *testing.T) {
 		t.Errorf("after a cancelled rerun 01-plan is %s (%s)", p.Stages[0].Status, p.Stages[0].Reason)
 	}
 }
+
+// An output that was there before any run (shipped with the workspace, or
+// written by hand) is not overwritten either, and the refusal says what
+// it is: no run wrote it, so nothing was "edited since the last run".
+func TestAnOutputNoRunWroteIsNotOverwritten(t *testing.T) {
+	h := newSmall(t, ollamatest.Config{})
+	scriptSmall(h.srv, 2)
+	p := filepath.Join(h.dir, "pipeline/01-plan/output/plan.md")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(p, []byte("the author's own plan\n"), 0o644)
+	_, err := h.run(workflow.Options{Stage: "01-plan"})
+	var ee *workflow.EditedError
+	if !errors.As(err, &ee) {
+		t.Fatalf("running over an output no run wrote: %v", err)
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "since the last run") || !strings.Contains(msg, "no run of icm wrote") {
+		t.Errorf("the refusal reads %q", msg)
+	}
+	if f := ee.Fault(); !strings.Contains(f.Hint, "approve it as it is") {
+		t.Errorf("hint %q", f.Hint)
+	}
+	if got := h.read("pipeline/01-plan/output/plan.md"); got != "the author's own plan\n" {
+		t.Fatalf("the output was overwritten: %q", got)
+	}
+	// Run anyway: the author's file is kept as a version, as the hint says.
+	h.mustRun(workflow.Options{Stage: "01-plan", Force: true})
+	kept, _ := filepath.Glob(filepath.Join(h.dir, "history/versions/01-plan/*/plan.md"))
+	found := false
+	for _, k := range kept {
+		if data, _ := os.ReadFile(k); string(data) == "the author's own plan\n" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the present version was not kept: %v", kept)
+	}
+}

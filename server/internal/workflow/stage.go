@@ -30,12 +30,19 @@ type EditedError struct {
 	// Outputs are workspace-relative; File is the first one's absolute path.
 	Outputs []string
 	File    string
+	// Unrun is set when no run wrote them: they were there before any.
+	Unrun bool
 }
 
 func (e *EditedError) Error() string { return e.Fault().Msg }
 
 // Fault offers approving the edit or overwriting it.
-func (e *EditedError) Fault() *fault.Error { return fault.EditedOutput(e.Stage, e.Outputs, e.File) }
+func (e *EditedError) Fault() *fault.Error {
+	if e.Unrun {
+		return fault.UnrunOutput(e.Stage, e.Outputs, e.File)
+	}
+	return fault.EditedOutput(e.Stage, e.Outputs, e.File)
+}
 
 // run is the work of one stage in progress.
 type run struct {
@@ -108,7 +115,7 @@ func (e *Engine) runStage(ctx context.Context, rep *check.Report, sr *check.Stag
 			}
 		}
 		sort.Strings(outs)
-		ee := &EditedError{Stage: st.Name, Outputs: outs}
+		ee := &EditedError{Stage: st.Name, Outputs: outs, Unrun: cur.Record == nil}
 		if len(outs) > 0 {
 			ee.File = e.ws.Abs(outs[0])
 		}
