@@ -364,6 +364,12 @@ test('the extension in VS Code', async (t) => {
     await title.click();
     await lens('Trust this workspace to run it').waitFor();
     assert.equal(await lens('Run stage').count(), 0, 'a Run lens in Restricted Mode');
+    // Nor a Run button in the Pipeline view: its title bar and the rows.
+    await stageRow('01-scope').hover();
+    const pipeline = page.locator('.pane:has(.pane-header[aria-label^="Pipeline"])');
+    for (const label of ['Run Next Stage', 'Run All', 'Run Stage...']) {
+      assert.equal(await pipeline.locator(`.action-label[aria-label^="${label}"]`).count(), 0, `a ${label} button in Restricted Mode`);
+    }
     await clearNotifications();
     await runCommand('ICM: Run Next Stage');
     const refused = toast('not trusted');
