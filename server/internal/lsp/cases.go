@@ -27,12 +27,12 @@ type caseDoc struct {
 func (s *Server) caseOf(uri string) (*caseDoc, bool, error) {
 	dc, ok, err := s.contextOf(uri)
 	if err != nil || !ok {
-		dc.release()
+		dc.Release()
 		return nil, false, err
 	}
 	stg, ok := testcase.IsCaseFile(dc.ws, dc.doc.Path)
 	if !ok {
-		dc.release()
+		dc.Release()
 		return nil, false, nil
 	}
 	cd := &caseDoc{dc: dc, stage: stg, c: testcase.Parse(testcase.RefOf(stg, dc.doc.Path), dc.doc.Text)}
@@ -60,7 +60,7 @@ func (s *Server) caseAt(p protocol.TextDocumentPositionParams) (cd *caseDoc, off
 func (s *Server) caseCompletion(p *protocol.CompletionParams) ([]protocol.CompletionItem, bool, error) {
 	cd, off, ok, err := s.caseAt(p.TextDocumentPositionParams)
 	if ok {
-		defer cd.dc.release()
+		defer cd.dc.Release()
 	}
 	if err != nil || !ok {
 		return nil, ok, err
@@ -98,7 +98,7 @@ func completionKind(kind string) protocol.CompletionItemKind {
 func (s *Server) caseHover(p *protocol.HoverParams) (*protocol.Hover, bool, error) {
 	cd, off, ok, err := s.caseAt(p.TextDocumentPositionParams)
 	if ok {
-		defer cd.dc.release()
+		defer cd.dc.Release()
 	}
 	if err != nil || !ok {
 		return nil, ok, err
@@ -109,7 +109,7 @@ func (s *Server) caseHover(p *protocol.HoverParams) (*protocol.Hover, bool, erro
 		return nil, true, nil
 	}
 	if rng == cd.c.TitleRange {
-		text += lastRunOf(cd.dc.o.sess, cd.c.ID)
+		text += lastRunOf(cd.dc.o.Session(), cd.c.ID)
 	}
 	r := toRange(m, rng)
 	return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: text}, Range: &r}, true, nil

@@ -18,7 +18,7 @@ import (
 func (s *Server) codeActions(gctx *glsp.Context, p *protocol.CodeActionParams) (any, error) {
 	ctx := s.ctxOf(gctx)
 	dc, ok, err := s.contextOf(p.TextDocument.URI)
-	defer dc.release()
+	defer dc.Release()
 	if err == nil && ok && dc.c == nil && isConfig(dc) {
 		return s.configActions(ctx, dc, p)
 	}
@@ -98,10 +98,10 @@ func (s *Server) findingsIn(ctx context.Context, dc *docContext, rng protocol.Ra
 	if err != nil {
 		return nil, err
 	}
-	a, err := dc.st.current(ctx)
-	defer a.release()
+	a, err := dc.st.Snapshot(ctx)
+	defer a.Release()
 	if err != nil {
 		return nil, err
 	}
-	return a.findingsAt(dc.doc.Path, start, end), nil
+	return a.FindingsAt(dc.doc.Path, start, end), nil
 }

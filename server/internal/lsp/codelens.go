@@ -9,6 +9,7 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 	"github.com/icm-tool/icm/server/internal/state"
 )
 
@@ -22,12 +23,12 @@ import (
 func (s *Server) codeLenses(gctx *glsp.Context, p *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
 	ctx := s.ctxOf(gctx)
 	dc, ok, err := s.contextOf(p.TextDocument.URI)
-	defer dc.release()
+	defer dc.Release()
 	if err != nil || !ok {
 		return nil, err
 	}
-	a, err := dc.st.current(ctx)
-	defer a.release()
+	a, err := dc.st.Snapshot(ctx)
+	defer a.Release()
 	if err != nil {
 		return nil, err
 	}
@@ -45,11 +46,11 @@ func (s *Server) codeLenses(gctx *glsp.Context, p *protocol.CodeLensParams) ([]p
 	lens := func(title, command string) protocol.CodeLens {
 		return protocol.CodeLens{Range: line, Command: &protocol.Command{Title: title, Command: command, Arguments: []any{arg}}}
 	}
-	allowed := dc.o.sess.Trust().Allowed()
+	allowed := dc.o.Session().Trust().Allowed()
 	var out []protocol.CodeLens
 	if allowed {
 		out = append(out, lens("▶ Run stage", cmdRunStage))
-		if sr := a.stageOfContract(dc.doc.Path); sr != nil {
+		if sr := a.StageOfContract(dc.doc.Path); sr != nil {
 			if l, ok := testLens(sr, line, arg); ok {
 				out = append(out, l)
 			}
@@ -65,9 +66,9 @@ func (s *Server) codeLenses(gctx *glsp.Context, p *protocol.CodeLensParams) ([]p
 	if row != nil && row.Status == string(state.Awaiting) {
 		out = append(out, lens("✓ Approve", cmdApprove))
 	}
-	if sr := a.stageOfContract(dc.doc.Path); sr != nil && sr.Context != nil {
+	if sr := a.StageOfContract(dc.doc.Path); sr != nil && sr.Context != nil {
 		title := approxTokens(sr.Context.Total)
-		if n := a.counts[dc.stage.Name]; n != nil && len(n.Items) > 1 {
+		if n := a.Count(dc.stage.Name); n != nil && len(n.Items) > 1 {
 			title = callsText(n)
 		}
 		out = append(out, lens(title, cmdProbe))
@@ -89,9 +90,9 @@ func approxTokens(n int) string {
 
 // stageRow is one stage's row of the workspace's status, as the Pipeline
 // view has it: the last status sent, or a fresh one.
-func (s *Server) stageRow(ctx context.Context, st *wsState, stage string) *StageStatus {
+func (s *Server) stageRow(ctx context.Context, st *snapshot.Workspace, stage string) *StageStatus {
 	ws := s.lastStatus(st)
-	if ws != nil && (ws.Running == nil) != (s.runs.running(st.root) == nil) {
+	if ws != nil && (ws.Running == nil) != (s.runs.running(st.Root()) == nil) {
 		ws = nil // a run began or ended since: the status sent is behind
 	}
 	if ws == nil {
@@ -107,14 +108,14 @@ func (s *Server) stageRow(ctx context.Context, st *wsState, stage string) *Stage
 }
 
 // forEachSourceLenses finds the stages that loop over this file.
-func forEachSourceLenses(dc *docContext, a *analysis) []protocol.CodeLens {
+func forEachSourceLenses(dc *docContext, a *snapshot.Snapshot) []protocol.CodeLens {
 	var out []protocol.CodeLens
 	items := -1
-	for _, sr := range a.report.Stages {
+	for _, sr := range a.Report().Stages {
 		if sr.Contract == nil || sr.Contract.ForEach == nil {
 			continue
 		}
-		abs, err := a.ws.Resolve(sr.Stage.Dir, sr.Contract.ForEach.Path)
+		abs, err := a.Workspace().Resolve(sr.Stage.Dir, sr.Contract.ForEach.Path)
 		if err != nil || abs != dc.doc.Path {
 			continue
 		}
@@ -125,7 +126,7 @@ func forEachSourceLenses(dc *docContext, a *analysis) []protocol.CodeLens {
 		if items == 1 {
 			title = fmt.Sprintf("1 item for %s", sr.Stage.Name)
 		}
-		arg := map[string]any{"workspace": a.ws.Root, "stage": sr.Stage.Name}
+		arg := map[string]any{"workspace": a.Workspace().Root, "stage": sr.Stage.Name}
 		if items > 0 {
 			arg["item"] = 1 // the probe shows the first item's context
 		}

@@ -11,6 +11,7 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 )
 
 // Commands and notifications of docs/lsp-protocol.md.
@@ -81,7 +82,7 @@ func (s *Server) executeCommand(gctx *glsp.Context, p *protocol.ExecuteCommandPa
 		if err != nil {
 			return nil, err
 		}
-		return map[string]bool{"cancelled": s.runs.cancel(st.root)}, nil
+		return map[string]bool{"cancelled": s.runs.cancel(st.Root())}, nil
 	case cmdRunNext, cmdRunStage, cmdRunAll:
 		st, err := s.workspaceArg(args)
 		if err != nil {
@@ -148,15 +149,15 @@ var needsStage = map[string]bool{cmdRunStage: true, cmdApprove: true, cmdProbe: 
 
 // workspaceArg finds the workspace a command names; with none named and
 // exactly one known, that one.
-func (s *Server) workspaceArg(args commandArgs) (*wsState, error) {
+func (s *Server) workspaceArg(args commandArgs) (*snapshot.Workspace, error) {
 	if args.Workspace == "" {
-		all := s.wss.all()
+		all := s.set.All()
 		if len(all) == 1 {
 			return all[0], nil
 		}
 		return nil, fault.InvalidRequest(fmt.Sprintf("name the workspace: the server knows %d", len(all)), "pass {workspace} with the workspace's root folder")
 	}
-	if st := s.wss.byName(args.Workspace); st != nil {
+	if st := s.set.ByName(args.Workspace); st != nil {
 		return st, nil
 	}
 	return nil, unknownWorkspace(args.Workspace)
@@ -170,15 +171,15 @@ func unknownWorkspace(path string) *fault.Error {
 }
 
 func (s *Server) statusCommand(ctx context.Context, args commandArgs) (any, error) {
-	var list []*wsState
+	var list []*snapshot.Workspace
 	if args.Workspace != "" {
 		st, err := s.workspaceArg(args)
 		if err != nil {
 			return nil, err
 		}
-		list = []*wsState{st}
+		list = []*snapshot.Workspace{st}
 	} else {
-		list = s.wss.all()
+		list = s.set.All()
 	}
 	out := make([]WorkspaceStatus, 0, len(list))
 	for _, st := range list {
@@ -198,33 +199,33 @@ type probeResult struct {
 // probe` does from disk, and names it as a read-only icm-context: document
 // (the client opens it; it follows the contracts as they change). Nothing
 // is written to disk.
-func (s *Server) probe(ctx context.Context, st *wsState, stageName string, item int) (*probeResult, error) {
+func (s *Server) probe(ctx context.Context, st *snapshot.Workspace, stageName string, item int) (*probeResult, error) {
 	title, content, err := s.probeText(ctx, st, stageName, item)
 	if err != nil {
 		return nil, err
 	}
-	uri := contextURI(st.root, stageName, item)
+	uri := contextURI(st.Root(), stageName, item)
 	s.vdocs.seen(uri, content)
 	return &probeResult{URI: uri, Title: title, Content: content}, nil
 }
 
 // probeText is a stage's assembled context as Markdown: the token table,
 // then the system and user texts.
-func (s *Server) probeText(ctx context.Context, st *wsState, stageName string, item int) (string, string, error) {
-	a, err := st.current(ctx)
-	defer a.release()
+func (s *Server) probeText(ctx context.Context, st *snapshot.Workspace, stageName string, item int) (string, string, error) {
+	a, err := st.Snapshot(ctx)
+	defer a.Release()
 	if err != nil {
 		return "", "", err
 	}
-	o, err := st.acquire()
+	o, err := st.Acquire()
 	if err != nil {
 		return "", "", err
 	}
-	defer o.release()
+	defer o.Release()
 	// The analysis's view: the open buffers laid over the disk (the bare
 	// snapshot holds only the open buffers, and every other file would
 	// read missing).
-	pr, err := o.sess.Probe(a.ws.Files, stageName, item)
+	pr, err := o.Session().Probe(a.Workspace().Files, stageName, item)
 	if err != nil {
 		return "", "", err
 	}
@@ -235,20 +236,20 @@ func (s *Server) probeText(ctx context.Context, st *wsState, stageName string, i
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n~%d tokens (system %d, user %d), estimated with %s. Unsaved editor changes are included; this view follows the contract as it changes.\n\n", title, cx.Total, cx.SystemTokens, cx.UserTokens, cx.Estimator)
-	b.WriteString(partsTable(cx, a.counts[stg.Name], item))
+	b.WriteString(partsTable(cx, a.Count(stg.Name), item))
 	fmt.Fprintf(&b, "\n## System (%d tokens)\n\n%s\n## User (%d tokens)\n\n%s", cx.SystemTokens, fenced(cx.System), cx.UserTokens, fenced(cx.User))
 	return title, b.String(), nil
 }
 
 // createFile makes an empty input file the contract names (the quick fix
 // for a missing input, for clients that cannot create files themselves).
-func (s *Server) createFile(st *wsState, p string) (any, error) {
-	op, err := st.acquire()
+func (s *Server) createFile(st *snapshot.Workspace, p string) (any, error) {
+	op, err := st.Acquire()
 	if err != nil {
 		return nil, err
 	}
-	defer op.release()
-	ws := op.ws
+	defer op.Release()
+	ws := op.Workspace()
 	if p == "" {
 		return nil, fault.InvalidRequest(cmdCreateFile+" needs a path", "pass {workspace, path}, path relative to the workspace")
 	}
@@ -266,6 +267,6 @@ func (s *Server) createFile(st *wsState, p string) (any, error) {
 	if err := ws.Disk.WriteFile(abs, nil, 0o644); err != nil {
 		return nil, err
 	}
-	st.touch(false)
+	st.Touch(false)
 	return map[string]any{"created": true, "uri": uriOf(abs)}, nil
 }

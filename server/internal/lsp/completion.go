@@ -12,6 +12,7 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -37,7 +38,7 @@ func (s *Server) completion(gctx *glsp.Context, p *protocol.CompletionParams) (a
 		return items, err
 	}
 	dc, ok, err := s.contextOf(p.TextDocument.URI)
-	defer dc.release()
+	defer dc.Release()
 	if err == nil && ok && dc.c == nil && isConfig(dc) {
 		return s.configCompletion(ctx, dc, p.Position)
 	}
@@ -138,8 +139,8 @@ func layerItems(r protocol.Range) []protocol.CompletionItem {
 	}
 }
 
-func serverItems(st *wsState, r protocol.Range) []protocol.CompletionItem {
-	names, location := st.servers()
+func serverItems(st *snapshot.Workspace, r protocol.Range) []protocol.CompletionItem {
+	names, location := st.Servers()
 	out := []protocol.CompletionItem{item("none", protocol.CompletionItemKindKeyword, "this stage uses no tools", "none", r)}
 	for _, name := range names {
 		where, _ := location(name)
@@ -152,7 +153,7 @@ func serverItems(st *wsState, r protocol.Range) []protocol.CompletionItem {
 // server once (the catalog keeps the answer); the request's context bounds
 // the wait, so a client that cancels is not held up.
 func (s *Server) toolItems(ctx context.Context, dc *docContext, server, rest string, r protocol.Range) (any, error) {
-	infos, err := dc.st.toolsOf(ctx, server)
+	infos, err := dc.st.ToolsOf(ctx, server)
 	if err != nil {
 		return nil, nil // an unknown or broken server has a diagnostic already
 	}
@@ -173,8 +174,8 @@ func (s *Server) toolItems(ctx context.Context, dc *docContext, server, rest str
 // pathItems offers the workspace's files and the outputs earlier stages
 // declare, written relative to the stage folder.
 func (s *Server) pathItems(ctx context.Context, dc *docContext, r protocol.Range) (any, error) {
-	a, err := dc.st.current(ctx)
-	defer a.release()
+	a, err := dc.st.Snapshot(ctx)
+	defer a.Release()
 	if err != nil {
 		return nil, err
 	}
@@ -193,14 +194,14 @@ func (s *Server) pathItems(ctx context.Context, dc *docContext, r protocol.Range
 		out = append(out, item(fromStage, protocol.CompletionItemKindFile, detail, fromStage, r))
 	}
 	var produced []string
-	for rel, producer := range a.report.ProducedBy {
+	for rel, producer := range a.Report().ProducedBy {
 		if stg, err := dc.ws.Stage(producer); err == nil && stg.Index < dc.stage.Index {
 			produced = append(produced, rel)
 		}
 	}
 	sort.Strings(produced)
 	for _, rel := range produced {
-		add(rel, "output of "+a.report.ProducedBy[rel])
+		add(rel, "output of "+a.Report().ProducedBy[rel])
 	}
 	for _, rel := range workspaceFiles(dc.ws, dc.stage) {
 		add(rel, "")

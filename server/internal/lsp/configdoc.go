@@ -10,6 +10,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/config"
 	"github.com/icm-tool/icm/server/internal/document"
+	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 )
 
 // isConfig reports whether dc is its workspace's config.toml.
@@ -92,9 +93,9 @@ func (s *Server) valueItems(ctx context.Context, dc *docContext, e config.Entry,
 	detail := ""
 	switch {
 	case e.Path == "model.name":
-		if o, err := dc.st.acquire(); err == nil {
-			values = s.awaitModels(ctx, dc.st, o.sess)
-			o.release()
+		if o, err := dc.st.Acquire(); err == nil {
+			values = s.set.AwaitModels(ctx, dc.st, o.Session())
+			o.Release()
 		}
 		detail = "installed on the model server"
 	case len(k.Values) > 0:
@@ -148,9 +149,9 @@ func (s *Server) configHover(ctx context.Context, dc *docContext, pos protocol.P
 		if len(k.Values) > 0 {
 			fmt.Fprintf(&b, "\n\nOne of: `%s`", strings.Join(k.Values, "`, `"))
 		}
-		if o, err := dc.st.acquire(); err == nil && e.Path == "model.name" {
-			names, ok := s.installedModels(dc.st, o.sess)
-			o.release()
+		if o, err := dc.st.Acquire(); err == nil && e.Path == "model.name" {
+			names, ok := s.set.InstalledModels(dc.st, o.Session())
+			o.Release()
 			if ok {
 				if len(names) == 0 {
 					b.WriteString("\n\nThe model server has no models yet.")
@@ -168,8 +169,8 @@ func (s *Server) configHover(ctx context.Context, dc *docContext, pos protocol.P
 func ptr[T any](v T) *T { return &v }
 
 // fileExists reports whether an analysis sees file (a buffer or on disk).
-func fileExists(a *analysis, file string) bool {
-	_, err := a.ws.Files.Stat(file)
+func fileExists(a *snapshot.Snapshot, file string) bool {
+	_, err := a.Workspace().Files.Stat(file)
 	return err == nil
 }
 

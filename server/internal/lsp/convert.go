@@ -11,6 +11,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/document"
 	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 )
 
 // pathOf turns a file URI into a clean absolute path, with symlinks resolved
@@ -28,24 +29,7 @@ func pathOf(uri string) (string, error) {
 	if p == "" || !filepath.IsAbs(p) {
 		return "", fault.InvalidRequest(fmt.Sprintf("document URI %q has no absolute path", uri), "send a file: URI with an absolute path")
 	}
-	return canonical(filepath.Clean(p)), nil
-}
-
-// canonical resolves symlinks in p, or in its nearest existing parent when p
-// does not exist (a file about to be created).
-func canonical(p string) string {
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		return r
-	}
-	dir, rest := filepath.Dir(p), filepath.Base(p)
-	for dir != filepath.Dir(dir) {
-		if r, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(r, rest)
-		}
-		rest = filepath.Join(filepath.Base(dir), rest)
-		dir = filepath.Dir(dir)
-	}
-	return p
+	return snapshot.Canonical(filepath.Clean(p)), nil
 }
 
 // uriOf turns an absolute path into a file URI.

@@ -13,7 +13,7 @@ import (
 // (to the named heading when the input is section-scoped).
 func (s *Server) definition(gctx *glsp.Context, p *protocol.DefinitionParams) (any, error) {
 	dc, t, ok, err := s.targetAt(p.TextDocument.URI, p.Position)
-	defer dc.release()
+	defer dc.Release()
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -43,7 +43,7 @@ func (s *Server) definition(gctx *glsp.Context, p *protocol.DefinitionParams) (a
 	if err != nil {
 		return nil, nil // the escape is a diagnostic already
 	}
-	read := s.store.Snapshot().Over(dc.ws.Disk).ReadFile
+	read := s.set.Docs().Snapshot().Over(dc.ws.Disk).ReadFile
 	if dc.ws.Shared(abs) {
 		read = dc.ws.ReadInput
 	}
@@ -64,7 +64,7 @@ func (s *Server) definition(gctx *glsp.Context, p *protocol.DefinitionParams) (a
 // documentLinks makes every input, output and For each path a link.
 func (s *Server) documentLinks(gctx *glsp.Context, p *protocol.DocumentLinkParams) ([]protocol.DocumentLink, error) {
 	dc, ok, err := s.contextOf(p.TextDocument.URI)
-	defer dc.release()
+	defer dc.Release()
 	if err != nil || !ok || dc.c == nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 
+	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 	"github.com/icm-tool/icm/server/internal/session"
 )
 
@@ -55,13 +56,13 @@ type diagLine struct {
 }
 
 // doctor diagnoses a workspace through its session, as icm doctor does.
-func (s *Server) doctor(ctx context.Context, st *wsState) (*diagnosis, error) {
-	o, err := st.acquire()
+func (s *Server) doctor(ctx context.Context, st *snapshot.Workspace) (*diagnosis, error) {
+	o, err := st.Acquire()
 	if err != nil {
 		return nil, err
 	}
-	defer o.release()
-	d := o.sess.Doctor(ctx)
+	defer o.Release()
+	d := o.Session().Doctor(ctx)
 	out := &diagnosis{Workspace: d.Workspace, Lines: []diagLine{}, Next: d.Next, Failed: d.Failed}
 	for _, l := range d.Lines {
 		out.Lines = append(out.Lines, diagLine{ID: l.ID, Title: l.Title, Status: l.Status, Text: l.Text, Fix: fixButton(l)})

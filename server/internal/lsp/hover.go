@@ -15,6 +15,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/document"
+	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 	"github.com/icm-tool/icm/server/internal/markdown"
 	"github.com/icm-tool/icm/server/internal/promptcount"
 	"github.com/icm-tool/icm/server/internal/session"
@@ -33,37 +34,37 @@ func (s *Server) hover(gctx *glsp.Context, p *protocol.HoverParams) (*protocol.H
 	}
 	dc, ok, err := s.contextOf(p.TextDocument.URI)
 	if err != nil || !ok {
-		dc.release()
+		dc.Release()
 		return nil, err
 	}
 	if dc.c == nil && isConfig(dc) {
-		defer dc.release()
+		defer dc.Release()
 		return s.configHover(ctx, dc, p.Position)
 	}
 	if dc.c == nil {
 		if h := s.outputFileHover(ctx, dc, p.Position); h != nil {
-			defer dc.release()
+			defer dc.Release()
 			return h, nil
 		}
 	}
 	dc, t, ok, err := targetIn(dc, p.Position)
-	defer dc.release()
+	defer dc.Release()
 	if err != nil || !ok {
 		return nil, err
 	}
 	var text string
 	switch t.kind {
 	case onTitle:
-		dc.st.awaitWindow(ctx)
-		a, err := dc.st.current(ctx)
-		defer a.release()
+		dc.st.AwaitWindow(ctx)
+		a, err := dc.st.Snapshot(ctx)
+		defer a.Release()
 		if err != nil {
 			return nil, err
 		}
 		text = s.stageHover(dc, a)
 	case onInput:
-		a, err := dc.st.current(ctx)
-		defer a.release()
+		a, err := dc.st.Snapshot(ctx)
+		defer a.Release()
 		if err != nil {
 			return nil, err
 		}
@@ -71,8 +72,8 @@ func (s *Server) hover(gctx *glsp.Context, p *protocol.HoverParams) (*protocol.H
 	case onOutput:
 		text = outputHover(dc, t.output)
 	case onForEach:
-		a, err := dc.st.current(ctx)
-		defer a.release()
+		a, err := dc.st.Snapshot(ctx)
+		defer a.Release()
 		if err != nil {
 			return nil, err
 		}
@@ -91,8 +92,8 @@ func (s *Server) hover(gctx *glsp.Context, p *protocol.HoverParams) (*protocol.H
 
 // stageHover is the assembled context of the stage: the per-part token
 // table, the total against the model's window, and both texts shortened.
-func (s *Server) stageHover(dc *docContext, a *analysis) string {
-	sr := a.stageOfContract(dc.doc.Path)
+func (s *Server) stageHover(dc *docContext, a *snapshot.Snapshot) string {
+	sr := a.StageOfContract(dc.doc.Path)
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s**", dc.stage.Name)
 	if sr == nil || sr.Context == nil {
@@ -102,16 +103,16 @@ func (s *Server) stageHover(dc *docContext, a *analysis) string {
 	cx := sr.Context
 	fmt.Fprintf(&b, " · ~%d tokens (system %d, user %d), estimated with %s\n\n", cx.Total, cx.SystemTokens, cx.UserTokens, cx.Estimator)
 	total := cx.Total
-	if n := a.counts[dc.stage.Name]; n != nil {
+	if n := a.Count(dc.stage.Name); n != nil {
 		// What the server will see: the chat template's tokens included.
 		total = n.First.Tokens
 		fmt.Fprintf(&b, "First call: %s\n\n", countLine(n))
 	}
-	model := dc.st.modelName()
-	b.WriteString(windowLine(total, a.window, model))
+	model := dc.st.ModelName()
+	b.WriteString(windowLine(total, a.Window(), model))
 	if sr.Items >= 0 {
 		calls := plural(sr.Items, "call")
-		if n := a.counts[dc.stage.Name]; n != nil && len(n.Items) > 0 {
+		if n := a.Count(dc.stage.Name); n != nil && len(n.Items) > 0 {
 			calls = callsText(n)
 		}
 		fmt.Fprintf(&b, "\n\nFor each: %s in the whole stage's first calls, one per item, each with the item added to the user part.", calls)
@@ -120,7 +121,7 @@ func (s *Server) stageHover(dc *docContext, a *analysis) string {
 		b.WriteString("\n\n" + line)
 	}
 	b.WriteString("\n\n")
-	b.WriteString(partsTable(cx, a.counts[dc.stage.Name], 0))
+	b.WriteString(partsTable(cx, a.Count(dc.stage.Name), 0))
 	b.WriteString("\n**System**\n\n")
 	b.WriteString(fenced(shorten(cx.System, previewLines)))
 	b.WriteString("\n**User**\n\n")
@@ -190,11 +191,11 @@ func fenced(text string) string { return markdown.Fence("text", text) }
 // inputHover previews an input: a file's first lines and its token count,
 // what a folder, glob or placeholder leads to, or why nothing is loaded.
 // It finds the files as the loader does (assemble.Locate).
-func inputHover(dc *docContext, a *analysis, in *contract.Input) string {
+func inputHover(dc *docContext, a *snapshot.Snapshot, in *contract.Input) string {
 	if in.NonFile {
 		return fmt.Sprintf("**%s**: not a file; shown in the contract, never loaded.", cell(in.What))
 	}
-	loc, err := assemble.Locate(a.ws, dc.stage, *in)
+	loc, err := assemble.Locate(a.Workspace(), dc.stage, *in)
 	if err != nil {
 		return fmt.Sprintf("**%s**: %v", in.Path, err)
 	}
@@ -216,7 +217,7 @@ func inputHover(dc *docContext, a *analysis, in *contract.Input) string {
 	case !loc.Exists && loc.Own:
 		return head + "\n\nThe stage's own output: no previous version yet."
 	case !loc.Exists:
-		if producer := a.report.ProducedBy[loc.Rel]; producer != "" {
+		if producer := a.Report().ProducedBy[loc.Rel]; producer != "" {
 			return head + fmt.Sprintf("\n\nNot produced yet: stage %s writes it.", producer)
 		}
 		if in.Optional {
@@ -230,17 +231,17 @@ func inputHover(dc *docContext, a *analysis, in *contract.Input) string {
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s · %d files\n", head, len(loc.Files))
 		for _, f := range loc.Files {
-			fmt.Fprintf(&b, "\n- %s", a.ws.InputRel(f))
+			fmt.Fprintf(&b, "\n- %s", a.Workspace().InputRel(f))
 		}
 		return b.String()
 	}
 	abs := loc.Files[0]
-	src, err := a.ws.ReadInput(abs)
+	src, err := a.Workspace().ReadInput(abs)
 	if err != nil {
 		return head + fmt.Sprintf("\n\n%v", err)
 	}
 	if in.Templated {
-		head = fmt.Sprintf("**%s** (fits %s) · %s", a.ws.InputRel(abs), loc.Rel, layer)
+		head = fmt.Sprintf("**%s** (fits %s) · %s", a.Workspace().InputRel(abs), loc.Rel, layer)
 	}
 	if document.IsBinary(src) {
 		return head + fmt.Sprintf("\n\nA binary file (%d bytes): the model is given its path and size only.", len(src))
@@ -275,16 +276,16 @@ func outputHover(dc *docContext, o *contract.Output) string {
 }
 
 // forEachHover lists the items the stage would run.
-func forEachHover(dc *docContext, a *analysis) string {
+func forEachHover(dc *docContext, a *snapshot.Snapshot) string {
 	fe := dc.c.ForEach
 	abs, err := dc.ws.Resolve(dc.stage.Dir, fe.Path)
 	if err != nil {
 		return fmt.Sprintf("**For each %s**: %v", fe.Item, err)
 	}
 	rel := dc.ws.Rel(abs)
-	src, err := a.ws.Files.ReadFile(abs)
+	src, err := a.Workspace().Files.ReadFile(abs)
 	if err != nil {
-		if producer := a.report.ProducedBy[rel]; producer != "" {
+		if producer := a.Report().ProducedBy[rel]; producer != "" {
 			return fmt.Sprintf("**For each %s in %s**: not produced yet; stage %s writes it. The items are its `##` sections.", fe.Item, rel, producer)
 		}
 		return fmt.Sprintf("**For each %s in %s**: the file does not exist.", fe.Item, rel)
@@ -301,7 +302,7 @@ func forEachHover(dc *docContext, a *analysis) string {
 // toolHover shows a tool's description and parameters, as its server
 // lists them.
 func toolHover(ctx context.Context, dc *docContext, server, name string) string {
-	infos, err := dc.st.toolsOf(ctx, server)
+	infos, err := dc.st.ToolsOf(ctx, server)
 	if err != nil {
 		return fmt.Sprintf("**%s: %s**\n\nUnable to list the tools of %s: %v", server, name, server, err)
 	}
@@ -319,14 +320,14 @@ func toolHover(ctx context.Context, dc *docContext, server, name string) string 
 
 // serverHover lists a server's tools.
 func serverHover(ctx context.Context, dc *docContext, server string) string {
-	_, location := dc.st.servers()
+	_, location := dc.st.Servers()
 	where, ok := location(server)
 	if !ok {
 		return fmt.Sprintf("**%s**: not configured. Add `[mcp.servers.%s]` to config.toml.", server, server)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s** · MCP server from %s\n\n", server, where)
-	infos, err := dc.st.toolsOf(ctx, server)
+	infos, err := dc.st.ToolsOf(ctx, server)
 	if err != nil {
 		fmt.Fprintf(&b, "Unable to list its tools: %v", err)
 		return b.String()

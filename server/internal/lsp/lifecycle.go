@@ -5,6 +5,8 @@ import (
 
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 )
 
 // commandNames are the commands the server executes (docs/lsp-protocol.md).
@@ -94,7 +96,7 @@ func (s *Server) initialize(_ *glsp.Context, p *protocol.InitializeParams) (any,
 		}
 	}
 	if len(folders) == 0 && p.RootPath != nil && *p.RootPath != "" {
-		folders = append(folders, canonical(*p.RootPath))
+		folders = append(folders, snapshot.Canonical(*p.RootPath))
 	}
 	s.mu.Lock()
 	s.caps = p.Capabilities
@@ -122,7 +124,7 @@ func (s *Server) initializedNotification(*glsp.Context, *protocol.InitializedPar
 	s.mu.Unlock()
 	s.goBackground(func() {
 		for _, f := range folders {
-			s.wss.discover(f)
+			s.set.Discover(f)
 		}
 		s.registerWatchers(s.ctx)
 	})
@@ -142,7 +144,7 @@ func (s *Server) didChangeFolders(_ *glsp.Context, p *protocol.DidChangeWorkspac
 	var added []string
 	for _, f := range p.Event.Removed {
 		if path, err := pathOf(f.URI); err == nil {
-			s.wss.remove(path)
+			s.set.Remove(path)
 		}
 	}
 	for _, f := range p.Event.Added {
@@ -152,7 +154,7 @@ func (s *Server) didChangeFolders(_ *glsp.Context, p *protocol.DidChangeWorkspac
 	}
 	s.goBackground(func() {
 		for _, f := range added {
-			s.wss.discover(f)
+			s.set.Discover(f)
 		}
 	})
 	return nil
@@ -162,8 +164,8 @@ func (s *Server) didChangeConfiguration(_ *glsp.Context, p *protocol.DidChangeCo
 	s.mu.Lock()
 	s.settings = readSettings(s.settings, p.Settings)
 	s.mu.Unlock()
-	for _, st := range s.wss.all() {
-		st.touch(true)
+	for _, st := range s.set.All() {
+		st.Touch(true)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package lsp
 import (
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/document"
+	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 	"github.com/icm-tool/icm/server/internal/workspace"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 )
@@ -12,17 +13,17 @@ import (
 // buffer as it is now, so positions match what the editor shows.
 type docContext struct {
 	doc   *document.Doc
-	st    *wsState
-	o     *opening // held by the docContext: release it
+	st    *snapshot.Workspace
+	o     *snapshot.Opening // held by the docContext: release it
 	ws    *workspace.Workspace
 	stage *workspace.Stage
 	c     *contract.Contract
 }
 
-// release lets go of the workspace the document context holds (nil-safe).
-func (dc *docContext) release() {
+// Release lets go of the workspace the document context holds (nil-safe).
+func (dc *docContext) Release() {
 	if dc != nil {
-		dc.o.release()
+		dc.o.Release()
 	}
 }
 
@@ -34,15 +35,15 @@ func (s *Server) contextOf(uri string) (*docContext, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	st := s.wss.forPath(d.Path)
+	st := s.set.ForPath(d.Path)
 	if st == nil {
 		return nil, false, nil
 	}
-	o, err := st.acquire()
+	o, err := st.Acquire()
 	if err != nil {
 		return nil, false, err
 	}
-	ws := o.ws
+	ws := o.Workspace()
 	dc := &docContext{doc: d, st: st, o: o, ws: ws}
 	if stg := ws.StageOf(d.Path); stg != nil && stg.Contract == d.Path {
 		dc.stage = stg
@@ -82,7 +83,7 @@ type target struct {
 func (s *Server) targetAt(uri string, pos protocol.Position) (*docContext, target, bool, error) {
 	dc, ok, err := s.contextOf(uri)
 	if err != nil || !ok {
-		dc.release()
+		dc.Release()
 		return nil, target{}, false, err
 	}
 	return targetIn(dc, pos)
@@ -92,13 +93,13 @@ func (s *Server) targetAt(uri string, pos protocol.Position) (*docContext, targe
 // (the caller releases it) when ok, and releases it otherwise.
 func targetIn(dc *docContext, pos protocol.Position) (*docContext, target, bool, error) {
 	if dc.c == nil {
-		dc.release()
+		dc.Release()
 		return nil, target{}, false, nil
 	}
 	m := dc.doc.Mapper()
 	off, err := offsetOf(m, pos)
 	if err != nil {
-		dc.release()
+		dc.Release()
 		return nil, target{}, false, err
 	}
 	return dc, locate(dc.c, m, off), true, nil

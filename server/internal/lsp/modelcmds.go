@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/suggest"
 )
@@ -25,13 +26,13 @@ type modelStatus struct {
 
 // modelStatusOf asks the workspace's model server whether it answers and
 // has the model in force (the walkthrough's first step).
-func (s *Server) modelStatusOf(ctx context.Context, st *wsState) (*modelStatus, error) {
-	o, err := st.acquire()
+func (s *Server) modelStatusOf(ctx context.Context, st *snapshot.Workspace) (*modelStatus, error) {
+	o, err := st.Acquire()
 	if err != nil {
 		return nil, err
 	}
-	defer o.release()
-	sess := o.sess
+	defer o.Release()
+	sess := o.Session()
 	out := &modelStatus{URL: sess.ServerURL(), Model: sess.Model(), Models: []string{}}
 	names, err := sess.Models(ctx)
 	if err != nil {
@@ -85,13 +86,13 @@ func (p *pulls) cancel(token string) bool {
 
 // pullModel downloads a model onto the workspace's model server with its
 // progress in a cancellable notification, and answers when it is done.
-func (s *Server) pullModel(ctx context.Context, st *wsState, model string) (map[string]string, error) {
-	o, err := st.acquire()
+func (s *Server) pullModel(ctx context.Context, st *snapshot.Workspace, model string) (map[string]string, error) {
+	o, err := st.Acquire()
 	if err != nil {
 		return nil, err
 	}
-	defer o.release()
-	sess := o.sess
+	defer o.Release()
+	sess := o.Session()
 	pull, err := sess.PreparePull(model)
 	if err != nil {
 		return nil, err
@@ -117,8 +118,8 @@ func (s *Server) pullModel(ctx context.Context, st *wsState, model string) (map[
 	}
 	pulled := pull.Model
 	p.end(pulled + " is on the model server")
-	st.s.models.forget()
-	st.touch(false)
+	s.set.ForgetModels()
+	st.Touch(false)
 	return map[string]string{"model": pulled}, nil
 }
 

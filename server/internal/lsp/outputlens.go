@@ -8,6 +8,7 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/state"
 )
@@ -56,7 +57,7 @@ func (s *Server) outputLenses(ctx context.Context, dc *docContext) []protocol.Co
 	if row.Status == string(state.Awaiting) {
 		out = append(out, lens(top, "✓ Approve", cmdApprove, arg))
 	}
-	hasModel := dc.o.sess.HasModelVersion(dc.doc.Path)
+	hasModel := dc.o.Session().HasModelVersion(dc.doc.Path)
 	if hasModel {
 		out = append(out, lens(top, "⇄ Compare with the model's version", clientCompare, arg))
 	}
@@ -66,7 +67,7 @@ func (s *Server) outputLenses(ctx context.Context, dc *docContext) []protocol.Co
 	if c.ForEach == nil || !hasModel {
 		return out
 	}
-	spans := dc.o.sess.ItemSpans(dc.doc.Path, string(dc.doc.Text))
+	spans := dc.o.Session().ItemSpans(dc.doc.Path, string(dc.doc.Text))
 	m := dc.doc.Mapper()
 	for _, sp := range spans {
 		if !sp.Found {
@@ -103,23 +104,54 @@ func itemWords(sp session.ItemSpan, n int) string {
 // read the very words the Pipeline view shows.
 type statusCache struct {
 	mu sync.Mutex
-	m  map[string]*WorkspaceStatus
+	m  map[string]*sentStatus
 }
 
-func (c *statusCache) put(ws WorkspaceStatus) {
+// sentStatus is the status last sent for one workspace.
+type sentStatus struct {
+	// sending is held while a status is made and sent, so statuses reach
+	// the client in order.
+	sending sync.Mutex
+	last    *WorkspaceStatus
+	hash    [32]byte // of last, as sent
+}
+
+func (c *statusCache) entry(root string) *sentStatus {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
-		c.m = map[string]*WorkspaceStatus{}
+		c.m = map[string]*sentStatus{}
 	}
-	c.m[ws.Workspace] = &ws
+	e, ok := c.m[root]
+	if !ok {
+		e = &sentStatus{}
+		c.m[root] = e
+	}
+	return e
+}
+
+// put records ws, whose JSON hashes to h, as the workspace's last
+// status, and reports whether it differs from the one before.
+func (c *statusCache) put(ws WorkspaceStatus, h [32]byte) bool {
+	e := c.entry(ws.Workspace)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e.last = &ws
+	same := e.hash == h
+	e.hash = h
+	return !same
 }
 
 func (c *statusCache) get(root string) *WorkspaceStatus {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.m[root]
+	if e, ok := c.m[root]; ok {
+		return e.last
+	}
+	return nil
 }
 
 // lastStatus is the last status sent for a workspace; nil before any.
-func (s *Server) lastStatus(st *wsState) *WorkspaceStatus { return s.statuses.get(st.root) }
+func (s *Server) lastStatus(st *snapshot.Workspace) *WorkspaceStatus {
+	return s.statuses.get(st.Root())
+}

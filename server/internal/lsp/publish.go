@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 )
 
 // fileDiagnostics are the diagnostics of one file.
@@ -13,6 +15,25 @@ type fileDiagnostics struct {
 	URI         string
 	Version     *int32
 	Diagnostics []protocol.Diagnostic
+}
+
+// diagnosticsOf converts an analysis's findings to the diagnostics of
+// each file, keyed by URI.
+func diagnosticsOf(files map[string]snapshot.FileFindings) map[string]fileDiagnostics {
+	out := make(map[string]fileDiagnostics, len(files))
+	for _, ff := range files {
+		fd := fileDiagnostics{URI: uriOf(ff.Path)}
+		if ff.Doc != nil {
+			fd.URI = ff.Doc.URI
+			v := ff.Doc.Version
+			fd.Version = &v
+		}
+		for _, f := range ff.Findings {
+			fd.Diagnostics = append(fd.Diagnostics, toDiagnostic(ff.Mapper, f))
+		}
+		out[fd.URI] = fd
+	}
+	return out
 }
 
 // batch is everything one analysis of a workspace found, keyed by URI.

@@ -3,21 +3,23 @@ package lsp
 import (
 	"context"
 	"time"
+
+	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 )
 
 // approve records approval of a stage (the code behind `icm approve`),
 // judged with the editor's model setting as runs from the editor are.
-func (s *Server) approve(ctx context.Context, st *wsState, stage string, force bool) error {
-	op, err := st.openSession()
+func (s *Server) approve(ctx context.Context, st *snapshot.Workspace, stage string, force bool) error {
+	op, err := st.OpenSession()
 	if err != nil {
 		return err
 	}
-	sess := op.sess
-	defer op.release()
+	sess := op.Session()
+	defer op.Release()
 	if _, err := sess.Approve(ctx, stage, force); err != nil {
 		return err
 	}
-	st.touch(false)
+	st.Touch(false)
 	s.statusMayHaveChanged(st)
 	return nil
 }
@@ -43,13 +45,13 @@ type outputsResult struct {
 
 // outputs lists a stage's current outputs (as its state counts them) and
 // the versions kept in history/versions/<stage>/, newest first.
-func (s *Server) outputs(st *wsState, stage string) (*outputsResult, error) {
-	op, err := st.openSession()
+func (s *Server) outputs(st *snapshot.Workspace, stage string) (*outputsResult, error) {
+	op, err := st.OpenSession()
 	if err != nil {
 		return nil, err
 	}
-	sess := op.sess
-	defer op.release()
+	sess := op.Session()
+	defer op.Release()
 	o, err := sess.Outputs(stage)
 	if err != nil {
 		return nil, err

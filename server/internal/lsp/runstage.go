@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/state"
 )
@@ -58,47 +59,47 @@ type runFinished struct {
 // start begins a run (the code behind `icm run`, through a session of its
 // own) on a goroutine and returns its id at once. Progress goes to the
 // client as $/progress; every stage's end as icm/runFinished.
-func (r *runs) start(st *wsState, req runRequest) (string, error) {
-	op, err := st.openSession()
+func (r *runs) start(st *snapshot.Workspace, req runRequest) (string, error) {
+	op, err := st.OpenSession()
 	if err != nil {
 		return "", err
 	}
-	sess := op.sess
+	sess := op.Session()
 	ctx, cancel := context.WithCancel(r.s.ctx)
 	a := &activeRun{cancel: cancel}
 	rp := &runProgress{s: r.s, st: st, run: a, item: req.item, tools: map[string]int{}, toolErrors: map[string]int{}}
 	run, err := sess.NewRun(session.RunRequest{Stage: req.stage, Item: req.item, Note: req.note, All: req.all, Force: req.force}, rp.event)
 	if err != nil {
 		cancel()
-		op.release()
+		op.Release()
 		return "", err
 	}
 	a.id = run.ID()
 	a.token = "icm-run-" + a.id
 	a.info = RunningInfo{Stage: req.stage, RunID: a.id}
 	r.mu.Lock()
-	if cur, busy := r.active[st.root]; busy {
+	if cur, busy := r.active[st.Root()]; busy {
 		r.mu.Unlock()
 		cancel()
-		op.release()
-		return "", fault.Locked(fmt.Sprintf("a run is already going in %s (stage %s, run %s)", st.root, cur.info.Stage, cur.id))
+		op.Release()
+		return "", fault.Locked(fmt.Sprintf("a run is already going in %s (stage %s, run %s)", st.Root(), cur.info.Stage, cur.id))
 	}
-	r.active[st.root] = a
+	r.active[st.Root()] = a
 	r.wg.Add(1)
 	r.mu.Unlock()
 	go func() {
 		defer r.wg.Done()
 		defer cancel()
-		defer op.release()
+		defer op.Release()
 		defer r.s.recoverLog("run " + a.id)
-		title := "icm: running " + filepath.Base(st.root)
+		title := "icm: running " + filepath.Base(st.Root())
 		if req.stage != "" {
 			title = "icm: running " + req.stage
 		}
 		rp.p = r.s.beginProgress(ctx, a.token, title, "starting")
 		sum, err := run.Execute(ctx)
 		r.mu.Lock()
-		delete(r.active, st.root)
+		delete(r.active, st.Root())
 		cancelled := a.cancelled || errors.Is(err, context.Canceled)
 		r.mu.Unlock()
 		msg := "done"
@@ -114,7 +115,7 @@ func (r *runs) start(st *wsState, req runRequest) (string, error) {
 			// No stage reported its end (nothing to run, the lock was held,
 			// the contract was invalid, the model server was not there), or
 			// one failed: say how the run ended, with the error's fixes.
-			f := runFinished{Workspace: st.root, Stage: a.info.Stage, RunID: a.id, OK: err == nil && !cancelled,
+			f := runFinished{Workspace: st.Root(), Stage: a.info.Stage, RunID: a.id, OK: err == nil && !cancelled,
 				Cancelled: cancelled, Message: msg, Outputs: []string{}, NothingRan: !rp.finishedAny, Item: req.item}
 			if rp.failed != nil {
 				f = *rp.failed
@@ -138,7 +139,7 @@ func (r *runs) start(st *wsState, req runRequest) (string, error) {
 			r.s.sendRunFinished(f)
 		}
 		rp.p.end(msg)
-		st.touch(false)
+		st.Touch(false)
 		r.s.statusMayHaveChanged(st)
 	}()
 	return a.id, nil
@@ -147,7 +148,7 @@ func (r *runs) start(st *wsState, req runRequest) (string, error) {
 // runProgress turns the engine's events into progress reports.
 type runProgress struct {
 	s    *Server
-	st   *wsState
+	st   *snapshot.Workspace
 	run  *activeRun
 	p    *progress
 	item int // the For each item the run is for, 0 for whole stages
@@ -161,7 +162,7 @@ type runProgress struct {
 }
 
 func (rp *runProgress) event(ev session.Event) {
-	root := rp.st.root
+	root := rp.st.Root()
 	switch ev.Kind {
 	case session.EventStageStart:
 		rp.s.runs.update(root, func(i *RunningInfo) { i.Stage, i.Item, i.Items, i.Done = ev.Stage, 0, 0, 0 })
@@ -255,13 +256,13 @@ func plural(n int, what string) string {
 
 // diskFace is how a stage reads on disk now (not as running), for the
 // notice when its run ends.
-func (s *Server) diskFace(st *wsState, stage string) *state.Face {
-	op, err := st.openSession()
+func (s *Server) diskFace(st *snapshot.Workspace, stage string) *state.Face {
+	op, err := st.OpenSession()
 	if err != nil {
 		return nil
 	}
-	sess := op.sess
-	defer op.release()
+	sess := op.Session()
+	defer op.Release()
 	p, _, err := sess.Status()
 	if err != nil {
 		return nil

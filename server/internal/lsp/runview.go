@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 	"github.com/icm-tool/icm/server/internal/session"
 )
 
@@ -42,13 +43,13 @@ type runNode struct {
 }
 
 // runsOf lists a workspace's runs, newest first, each as its tree.
-func (s *Server) runsOf(st *wsState) (map[string]any, error) {
-	op, err := st.acquire()
+func (s *Server) runsOf(st *snapshot.Workspace) (map[string]any, error) {
+	op, err := st.Acquire()
 	if err != nil {
 		return nil, err
 	}
-	defer op.release()
-	all, err := op.sess.Runs()
+	defer op.Release()
+	all, err := op.Session().Runs()
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +65,7 @@ func (s *Server) runsOf(st *wsState) (map[string]any, error) {
 		}
 		e := runEntry{ID: r.ID, Start: r.Start, DurationMs: r.Duration.Milliseconds(), PromptTokens: r.Prompt, OutputTokens: r.Output, Finished: r.Finished}
 		for _, n := range session.RunTree(r) {
-			e.Stages = append(e.Stages, wireNode(st.root, r.ID, n))
+			e.Stages = append(e.Stages, wireNode(st.Root(), r.ID, n))
 		}
 		out = append(out, e)
 	}
@@ -93,13 +94,13 @@ type compareResult struct {
 
 // compareOutput names the model's version of a stage's output (by path,
 // or the stage's model output) for the client to diff with the file.
-func (s *Server) compareOutput(st *wsState, stage, path string) (*compareResult, error) {
-	op, err := st.acquire()
+func (s *Server) compareOutput(st *snapshot.Workspace, stage, path string) (*compareResult, error) {
+	op, err := st.Acquire()
 	if err != nil {
 		return nil, err
 	}
-	defer op.release()
-	mv, err := op.sess.ModelVersion(stage, path)
+	defer op.Release()
+	mv, err := op.Session().ModelVersion(stage, path)
 	if err != nil {
 		return nil, err
 	}

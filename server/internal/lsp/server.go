@@ -36,7 +36,7 @@ import (
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
-	"github.com/icm-tool/icm/server/internal/document"
+	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -91,7 +91,6 @@ func (n Settings) scoped(key string) bool {
 type Server struct {
 	opts    Options
 	log     *slog.Logger
-	store   *document.Store
 	handler protocol.Handler
 
 	ctx    context.Context // the connection's lifetime
@@ -113,8 +112,9 @@ type Server struct {
 	inflight map[jsonrpc2.ID]context.CancelFunc
 	reqCtx   map[*glsp.Context]context.Context
 
-	pub  *publisher
-	wss  *workspaces
+	pub *publisher
+	// set is the editor's documents and workspaces, with their snapshots.
+	set  *snapshot.Set
 	runs *runs
 	// tests are the stage-test runs going on, by token.
 	tests testRuns
@@ -127,8 +127,6 @@ type Server struct {
 	vdocs vdocSet
 	// statuses are the last status sent per workspace.
 	statuses statusCache
-	// models are the model servers' installed models.
-	models modelLists
 	// pulls are the model downloads going on.
 	pulls pulls
 	// sink is where log lines go (stderr, or the client's log).
@@ -150,7 +148,6 @@ func New(opts Options) *Server {
 	s := &Server{
 		opts:     opts,
 		sink:     &logSink{stderr: opts.Log},
-		store:    document.NewStore(),
 		inflight: map[jsonrpc2.ID]context.CancelFunc{},
 		reqCtx:   map[*glsp.Context]context.Context{},
 	}
@@ -166,7 +163,13 @@ func New(opts Options) *Server {
 func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	s.pub = newPublisher(s.notify)
-	s.wss = newWorkspaces(s)
+	s.set = snapshot.New(s.ctx, snapshot.Options{
+		Log: s.log, Getenv: s.getenv, Debounce: s.opts.Debounce, Session: s.newSession, Go: s.goBackground,
+		Publish: func(ctx context.Context, root string, files map[string]snapshot.FileFindings) {
+			s.pub.publish(ctx, batch{owner: root, files: diagnosticsOf(files)})
+		},
+		Analyzed: s.contextDocsChanged,
+	})
 	s.runs = newRuns(s)
 	s.bg.Add(1)
 	go func() { defer s.bg.Done(); s.pub.run(s.ctx) }()
@@ -185,7 +188,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	s.cancel()
 	s.runs.wait()
 	s.tests.wait()
-	s.wss.close()
+	s.set.Close()
 	s.bgMu.Lock()
 	s.bgClosed = true
 	s.bgMu.Unlock()

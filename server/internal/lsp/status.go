@@ -11,6 +11,7 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 	"github.com/icm-tool/icm/server/internal/state"
 )
 
@@ -94,15 +95,15 @@ const statusRunning = "running"
 // status derives a workspace's state from disk (state.Pipeline, as `icm
 // status` does), adds the token counts and item counts of the latest
 // analysis, and marks the stage being run.
-func (s *Server) status(ctx context.Context, st *wsState) WorkspaceStatus {
-	out := WorkspaceStatus{Workspace: st.root, Name: filepath.Base(st.root), Stages: []StageStatus{}}
-	op, err := st.openSession()
+func (s *Server) status(ctx context.Context, st *snapshot.Workspace) WorkspaceStatus {
+	out := WorkspaceStatus{Workspace: st.Root(), Name: filepath.Base(st.Root()), Stages: []StageStatus{}}
+	op, err := st.OpenSession()
 	if err != nil {
 		out.Error = err.Error()
 		return out
 	}
-	sess := op.sess
-	defer op.release()
+	sess := op.Session()
+	defer op.Release()
 	out.Trust = trustStatus(sess.Trust())
 	disk := sess.Workspace()
 	p, rep, err := sess.Status()
@@ -112,9 +113,9 @@ func (s *Server) status(ctx context.Context, st *wsState) WorkspaceStatus {
 	}
 	out.Next = p.Next
 	down := check.Downstream(rep)
-	a, _ := st.current(ctx)
-	defer a.release()
-	running := s.runs.running(st.root)
+	a, _ := st.Snapshot(ctx)
+	defer a.Release()
+	running := s.runs.running(st.Root())
 	out.Running = running
 	for i, ss := range p.Stages {
 		stg := disk.Stages[i]
@@ -128,14 +129,14 @@ func (s *Server) status(ctx context.Context, st *wsState) WorkspaceStatus {
 				row.Outputs = append(row.Outputs, disk.Abs(rel))
 			}
 		}
-		if a != nil && a.report != nil {
-			if sr := a.report.Stage(stg.Name); sr != nil {
+		if a != nil && a.Report() != nil {
+			if sr := a.Report().Stage(stg.Name); sr != nil {
 				row.Items = sr.Items
 				if sr.Context != nil {
 					row.Tokens = sr.Context.Total
 				}
 			}
-			if n := a.counts[stg.Name]; n != nil {
+			if n := a.Count(stg.Name); n != nil {
 				row.Calls, row.StageTokens = max(1, len(n.Items)), n.Total.Tokens
 			}
 		}
@@ -161,30 +162,25 @@ func runningDetail(r *RunningInfo) string {
 
 // statusMayHaveChanged sends icm/statusChanged when the workspace's status
 // differs from the one last sent. It works off the read loop.
-func (s *Server) statusMayHaveChanged(st *wsState) {
+func (s *Server) statusMayHaveChanged(st *snapshot.Workspace) {
 	s.goBackground(func() {
 		// One at a time per workspace, so statuses reach the client in order.
-		st.statusMu.Lock()
-		defer st.statusMu.Unlock()
-		ws := s.status(st.ctx, st)
+		e := s.statuses.entry(st.Root())
+		e.sending.Lock()
+		defer e.sending.Unlock()
+		ws := s.status(st.Context(), st)
 		raw, err := json.Marshal(ws)
 		if err != nil {
 			return
 		}
-		s.statuses.put(ws)
-		h := sha256.Sum256(raw)
-		st.mu.Lock()
-		same := st.statusHash == h
-		st.statusHash = h
-		st.mu.Unlock()
-		if same {
+		if !s.statuses.put(ws, sha256.Sum256(raw)) {
 			return
 		}
 		if err := s.notify(notifyStatusChanged, ws); err != nil {
 			s.log.Info("unable to send the status", "err", err)
 			return
 		}
-		s.refreshLenses(st.ctx)
+		s.refreshLenses(st.Context())
 	})
 }
 

@@ -15,7 +15,7 @@ import (
 // files its Inputs section names.
 func (s *Server) documentSymbols(gctx *glsp.Context, p *protocol.DocumentSymbolParams) (any, error) {
 	dc, ok, err := s.contextOf(p.TextDocument.URI)
-	defer dc.release()
+	defer dc.Release()
 	if err != nil || !ok || dc.c == nil {
 		return nil, err
 	}
@@ -61,14 +61,14 @@ func mustPos(m *document.Mapper, off int) document.Position {
 func (s *Server) workspaceSymbol(gctx *glsp.Context, p *protocol.WorkspaceSymbolParams) ([]protocol.SymbolInformation, error) {
 	q := strings.ToLower(p.Query)
 	var out []protocol.SymbolInformation
-	for _, st := range s.wss.all() {
-		op, err := st.acquire()
+	for _, st := range s.set.All() {
+		op, err := st.Acquire()
 		if err != nil {
 			continue
 		}
-		ws := op.ws
+		ws := op.Workspace()
 		container := filepath.Base(ws.Root)
-		snap := s.store.Snapshot()
+		snap := s.set.Docs().Snapshot()
 		for _, stg := range ws.Stages {
 			if q != "" && !strings.Contains(strings.ToLower(stg.Name), q) {
 				continue
@@ -80,7 +80,7 @@ func (s *Server) workspaceSymbol(gctx *glsp.Context, p *protocol.WorkspaceSymbol
 			}
 			out = append(out, protocol.SymbolInformation{Name: stg.Name, Kind: protocol.SymbolKindModule, Location: loc, ContainerName: &container})
 		}
-		op.release()
+		op.Release()
 	}
 	return out, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 	"github.com/icm-tool/icm/server/internal/session"
 )
 
@@ -69,33 +70,33 @@ type workspaceCases struct {
 // testList lists every case of the known workspaces (or the one named),
 // from the buffers as they are now.
 func (s *Server) testList(ctx context.Context, args commandArgs) (any, error) {
-	list := s.wss.all()
+	list := s.set.All()
 	if args.Workspace != "" {
 		st, err := s.workspaceArg(args)
 		if err != nil {
 			return nil, err
 		}
-		list = []*wsState{st}
+		list = []*snapshot.Workspace{st}
 	}
 	out := []workspaceCases{}
 	for _, st := range list {
-		if wc, ok := st.cases(ctx); ok {
+		if wc, ok := casesOf(ctx, st); ok {
 			out = append(out, wc)
 		}
 	}
 	return map[string]any{"workspaces": out}, nil
 }
 
-// cases lists the test cases of the workspace as its latest analysis
+// casesOf lists the test cases of the workspace as its latest analysis
 // found them; false when it cannot be read (its status says why).
-func (st *wsState) cases(ctx context.Context) (workspaceCases, bool) {
-	a, err := st.current(ctx)
+func casesOf(ctx context.Context, st *snapshot.Workspace) (workspaceCases, bool) {
+	a, err := st.Snapshot(ctx)
 	if err != nil {
 		return workspaceCases{}, false
 	}
-	defer a.release()
-	wc := workspaceCases{Workspace: st.root, Name: filepath.Base(st.root), Models: a.o.sess.TestModels(), Cases: []caseInfo{}}
-	sel, err := a.o.sess.TestCases(a.report, session.TestFilter{})
+	defer a.Release()
+	wc := workspaceCases{Workspace: st.Root(), Name: filepath.Base(st.Root()), Models: a.Session().TestModels(), Cases: []caseInfo{}}
+	sel, err := a.Session().TestCases(a.Report(), session.TestFilter{})
 	if err != nil {
 		return workspaceCases{}, false
 	}
@@ -105,10 +106,10 @@ func (st *wsState) cases(ctx context.Context) (workspaceCases, bool) {
 	return wc, true
 }
 
-func caseInfoOf(a *analysis, sl *session.TestCase) caseInfo {
+func caseInfoOf(a *snapshot.Snapshot, sl *session.TestCase) caseInfo {
 	c := sl.Case
 	ci := caseInfo{ID: c.ID, Stage: c.Stage, Name: c.Name, Title: c.Title, File: c.File, Expect: []string{}, Errors: sl.Errors}
-	if m := mapperFor(a, c.File); m != nil {
+	if m := a.Mapper(c.File); m != nil {
 		if pos, err := m.Position(c.TitleRange.Start); err == nil {
 			ci.Line = pos.Line
 		}
@@ -219,12 +220,12 @@ func (s *Server) testRun(args commandArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	op, err := st.openSession()
+	op, err := st.OpenSession()
 	if err != nil {
 		return nil, err
 	}
-	sess := op.sess
-	req := session.TestRequest{TestFilter: session.TestFilter{Cases: args.Cases, Dir: st.root}, Models: args.Models, Repeat: args.Repeat, Keep: args.Keep}
+	sess := op.Session()
+	req := session.TestRequest{TestFilter: session.TestFilter{Cases: args.Cases, Dir: st.Root()}, Models: args.Models, Repeat: args.Repeat, Keep: args.Keep}
 	if len(req.Cases) == 0 && args.Stage != "" {
 		req.Cases = []string{args.Stage}
 	}
@@ -244,21 +245,21 @@ func (s *Server) testRun(args commandArgs) (any, error) {
 	}
 	plan, err := sess.PlanTests(req)
 	if err != nil {
-		op.release()
+		op.Release()
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
 	if !s.tests.add(token, cancel) {
 		cancel()
-		op.release()
+		op.Release()
 		return nil, fault.Locked(fmt.Sprintf("a test run with token %q is already going", token))
 	}
 	go func() {
 		defer s.tests.done(token)
 		defer cancel()
-		defer op.release()
+		defer op.Release()
 		defer s.recoverLog("test run " + token)
-		fin := testFinished{Token: token, Workspace: st.root, Results: []jobResult{}}
+		fin := testFinished{Token: token, Workspace: st.Root(), Results: []jobResult{}}
 		run, err := plan.Run(ctx)
 		switch {
 		case err != nil:

@@ -18,9 +18,9 @@ func (s *Server) didOpen(_ *glsp.Context, p *protocol.DidOpenTextDocumentParams)
 	if err != nil {
 		return err
 	}
-	s.store.Open(path, p.TextDocument.URI, p.TextDocument.Version, []byte(p.TextDocument.Text))
-	if st := s.wss.forPath(path); st != nil {
-		st.touch(isContract(path) && !st.knowsContract(path))
+	s.set.Docs().Open(path, p.TextDocument.URI, p.TextDocument.Version, []byte(p.TextDocument.Text))
+	if st := s.set.ForPath(path); st != nil {
+		st.Touch(isContract(path) && !st.KnowsContract(path))
 	}
 	return nil
 }
@@ -44,11 +44,11 @@ func (s *Server) didChange(_ *glsp.Context, p *protocol.DidChangeTextDocumentPar
 			return fault.InvalidRequest(fmt.Sprintf("unknown content change %T", c), "send whole-text or ranged changes, as LSP 3.16 defines them")
 		}
 	}
-	if _, err := s.store.Apply(path, p.TextDocument.Version, changes); err != nil {
+	if _, err := s.set.Docs().Apply(path, p.TextDocument.Version, changes); err != nil {
 		return err
 	}
-	if st := s.wss.forPath(path); st != nil {
-		st.touch(false)
+	if st := s.set.ForPath(path); st != nil {
+		st.Touch(false)
 	}
 	return nil
 }
@@ -58,8 +58,8 @@ func (s *Server) didSave(_ *glsp.Context, p *protocol.DidSaveTextDocumentParams)
 	if err != nil {
 		return err
 	}
-	if st := s.wss.forPath(path); st != nil {
-		st.touch(false)
+	if st := s.set.ForPath(path); st != nil {
+		st.Touch(false)
 		s.statusMayHaveChanged(st)
 	}
 	return nil
@@ -70,9 +70,9 @@ func (s *Server) didClose(_ *glsp.Context, p *protocol.DidCloseTextDocumentParam
 	if err != nil {
 		return err
 	}
-	s.store.Close(path)
-	if st := s.wss.forPath(path); st != nil {
-		st.touch(false)
+	s.set.Docs().Close(path)
+	if st := s.set.ForPath(path); st != nil {
+		st.Touch(false)
 	}
 	return nil
 }
@@ -83,7 +83,7 @@ func (s *Server) document(uri string) (*document.Doc, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, ok := s.store.Get(path)
+	d, ok := s.set.Docs().Get(path)
 	if !ok {
 		return nil, fault.NotFound(fmt.Sprintf("%s is not open in the editor", path), "open the document (textDocument/didOpen) before asking about it")
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 	"github.com/icm-tool/icm/server/internal/trust"
 )
 
@@ -91,13 +92,13 @@ func trustInfo(d trust.Decision) TrustInfo {
 }
 
 // trustOf is the trust decision of the workspace's current session.
-func (st *wsState) trustOf() (trust.Decision, error) {
-	o, err := st.acquire()
+func trustOf(st *snapshot.Workspace) (trust.Decision, error) {
+	o, err := st.Acquire()
 	if err != nil {
 		return trust.Decision{}, err
 	}
-	defer o.release()
-	return o.sess.Trust(), nil
+	defer o.Release()
+	return o.Session().Trust(), nil
 }
 
 // trustList answers icm.trustList.
@@ -106,7 +107,7 @@ func (s *Server) trustList(args commandArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := st.trustOf()
+	d, err := trustOf(st)
 	if err != nil {
 		return nil, err
 	}
@@ -127,21 +128,21 @@ func (s *Server) trustGrant(args commandArgs) (any, error) {
 			"pass {workspace, hash}, hash as "+cmdTrustList+" returned it")
 	}
 	if s.restricted.Load() {
-		return nil, fault.Untrusted("the editor is in Restricted Mode: trust the folder in the editor first, then the workspace", st.root)
+		return nil, fault.Untrusted("the editor is in Restricted Mode: trust the folder in the editor first, then the workspace", st.Root())
 	}
-	o, err := st.openSession()
+	o, err := st.OpenSession()
 	if err != nil {
 		return nil, err
 	}
-	defer o.release()
-	d := o.sess.Trust()
+	defer o.Release()
+	d := o.Session().Trust()
 	if !d.Needed() {
 		return trustInfo(d), nil
 	}
-	if _, err := o.sess.GrantTrust(args.Hash, "the editor"); err != nil {
+	if _, err := o.Session().GrantTrust(args.Hash, "the editor"); err != nil {
 		return nil, err
 	}
-	st.touch(true)
+	st.Touch(true)
 	s.statusMayHaveChanged(st)
 	// What the next session decides: trusted now, for what was shown.
 	return s.trustList(args)
@@ -176,8 +177,8 @@ func (s *Server) didChangeTrust(req *jsonrpc2.Request) {
 	if s.restricted.Swap(!*p.Trusted) == !*p.Trusted {
 		return
 	}
-	for _, st := range s.wss.all() {
-		st.touch(true)
+	for _, st := range s.set.All() {
+		st.Touch(true)
 		s.statusMayHaveChanged(st)
 	}
 }

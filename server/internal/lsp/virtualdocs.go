@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 	"github.com/icm-tool/icm/server/internal/session"
 )
 
@@ -83,7 +84,7 @@ func (s *Server) virtualDocument(ctx context.Context, raw string) (map[string]st
 func (s *Server) contextText(ctx context.Context, u *url.URL) (string, error) {
 	p := filepath.FromSlash(u.Path)
 	root, stage := filepath.Dir(p), strings.TrimSuffix(filepath.Base(p), ".md")
-	st := s.wss.byName(root)
+	st := s.set.ByName(root)
 	if st == nil {
 		return "", unknownWorkspace(root)
 	}
@@ -114,16 +115,16 @@ func (s *Server) callText(u *url.URL) (string, error) {
 	if err1 != nil || err2 != nil {
 		return "", fault.InvalidRequest(fmt.Sprintf("%s: the item and the call are numbers", u), "use the URI icm.runs gives the call")
 	}
-	st := s.wss.byName(root)
+	st := s.set.ByName(root)
 	if st == nil {
 		return "", unknownWorkspace(root)
 	}
-	op, err := st.acquire()
+	op, err := st.Acquire()
 	if err != nil {
 		return "", err
 	}
-	defer op.release()
-	ex, err := op.sess.Exchange(runID, stage, index, call)
+	defer op.Release()
+	ex, err := op.Session().Exchange(runID, stage, index, call)
 	if err != nil {
 		return "", err
 	}
@@ -183,16 +184,16 @@ func writeMessage(b *strings.Builder, head string, msg session.Message) {
 // modelText is an output as the model last wrote it.
 func (s *Server) modelText(u *url.URL) (string, error) {
 	out := filepath.FromSlash(u.Path)
-	st := s.wss.forPath(out)
+	st := s.set.ForPath(out)
 	if st == nil {
 		return "", unknownWorkspace(out)
 	}
-	op, err := st.acquire()
+	op, err := st.Acquire()
 	if err != nil {
 		return "", err
 	}
-	defer op.release()
-	return op.sess.ReadModelVersion(out)
+	defer op.Release()
+	return op.Session().ReadModelVersion(out)
 }
 
 // vdocSet remembers the context documents the client has open (those it
@@ -237,8 +238,8 @@ func (s *vdocSet) changed(uri, text string) bool {
 
 // contextDocsChanged tells the client which of a workspace's open context
 // documents read differently after an analysis; it works off the read loop.
-func (s *Server) contextDocsChanged(st *wsState) {
-	uris := s.vdocs.under(st.root)
+func (s *Server) contextDocsChanged(st *snapshot.Workspace) {
+	uris := s.vdocs.under(st.Root())
 	if len(uris) == 0 {
 		return
 	}
@@ -248,7 +249,7 @@ func (s *Server) contextDocsChanged(st *wsState) {
 			if err != nil {
 				continue
 			}
-			text, err := s.contextText(st.ctx, u)
+			text, err := s.contextText(st.Context(), u)
 			if err != nil || !s.vdocs.changed(uri, text) {
 				continue
 			}

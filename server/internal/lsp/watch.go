@@ -8,6 +8,7 @@ import (
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
+	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -38,21 +39,21 @@ func (s *Server) registerWatchers(ctx context.Context) {
 // disk; a stage folder, a contract, config.toml or an MCP configuration
 // file appearing or going also makes the workspace be read again.
 func (s *Server) didChangeWatchedFiles(_ *glsp.Context, p *protocol.DidChangeWatchedFilesParams) error {
-	touched := map[*wsState]bool{}
+	touched := map[*snapshot.Workspace]bool{}
 	for _, ev := range p.Changes {
 		path, err := pathOf(ev.URI)
 		if err != nil {
 			continue
 		}
-		st := s.wss.forPath(path)
-		if st == nil || ignoredChange(st.root, path) {
+		st := s.set.ForPath(path)
+		if st == nil || ignoredChange(st.Root(), path) {
 			continue
 		}
 		reopen := ev.Type != protocol.FileChangeTypeChanged || isContract(path) || session.IsServerConfig(path)
 		touched[st] = touched[st] || reopen
 	}
 	for st, reopen := range touched {
-		st.touch(reopen)
+		st.Touch(reopen)
 		s.statusMayHaveChanged(st)
 	}
 	return nil

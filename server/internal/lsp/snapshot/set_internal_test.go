@@ -1,4 +1,4 @@
-package lsp
+package snapshot
 
 import (
 	"context"
@@ -15,17 +15,15 @@ import (
 // -race in TestExitCodes and FuzzSession).
 func TestNoWorkspaceOpensAfterClose(t *testing.T) {
 	dir := wstest.Copy(t, "course-research")
-	s := New(Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s.ctx, s.cancel = ctx, cancel
-	w := newWorkspaces(s)
-	w.close()
-	if st := w.ensure(dir); st != nil {
-		st.stop()
-		t.Fatal("a workspace was opened, and its analysis started, after the workspaces were closed")
+	s := New(ctx, Options{})
+	s.Close()
+	if w := s.ensure(dir); w != nil {
+		w.stop()
+		t.Fatal("a workspace was opened, and its analysis started, after the set was closed")
 	}
-	if n := len(w.all()); n != 0 {
+	if n := len(s.All()); n != 0 {
 		t.Errorf("%d workspaces known after close, want 0", n)
 	}
 }

@@ -1,4 +1,4 @@
-package lsp
+package snapshot
 
 import (
 	"context"
@@ -11,14 +11,15 @@ import (
 // tools, listed through the workspace's session (which starts a server
 // once and keeps the listing).
 
-// toolsOf lists a server's tools and re-runs the checks when a listing
-// arrives, so tool names are checked too.
-func (st *wsState) toolsOf(ctx context.Context, server string) ([]session.ToolInfo, error) {
-	op, err := st.acquire()
+// ToolsOf lists a server's tools, waiting within ctx for a server not
+// listed yet, and asks for a new snapshot when a listing arrives, so
+// tool names are checked too.
+func (w *Workspace) ToolsOf(ctx context.Context, server string) ([]session.ToolInfo, error) {
+	op, err := w.Acquire()
 	if err != nil {
 		return nil, err
 	}
-	defer op.release()
+	defer op.Release()
 	sess := op.sess
 	_, had := sess.Listing(server)
 	infos, err := sess.ListTools(ctx, server)
@@ -26,34 +27,34 @@ func (st *wsState) toolsOf(ctx context.Context, server string) ([]session.ToolIn
 		if ctx.Err() == nil {
 			// Kept for the counts, which name the servers whose
 			// definitions they leave out and why.
-			st.mu.Lock()
-			_, failed := st.unlisted[server]
-			st.unlisted[server] = listFailure{err: err, at: time.Now()}
-			st.mu.Unlock()
+			w.mu.Lock()
+			_, failed := w.unlisted[server]
+			w.unlisted[server] = listFailure{err: err, at: time.Now()}
+			w.mu.Unlock()
 			if !failed {
-				st.touch(false)
+				w.Touch(false)
 			}
 		}
 		return nil, err
 	}
-	st.mu.Lock()
-	delete(st.unlisted, server)
-	st.mu.Unlock()
+	w.mu.Lock()
+	delete(w.unlisted, server)
+	w.mu.Unlock()
 	if !had {
-		st.touch(false)
+		w.Touch(false)
 	}
 	return infos, nil
 }
 
-// servers lists the configured tool servers, sorted, with where each one
+// Servers lists the configured tool servers, sorted, with where each one
 // is configured.
-func (st *wsState) servers() ([]string, func(string) (string, bool)) {
-	op, err := st.acquire()
+func (w *Workspace) Servers() ([]string, func(string) (string, bool)) {
+	op, err := w.Acquire()
 	if err != nil {
 		return nil, func(string) (string, bool) { return "", false }
 	}
 	// The locations are the session's registry, in memory: they stay
 	// readable after the opening is let go.
-	defer op.release()
+	defer op.Release()
 	return op.sess.ServerNames(), op.sess.ServerLocation
 }

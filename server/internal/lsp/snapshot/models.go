@@ -1,0 +1,210 @@
+package snapshot
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/icm-tool/icm/server/internal/session"
+)
+
+// The model facts hovers and checks use: the context window of the model
+// in force, asked of its server once per server and model, and the
+// models each model server has installed, both off the analysis path.
+
+// modelListTTL is how long a model server's list of installed models is
+// trusted before it is asked again (a `ollama pull` in a terminal shows
+// up within it).
+const modelListTTL = 30 * time.Second
+
+// AwaitWindow waits for a context-window query in flight (a hover shows
+// the window, and the first hover usually comes right after opening).
+func (w *Workspace) AwaitWindow(ctx context.Context) {
+	w.mu.Lock()
+	done := w.winDone
+	w.mu.Unlock()
+	if done == nil {
+		return
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
+func (w *Workspace) windowSize() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.window
+}
+
+// ModelName is the model in force before any contract's ## Model.
+func (w *Workspace) ModelName() string {
+	o, err := w.Acquire()
+	if err != nil {
+		return ""
+	}
+	defer o.Release()
+	return o.sess.Model()
+}
+
+// ensureWindow learns how large the model's context window is: from
+// config.toml for a server that cannot be asked, else from the server in
+// the background; an answer that changes it triggers a new analysis so
+// over-window contexts get flagged.
+func (w *Workspace) ensureWindow(o *Opening) {
+	sess := o.sess
+	if win, ok := sess.ConfiguredWindow(); ok {
+		w.mu.Lock()
+		w.window = win
+		w.mu.Unlock()
+		return
+	}
+	key := sess.ModelKey()
+	w.mu.Lock()
+	if sess.Model() == "" || w.winKey == key {
+		w.mu.Unlock()
+		return
+	}
+	w.winKey = key
+	done := make(chan struct{})
+	w.winDone = done
+	w.mu.Unlock()
+	o.hold() // for the query, which may outlast the analysis
+	started := w.set.opts.Go(func() {
+		defer o.Release()
+		defer close(done)
+		win, err := sess.Window(w.ctx)
+		if err != nil {
+			w.set.opts.Log.Info("unable to learn the model's context window", "model", sess.Model(), "err", err)
+			return
+		}
+		w.set.opts.Log.Info("context window", "model", sess.Model(), "tokens", win)
+		w.mu.Lock()
+		changed := w.window != win
+		w.window = win
+		w.mu.Unlock()
+		if changed {
+			w.Touch(false)
+		}
+	})
+	if !started {
+		o.Release()
+		close(done)
+	}
+}
+
+// modelLists keeps each model server's installed models, asked off the
+// analysis path: config.toml's model check and completion read it.
+type modelLists struct {
+	mu sync.Mutex
+	m  map[string]*modelList
+}
+
+type modelList struct {
+	names []string
+	known bool
+	at    time.Time
+	// done is closed when the fetch in flight ends; nil when none is.
+	done chan struct{}
+}
+
+// InstalledModels returns the models the workspace's server has, as last
+// asked; ok is false when the server has not answered (yet). A list older
+// than modelListTTL is asked for again in the background, and the
+// workspace is analysed again when the answer differs. It never waits.
+func (s *Set) InstalledModels(w *Workspace, sess *session.Session) ([]string, bool) {
+	l := s.models.entry(sess.ModelKey())
+	s.models.mu.Lock()
+	names, known, fresh, fetching := l.names, l.known, time.Since(l.at) < modelListTTL, l.done != nil
+	if !fresh && !fetching {
+		l.done = make(chan struct{})
+	}
+	s.models.mu.Unlock()
+	if !fresh && !fetching {
+		s.opts.Go(func() { s.fetchModels(w, sess, l) })
+	}
+	return names, known
+}
+
+// AwaitModels is InstalledModels that waits (within ctx) for a first answer.
+func (s *Set) AwaitModels(ctx context.Context, w *Workspace, sess *session.Session) []string {
+	names, ok := s.InstalledModels(w, sess)
+	if ok {
+		return names
+	}
+	l := s.models.entry(sess.ModelKey())
+	s.models.mu.Lock()
+	done := l.done
+	s.models.mu.Unlock()
+	if done != nil {
+		select {
+		case <-done:
+		case <-ctx.Done():
+		}
+	}
+	s.models.mu.Lock()
+	defer s.models.mu.Unlock()
+	return l.names
+}
+
+func (s *Set) fetchModels(w *Workspace, sess *session.Session, l *modelList) {
+	names, err := sess.Models(w.ctx)
+	known := err == nil
+	if err != nil {
+		s.opts.Log.Info("unable to list the model server's models", "err", err)
+	}
+	s.models.mu.Lock()
+	changed := known != l.known || !slices.Equal(names, l.names)
+	if known || !l.known {
+		l.names, l.known = names, known
+	}
+	l.at = time.Now()
+	close(l.done)
+	l.done = nil
+	s.models.mu.Unlock()
+	if changed {
+		w.Touch(false)
+	}
+}
+
+func (m *modelLists) entry(host string) *modelList {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.m == nil {
+		m.m = map[string]*modelList{}
+	}
+	l, ok := m.m[host]
+	if !ok {
+		l = &modelList{}
+		m.m[host] = l
+	}
+	return l
+}
+
+// modelFacts is what config.toml's model check needs: the installed models
+// (nil while the server has not answered, which skips the check) and how
+// to name the server.
+func (s *Set) modelFacts(w *Workspace, sess *session.Session) ([]string, string) {
+	names, ok := s.InstalledModels(w, sess)
+	if !ok {
+		return nil, ""
+	}
+	if names == nil {
+		names = []string{}
+	}
+	if u := sess.ServerURL(); u != "" {
+		return names, "the model server at " + u
+	}
+	return names, "the model server"
+}
+
+// ForgetModels drops every list, so the next check asks again (after a pull).
+func (s *Set) ForgetModels() {
+	s.models.mu.Lock()
+	defer s.models.mu.Unlock()
+	for _, l := range s.models.m {
+		l.at = time.Time{}
+	}
+}
