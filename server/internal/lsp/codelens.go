@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -62,7 +61,7 @@ func (s *Server) codeLenses(gctx *glsp.Context, p *protocol.CodeLensParams) ([]p
 		out = append(out, protocol.CodeLens{Range: line, Command: &protocol.Command{Title: "Trust this workspace to run it",
 			Command: cmdTrustList, Arguments: []any{map[string]any{"workspace": dc.ws.Root}}}})
 	}
-	row := s.stageRow(ctx, dc.st, dc.stage.Name)
+	row := dc.st.Row(ctx, dc.stage.Name)
 	if row != nil && row.Status == string(state.Awaiting) {
 		out = append(out, lens("✓ Approve", cmdApprove))
 	}
@@ -86,25 +85,6 @@ func approxTokens(n int) string {
 	}
 	k := fmt.Sprintf("%.1f", float64(n)/1000)
 	return "~" + strings.TrimSuffix(k, ".0") + "k tokens"
-}
-
-// stageRow is one stage's row of the workspace's status, as the Pipeline
-// view has it: the last status sent, or a fresh one.
-func (s *Server) stageRow(ctx context.Context, st *snapshot.Workspace, stage string) *StageStatus {
-	ws := s.lastStatus(st)
-	if ws != nil && (ws.Running == nil) != (s.runs.running(st.Root()) == nil) {
-		ws = nil // a run began or ended since: the status sent is behind
-	}
-	if ws == nil {
-		fresh := s.status(ctx, st)
-		ws = &fresh
-	}
-	for i := range ws.Stages {
-		if ws.Stages[i].Name == stage {
-			return &ws.Stages[i]
-		}
-	}
-	return nil
 }
 
 // forEachSourceLenses finds the stages that loop over this file.

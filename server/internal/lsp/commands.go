@@ -183,7 +183,7 @@ func (s *Server) statusCommand(ctx context.Context, args commandArgs) (any, erro
 	}
 	out := make([]WorkspaceStatus, 0, len(list))
 	for _, st := range list {
-		out = append(out, s.status(ctx, st))
+		out = append(out, statusOf(st.Status(ctx)))
 	}
 	return map[string]any{"workspaces": out}, nil
 }

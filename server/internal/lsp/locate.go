@@ -1,11 +1,12 @@
 package lsp
 
 import (
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/document"
 	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 	"github.com/icm-tool/icm/server/internal/workspace"
-	protocol "github.com/tliron/glsp/protocol_3_16"
 )
 
 // docContext is an open document placed in its workspace: the workspace,

@@ -44,7 +44,7 @@ func (s *Server) outputLenses(ctx context.Context, dc *docContext) []protocol.Co
 	if !isOutput {
 		return nil
 	}
-	row := s.stageRow(ctx, dc.st, stg.Name)
+	row := dc.st.Row(ctx, stg.Name)
 	if row == nil {
 		return nil
 	}
@@ -61,7 +61,7 @@ func (s *Server) outputLenses(ctx context.Context, dc *docContext) []protocol.Co
 	if hasModel {
 		out = append(out, lens(top, "⇄ Compare with the model's version", clientCompare, arg))
 	}
-	if row.Status != statusRunning {
+	if row.Status != snapshot.StatusRunning {
 		out = append(out, lens(top, "▶ Re-run", cmdRunStage, arg))
 	}
 	if c.ForEach == nil || !hasModel {
@@ -84,7 +84,7 @@ func (s *Server) outputLenses(ctx context.Context, dc *docContext) []protocol.Co
 		// ▶ Re-run this item" side by side left a person guessing which
 		// re-ran what.
 		out = append(out, lens(at, itemWords(sp, len(spans)), cmdStatus, ia))
-		if row.Status != statusRunning {
+		if row.Status != snapshot.StatusRunning {
 			out = append(out, lens(at, "▶ Re-run this item", clientRerunItem, ia))
 		}
 	}
@@ -100,8 +100,7 @@ func itemWords(sp session.ItemSpan, n int) string {
 	return fmt.Sprintf("item %d of %d · %s", sp.Index, n, words)
 }
 
-// statusCache keeps the last status sent per workspace, so the lenses
-// read the very words the Pipeline view shows.
+// statusCache keeps what was last sent of each workspace's status.
 type statusCache struct {
 	mu sync.Mutex
 	m  map[string]*sentStatus
@@ -112,8 +111,7 @@ type sentStatus struct {
 	// sending is held while a status is made and sent, so statuses reach
 	// the client in order.
 	sending sync.Mutex
-	last    *WorkspaceStatus
-	hash    [32]byte // of last, as sent
+	hash    [32]byte // of the last one, as sent
 }
 
 func (c *statusCache) entry(root string) *sentStatus {
@@ -130,28 +128,12 @@ func (c *statusCache) entry(root string) *sentStatus {
 	return e
 }
 
-// put records ws, whose JSON hashes to h, as the workspace's last
-// status, and reports whether it differs from the one before.
-func (c *statusCache) put(ws WorkspaceStatus, h [32]byte) bool {
-	e := c.entry(ws.Workspace)
+// sent records that a status whose JSON hashes to h is the last one, and
+// reports whether it differs from the one before.
+func (c *statusCache) sent(e *sentStatus, h [32]byte) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e.last = &ws
 	same := e.hash == h
 	e.hash = h
 	return !same
-}
-
-func (c *statusCache) get(root string) *WorkspaceStatus {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.m[root]; ok {
-		return e.last
-	}
-	return nil
-}
-
-// lastStatus is the last status sent for a workspace; nil before any.
-func (s *Server) lastStatus(st *snapshot.Workspace) *WorkspaceStatus {
-	return s.statuses.get(st.Root())
 }

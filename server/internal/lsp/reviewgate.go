@@ -12,13 +12,6 @@ import (
 	"github.com/icm-tool/icm/server/internal/state"
 )
 
-// reviewOf fills a stage row's review facts: the rubric line (and whether
-// a rubric check failed) and the contract's Review Gate checklist.
-func reviewOf(row *StageStatus, ss *state.StageState, c *contract.Contract) {
-	row.Rubric, row.RubricFailed = ss.Rubric, ss.RubricFailed
-	row.ReviewGate = session.ReviewChecklist(c)
-}
-
 // finishedReview fills a runFinished's review facts from the stage-end
 // event: the rubric's line and the checklist the person reviews against.
 func finishedReview(f *runFinished, ev session.Event) {
@@ -53,7 +46,7 @@ func (s *Server) outputFileHover(ctx context.Context, dc *docContext, pos protoc
 	if !isOutput {
 		return nil
 	}
-	row := s.stageRow(ctx, dc.st, stg.Name)
+	row := dc.st.Row(ctx, stg.Name)
 	if row == nil {
 		return nil
 	}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 )
 
 // runs keeps the stage runs started from the editor: at most one per
@@ -26,7 +28,7 @@ type activeRun struct {
 	token     string
 	cancel    context.CancelFunc
 	cancelled bool
-	info      RunningInfo
+	info      snapshot.Running
 }
 
 func newRuns(s *Server) *runs {
@@ -34,7 +36,7 @@ func newRuns(s *Server) *runs {
 }
 
 // running describes the run going on in a workspace, or nil.
-func (r *runs) running(root string) *RunningInfo {
+func (r *runs) running(root string) *snapshot.Running {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if a, ok := r.active[root]; ok {
@@ -45,7 +47,7 @@ func (r *runs) running(root string) *RunningInfo {
 }
 
 // update changes the description of a workspace's run.
-func (r *runs) update(root string, f func(*RunningInfo)) {
+func (r *runs) update(root string, f func(*snapshot.Running)) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if a, ok := r.active[root]; ok {

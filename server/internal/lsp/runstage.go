@@ -76,7 +76,7 @@ func (r *runs) start(st *snapshot.Workspace, req runRequest) (string, error) {
 	}
 	a.id = run.ID()
 	a.token = "icm-run-" + a.id
-	a.info = RunningInfo{Stage: req.stage, RunID: a.id}
+	a.info = snapshot.Running{Stage: req.stage, RunID: a.id}
 	r.mu.Lock()
 	if cur, busy := r.active[st.Root()]; busy {
 		r.mu.Unlock()
@@ -134,7 +134,7 @@ func (r *runs) start(st *snapshot.Workspace, req runRequest) (string, error) {
 				}
 			}
 			if f.Stage != "" && !f.NothingRan {
-				f.Face = r.s.diskFace(st, f.Stage)
+				f.Face = st.Face(f.Stage)
 			}
 			r.s.sendRunFinished(f)
 		}
@@ -165,11 +165,11 @@ func (rp *runProgress) event(ev session.Event) {
 	root := rp.st.Root()
 	switch ev.Kind {
 	case session.EventStageStart:
-		rp.s.runs.update(root, func(i *RunningInfo) { i.Stage, i.Item, i.Items, i.Done = ev.Stage, 0, 0, 0 })
+		rp.s.runs.update(root, func(i *snapshot.Running) { i.Stage, i.Item, i.Items, i.Done = ev.Stage, 0, 0, 0 })
 		rp.report(ev.Stage+": "+ev.Message, -1)
 		rp.s.statusMayHaveChanged(rp.st)
 	case session.EventItemStart, session.EventItemEnd:
-		rp.s.runs.update(root, func(i *RunningInfo) { i.Item, i.Items, i.Done = ev.Index, ev.Count, ev.Done })
+		rp.s.runs.update(root, func(i *snapshot.Running) { i.Item, i.Items, i.Done = ev.Index, ev.Count, ev.Done })
 		pct := -1
 		if ev.Count > 0 {
 			pct = ev.Done * 100 / ev.Count
@@ -226,7 +226,7 @@ func (rp *runProgress) event(ev session.Event) {
 			ToolCalls: rp.tools[ev.Stage], ToolErrors: rp.toolErrors[ev.Stage], Item: rp.item, Findings: findings,
 			SameOutput: ev.Err == "" && ev.SameOutput}
 		finishedReview(&f, ev)
-		f.Face = rp.s.diskFace(rp.st, ev.Stage)
+		f.Face = rp.st.Face(ev.Stage)
 		if ev.Err != "" {
 			rp.failed = &f // sent with the run's error
 		} else {
@@ -252,28 +252,6 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
-}
-
-// diskFace is how a stage reads on disk now (not as running), for the
-// notice when its run ends.
-func (s *Server) diskFace(st *snapshot.Workspace, stage string) *state.Face {
-	op, err := st.OpenSession()
-	if err != nil {
-		return nil
-	}
-	sess := op.Session()
-	defer op.Release()
-	p, _, err := sess.Status()
-	if err != nil {
-		return nil
-	}
-	for _, ss := range p.Stages {
-		if ss.Stage == stage && ss.Face != nil {
-			f := *ss.Face
-			return &f
-		}
-	}
-	return nil
 }
 
 func (rp *runProgress) cancelled() bool {

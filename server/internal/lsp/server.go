@@ -168,6 +168,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 		Publish: func(ctx context.Context, root string, files map[string]snapshot.FileFindings) {
 			s.pub.publish(ctx, batch{owner: root, files: diagnosticsOf(files)})
 		},
+		Running:  func(root string) *snapshot.Running { return s.runs.running(root) },
 		Analyzed: s.contextDocsChanged,
 	})
 	s.runs = newRuns(s)

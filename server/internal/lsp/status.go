@@ -4,13 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"fmt"
-	"path/filepath"
 	"time"
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
-	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 	"github.com/icm-tool/icm/server/internal/state"
 )
@@ -89,75 +86,38 @@ func statsOf(r *state.Record) *lastRunStats {
 		DurationMs: r.Finished.Sub(r.Started).Milliseconds(), ModelCalls: r.ModelCalls, ToolCalls: r.ToolCalls, ToolErrors: r.ToolErrors}
 }
 
-// statusRunning is the status shown for the stage a run is working on.
-const statusRunning = "running"
-
-// status derives a workspace's state from disk (state.Pipeline, as `icm
-// status` does), adds the token counts and item counts of the latest
-// analysis, and marks the stage being run.
-func (s *Server) status(ctx context.Context, st *snapshot.Workspace) WorkspaceStatus {
-	out := WorkspaceStatus{Workspace: st.Root(), Name: filepath.Base(st.Root()), Stages: []StageStatus{}}
-	op, err := st.OpenSession()
-	if err != nil {
-		out.Error = err.Error()
-		return out
+// statusOf is a workspace's status on the wire.
+func statusOf(st *snapshot.Status) WorkspaceStatus {
+	out := WorkspaceStatus{Workspace: st.Root, Name: st.Name, Next: st.Next, Stages: []StageStatus{}}
+	if st.Trust != nil {
+		out.Trust = trustStatus(*st.Trust)
 	}
-	sess := op.Session()
-	defer op.Release()
-	out.Trust = trustStatus(sess.Trust())
-	disk := sess.Workspace()
-	p, rep, err := sess.Status()
-	if err != nil {
-		out.Error = err.Error()
-		return out
+	if st.Err != nil {
+		out.Error = st.Err.Error()
 	}
-	out.Next = p.Next
-	down := check.Downstream(rep)
-	a, _ := st.Snapshot(ctx)
-	defer a.Release()
-	running := s.runs.running(st.Root())
-	out.Running = running
-	for i, ss := range p.Stages {
-		stg := disk.Stages[i]
-		row := StageStatus{Name: ss.Stage, Status: string(ss.Status), Reason: ss.Reason, Contract: stg.Contract,
-			Outputs: []string{}, Items: -1, LastRun: ss.LastRun, VerifyFailed: ss.VerifyFailed,
-			Face: state.FaceOf(ss, false, ""), LastRunStats: statsOf(ss.Record), Downstream: down[stg.Name]}
-		if sr := rep.Stage(stg.Name); sr != nil && sr.Contract != nil {
-			c := sr.Contract
-			reviewOf(&row, ss, c)
-			for _, rel := range state.OutputPaths(disk, stg, c) {
-				row.Outputs = append(row.Outputs, disk.Abs(rel))
-			}
-		}
-		if a != nil && a.Report() != nil {
-			if sr := a.Report().Stage(stg.Name); sr != nil {
-				row.Items = sr.Items
-				if sr.Context != nil {
-					row.Tokens = sr.Context.Total
-				}
-			}
-			if n := a.Count(stg.Name); n != nil {
-				row.Calls, row.StageTokens = max(1, len(n.Items)), n.Total.Tokens
-			}
-		}
-		if running != nil && running.Stage == stg.Name {
-			row.Status, row.Reason = statusRunning, "a run is working on it"
-			row.Face = state.FaceOf(ss, true, runningDetail(running))
-		}
-		if row.Downstream == nil {
-			row.Downstream = []string{}
-		}
-		out.Stages = append(out.Stages, row)
+	if st.Running != nil {
+		r := RunningInfo(*st.Running)
+		out.Running = &r
+	}
+	for _, row := range st.Stages {
+		out.Stages = append(out.Stages, stageStatusOf(row))
 	}
 	return out
 }
 
-// runningDetail says how far a run has come: "2 of 4 items done".
-func runningDetail(r *RunningInfo) string {
-	if r.Items > 0 {
-		return fmt.Sprintf("%d of %d items done", r.Done, r.Items)
+// stageStatusOf is a stage's row of the status on the wire.
+func stageStatusOf(row snapshot.StageRow) StageStatus {
+	out := StageStatus{Name: row.Name, Status: row.Status, Reason: row.Reason, Contract: row.Contract, Outputs: row.Outputs,
+		Tokens: row.Tokens, Items: row.Items, LastRun: row.LastRun, VerifyFailed: row.VerifyFailed,
+		Rubric: row.Rubric, RubricFailed: row.RubricFailed, ReviewGate: row.ReviewGate, Face: row.Face,
+		LastRunStats: statsOf(row.Record), Calls: row.Calls, StageTokens: row.StageTokens, Downstream: row.Downstream}
+	if out.Outputs == nil {
+		out.Outputs = []string{}
 	}
-	return "a run is working on it"
+	if out.Downstream == nil {
+		out.Downstream = []string{}
+	}
+	return out
 }
 
 // statusMayHaveChanged sends icm/statusChanged when the workspace's status
@@ -168,12 +128,14 @@ func (s *Server) statusMayHaveChanged(st *snapshot.Workspace) {
 		e := s.statuses.entry(st.Root())
 		e.sending.Lock()
 		defer e.sending.Unlock()
-		ws := s.status(st.Context(), st)
+		status := st.Status(st.Context())
+		ws := statusOf(status)
 		raw, err := json.Marshal(ws)
 		if err != nil {
 			return
 		}
-		if !s.statuses.put(ws, sha256.Sum256(raw)) {
+		st.Shown(status)
+		if !s.statuses.sent(e, sha256.Sum256(raw)) {
 			return
 		}
 		if err := s.notify(notifyStatusChanged, ws); err != nil {

@@ -42,6 +42,9 @@ type Options struct {
 	// keyed by path, before the stages are counted. It is called from the
 	// workspace's analysis goroutine, one analysis at a time.
 	Publish func(ctx context.Context, root string, files map[string]FileFindings)
+	// Running describes the run the front end has going in a workspace,
+	// nil when none is: a status marks its stage.
+	Running func(root string) *Running
 	// Analyzed is told of each new snapshot of a workspace, once it is
 	// the one Snapshot returns.
 	Analyzed func(w *Workspace)
@@ -78,6 +81,9 @@ func New(ctx context.Context, opts Options) *Set {
 	}
 	if opts.Publish == nil {
 		opts.Publish = func(context.Context, string, map[string]FileFindings) {}
+	}
+	if opts.Running == nil {
+		opts.Running = func(string) *Running { return nil }
 	}
 	if opts.Analyzed == nil {
 		opts.Analyzed = func(*Workspace) {}

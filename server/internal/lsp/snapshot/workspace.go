@@ -53,6 +53,8 @@ type Workspace struct {
 	ready    chan struct{} // closed and replaced after every analysis
 
 	countMemo promptcount.Memo
+	// shown is the status the editor was last shown (status.go).
+	shown *Status
 }
 
 func newWorkspace(s *Set, root string) *Workspace {

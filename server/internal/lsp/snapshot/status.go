@@ -1,0 +1,192 @@
+package snapshot
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/session"
+	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/trust"
+)
+
+// Stage states and review state are read from the disk when asked, not
+// frozen in a snapshot: a run changes them (a stage starts, an item ends,
+// outputs are written) while no buffer changes. A status adds the latest
+// snapshot's counts and marks the stage a run from the editor is working
+// on (Options.Running).
+
+// StatusRunning is the status of the stage a run is working on.
+const StatusRunning = "running"
+
+// Running describes the run going on in a workspace.
+type Running struct {
+	Stage string
+	RunID string
+	Item  int
+	Items int
+	// Done counts the For each items finished so far.
+	Done int
+}
+
+// Status is a workspace's state as the Pipeline view and `icm status`
+// show it.
+type Status struct {
+	Root, Name string
+	Running    *Running
+	Next       state.Next
+	Stages     []StageRow
+	// Trust is the workspace's trust decision; nil when the workspace
+	// could not be opened.
+	Trust *trust.Decision
+	// Err says why the state could not be read.
+	Err error
+}
+
+// StageRow is one stage in a Status.
+type StageRow struct {
+	Name, Status, Reason string
+	Contract             string
+	// Outputs are the stage's outputs as absolute paths.
+	Outputs      []string
+	Tokens       int
+	Items        int // -1 when unknown
+	LastRun      *time.Time
+	VerifyFailed bool
+	// Rubric sums up the review rubrics' checks of the last run;
+	// RubricFailed is set when one failed; ReviewGate is the contract's
+	// Review Gate checklist.
+	Rubric       string
+	RubricFailed bool
+	ReviewGate   []string
+	// Face is how the state reads: the same words and icon in every face.
+	Face state.Face
+	// Record is the stage's last run record (nil when it never ran).
+	Record *state.Record
+	// Calls and StageTokens are the whole stage's first calls: one for a
+	// plain stage, one per item for a For each stage.
+	Calls, StageTokens int
+	// Downstream are the stages that read this one's outputs, directly or
+	// through others: the ones a new output makes stale.
+	Downstream []string
+}
+
+// Status derives the workspace's state from disk (state.Pipeline, as
+// `icm status` does, through a session of its own), adds the token and
+// item counts of the latest snapshot (waiting within ctx for it), and
+// marks the stage being run.
+func (w *Workspace) Status(ctx context.Context) *Status {
+	out := &Status{Root: w.root, Name: filepath.Base(w.root)}
+	op, err := w.OpenSession()
+	if err != nil {
+		out.Err = err
+		return out
+	}
+	sess := op.sess
+	defer op.Release()
+	d := sess.Trust()
+	out.Trust = &d
+	disk := sess.Workspace()
+	p, rep, err := sess.Status()
+	if err != nil {
+		out.Err = err
+		return out
+	}
+	out.Next = p.Next
+	down := check.Downstream(rep)
+	snap, _ := w.Snapshot(ctx)
+	defer snap.Release()
+	running := w.set.opts.Running(w.root)
+	out.Running = running
+	for i, ss := range p.Stages {
+		stg := disk.Stages[i]
+		row := StageRow{Name: ss.Stage, Status: string(ss.Status), Reason: ss.Reason, Contract: stg.Contract,
+			Items: -1, LastRun: ss.LastRun, VerifyFailed: ss.VerifyFailed,
+			Face: state.FaceOf(ss, false, ""), Record: ss.Record, Downstream: down[stg.Name]}
+		if sr := rep.Stage(stg.Name); sr != nil && sr.Contract != nil {
+			c := sr.Contract
+			row.Rubric, row.RubricFailed = ss.Rubric, ss.RubricFailed
+			row.ReviewGate = session.ReviewChecklist(c)
+			for _, rel := range state.OutputPaths(disk, stg, c) {
+				row.Outputs = append(row.Outputs, disk.Abs(rel))
+			}
+		}
+		if snap != nil && snap.report != nil {
+			if sr := snap.report.Stage(stg.Name); sr != nil {
+				row.Items = sr.Items
+				if sr.Context != nil {
+					row.Tokens = sr.Context.Total
+				}
+			}
+			if n := snap.counts[stg.Name]; n != nil {
+				row.Calls, row.StageTokens = max(1, len(n.Items)), n.Total.Tokens
+			}
+		}
+		if running != nil && running.Stage == stg.Name {
+			row.Status, row.Reason = StatusRunning, "a run is working on it"
+			row.Face = state.FaceOf(ss, true, runningDetail(running))
+		}
+		out.Stages = append(out.Stages, row)
+	}
+	return out
+}
+
+// runningDetail says how far a run has come: "2 of 4 items done".
+func runningDetail(r *Running) string {
+	if r.Items > 0 {
+		return fmt.Sprintf("%d of %d items done", r.Done, r.Items)
+	}
+	return "a run is working on it"
+}
+
+// Shown records the status the editor was last shown, so the lenses and
+// hovers read the very words the Pipeline view shows.
+func (w *Workspace) Shown(st *Status) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.shown = st
+}
+
+// Row is one stage's row of the workspace's status, as the Pipeline
+// view has it: the status last shown, or a fresh one when none was or a
+// run began or ended since.
+func (w *Workspace) Row(ctx context.Context, stage string) *StageRow {
+	w.mu.Lock()
+	st := w.shown
+	w.mu.Unlock()
+	if st != nil && (st.Running == nil) != (w.set.opts.Running(w.root) == nil) {
+		st = nil // a run began or ended since: the status shown is behind
+	}
+	if st == nil {
+		st = w.Status(ctx)
+	}
+	for i := range st.Stages {
+		if st.Stages[i].Name == stage {
+			return &st.Stages[i]
+		}
+	}
+	return nil
+}
+
+// Face is how a stage reads on disk now (not as running), for the notice
+// when its run ends; nil when it cannot be read.
+func (w *Workspace) Face(stage string) *state.Face {
+	op, err := w.OpenSession()
+	if err != nil {
+		return nil
+	}
+	defer op.Release()
+	p, _, err := op.sess.Status()
+	if err != nil {
+		return nil
+	}
+	for _, ss := range p.Stages {
+		if ss.Stage == stage && ss.Face != nil {
+			f := *ss.Face
+			return &f
+		}
+	}
+	return nil
+}
