@@ -1,14 +1,10 @@
 package lsp
 
 import (
-	"fmt"
-	"strings"
-
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/document"
-	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/testcase"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -91,53 +87,4 @@ func completionKind(kind string) protocol.CompletionItemKind {
 		return protocol.CompletionItemKindFile
 	}
 	return protocol.CompletionItemKindText
-}
-
-// caseHover explains the case element under the cursor; on the title it
-// adds how the case did in the last saved test run.
-func (s *Server) caseHover(p *protocol.HoverParams) (*protocol.Hover, bool, error) {
-	cd, off, ok, err := s.caseAt(p.TextDocumentPositionParams)
-	if ok {
-		defer cd.dc.Release()
-	}
-	if err != nil || !ok {
-		return nil, ok, err
-	}
-	m := cd.dc.doc.Mapper()
-	text, rng, ok := testcase.Hover(cd.dc.ws, cd.stage, cd.con, cd.c, off)
-	if !ok {
-		return nil, true, nil
-	}
-	if rng == cd.c.TitleRange {
-		text += lastRunOf(cd.dc.o.Session(), cd.c.ID)
-	}
-	r := toRange(m, rng)
-	return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: text}, Range: &r}, true, nil
-}
-
-// lastRunOf sums up a case in the newest saved test run that ran it.
-func lastRunOf(sess *session.Session, caseID string) string {
-	rep, ok := sess.LastTestRunOf(caseID)
-	if !ok {
-		return "\n\nNot run yet: `icm test " + caseID + "`, or the Test Explorer."
-	}
-	var cells []string
-	for _, row := range rep.Matrix {
-		if row.Case != caseID {
-			continue
-		}
-		cell := fmt.Sprintf("%s %s", row.Model, row.Rate())
-		if row.FirstFailure != "" {
-			cell += " (" + clipText(row.FirstFailure, 120) + ")"
-		}
-		cells = append(cells, cell)
-	}
-	return fmt.Sprintf("\n\nLast test run (%s): %s.", rep.RunID, strings.Join(cells, "; "))
-}
-
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -166,7 +166,7 @@ func (s *Server) toolItems(ctx context.Context, dc *docContext, server, rest str
 		if named[t.Name] {
 			continue
 		}
-		out = append(out, item(t.Name, protocol.CompletionItemKindFunction, firstLine(t.Description), t.Name, r))
+		out = append(out, item(t.Name, protocol.CompletionItemKindFunction, snapshot.FirstLine(t.Description), t.Name, r))
 	}
 	return out, nil
 }

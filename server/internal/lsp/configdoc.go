@@ -118,54 +118,6 @@ func (s *Server) valueItems(ctx context.Context, dc *docContext, e config.Entry,
 	return out
 }
 
-// configHover documents the key under the cursor (or a table header).
-func (s *Server) configHover(ctx context.Context, dc *docContext, pos protocol.Position) (*protocol.Hover, error) {
-	off, err := offsetOf(dc.doc.Mapper(), pos)
-	if err != nil {
-		return nil, nil
-	}
-	e, ok, _ := config.EntryAt(dc.doc.Text, off)
-	if !ok {
-		return nil, nil
-	}
-	var text string
-	if e.Header {
-		table := e.Table
-		if strings.HasPrefix(table, "mcp.servers.") {
-			table = "mcp.servers.*"
-		}
-		doc, known := config.Tables[table]
-		if !known {
-			return nil, nil
-		}
-		text = fmt.Sprintf("**[%s]**\n\n%s", e.Table, doc)
-	} else {
-		k, known := config.Lookup(e.Path)
-		if !known {
-			return nil, nil
-		}
-		var b strings.Builder
-		fmt.Fprintf(&b, "**%s** · %s%s\n\n%s", e.Path, k.Type, defaultNote(k), k.Doc)
-		if len(k.Values) > 0 {
-			fmt.Fprintf(&b, "\n\nOne of: `%s`", strings.Join(k.Values, "`, `"))
-		}
-		if o, err := dc.st.Acquire(); err == nil && e.Path == "model.name" {
-			names, ok := s.set.InstalledModels(dc.st, o.Session())
-			o.Release()
-			if ok {
-				if len(names) == 0 {
-					b.WriteString("\n\nThe model server has no models yet.")
-				} else {
-					fmt.Fprintf(&b, "\n\nInstalled on the model server: `%s`", strings.Join(names, "`, `"))
-				}
-			}
-		}
-		text = b.String()
-	}
-	r := toRange(dc.doc.Mapper(), document.Range{Start: e.Key.Start, End: e.Key.End})
-	return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: text}, Range: &r}, nil
-}
-
 func ptr[T any](v T) *T { return &v }
 
 // fileExists reports whether an analysis sees file (a buffer or on disk).

@@ -120,3 +120,43 @@ func TestWorkspaceDescriptorsDoNotGrow(t *testing.T) {
 		t.Errorf("%d descriptors open after the server exited, %d before it started", left, idle)
 	}
 }
+
+// TestConfigHoverLetsGoOfTheWorkspace: a hover in config.toml holds the
+// workspace's opening while it reads the key's docs. It must let go, or
+// the opening a reopen replaces is never closed and its descriptors stay
+// open, one set per hover (a hover on any key but model.name held it for
+// good).
+func TestConfigHoverLetsGoOfTheWorkspace(t *testing.T) {
+	dir := wstest.Copy(t, "course-research")
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	ed := lsptest.Start(t, lsptest.Config{Root: dir, Options: lsp.Options{Log: io.Discard}, InitOptions: map[string]any{"ollamaHost": "127.0.0.1:1"}})
+	ed.Open("config.toml")
+	temperature := ed.Pos("config.toml", "temperature", 0)
+	round := func() {
+		if h, err := ed.Hover("config.toml", temperature); err != nil || !strings.Contains(h, "model.temperature") {
+			t.Fatalf("hover on temperature = %q, %v", h, err)
+		}
+		// A settings change reopens the workspace: the opening the hover
+		// held is replaced, and closed once nothing holds it.
+		ed.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"icm": map[string]any{"ollamaHost": "127.0.0.1:1"}}})
+		if _, err := ed.ExecuteCommand("icm.status", map[string]any{"workspace": dir}); err != nil {
+			t.Fatalf("icm.status: %v", err)
+		}
+	}
+	for range 3 {
+		round()
+	}
+	before := workspaceDescriptors(t, dir)
+	const rounds = 20
+	for range rounds {
+		round()
+	}
+	after := settledDescriptors(t, dir, before+2, 10*time.Second)
+	if after > before+2 {
+		t.Errorf("%d descriptors open after %d hovers in config.toml, each followed by a reopening, %d before: %d left open per hover",
+			after, rounds, before, (after-before)/rounds)
+	}
+}

@@ -187,14 +187,14 @@ func (rp *runProgress) event(ev session.Event) {
 		t := ev.Tool
 		if t != nil && t.IsError {
 			rp.toolErrors[ev.Stage]++
-			rp.report(fmt.Sprintf("%s: tool %s failed: %s%s", labelOf(ev), t.Name, firstLine(t.Err), rp.failures(ev.Stage)), -1)
+			rp.report(fmt.Sprintf("%s: tool %s failed: %s%s", labelOf(ev), t.Name, snapshot.FirstLine(t.Err), rp.failures(ev.Stage)), -1)
 			return
 		}
 		name := ""
 		if t != nil {
 			name = t.Name
 		}
-		rp.report(fmt.Sprintf("%s: tool %s · %s%s", labelOf(ev), name, plural(rp.tools[ev.Stage], "tool call"), rp.failures(ev.Stage)), -1)
+		rp.report(fmt.Sprintf("%s: tool %s · %s%s", labelOf(ev), name, snapshot.Plural(rp.tools[ev.Stage], "tool call"), rp.failures(ev.Stage)), -1)
 	case session.EventModel:
 		if ev.Model != nil {
 			rp.report(fmt.Sprintf("%s: model call %d%s", labelOf(ev), ev.Model.Call, rp.failures(ev.Stage)), -1)
@@ -244,14 +244,6 @@ func (rp *runProgress) failures(stage string) string {
 		return ""
 	}
 	return fmt.Sprintf(" · %d of %d tool calls failed", n, rp.tools[stage])
-}
-
-// plural is "1 tool call", "3 tool calls".
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 func (rp *runProgress) cancelled() bool {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/document"
 	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 )
 
 // The handlers here run on the read loop: they update the document store
@@ -75,6 +76,16 @@ func (s *Server) didClose(_ *glsp.Context, p *protocol.DidCloseTextDocumentParam
 		st.Touch(false)
 	}
 	return nil
+}
+
+// file places the open document a URI names in its workspace; nil,
+// with no error, for a document in none. The caller releases it.
+func (s *Server) file(uri string) (*snapshot.File, error) {
+	path, err := pathOf(uri)
+	if err != nil {
+		return nil, err
+	}
+	return s.set.File(path)
 }
 
 // document returns the open document for a URI.

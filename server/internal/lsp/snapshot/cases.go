@@ -1,0 +1,49 @@
+package snapshot
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/icm-tool/icm/server/internal/document"
+	"github.com/icm-tool/icm/server/internal/session"
+	"github.com/icm-tool/icm/server/internal/testcase"
+)
+
+// The answers in a stage's test case files.
+
+// caseHover explains the case element under the cursor; on the title it
+// adds how the case did in the last saved test run.
+func (f *File) caseHover(cf *caseFile, pos document.Position) (*Hover, error) {
+	off, err := Offset(f.Doc.Mapper(), pos)
+	if err != nil {
+		return nil, err
+	}
+	text, rng, ok := testcase.Hover(f.ws(), cf.stage, cf.con, cf.c, off)
+	if !ok {
+		return nil, nil
+	}
+	if rng == cf.c.TitleRange {
+		text += lastRunOf(f.o.sess, cf.c.ID)
+	}
+	return &Hover{Markdown: text, Range: &rng}, nil
+}
+
+// lastRunOf sums up a case in the newest saved test run that ran it.
+func lastRunOf(sess *session.Session, caseID string) string {
+	rep, ok := sess.LastTestRunOf(caseID)
+	if !ok {
+		return "\n\nNot run yet: `icm test " + caseID + "`, or the Test Explorer."
+	}
+	var cells []string
+	for _, row := range rep.Matrix {
+		if row.Case != caseID {
+			continue
+		}
+		cell := fmt.Sprintf("%s %s", row.Model, row.Rate())
+		if row.FirstFailure != "" {
+			cell += " (" + clipText(row.FirstFailure, 120) + ")"
+		}
+		cells = append(cells, cell)
+	}
+	return fmt.Sprintf("\n\nLast test run (%s): %s.", rep.RunID, strings.Join(cells, "; "))
+}
