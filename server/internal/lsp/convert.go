@@ -62,6 +62,45 @@ func toRange(m *document.Mapper, r document.Range) protocol.Range {
 	return protocol.Range{Start: toPosition(start), End: toPosition(end)}
 }
 
+// completionKinds are the protocol's kinds of the snapshot's completions.
+var completionKinds = map[snapshot.ItemKind]protocol.CompletionItemKind{
+	snapshot.KindText:     protocol.CompletionItemKindText,
+	snapshot.KindKeyword:  protocol.CompletionItemKindKeyword,
+	snapshot.KindModule:   protocol.CompletionItemKindModule,
+	snapshot.KindFunction: protocol.CompletionItemKindFunction,
+	snapshot.KindFile:     protocol.CompletionItemKindFile,
+	snapshot.KindProperty: protocol.CompletionItemKindProperty,
+	snapshot.KindValue:    protocol.CompletionItemKindValue,
+}
+
+// completionItems converts the snapshot's completions, their ranges
+// through the buffer's mapper (nil stays nil: nothing to offer).
+func completionItems(m *document.Mapper, in []snapshot.Item) []protocol.CompletionItem {
+	if in == nil {
+		return nil
+	}
+	snippet := protocol.InsertTextFormatSnippet
+	out := make([]protocol.CompletionItem, 0, len(in))
+	for _, it := range in {
+		kind := completionKinds[it.Kind]
+		ci := protocol.CompletionItem{Label: it.Label, Kind: &kind, TextEdit: protocol.TextEdit{Range: toRange(m, it.Range), NewText: it.Insert}}
+		if it.Detail != "" {
+			ci.Detail = &it.Detail
+		}
+		if it.Doc != "" {
+			ci.Documentation = protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: it.Doc}
+		}
+		if it.Filter != "" {
+			ci.FilterText = &it.Filter
+		}
+		if it.Snippet {
+			ci.InsertTextFormat = &snippet
+		}
+		out = append(out, ci)
+	}
+	return out
+}
+
 // toDiagnostic converts a check finding to a protocol diagnostic.
 func toDiagnostic(m *document.Mapper, f contract.Finding) protocol.Diagnostic {
 	sev := protocol.DiagnosticSeverity(f.Severity)
@@ -87,21 +126,6 @@ func offsetOf(m *document.Mapper, p protocol.Position) (int, error) {
 		return 0, fault.InvalidRequest(fmt.Sprintf("position %d:%d: %v", p.Line, p.Character, err), "send a position inside the document as the server has it").Because(err)
 	}
 	return off, nil
-}
-
-// lineText returns the text of the 0-based line holding position p, and the
-// byte offset p has in the document.
-func lineText(d *document.Doc, p protocol.Position) (line string, lineStart, off int, err error) {
-	m := d.Mapper()
-	off, err = offsetOf(m, p)
-	if err != nil {
-		return "", 0, 0, err
-	}
-	r, err := m.LineRange(int(p.Line))
-	if err != nil {
-		return "", 0, 0, err
-	}
-	return string(d.Text[r.Start:r.End]), r.Start, off, nil
 }
 
 // isContract reports whether a path names a CONTEXT.md file.

@@ -47,3 +47,31 @@ func lastRunOf(sess *session.Session, caseID string) string {
 	}
 	return fmt.Sprintf("\n\nLast test run (%s): %s.", rep.RunID, strings.Join(cells, "; "))
 }
+
+// caseCompletion offers, in a case file, the sections, the files the
+// stage reads as stand-in targets, the files beside the case, the stage's
+// outputs and the expectation forms (as snippets).
+func (f *File) caseCompletion(cf *caseFile, pos document.Position) (*Completion, error) {
+	off, err := Offset(f.Doc.Mapper(), pos)
+	if err != nil {
+		return nil, err
+	}
+	out := []Item{}
+	for _, sg := range testcase.Complete(f.ws(), cf.stage, cf.con, cf.c, f.Doc.Text, off) {
+		out = append(out, Item{Label: sg.Label, Kind: caseKind(sg.Kind), Detail: sg.Detail, Doc: sg.Doc, Insert: sg.Insert,
+			Range: document.Range{Start: sg.From, End: off}, Snippet: sg.Snippet})
+	}
+	return items(out), nil
+}
+
+func caseKind(kind string) ItemKind {
+	switch kind {
+	case "section":
+		return KindModule
+	case "keyword":
+		return KindKeyword
+	case "input", "output", "file":
+		return KindFile
+	}
+	return KindText
+}
