@@ -30,6 +30,46 @@ const (
 	notifyRunFinished   = "icm/runFinished"
 )
 
+// verbs name the snapshot's offers on the wire: the commands the server
+// runs, and the two the editor runs itself (outputlens.go).
+var verbs = map[snapshot.Verb]string{
+	snapshot.VerbStatus:    cmdStatus,
+	snapshot.VerbRunStage:  cmdRunStage,
+	snapshot.VerbRunAll:    cmdRunAll,
+	snapshot.VerbApprove:   cmdApprove,
+	snapshot.VerbProbe:     cmdProbe,
+	snapshot.VerbTest:      cmdTestRun,
+	snapshot.VerbTrust:     cmdTrustList,
+	snapshot.VerbCompare:   clientCompare,
+	snapshot.VerbRerunItem: clientRerunItem,
+}
+
+// command is an offer as a protocol command, its target as the one
+// object a command takes.
+func command(o snapshot.Offer) *protocol.Command {
+	arg := map[string]any{"workspace": o.On.Workspace}
+	if o.On.Stage != "" {
+		arg["stage"] = o.On.Stage
+	}
+	if o.On.Path != "" {
+		arg["path"] = o.On.Path
+	}
+	if o.On.Item > 0 {
+		arg["item"] = o.On.Item
+	}
+	if o.On.ItemTitle != nil {
+		arg["title"] = *o.On.ItemTitle
+	}
+	return &protocol.Command{Title: o.Title, Command: verbs[o.Verb], Arguments: []any{arg}}
+}
+
+// Client commands the output lenses name: the extension runs them itself
+// (a diff, a prompt for a note) and calls the server from there.
+const (
+	clientCompare   = "icm.output.compare"
+	clientRerunItem = "icm.output.rerunItem"
+)
+
 // commandArgs is the one JSON object every command takes.
 type commandArgs struct {
 	Workspace string `json:"workspace"`

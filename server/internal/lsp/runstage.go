@@ -273,3 +273,12 @@ func (s *Server) sendRunFinished(f runFinished) {
 
 // ctxErr is the connection context's error.
 func (s *Server) ctxErr() error { return s.ctx.Err() }
+
+// finishedReview fills a runFinished's review facts from the stage-end
+// event: the rubric's line and the checklist the person reviews against.
+func finishedReview(f *runFinished, ev session.Event) {
+	f.Rubric = state.RubricLine(ev.Rubric)
+	pass, of, _ := state.RubricCount(ev.Rubric)
+	f.RubricFailed = pass < of
+	f.ReviewGate = session.ReviewItems(ev.ReviewGate)
+}

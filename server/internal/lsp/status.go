@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"sync"
 	"time"
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
@@ -158,4 +159,42 @@ func (s *Server) refreshLenses(ctx context.Context) {
 	if err := s.call(ctx, protocol.ServerWorkspaceCodeLensRefresh, nil, nil); err != nil {
 		s.log.Info("the client did not refresh code lenses", "err", err)
 	}
+}
+
+// statusCache keeps what was last sent of each workspace's status.
+type statusCache struct {
+	mu sync.Mutex
+	m  map[string]*sentStatus
+}
+
+// sentStatus is the status last sent for one workspace.
+type sentStatus struct {
+	// sending is held while a status is made and sent, so statuses reach
+	// the client in order.
+	sending sync.Mutex
+	hash    [32]byte // of the last one, as sent
+}
+
+func (c *statusCache) entry(root string) *sentStatus {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]*sentStatus{}
+	}
+	e, ok := c.m[root]
+	if !ok {
+		e = &sentStatus{}
+		c.m[root] = e
+	}
+	return e
+}
+
+// sent records that a status whose JSON hashes to h is the last one, and
+// reports whether it differs from the one before.
+func (c *statusCache) sent(e *sentStatus, h [32]byte) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	same := e.hash == h
+	e.hash = h
+	return !same
 }

@@ -9,9 +9,6 @@ import (
 	"path/filepath"
 	"sync"
 
-	protocol "github.com/tliron/glsp/protocol_3_16"
-
-	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 	"github.com/icm-tool/icm/server/internal/session"
@@ -286,18 +283,4 @@ func newToken() string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	return "icm-test-" + hex.EncodeToString(b[:])
-}
-
-// testLens is "▶ Test (3 cases)" on a contract whose stage has cases:
-// it runs them (in VS Code, through the Test Explorer).
-func testLens(sr *check.StageReport, line protocol.Range, arg map[string]any) (protocol.CodeLens, bool) {
-	n := len(sr.Cases)
-	if n == 0 {
-		return protocol.CodeLens{}, false
-	}
-	title := fmt.Sprintf("▶ Test (%d cases)", n)
-	if n == 1 {
-		title = "▶ Test (1 case)"
-	}
-	return protocol.CodeLens{Range: line, Command: &protocol.Command{Title: title, Command: cmdTestRun, Arguments: []any{arg}}}, true
 }

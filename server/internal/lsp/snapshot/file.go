@@ -187,3 +187,6 @@ func locate(c *contract.Contract, m *document.Mapper, off int) target {
 	}
 	return target{}
 }
+
+// Root is the root of the file's workspace.
+func (f *File) Root() string { return f.ws().Root }
