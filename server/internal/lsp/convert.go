@@ -101,6 +101,16 @@ func completionItems(m *document.Mapper, in []snapshot.Item) []protocol.Completi
 	return out
 }
 
+// location converts a place in a file (its start when the snapshot
+// gave no mapper).
+func location(l snapshot.Location) protocol.Location {
+	out := protocol.Location{URI: uriOf(l.Path)}
+	if l.Mapper != nil {
+		out.Range = toRange(l.Mapper, l.Range)
+	}
+	return out
+}
+
 // toDiagnostic converts a check finding to a protocol diagnostic.
 func toDiagnostic(m *document.Mapper, f contract.Finding) protocol.Diagnostic {
 	sev := protocol.DiagnosticSeverity(f.Severity)

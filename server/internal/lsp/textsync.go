@@ -87,16 +87,3 @@ func (s *Server) file(uri string) (*snapshot.File, error) {
 	}
 	return s.set.File(path)
 }
-
-// document returns the open document for a URI.
-func (s *Server) document(uri string) (*document.Doc, error) {
-	path, err := pathOf(uri)
-	if err != nil {
-		return nil, err
-	}
-	d, ok := s.set.Docs().Get(path)
-	if !ok {
-		return nil, fault.NotFound(fmt.Sprintf("%s is not open in the editor", path), "open the document (textDocument/didOpen) before asking about it")
-	}
-	return d, nil
-}
