@@ -240,45 +240,13 @@ type probeResult struct {
 // (the client opens it; it follows the contracts as they change). Nothing
 // is written to disk.
 func (s *Server) probe(ctx context.Context, st *snapshot.Workspace, stageName string, item int) (*probeResult, error) {
-	title, content, err := s.probeText(ctx, st, stageName, item)
+	title, content, err := st.Probe(ctx, stageName, item)
 	if err != nil {
 		return nil, err
 	}
 	uri := contextURI(st.Root(), stageName, item)
 	s.vdocs.seen(uri, content)
 	return &probeResult{URI: uri, Title: title, Content: content}, nil
-}
-
-// probeText is a stage's assembled context as Markdown: the token table,
-// then the system and user texts.
-func (s *Server) probeText(ctx context.Context, st *snapshot.Workspace, stageName string, item int) (string, string, error) {
-	a, err := st.Snapshot(ctx)
-	defer a.Release()
-	if err != nil {
-		return "", "", err
-	}
-	o, err := st.Acquire()
-	if err != nil {
-		return "", "", err
-	}
-	defer o.Release()
-	// The analysis's view: the open buffers laid over the disk (the bare
-	// snapshot holds only the open buffers, and every other file would
-	// read missing).
-	pr, err := o.Session().Probe(a.Workspace().Files, stageName, item)
-	if err != nil {
-		return "", "", err
-	}
-	stg, cx := pr.Stage, pr.Context
-	title := fmt.Sprintf("Probe: %s", stg.Name)
-	if item > 0 {
-		title += fmt.Sprintf(" item %d", item)
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n~%d tokens (system %d, user %d), estimated with %s. Unsaved editor changes are included; this view follows the contract as it changes.\n\n", title, cx.Total, cx.SystemTokens, cx.UserTokens, cx.Estimator)
-	b.WriteString(partsTable(cx, a.Count(stg.Name), item))
-	fmt.Fprintf(&b, "\n## System (%d tokens)\n\n%s\n## User (%d tokens)\n\n%s", cx.SystemTokens, fenced(cx.System), cx.UserTokens, fenced(cx.User))
-	return title, b.String(), nil
 }
 
 // createFile makes an empty input file the contract names (the quick fix

@@ -87,30 +87,20 @@ func (s *Server) testList(ctx context.Context, args commandArgs) (any, error) {
 // casesOf lists the test cases of the workspace as its latest analysis
 // found them; false when it cannot be read (its status says why).
 func casesOf(ctx context.Context, st *snapshot.Workspace) (workspaceCases, bool) {
-	a, err := st.Snapshot(ctx)
+	cs, err := st.Cases(ctx)
 	if err != nil {
 		return workspaceCases{}, false
 	}
-	defer a.Release()
-	wc := workspaceCases{Workspace: st.Root(), Name: filepath.Base(st.Root()), Models: a.Session().TestModels(), Cases: []caseInfo{}}
-	sel, err := a.Session().TestCases(a.Report(), session.TestFilter{})
-	if err != nil {
-		return workspaceCases{}, false
-	}
-	for _, sl := range sel {
-		wc.Cases = append(wc.Cases, caseInfoOf(a, sl))
+	wc := workspaceCases{Workspace: st.Root(), Name: filepath.Base(st.Root()), Models: cs.Models, Cases: []caseInfo{}}
+	for _, c := range cs.Cases {
+		wc.Cases = append(wc.Cases, caseInfoOf(c))
 	}
 	return wc, true
 }
 
-func caseInfoOf(a *snapshot.Snapshot, sl *session.TestCase) caseInfo {
-	c := sl.Case
-	ci := caseInfo{ID: c.ID, Stage: c.Stage, Name: c.Name, Title: c.Title, File: c.File, Expect: []string{}, Errors: sl.Errors}
-	if m := a.Mapper(c.File); m != nil {
-		if pos, err := m.Position(c.TitleRange.Start); err == nil {
-			ci.Line = pos.Line
-		}
-	}
+func caseInfoOf(sc snapshot.Case) caseInfo {
+	c := sc.Case
+	ci := caseInfo{ID: c.ID, Stage: c.Stage, Name: c.Name, Title: c.Title, File: c.File, Line: sc.Line, Expect: []string{}, Errors: sc.Errors}
 	for _, e := range c.Expect {
 		ci.Expect = append(ci.Expect, e.Label())
 	}

@@ -3,7 +3,6 @@ package lsp
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
-	"github.com/icm-tool/icm/server/internal/session"
 )
 
 // URI schemes of the read-only documents the server provides
@@ -96,7 +94,7 @@ func (s *Server) contextText(ctx context.Context, u *url.URL) (string, error) {
 		}
 		item = n
 	}
-	_, content, err := s.probeText(ctx, st, stage, item)
+	_, content, err := st.Probe(ctx, stage, item)
 	return content, err
 }
 
@@ -119,66 +117,7 @@ func (s *Server) callText(u *url.URL) (string, error) {
 	if st == nil {
 		return "", unknownWorkspace(root)
 	}
-	op, err := st.Acquire()
-	if err != nil {
-		return "", err
-	}
-	defer op.Release()
-	ex, err := op.Session().Exchange(runID, stage, index, call)
-	if err != nil {
-		return "", err
-	}
-	return exchangeMarkdown(runID, ex), nil
-}
-
-// exchangeMarkdown is a model call as a person reads it.
-func exchangeMarkdown(runID string, ex *session.Exchange) string {
-	m := ex.Call
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Model call %d of %s", m.Call, ex.Stage)
-	if ex.Item != "" {
-		fmt.Fprintf(&b, ", item %d: %s", ex.Index, ex.Item)
-	}
-	fmt.Fprintf(&b, "\n\nRun %s · %s · %d tokens in / %d out · %s", runID, m.Model, m.PromptTokens, m.OutputTokens, m.Duration.Round(1e7))
-	if m.DoneReason != "" {
-		fmt.Fprintf(&b, " · stopped: %s", m.DoneReason)
-	}
-	if m.PromptEstimate > 0 {
-		fmt.Fprintf(&b, " · icm counted %d before the call, window %d", m.PromptEstimate, m.NumCtx)
-	}
-	b.WriteString("\n")
-	if len(m.Tools) > 0 {
-		fmt.Fprintf(&b, "\nTools offered: %s\n", strings.Join(m.Tools, ", "))
-	}
-	b.WriteString("\n## Request\n")
-	for i, msg := range ex.Request {
-		writeMessage(&b, fmt.Sprintf("%d. %s", i+1, msg.Role), msg)
-	}
-	b.WriteString("\n## Reply\n")
-	switch {
-	case m.Reply != nil:
-		writeMessage(&b, m.Reply.Role, *m.Reply)
-	case m.Err != "":
-		fmt.Fprintf(&b, "\nThe call failed: %s\n", m.Err)
-	}
-	return b.String()
-}
-
-func writeMessage(b *strings.Builder, head string, msg session.Message) {
-	if msg.ToolName != "" {
-		head += " (result of " + msg.ToolName + ")"
-	}
-	fmt.Fprintf(b, "\n### %s\n\n", head)
-	if msg.Thinking != "" {
-		b.WriteString(fenced("thinking:\n" + msg.Thinking))
-	}
-	if msg.Content != "" {
-		b.WriteString(fenced(msg.Content))
-	}
-	for _, c := range msg.ToolCalls {
-		args, _ := json.MarshalIndent(c.Arguments, "", "  ")
-		fmt.Fprintf(b, "Calls `%s` with:\n\n%s", c.Name, fenced(string(args)))
-	}
+	return st.Call(runID, stage, index, call)
 }
 
 // modelText is an output as the model last wrote it.

@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -74,4 +75,43 @@ func caseKind(kind string) ItemKind {
 		return KindFile
 	}
 	return KindText
+}
+
+// Cases are a workspace's test cases as a snapshot found them, and the
+// models its profiles offer.
+type Cases struct {
+	Models []string
+	Cases  []Case
+}
+
+// Case is one test case, selected as `icm test` selects it (with the
+// errors that keep it from running).
+type Case struct {
+	*session.TestCase
+	// Line is the 0-based line of the case's title in its file.
+	Line int
+}
+
+// Cases lists the workspace's test cases from the snapshot that includes
+// the buffers.
+func (w *Workspace) Cases(ctx context.Context) (*Cases, error) {
+	snap, err := w.Snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer snap.Release()
+	sess := snap.o.sess
+	sel, err := sess.TestCases(snap.report, session.TestFilter{})
+	if err != nil {
+		return nil, err
+	}
+	out := &Cases{Models: sess.TestModels()}
+	for _, sl := range sel {
+		c := Case{TestCase: sl}
+		if pos, err := snap.Mapper(sl.Case.File).Position(sl.Case.TitleRange.Start); err == nil {
+			c.Line = pos.Line
+		}
+		out.Cases = append(out.Cases, c)
+	}
+	return out, nil
 }

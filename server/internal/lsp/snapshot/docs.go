@@ -1,0 +1,112 @@
+package snapshot
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/icm-tool/icm/server/internal/session"
+)
+
+// The read-only documents the editor is given: a stage's assembled
+// context and one model call of a run, as Markdown.
+
+// Probe is a stage's assembled context (of For each item item, when it is
+// more than 0) from the snapshot that includes the buffers, as `icm
+// probe` shows it from disk: a title, and the token table then the
+// system and user texts. Nothing is written to disk.
+func (w *Workspace) Probe(ctx context.Context, stage string, item int) (title, text string, err error) {
+	snap, err := w.Snapshot(ctx)
+	defer snap.Release()
+	if err != nil {
+		return "", "", err
+	}
+	o, err := w.Acquire()
+	if err != nil {
+		return "", "", err
+	}
+	defer o.Release()
+	// The snapshot's view: the open buffers laid over the disk (the bare
+	// document snapshot holds only the open buffers, and every other file
+	// would read missing).
+	pr, err := o.sess.Probe(snap.view.Files, stage, item)
+	if err != nil {
+		return "", "", err
+	}
+	stg, cx := pr.Stage, pr.Context
+	title = fmt.Sprintf("Probe: %s", stg.Name)
+	if item > 0 {
+		title += fmt.Sprintf(" item %d", item)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n~%d tokens (system %d, user %d), estimated with %s. Unsaved editor changes are included; this view follows the contract as it changes.\n\n", title, cx.Total, cx.SystemTokens, cx.UserTokens, cx.Estimator)
+	b.WriteString(partsTable(cx, snap.counts[stg.Name], item))
+	fmt.Fprintf(&b, "\n## System (%d tokens)\n\n%s\n## User (%d tokens)\n\n%s", cx.SystemTokens, fenced(cx.System), cx.UserTokens, fenced(cx.User))
+	return title, b.String(), nil
+}
+
+// Call is one model call of a run, request and reply, as a person reads
+// it.
+func (w *Workspace) Call(runID, stage string, index, call int) (string, error) {
+	o, err := w.Acquire()
+	if err != nil {
+		return "", err
+	}
+	defer o.Release()
+	ex, err := o.sess.Exchange(runID, stage, index, call)
+	if err != nil {
+		return "", err
+	}
+	return exchangeMarkdown(runID, ex), nil
+}
+
+// exchangeMarkdown is a model call as a person reads it.
+func exchangeMarkdown(runID string, ex *session.Exchange) string {
+	m := ex.Call
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Model call %d of %s", m.Call, ex.Stage)
+	if ex.Item != "" {
+		fmt.Fprintf(&b, ", item %d: %s", ex.Index, ex.Item)
+	}
+	fmt.Fprintf(&b, "\n\nRun %s · %s · %d tokens in / %d out · %s", runID, m.Model, m.PromptTokens, m.OutputTokens, m.Duration.Round(1e7))
+	if m.DoneReason != "" {
+		fmt.Fprintf(&b, " · stopped: %s", m.DoneReason)
+	}
+	if m.PromptEstimate > 0 {
+		fmt.Fprintf(&b, " · icm counted %d before the call, window %d", m.PromptEstimate, m.NumCtx)
+	}
+	b.WriteString("\n")
+	if len(m.Tools) > 0 {
+		fmt.Fprintf(&b, "\nTools offered: %s\n", strings.Join(m.Tools, ", "))
+	}
+	b.WriteString("\n## Request\n")
+	for i, msg := range ex.Request {
+		writeMessage(&b, fmt.Sprintf("%d. %s", i+1, msg.Role), msg)
+	}
+	b.WriteString("\n## Reply\n")
+	switch {
+	case m.Reply != nil:
+		writeMessage(&b, m.Reply.Role, *m.Reply)
+	case m.Err != "":
+		fmt.Fprintf(&b, "\nThe call failed: %s\n", m.Err)
+	}
+	return b.String()
+}
+
+func writeMessage(b *strings.Builder, head string, msg session.Message) {
+	if msg.ToolName != "" {
+		head += " (result of " + msg.ToolName + ")"
+	}
+	fmt.Fprintf(b, "\n### %s\n\n", head)
+	if msg.Thinking != "" {
+		b.WriteString(fenced("thinking:\n" + msg.Thinking))
+	}
+	if msg.Content != "" {
+		b.WriteString(fenced(msg.Content))
+	}
+	for _, c := range msg.ToolCalls {
+		args, _ := json.MarshalIndent(c.Arguments, "", "  ")
+		fmt.Fprintf(b, "Calls `%s` with:\n\n%s", c.Name, fenced(string(args)))
+	}
+}
