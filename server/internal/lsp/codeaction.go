@@ -1,24 +1,24 @@
 package lsp
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
 
-	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 )
 
-// codeActions answers textDocument/codeAction with the snapshot's
+// codeAction answers textDocument/codeAction with the snapshot's
 // actions on the range (snapshot.File.Actions): its quick fixes, then,
 // unless the client asks for other kinds only, the stage's commands.
-func (s *Server) codeActions(gctx *glsp.Context, p *protocol.CodeActionParams) (any, error) {
-	f, err := s.file(p.TextDocument.URI)
+func codeAction(ctx context.Context, e *env, p *protocol.CodeActionParams) (any, error) {
+	f, err := e.file(p.TextDocument.URI)
 	if err != nil || f == nil {
 		return nil, err
 	}
 	defer f.Release()
-	acts, err := f.Actions(s.ctxOf(gctx), fromPosition(p.Range.Start), fromPosition(p.Range.End))
+	acts, err := f.Actions(ctx, fromPosition(p.Range.Start), fromPosition(p.Range.End))
 	if err != nil || acts == nil {
 		return nil, err
 	}
@@ -31,7 +31,7 @@ func (s *Server) codeActions(gctx *glsp.Context, p *protocol.CodeActionParams) (
 	for _, fx := range acts.Fixes {
 		diag := []protocol.Diagnostic{toDiagnostic(m, fx.Finding)}
 		if fx.Create != "" {
-			out = append(out, s.createAction(f.Root(), fx.Create, diag))
+			out = append(out, createAction(e.client, f.Root(), fx.Create, diag))
 			continue
 		}
 		a := protocol.CodeAction{Title: fx.Title, Kind: &quickfix, Diagnostics: diag,
@@ -48,18 +48,18 @@ func (s *Server) codeActions(gctx *glsp.Context, p *protocol.CodeActionParams) (
 		return out, nil
 	}
 	for _, c := range acts.Commands {
-		out = append(out, protocol.CodeAction{Title: c.Title, Kind: &source, Command: command(c)})
+		out = append(out, protocol.CodeAction{Title: c.Title, Kind: &source, Command: commandOf(c)})
 	}
 	return out, nil
 }
 
 // createAction creates a missing file: a workspace edit when the client can
 // create files, else the server's icm.createFile command.
-func (s *Server) createAction(root, rel string, diag []protocol.Diagnostic) protocol.CodeAction {
+func createAction(c *client, root, rel string, diag []protocol.Diagnostic) protocol.CodeAction {
 	quickfix := protocol.CodeActionKindQuickFix
 	title := fmt.Sprintf("Create %s", rel)
 	abs := filepath.Join(root, filepath.FromSlash(rel))
-	canCreate := s.clientSupports(func(c protocol.ClientCapabilities) bool {
+	canCreate := c.supports(func(c protocol.ClientCapabilities) bool {
 		if c.Workspace == nil || c.Workspace.WorkspaceEdit == nil {
 			return false
 		}

@@ -1,26 +1,27 @@
 package lsp
 
 import (
-	"github.com/tliron/glsp"
+	"context"
+
 	protocol "github.com/tliron/glsp/protocol_3_16"
 )
 
-// codeLenses answers textDocument/codeLens with the snapshot's lenses
+// codeLens answers textDocument/codeLens with the snapshot's lenses
 // (snapshot.File.Lenses), each a command at the start of its line.
-func (s *Server) codeLenses(gctx *glsp.Context, p *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
-	f, err := s.file(p.TextDocument.URI)
+func codeLens(ctx context.Context, e *env, p *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
+	f, err := e.file(p.TextDocument.URI)
 	if err != nil || f == nil {
 		return nil, err
 	}
 	defer f.Release()
-	lenses, err := f.Lenses(s.ctxOf(gctx))
+	lenses, err := f.Lenses(ctx)
 	if err != nil || lenses == nil {
 		return nil, err
 	}
 	out := make([]protocol.CodeLens, 0, len(lenses))
 	for _, l := range lenses {
 		line := protocol.Position{Line: protocol.UInteger(l.Line)}
-		out = append(out, protocol.CodeLens{Range: protocol.Range{Start: line, End: line}, Command: command(l.Offer)})
+		out = append(out, protocol.CodeLens{Range: protocol.Range{Start: line, End: line}, Command: commandOf(l.Offer)})
 	}
 	return out, nil
 }

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/icm-tool/icm/server/internal/fault"
@@ -30,6 +29,17 @@ const (
 	notifyRunFinished   = "icm/runFinished"
 )
 
+// Commands of the review on the output itself, the run view and the
+// documents the server provides (docs/lsp-protocol.md).
+const (
+	cmdVirtualDocument = "icm.virtualDocument"
+	cmdRuns            = "icm.runs"
+	cmdCompareOutput   = "icm.compareOutput"
+	cmdRunItem         = "icm.runItem"
+	cmdModelStatus     = "icm.modelStatus"
+	cmdPullModel       = "icm.pullModel"
+)
+
 // verbs name the snapshot's offers on the wire: the commands the server
 // runs, and the two the editor runs itself (outputlens.go).
 var verbs = map[snapshot.Verb]string{
@@ -44,9 +54,9 @@ var verbs = map[snapshot.Verb]string{
 	snapshot.VerbRerunItem: clientRerunItem,
 }
 
-// command is an offer as a protocol command, its target as the one
+// commandOf is an offer as a protocol command, its target as the one
 // object a command takes.
-func command(o snapshot.Offer) *protocol.Command {
+func commandOf(o snapshot.Offer) *protocol.Command {
 	arg := map[string]any{"workspace": o.On.Workspace}
 	if o.On.Stage != "" {
 		arg["stage"] = o.On.Stage
@@ -96,10 +106,60 @@ type commandArgs struct {
 	All  bool              `json:"all"`
 }
 
-// executeCommand answers at once: long commands start work on goroutines
-// and report through progress and notifications.
-func (s *Server) executeCommand(gctx *glsp.Context, p *protocol.ExecuteCommandParams) (any, error) {
-	ctx := s.ctxOf(gctx)
+// A command is one workspace/executeCommand command. run is given the
+// workspace its arguments name (or the only one known); free is for a
+// command that names none, or one optionally.
+type command struct {
+	name string
+	run  func(ctx context.Context, e *env, w *snapshot.Workspace, args commandArgs) (any, error)
+	free func(ctx context.Context, e *env, args commandArgs) (any, error)
+}
+
+// commandTable is every command the server runs, in the order initialize
+// lists them (docs/lsp-protocol.md). Each function lives in the file of
+// what it is about.
+var commandTable = []command{
+	{name: cmdStatus, free: statusCommand},
+	{name: cmdRunNext, run: runNext},
+	{name: cmdRunStage, run: runStage},
+	{name: cmdRunAll, run: runAll},
+	{name: cmdCancel, run: cancelRun},
+	{name: cmdApprove, run: approve},
+	{name: cmdProbe, run: probe},
+	{name: cmdOutputs, run: outputs},
+	{name: cmdCreateFile, run: createFile},
+	{name: cmdTestList, free: testList},
+	{name: cmdTestRun, run: testRun},
+	{name: cmdTestCancel, free: testCancel},
+	{name: cmdTrustList, run: trustList},
+	{name: cmdTrustGrant, run: trustGrant},
+	{name: cmdVirtualDocument, free: virtualDocument},
+	{name: cmdRuns, run: runsOf},
+	{name: cmdCompareOutput, run: compareOutput},
+	{name: cmdRunItem, run: runItem},
+	{name: cmdModelStatus, run: modelStatusOf},
+	{name: cmdPullModel, run: pullModel},
+	{name: cmdDoctor, run: doctor},
+	{name: cmdSetupPlan, run: setupPlan},
+	{name: cmdSetupSave, run: setupSave},
+}
+
+// allCommands is every command the server executes.
+func allCommands() []string {
+	out := make([]string, 0, len(commandTable))
+	for _, c := range commandTable {
+		out = append(out, c.name)
+	}
+	return out
+}
+
+// needsStage lists the commands that act on one stage.
+var needsStage = map[string]bool{cmdRunStage: true, cmdApprove: true, cmdProbe: true, cmdOutputs: true}
+
+// executeCommand answers workspace/executeCommand at once: long commands
+// start work on goroutines and report through progress and
+// notifications.
+func executeCommand(ctx context.Context, e *env, p *protocol.ExecuteCommandParams) (any, error) {
 	var args commandArgs
 	if len(p.Arguments) > 0 && p.Arguments[0] != nil {
 		raw, err := json.Marshal(p.Arguments[0])
@@ -114,150 +174,33 @@ func (s *Server) executeCommand(gctx *glsp.Context, p *protocol.ExecuteCommandPa
 	if needsStage[p.Command] && strings.TrimSpace(args.Stage) == "" {
 		return nil, fault.InvalidRequest(p.Command+" needs a stage", "pass {workspace, stage}, stage being a stage folder's name such as 01-scope")
 	}
-	switch p.Command {
-	case cmdStatus:
-		return s.statusCommand(ctx, args)
-	case cmdCancel:
-		st, err := s.workspaceArg(args)
+	for _, c := range commandTable {
+		if c.name != p.Command {
+			continue
+		}
+		if c.free != nil {
+			return c.free(ctx, e, args)
+		}
+		w, err := e.workspace(args)
 		if err != nil {
 			return nil, err
 		}
-		return map[string]bool{"cancelled": s.runs.cancel(st.Root())}, nil
-	case cmdRunNext, cmdRunStage, cmdRunAll:
-		st, err := s.workspaceArg(args)
-		if err != nil {
-			return nil, err
-		}
-		req := runRequest{stage: args.Stage, force: args.Force, all: p.Command == cmdRunAll}
-		if p.Command != cmdRunStage {
-			req.stage = ""
-		}
-		id, err := s.runs.start(st, req)
-		if err != nil {
-			return nil, err
-		}
-		return map[string]any{"started": true, "runId": id}, nil
-	case cmdApprove:
-		st, err := s.workspaceArg(args)
-		if err != nil {
-			return nil, err
-		}
-		if err := s.approve(ctx, st, args.Stage, args.Force); err != nil {
-			return nil, err
-		}
-		return map[string]bool{"approved": true}, nil
-	case cmdProbe:
-		st, err := s.workspaceArg(args)
-		if err != nil {
-			return nil, err
-		}
-		return s.probe(ctx, st, args.Stage, args.Item)
-	case cmdOutputs:
-		st, err := s.workspaceArg(args)
-		if err != nil {
-			return nil, err
-		}
-		return s.outputs(st, args.Stage)
-	case cmdCreateFile:
-		st, err := s.workspaceArg(args)
-		if err != nil {
-			return nil, err
-		}
-		return s.createFile(st, args.Path)
-	case cmdTestList:
-		return s.testList(ctx, args)
-	case cmdTestRun:
-		return s.testRun(args)
-	case cmdTestCancel:
-		return map[string]bool{"cancelled": s.tests.cancel(args.Token)}, nil
-	case cmdTrustList:
-		return s.trustList(args)
-	case cmdTrustGrant:
-		return s.trustGrant(args)
-	}
-	if res, ok, err := s.reviewCommand(ctx, p.Command, args); ok {
-		return res, err
-	}
-	if res, ok, err := s.runningCommand(ctx, p.Command, args); ok {
-		return res, err
+		return c.run(ctx, e, w, args)
 	}
 	return nil, fault.UnknownCommand(p.Command, allCommands())
 }
 
-// needsStage lists the commands that act on one stage.
-var needsStage = map[string]bool{cmdRunStage: true, cmdApprove: true, cmdProbe: true, cmdOutputs: true}
-
-// workspaceArg finds the workspace a command names; with none named and
-// exactly one known, that one.
-func (s *Server) workspaceArg(args commandArgs) (*snapshot.Workspace, error) {
-	if args.Workspace == "" {
-		all := s.set.All()
-		if len(all) == 1 {
-			return all[0], nil
-		}
-		return nil, fault.InvalidRequest(fmt.Sprintf("name the workspace: the server knows %d", len(all)), "pass {workspace} with the workspace's root folder")
-	}
-	if st := s.set.ByName(args.Workspace); st != nil {
-		return st, nil
-	}
-	return nil, unknownWorkspace(args.Workspace)
-}
-
-// unknownWorkspace says that path names no workspace the server knows,
-// in the words of every request that names one.
-func unknownWorkspace(path string) *fault.Error {
-	return fault.NotFound(path+" is not an icm workspace the server knows",
-		"a workspace holds CLAUDE.md, or CONTEXT.md beside pipeline/ or stages/; open a file inside it")
-}
-
-func (s *Server) statusCommand(ctx context.Context, args commandArgs) (any, error) {
-	var list []*snapshot.Workspace
-	if args.Workspace != "" {
-		st, err := s.workspaceArg(args)
-		if err != nil {
-			return nil, err
-		}
-		list = []*snapshot.Workspace{st}
-	} else {
-		list = s.set.All()
-	}
-	out := make([]WorkspaceStatus, 0, len(list))
-	for _, st := range list {
-		out = append(out, statusOf(st.Status(ctx)))
-	}
-	return map[string]any{"workspaces": out}, nil
-}
-
-// probeResult is what icm.probe returns.
-type probeResult struct {
-	URI     string `json:"uri"`
-	Title   string `json:"title"`
-	Content string `json:"content"`
-}
-
-// probe assembles a stage's context from the current buffers, as `icm
-// probe` does from disk, and names it as a read-only icm-context: document
-// (the client opens it; it follows the contracts as they change). Nothing
-// is written to disk.
-func (s *Server) probe(ctx context.Context, st *snapshot.Workspace, stageName string, item int) (*probeResult, error) {
-	title, content, err := st.Probe(ctx, stageName, item)
-	if err != nil {
-		return nil, err
-	}
-	uri := contextURI(st.Root(), stageName, item)
-	s.vdocs.seen(uri, content)
-	return &probeResult{URI: uri, Title: title, Content: content}, nil
-}
-
-// createFile makes an empty input file the contract names (the quick fix
-// for a missing input, for clients that cannot create files themselves).
-func (s *Server) createFile(st *snapshot.Workspace, p string) (any, error) {
-	op, err := st.Acquire()
+// createFile runs icm.createFile: an empty input file the contract names
+// (the quick fix for a missing input, for clients that cannot create
+// files themselves).
+func createFile(_ context.Context, _ *env, w *snapshot.Workspace, args commandArgs) (any, error) {
+	op, err := w.Acquire()
 	if err != nil {
 		return nil, err
 	}
 	defer op.Release()
 	ws := op.Workspace()
+	p := args.Path
 	if p == "" {
 		return nil, fault.InvalidRequest(cmdCreateFile+" needs a path", "pass {workspace, path}, path relative to the workspace")
 	}
@@ -275,6 +218,6 @@ func (s *Server) createFile(st *snapshot.Workspace, p string) (any, error) {
 	if err := ws.Disk.WriteFile(abs, nil, 0o644); err != nil {
 		return nil, err
 	}
-	st.Touch(false)
+	w.Touch(false)
 	return map[string]any{"created": true, "uri": uriOf(abs)}, nil
 }

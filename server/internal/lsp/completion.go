@@ -1,19 +1,20 @@
 package lsp
 
 import (
-	"github.com/tliron/glsp"
+	"context"
+
 	protocol "github.com/tliron/glsp/protocol_3_16"
 )
 
 // completion answers textDocument/completion with what the snapshot
 // offers at the cursor (snapshot.File.Complete).
-func (s *Server) completion(gctx *glsp.Context, p *protocol.CompletionParams) (any, error) {
-	f, err := s.file(p.TextDocument.URI)
+func completion(ctx context.Context, e *env, p *protocol.CompletionParams) (any, error) {
+	f, err := e.file(p.TextDocument.URI)
 	if err != nil || f == nil {
 		return nil, err
 	}
 	defer f.Release()
-	c, err := f.Complete(s.ctxOf(gctx), fromPosition(p.Position))
+	c, err := f.Complete(ctx, fromPosition(p.Position))
 	if err != nil || c == nil {
 		return nil, err
 	}

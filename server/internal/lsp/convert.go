@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
-	"strings"
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
@@ -126,19 +125,4 @@ func toDiagnostic(m *document.Mapper, f contract.Finding) protocol.Diagnostic {
 		d.Data = f.Data
 	}
 	return d
-}
-
-// offsetOf is the byte offset of an LSP position in the text m maps; a
-// position outside the text is an invalid request.
-func offsetOf(m *document.Mapper, p protocol.Position) (int, error) {
-	off, err := m.Offset(fromPosition(p))
-	if err != nil {
-		return 0, fault.InvalidRequest(fmt.Sprintf("position %d:%d: %v", p.Line, p.Character, err), "send a position inside the document as the server has it").Because(err)
-	}
-	return off, nil
-}
-
-// isContract reports whether a path names a CONTEXT.md file.
-func isContract(path string) bool {
-	return strings.EqualFold(filepath.Base(path), "CONTEXT.md")
 }

@@ -1,14 +1,15 @@
 package lsp
 
 import (
-	"github.com/tliron/glsp"
+	"context"
+
 	protocol "github.com/tliron/glsp/protocol_3_16"
 )
 
 // definition answers textDocument/definition: the file a contract's path
 // leads to (snapshot.File.Definition).
-func (s *Server) definition(_ *glsp.Context, p *protocol.DefinitionParams) (any, error) {
-	f, err := s.file(p.TextDocument.URI)
+func definition(_ context.Context, e *env, p *protocol.DefinitionParams) (any, error) {
+	f, err := e.file(p.TextDocument.URI)
 	if err != nil || f == nil {
 		return nil, err
 	}
@@ -20,10 +21,10 @@ func (s *Server) definition(_ *glsp.Context, p *protocol.DefinitionParams) (any,
 	return []protocol.Location{location(*loc)}, nil
 }
 
-// documentLinks answers textDocument/documentLink: every input, output
+// documentLink answers textDocument/documentLink: every input, output
 // and For each path of a contract, a link (snapshot.File.Links).
-func (s *Server) documentLinks(_ *glsp.Context, p *protocol.DocumentLinkParams) ([]protocol.DocumentLink, error) {
-	f, err := s.file(p.TextDocument.URI)
+func documentLink(_ context.Context, e *env, p *protocol.DocumentLinkParams) ([]protocol.DocumentLink, error) {
+	f, err := e.file(p.TextDocument.URI)
 	if err != nil || f == nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
+	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/icm-tool/icm/server/internal/fault"
 )
@@ -32,7 +33,7 @@ var inline = map[string]bool{
 // Handle implements jsonrpc2.Handler. It runs on the connection's read
 // loop, so it only does quick work itself.
 func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	s.conn.CompareAndSwap(nil, conn)
+	s.client.conn.CompareAndSwap(nil, conn)
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Error("panic recovered", "method", req.Method, "panic", r, "stack", stack())
@@ -86,10 +87,10 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	}
 	s.inflight[req.ID] = cancel
 	// Added under mu, so every Add happens before Serve's Wait.
-	s.bg.Add(1)
+	s.bg.wg.Add(1)
 	s.mu.Unlock()
 	go func() {
-		defer s.bg.Done()
+		defer s.bg.wg.Done()
 		defer func() {
 			s.mu.Lock()
 			delete(s.inflight, req.ID)
@@ -114,7 +115,7 @@ func (s *Server) dispatch(ctx context.Context, req *jsonrpc2.Request) {
 	gctx := &glsp.Context{
 		Method: req.Method,
 		Notify: func(method string, params any) {
-			if err := s.notify(method, params); err != nil {
+			if err := s.client.notify(method, params); err != nil {
 				s.log.Warn("unable to notify the client", "method", method, "err", err)
 			}
 		},
@@ -168,7 +169,7 @@ func (s *Server) dispatch(ctx context.Context, req *jsonrpc2.Request) {
 		}
 		s.reply(req.ID, rpcErr)
 	default:
-		if c := s.conn.Load(); c != nil {
+		if c := s.client.conn.Load(); c != nil {
 			if err := c.Reply(s.ctx, req.ID, result); err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
 				s.log.Warn("unable to reply", "method", req.Method, "err", err)
 			}
@@ -193,7 +194,7 @@ func (s *Server) replyError(id jsonrpc2.ID, code int64, msg string) {
 
 // reply answers a request with an error reply as it is, data included.
 func (s *Server) reply(id jsonrpc2.ID, e *jsonrpc2.Error) {
-	c := s.conn.Load()
+	c := s.client.conn.Load()
 	if c == nil {
 		return
 	}
@@ -225,3 +226,62 @@ func (s *Server) cancelRequest(req *jsonrpc2.Request) {
 
 // stack returns the current goroutine's stack for panic logs.
 func stack() string { return string(debug.Stack()) }
+
+// protocolHandler assembles glsp's method table. Every method advertised
+// in capabilities has a handler, and so do the notifications clients send
+// whether or not they are advertised (so they are not answered "method not
+// supported"). The lifecycle's are the Server's; every other is a
+// function named after its method, in its own file, which request and
+// notification hand the request's context and the env.
+func (s *Server) protocolHandler() protocol.Handler {
+	return protocol.Handler{
+		Initialize:  s.initialize,
+		Initialized: s.initializedNotification,
+		Shutdown:    s.shutdownRequest,
+		Exit:        func(*glsp.Context) error { return nil },
+		SetTrace:    func(*glsp.Context, *protocol.SetTraceParams) error { return nil },
+		LogTrace:    func(*glsp.Context, *protocol.LogTraceParams) error { return nil },
+		Progress:    func(*glsp.Context, *protocol.ProgressParams) error { return nil },
+
+		// glsp's params type drops the token's value: the handler reads
+		// the raw params.
+		WindowWorkDoneProgressCancel: func(g *glsp.Context, _ *protocol.WorkDoneProgressCancelParams) error {
+			return progressCancel(s.env, g.Params)
+		},
+
+		WorkspaceDidChangeWorkspaceFolders: s.didChangeFolders,
+		WorkspaceDidChangeConfiguration:    s.didChangeConfiguration,
+		WorkspaceDidChangeWatchedFiles:     notification(s, didChangeWatchedFiles),
+		WorkspaceSymbol:                    request(s, workspaceSymbol),
+		WorkspaceExecuteCommand:            request(s, executeCommand),
+
+		TextDocumentDidOpen:   notification(s, didOpen),
+		TextDocumentDidChange: notification(s, didChange),
+		TextDocumentDidSave:   notification(s, didSave),
+		TextDocumentDidClose:  notification(s, didClose),
+		TextDocumentWillSave:  func(*glsp.Context, *protocol.WillSaveTextDocumentParams) error { return nil },
+
+		TextDocumentHover:          request(s, hover),
+		TextDocumentCompletion:     request(s, completion),
+		TextDocumentDefinition:     request(s, definition),
+		TextDocumentDocumentLink:   request(s, documentLink),
+		TextDocumentDocumentSymbol: request(s, documentSymbol),
+		TextDocumentCodeLens:       request(s, codeLens),
+		TextDocumentCodeAction:     request(s, codeAction),
+		// Lenses come complete, but glsp routes codeLens/resolve by the
+		// wrong field and would call a nil function: answer it as is.
+		CodeLensResolve: func(_ *glsp.Context, l *protocol.CodeLens) (*protocol.CodeLens, error) { return l, nil },
+	}
+}
+
+// request makes a handler one of glsp's: it gets the request's context
+// (which $/cancelRequest cancels) and the env.
+func request[P, R any](s *Server, h func(context.Context, *env, P) (R, error)) func(*glsp.Context, P) (R, error) {
+	return func(g *glsp.Context, p P) (R, error) { return h(s.ctxOf(g), s.env, p) }
+}
+
+// notification makes a notification's handler one of glsp's: it runs on
+// the read loop, in arrival order, and must not wait.
+func notification[P any](s *Server, h func(*env, P) error) func(*glsp.Context, P) error {
+	return func(_ *glsp.Context, p P) error { return h(s.env, p) }
+}

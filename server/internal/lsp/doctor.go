@@ -14,30 +14,6 @@ const (
 	cmdSetupSave = "icm.setupSave"
 )
 
-// runningCommands are the commands runningCommand answers.
-var runningCommands = []string{cmdDoctor, cmdSetupPlan, cmdSetupSave}
-
-// runningCommand runs one of runningCommands; ok is false for another.
-func (s *Server) runningCommand(ctx context.Context, command string, args commandArgs) (any, bool, error) {
-	switch command {
-	case cmdDoctor:
-		st, err := s.workspaceArg(args)
-		if err != nil {
-			return nil, true, err
-		}
-		res, err := s.doctor(ctx, st)
-		return res, true, err
-	case cmdSetupPlan, cmdSetupSave:
-		st, err := s.workspaceArg(args)
-		if err != nil {
-			return nil, true, err
-		}
-		res, err := s.setupCommand(st, command, args)
-		return res, true, err
-	}
-	return nil, false, nil
-}
-
 // diagnosis is what icm.doctor answers: the session's diagnosis with each
 // fix as the button the client shows (an error action's wire form).
 type diagnosis struct {
@@ -55,9 +31,10 @@ type diagLine struct {
 	Fix    *actionData `json:"fix,omitempty"`
 }
 
-// doctor diagnoses a workspace through its session, as icm doctor does.
-func (s *Server) doctor(ctx context.Context, st *snapshot.Workspace) (*diagnosis, error) {
-	o, err := st.Acquire()
+// doctor runs icm.doctor: it diagnoses a workspace through its session,
+// as icm doctor does.
+func doctor(ctx context.Context, _ *env, w *snapshot.Workspace, _ commandArgs) (any, error) {
+	o, err := w.Acquire()
 	if err != nil {
 		return nil, err
 	}

@@ -1,19 +1,20 @@
 package lsp
 
 import (
-	"github.com/tliron/glsp"
+	"context"
+
 	protocol "github.com/tliron/glsp/protocol_3_16"
 )
 
 // hover answers textDocument/hover: what the snapshot says is under the
 // cursor (snapshot.File.Hover), as Markdown.
-func (s *Server) hover(gctx *glsp.Context, p *protocol.HoverParams) (*protocol.Hover, error) {
-	f, err := s.file(p.TextDocument.URI)
+func hover(ctx context.Context, e *env, p *protocol.HoverParams) (*protocol.Hover, error) {
+	f, err := e.file(p.TextDocument.URI)
 	if err != nil || f == nil {
 		return nil, err
 	}
 	defer f.Release()
-	h, err := f.Hover(s.ctxOf(gctx), fromPosition(p.Position))
+	h, err := f.Hover(ctx, fromPosition(p.Position))
 	if err != nil || h == nil {
 		return nil, err
 	}

@@ -9,53 +9,11 @@ import (
 	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 )
 
-// commandNames are the commands the server executes (docs/lsp-protocol.md).
-var commandNames = []string{
-	cmdStatus, cmdRunNext, cmdRunStage, cmdRunAll, cmdCancel, cmdApprove, cmdProbe, cmdOutputs, cmdCreateFile,
-	cmdTestList, cmdTestRun, cmdTestCancel, cmdTrustList, cmdTrustGrant,
-}
+// The connection's lifecycle: initialize, initialized, shutdown (exit is
+// dispatch.go's), the editor's folders and the settings. The editor's
+// trust is trust.go's.
 
-// protocolHandler assembles glsp's method table. Every method advertised
-// in capabilities has a handler, and so do the notifications clients send
-// whether or not they are advertised (so they are not answered "method not
-// supported").
-func (s *Server) protocolHandler() protocol.Handler {
-	return protocol.Handler{
-		Initialize:  s.initialize,
-		Initialized: s.initializedNotification,
-		Shutdown:    s.shutdownRequest,
-		Exit:        func(*glsp.Context) error { return nil },
-		SetTrace:    func(*glsp.Context, *protocol.SetTraceParams) error { return nil },
-		LogTrace:    func(*glsp.Context, *protocol.LogTraceParams) error { return nil },
-		Progress:    func(*glsp.Context, *protocol.ProgressParams) error { return nil },
-
-		WindowWorkDoneProgressCancel: s.progressCancel,
-
-		WorkspaceDidChangeWorkspaceFolders: s.didChangeFolders,
-		WorkspaceDidChangeConfiguration:    s.didChangeConfiguration,
-		WorkspaceDidChangeWatchedFiles:     s.didChangeWatchedFiles,
-		WorkspaceSymbol:                    s.workspaceSymbol,
-		WorkspaceExecuteCommand:            s.executeCommand,
-
-		TextDocumentDidOpen:   s.didOpen,
-		TextDocumentDidChange: s.didChange,
-		TextDocumentDidSave:   s.didSave,
-		TextDocumentDidClose:  s.didClose,
-		TextDocumentWillSave:  func(*glsp.Context, *protocol.WillSaveTextDocumentParams) error { return nil },
-
-		TextDocumentHover:          s.hover,
-		TextDocumentCompletion:     s.completion,
-		TextDocumentDefinition:     s.definition,
-		TextDocumentDocumentLink:   s.documentLinks,
-		TextDocumentDocumentSymbol: s.documentSymbols,
-		TextDocumentCodeLens:       s.codeLenses,
-		TextDocumentCodeAction:     s.codeActions,
-		// Lenses come complete, but glsp routes codeLens/resolve by the
-		// wrong field and would call a nil function: answer it as is.
-		CodeLensResolve: func(_ *glsp.Context, l *protocol.CodeLens) (*protocol.CodeLens, error) { return l, nil },
-	}
-}
-
+// capabilities are what the server offers (initialize).
 func (s *Server) capabilities() protocol.ServerCapabilities {
 	yes := true
 	incremental := protocol.TextDocumentSyncKindIncremental
@@ -83,6 +41,8 @@ func (s *Server) capabilities() protocol.ServerCapabilities {
 	}
 }
 
+// initialize records the client's folders, capabilities, settings and
+// trust, and says what the server offers.
 func (s *Server) initialize(_ *glsp.Context, p *protocol.InitializeParams) (any, error) {
 	var folders []string
 	for _, f := range p.WorkspaceFolders {
@@ -98,15 +58,15 @@ func (s *Server) initialize(_ *glsp.Context, p *protocol.InitializeParams) (any,
 	if len(folders) == 0 && p.RootPath != nil && *p.RootPath != "" {
 		folders = append(folders, snapshot.Canonical(*p.RootPath))
 	}
+	s.client.setCapabilities(p.Capabilities)
 	s.mu.Lock()
-	s.caps = p.Capabilities
 	s.folders = folders
 	s.settings = readSettings(s.settings, p.InitializationOptions)
 	s.restricted.Store(!editorTrusted(p.InitializationOptions))
 	s.initialized = true
 	s.mu.Unlock()
 	if logToClient(p.InitializationOptions) {
-		send := s.notify
+		send := s.client.notify
 		s.sink.notify.Store(&send)
 	}
 	version := s.opts.Version
@@ -122,29 +82,33 @@ func (s *Server) initializedNotification(*glsp.Context, *protocol.InitializedPar
 	s.mu.Lock()
 	folders := append([]string(nil), s.folders...)
 	s.mu.Unlock()
-	s.goBackground(func() {
+	s.bg.Go(func() {
 		for _, f := range folders {
-			s.set.Discover(f)
+			s.env.set.Discover(f)
 		}
-		s.registerWatchers(s.ctx)
+		registerWatchers(s.ctx, s.client)
 	})
 	return nil
 }
 
+// shutdownRequest stops every run and stage test; exit ends the
+// connection (dispatch.go).
 func (s *Server) shutdownRequest(*glsp.Context) error {
-	s.runs.cancelAll()
-	s.tests.cancelAll()
+	s.env.runs.cancelAll()
+	s.env.tests.cancelAll()
 	s.mu.Lock()
 	s.shutdown = true
 	s.mu.Unlock()
 	return nil
 }
 
+// didChangeFolders forgets the workspaces of the folders the editor
+// closed and finds those of the folders it opened, off the read loop.
 func (s *Server) didChangeFolders(_ *glsp.Context, p *protocol.DidChangeWorkspaceFoldersParams) error {
 	var added []string
 	for _, f := range p.Event.Removed {
 		if path, err := pathOf(f.URI); err == nil {
-			s.set.Remove(path)
+			s.env.set.Remove(path)
 		}
 	}
 	for _, f := range p.Event.Added {
@@ -152,20 +116,22 @@ func (s *Server) didChangeFolders(_ *glsp.Context, p *protocol.DidChangeWorkspac
 			added = append(added, path)
 		}
 	}
-	s.goBackground(func() {
+	s.bg.Go(func() {
 		for _, f := range added {
-			s.set.Discover(f)
+			s.env.set.Discover(f)
 		}
 	})
 	return nil
 }
 
+// didChangeConfiguration takes the settings in force and opens every
+// workspace again with them.
 func (s *Server) didChangeConfiguration(_ *glsp.Context, p *protocol.DidChangeConfigurationParams) error {
 	s.mu.Lock()
 	s.settings = readSettings(s.settings, p.Settings)
 	s.mu.Unlock()
-	for _, st := range s.set.All() {
-		st.Touch(true)
+	for _, w := range s.env.set.All() {
+		w.Touch(true)
 	}
 	return nil
 }
@@ -176,11 +142,4 @@ func (s *Server) getenv(k string) string {
 		return s.opts.Getenv(k)
 	}
 	return os.Getenv(k)
-}
-
-// clientSupports reports a client capability through a reader function.
-func (s *Server) clientSupports(f func(c protocol.ClientCapabilities) bool) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return f(s.caps)
 }

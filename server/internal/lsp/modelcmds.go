@@ -24,9 +24,10 @@ type modelStatus struct {
 	Error      string   `json:"error,omitempty"`
 }
 
-// modelStatusOf asks the workspace's model server whether it answers and
-// has the model in force (the walkthrough's first step).
-func (s *Server) modelStatusOf(ctx context.Context, st *snapshot.Workspace) (*modelStatus, error) {
+// modelStatusOf runs icm.modelStatus: it asks the workspace's model
+// server whether it answers and has the model in force (the
+// walkthrough's first step).
+func modelStatusOf(ctx context.Context, _ *env, st *snapshot.Workspace, _ commandArgs) (any, error) {
 	o, err := st.Acquire()
 	if err != nil {
 		return nil, err
@@ -84,16 +85,17 @@ func (p *pulls) cancel(token string) bool {
 	return ok
 }
 
-// pullModel downloads a model onto the workspace's model server with its
-// progress in a cancellable notification, and answers when it is done.
-func (s *Server) pullModel(ctx context.Context, st *snapshot.Workspace, model string) (map[string]string, error) {
+// pullModel runs icm.pullModel: it downloads a model onto the
+// workspace's model server with its progress in a cancellable
+// notification, and answers when it is done.
+func pullModel(ctx context.Context, e *env, st *snapshot.Workspace, args commandArgs) (any, error) {
 	o, err := st.Acquire()
 	if err != nil {
 		return nil, err
 	}
 	defer o.Release()
 	sess := o.Session()
-	pull, err := sess.PreparePull(model)
+	pull, err := sess.PreparePull(args.Model)
 	if err != nil {
 		return nil, err
 	}
@@ -102,9 +104,9 @@ func (s *Server) pullModel(ctx context.Context, st *snapshot.Workspace, model st
 	token := "icm-pull-" + hex.EncodeToString(b[:])
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	s.pulls.add(token, cancel)
-	defer s.pulls.done(token)
-	p := s.beginProgress(ctx, token, "icm: pulling "+pull.Model, "asking the model server")
+	e.pulls.add(token, cancel)
+	defer e.pulls.done(token)
+	p := e.client.beginProgress(ctx, token, "icm: pulling "+pull.Model, "asking the model server")
 	err = pull.Run(ctx, func(pp session.PullProgress) {
 		if pp.Total > 0 {
 			p.report(fmt.Sprintf("%s: %s of %s", pp.Status, sizeText(pp.Completed), sizeText(pp.Total)), int(pp.Completed*100/pp.Total))
@@ -118,7 +120,7 @@ func (s *Server) pullModel(ctx context.Context, st *snapshot.Workspace, model st
 	}
 	pulled := pull.Model
 	p.end(pulled + " is on the model server")
-	s.set.ForgetModels()
+	e.set.ForgetModels()
 	st.Touch(false)
 	return map[string]string{"model": pulled}, nil
 }

@@ -10,7 +10,7 @@ import (
 // $/progress. It is made from a goroutine, never a handler: creating the
 // token is a request to the client.
 type progress struct {
-	s     *Server
+	c     *client
 	token string
 	ok    bool
 }
@@ -18,15 +18,15 @@ type progress struct {
 // beginProgress creates a progress token (when the client supports work
 // done progress) and sends the begin report. Without client support the
 // reports are dropped.
-func (s *Server) beginProgress(ctx context.Context, token, title, message string) *progress {
-	p := &progress{s: s, token: token}
-	if !s.clientSupports(func(c protocol.ClientCapabilities) bool {
+func (c *client) beginProgress(ctx context.Context, token, title, message string) *progress {
+	p := &progress{c: c, token: token}
+	if !c.supports(func(c protocol.ClientCapabilities) bool {
 		return c.Window != nil && c.Window.WorkDoneProgress != nil && *c.Window.WorkDoneProgress
 	}) {
 		return p
 	}
-	if err := s.call(ctx, "window/workDoneProgress/create", protocol.WorkDoneProgressCreateParams{Token: protocol.ProgressToken{Value: token}}, nil); err != nil {
-		s.log.Info("the client refused a progress token", "err", err)
+	if err := c.call(ctx, "window/workDoneProgress/create", protocol.WorkDoneProgressCreateParams{Token: protocol.ProgressToken{Value: token}}, nil); err != nil {
+		c.log.Info("the client refused a progress token", "err", err)
 		return p
 	}
 	p.ok = true
@@ -55,7 +55,7 @@ func (p *progress) send(v any) {
 	if !p.ok {
 		return
 	}
-	if err := p.s.notify("$/progress", protocol.ProgressParams{Token: protocol.ProgressToken{Value: p.token}, Value: v}); err != nil {
-		p.s.log.Info("unable to report progress", "err", err)
+	if err := p.c.notify("$/progress", protocol.ProgressParams{Token: protocol.ProgressToken{Value: p.token}, Value: v}); err != nil {
+		p.c.log.Info("unable to report progress", "err", err)
 	}
 }

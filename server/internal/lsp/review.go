@@ -7,21 +7,21 @@ import (
 	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 )
 
-// approve records approval of a stage (the code behind `icm approve`),
-// judged with the editor's model setting as runs from the editor are.
-func (s *Server) approve(ctx context.Context, st *snapshot.Workspace, stage string, force bool) error {
-	op, err := st.OpenSession()
+// approve runs icm.approveStage: it records approval of a stage (the
+// code behind `icm approve`), judged with the editor's model setting as
+// runs from the editor are.
+func approve(ctx context.Context, e *env, w *snapshot.Workspace, args commandArgs) (any, error) {
+	op, err := w.OpenSession()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	sess := op.Session()
 	defer op.Release()
-	if _, err := sess.Approve(ctx, stage, force); err != nil {
-		return err
+	if _, err := op.Session().Approve(ctx, args.Stage, args.Force); err != nil {
+		return nil, err
 	}
-	st.Touch(false)
-	s.statusMayHaveChanged(st)
-	return nil
+	w.Touch(false)
+	e.statusChanged(w)
+	return map[string]bool{"approved": true}, nil
 }
 
 // outputInfo is one output file in icm.outputs.
@@ -43,16 +43,16 @@ type outputsResult struct {
 	Previous []previousOutput `json:"previous"`
 }
 
-// outputs lists a stage's current outputs (as its state counts them) and
-// the versions kept in history/versions/<stage>/, newest first.
-func (s *Server) outputs(st *snapshot.Workspace, stage string) (*outputsResult, error) {
-	op, err := st.OpenSession()
+// outputs runs icm.outputs: a stage's current outputs (as its state
+// counts them) and the versions kept in history/versions/<stage>/, newest
+// first.
+func outputs(_ context.Context, _ *env, w *snapshot.Workspace, args commandArgs) (any, error) {
+	op, err := w.OpenSession()
 	if err != nil {
 		return nil, err
 	}
-	sess := op.Session()
 	defer op.Release()
-	o, err := sess.Outputs(stage)
+	o, err := op.Session().Outputs(args.Stage)
 	if err != nil {
 		return nil, err
 	}

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"sync"
 
-	"github.com/tliron/glsp"
-	protocol "github.com/tliron/glsp/protocol_3_16"
-
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 )
 
@@ -16,7 +14,7 @@ import (
 // context that icm.cancel, window/workDoneProgress/cancel and shutdown
 // cancel.
 type runs struct {
-	s      *Server
+	e      *env
 	mu     sync.Mutex
 	active map[string]*activeRun // by workspace root
 	wg     sync.WaitGroup
@@ -31,8 +29,8 @@ type activeRun struct {
 	info      snapshot.Running
 }
 
-func newRuns(s *Server) *runs {
-	return &runs{s: s, active: map[string]*activeRun{}}
+func newRuns(e *env) *runs {
+	return &runs{e: e, active: map[string]*activeRun{}}
 }
 
 // running describes the run going on in a workspace, or nil.
@@ -94,21 +92,60 @@ func (r *runs) cancelAll() {
 // wait returns once every run goroutine has ended.
 func (r *runs) wait() { r.wg.Wait() }
 
-// progressCancel is the client's cancel button on a run's progress.
-// glsp's params type drops the token's value, so it is read here.
-func (s *Server) progressCancel(gctx *glsp.Context, _ *protocol.WorkDoneProgressCancelParams) error {
+// progressCancel handles window/workDoneProgress/cancel, the client's
+// cancel button on a run's or a pull's progress. glsp's params type drops
+// the token's value, so it is read here from the raw params.
+func progressCancel(e *env, params json.RawMessage) error {
 	var p struct {
 		Token json.RawMessage `json:"token"`
 	}
-	if err := json.Unmarshal(gctx.Params, &p); err != nil {
+	if err := json.Unmarshal(params, &p); err != nil {
 		return err
 	}
 	var token string
 	if json.Unmarshal(p.Token, &token) != nil {
 		token = string(p.Token) // a number token, as written
 	}
-	if !s.pulls.cancel(token) {
-		s.runs.cancelToken(token)
+	if !e.pulls.cancel(token) {
+		e.runs.cancelToken(token)
 	}
 	return nil
+}
+
+// runNext runs icm.runNext: the next stage that needs running.
+func runNext(_ context.Context, e *env, w *snapshot.Workspace, args commandArgs) (any, error) {
+	return startRun(e, w, runRequest{force: args.Force})
+}
+
+// runStage runs icm.runStage: the stage named.
+func runStage(_ context.Context, e *env, w *snapshot.Workspace, args commandArgs) (any, error) {
+	return startRun(e, w, runRequest{stage: args.Stage, force: args.Force})
+}
+
+// runAll runs icm.runAll: every stage that needs it, on through the gates.
+func runAll(_ context.Context, e *env, w *snapshot.Workspace, args commandArgs) (any, error) {
+	return startRun(e, w, runRequest{all: true, force: args.Force})
+}
+
+// runItem runs icm.runItem: one For each item of a stage again, with a
+// person's note for its call.
+func runItem(_ context.Context, e *env, w *snapshot.Workspace, args commandArgs) (any, error) {
+	if args.Stage == "" || args.Item < 1 {
+		return nil, fault.InvalidRequest(cmdRunItem+" needs a stage and an item", "pass {workspace, stage, item (from 1), note?}")
+	}
+	return startRun(e, w, runRequest{stage: args.Stage, item: args.Item, note: args.Note})
+}
+
+// startRun starts a run and answers with its id.
+func startRun(e *env, w *snapshot.Workspace, req runRequest) (any, error) {
+	id, err := e.runs.start(w, req)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"started": true, "runId": id}, nil
+}
+
+// cancelRun runs icm.cancel: it stops the workspace's run.
+func cancelRun(_ context.Context, e *env, w *snapshot.Workspace, _ commandArgs) (any, error) {
+	return map[string]bool{"cancelled": e.runs.cancel(w.Root())}, nil
 }

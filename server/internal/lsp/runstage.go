@@ -65,9 +65,9 @@ func (r *runs) start(st *snapshot.Workspace, req runRequest) (string, error) {
 		return "", err
 	}
 	sess := op.Session()
-	ctx, cancel := context.WithCancel(r.s.ctx)
+	ctx, cancel := context.WithCancel(r.e.ctx)
 	a := &activeRun{cancel: cancel}
-	rp := &runProgress{s: r.s, st: st, run: a, item: req.item, tools: map[string]int{}, toolErrors: map[string]int{}}
+	rp := &runProgress{e: r.e, st: st, run: a, item: req.item, tools: map[string]int{}, toolErrors: map[string]int{}}
 	run, err := sess.NewRun(session.RunRequest{Stage: req.stage, Item: req.item, Note: req.note, All: req.all, Force: req.force}, rp.event)
 	if err != nil {
 		cancel()
@@ -91,12 +91,12 @@ func (r *runs) start(st *snapshot.Workspace, req runRequest) (string, error) {
 		defer r.wg.Done()
 		defer cancel()
 		defer op.Release()
-		defer r.s.recoverLog("run " + a.id)
+		defer r.e.bg.recoverLog("run " + a.id)
 		title := "icm: running " + filepath.Base(st.Root())
 		if req.stage != "" {
 			title = "icm: running " + req.stage
 		}
-		rp.p = r.s.beginProgress(ctx, a.token, title, "starting")
+		rp.p = r.e.client.beginProgress(ctx, a.token, title, "starting")
 		sum, err := run.Execute(ctx)
 		r.mu.Lock()
 		delete(r.active, st.Root())
@@ -136,18 +136,18 @@ func (r *runs) start(st *snapshot.Workspace, req runRequest) (string, error) {
 			if f.Stage != "" && !f.NothingRan {
 				f.Face = st.Face(f.Stage)
 			}
-			r.s.sendRunFinished(f)
+			r.e.sendRunFinished(f)
 		}
 		rp.p.end(msg)
 		st.Touch(false)
-		r.s.statusMayHaveChanged(st)
+		r.e.statusChanged(st)
 	}()
 	return a.id, nil
 }
 
 // runProgress turns the engine's events into progress reports.
 type runProgress struct {
-	s    *Server
+	e    *env
 	st   *snapshot.Workspace
 	run  *activeRun
 	p    *progress
@@ -165,11 +165,11 @@ func (rp *runProgress) event(ev session.Event) {
 	root := rp.st.Root()
 	switch ev.Kind {
 	case session.EventStageStart:
-		rp.s.runs.update(root, func(i *snapshot.Running) { i.Stage, i.Item, i.Items, i.Done = ev.Stage, 0, 0, 0 })
+		rp.e.runs.update(root, func(i *snapshot.Running) { i.Stage, i.Item, i.Items, i.Done = ev.Stage, 0, 0, 0 })
 		rp.report(ev.Stage+": "+ev.Message, -1)
-		rp.s.statusMayHaveChanged(rp.st)
+		rp.e.statusChanged(rp.st)
 	case session.EventItemStart, session.EventItemEnd:
-		rp.s.runs.update(root, func(i *snapshot.Running) { i.Item, i.Items, i.Done = ev.Index, ev.Count, ev.Done })
+		rp.e.runs.update(root, func(i *snapshot.Running) { i.Item, i.Items, i.Done = ev.Index, ev.Count, ev.Done })
 		pct := -1
 		if ev.Count > 0 {
 			pct = ev.Done * 100 / ev.Count
@@ -180,7 +180,7 @@ func (rp *runProgress) event(ev session.Event) {
 		}
 		rp.report(fmt.Sprintf("%s: %d of %d items done · %s [%d/%d] %s%s", ev.Stage, ev.Done, ev.Count, verb, ev.Index, ev.Count, ev.Item, rp.failures(ev.Stage)), pct)
 		if ev.Kind == session.EventItemEnd {
-			rp.s.statusMayHaveChanged(rp.st)
+			rp.e.statusChanged(rp.st)
 		}
 	case session.EventTool:
 		rp.tools[ev.Stage]++
@@ -222,7 +222,7 @@ func (rp *runProgress) event(ev session.Event) {
 			}
 		}
 		f := runFinished{Workspace: root, Stage: ev.Stage, RunID: ev.RunID, OK: ev.Err == "",
-			Cancelled: errors.Is(rp.s.ctxErr(), context.Canceled) || rp.cancelled(), Message: ev.Message, Outputs: outs, VerifyFailed: failed,
+			Cancelled: errors.Is(rp.e.ctx.Err(), context.Canceled) || rp.cancelled(), Message: ev.Message, Outputs: outs, VerifyFailed: failed,
 			ToolCalls: rp.tools[ev.Stage], ToolErrors: rp.toolErrors[ev.Stage], Item: rp.item, Findings: findings,
 			SameOutput: ev.Err == "" && ev.SameOutput}
 		finishedReview(&f, ev)
@@ -230,9 +230,9 @@ func (rp *runProgress) event(ev session.Event) {
 		if ev.Err != "" {
 			rp.failed = &f // sent with the run's error
 		} else {
-			rp.s.sendRunFinished(f)
+			rp.e.sendRunFinished(f)
 		}
-		rp.s.statusMayHaveChanged(rp.st)
+		rp.e.statusChanged(rp.st)
 	}
 }
 
@@ -247,8 +247,8 @@ func (rp *runProgress) failures(stage string) string {
 }
 
 func (rp *runProgress) cancelled() bool {
-	rp.s.runs.mu.Lock()
-	defer rp.s.runs.mu.Unlock()
+	rp.e.runs.mu.Lock()
+	defer rp.e.runs.mu.Unlock()
 	return rp.run.cancelled
 }
 
@@ -265,14 +265,11 @@ func labelOf(ev session.Event) string {
 	return ev.Stage
 }
 
-func (s *Server) sendRunFinished(f runFinished) {
-	if err := s.notify(notifyRunFinished, f); err != nil {
-		s.log.Info("unable to send runFinished", "err", err)
+func (e *env) sendRunFinished(f runFinished) {
+	if err := e.client.notify(notifyRunFinished, f); err != nil {
+		e.log.Info("unable to send runFinished", "err", err)
 	}
 }
-
-// ctxErr is the connection context's error.
-func (s *Server) ctxErr() error { return s.ctx.Err() }
 
 // finishedReview fills a runFinished's review facts from the stage-end
 // event: the rubric's line and the checklist the person reviews against.

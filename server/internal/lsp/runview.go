@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -42,8 +43,9 @@ type runNode struct {
 	Children []*runNode `json:"children,omitempty"`
 }
 
-// runsOf lists a workspace's runs, newest first, each as its tree.
-func (s *Server) runsOf(st *snapshot.Workspace) (map[string]any, error) {
+// runsOf runs icm.runs: a workspace's runs, newest first, each as its
+// tree.
+func runsOf(_ context.Context, _ *env, st *snapshot.Workspace, _ commandArgs) (any, error) {
 	op, err := st.Acquire()
 	if err != nil {
 		return nil, err
@@ -92,9 +94,11 @@ type compareResult struct {
 	Title   string `json:"title"`
 }
 
-// compareOutput names the model's version of a stage's output (by path,
-// or the stage's model output) for the client to diff with the file.
-func (s *Server) compareOutput(st *snapshot.Workspace, stage, path string) (*compareResult, error) {
+// compareOutput runs icm.compareOutput: it names the model's version of
+// a stage's output (by path, or the stage's model output) for the client
+// to diff with the file.
+func compareOutput(_ context.Context, _ *env, st *snapshot.Workspace, args commandArgs) (any, error) {
+	stage, path := args.Stage, args.Path
 	op, err := st.Acquire()
 	if err != nil {
 		return nil, err

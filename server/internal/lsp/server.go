@@ -87,21 +87,36 @@ func (n Settings) scoped(key string) bool {
 	return false
 }
 
-// Server is one language server connection.
+// Server is one language server connection: its lifecycle (initialize,
+// shutdown, exit, the settings and the editor's trust, lifecycle.go and
+// trust.go) and the dispatch of every message to its handler
+// (dispatch.go). The handlers are functions named after their methods,
+// one file each; what they work with is an env.
 type Server struct {
 	opts    Options
 	log     *slog.Logger
 	handler protocol.Handler
+	// sink is where log lines go (stderr, or the client's log).
+	sink *logSink
+	// counting loads each local model's tokenizer once for the
+	// connection, and keeps what model servers said about counting
+	// across the sessions it opens (one per workspace opening) and the
+	// analyses (each counts every stage).
+	counting *session.Counting
 
 	ctx    context.Context // the connection's lifetime
 	cancel context.CancelFunc
-	conn   atomic.Pointer[jsonrpc2.Conn]
 	// stream is the connection's transport; hangUp closes it.
 	stream *frameStream
+	client *client
+	// bg tracks the goroutines the server starts, requests' included, so
+	// Serve returns only once they are done.
+	bg  *group
+	pub *publisher
+	env *env
 
 	mu          sync.Mutex
 	settings    Settings
-	caps        protocol.ClientCapabilities
 	folders     []string
 	initialized bool
 	shutdown    bool
@@ -112,32 +127,8 @@ type Server struct {
 	inflight map[jsonrpc2.ID]context.CancelFunc
 	reqCtx   map[*glsp.Context]context.Context
 
-	pub *publisher
-	// set is the editor's documents and workspaces, with their snapshots.
-	set  *snapshot.Set
-	runs *runs
-	// tests are the stage-test runs going on, by token.
-	tests testRuns
-	// counting loads each local model's tokenizer once for the
-	// connection, and keeps what model servers said about counting
-	// across the sessions it opens (one per workspace opening) and the
-	// analyses (each counts every stage).
-	counting *session.Counting
-	// vdocs are the read-only documents the client was given.
-	vdocs vdocSet
-	// statuses are the last status sent per workspace.
-	statuses statusCache
-	// pulls are the model downloads going on.
-	pulls pulls
-	// sink is where log lines go (stderr, or the client's log).
-	sink *logSink
 	// restricted is the editor's Restricted Mode (trust.go).
 	restricted atomic.Bool
-	// bg tracks goroutines the server started, so Serve returns only once
-	// they are done; bgClosed (under bgMu) refuses new ones once it waits.
-	bg       sync.WaitGroup
-	bgMu     sync.Mutex
-	bgClosed bool
 }
 
 // New makes a server. Serve it on a stream.
@@ -153,6 +144,8 @@ func New(opts Options) *Server {
 	}
 	s.counting = session.NewCounting(s.getenv)
 	s.log = slog.New(slog.NewTextHandler(s.sink, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	s.client = &client{log: s.log}
+	s.bg = &group{log: s.log}
 	s.handler = s.protocolHandler()
 	return s
 }
@@ -162,22 +155,25 @@ func New(opts Options) *Server {
 // shutdown request, 1 otherwise.
 func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	s.ctx, s.cancel = context.WithCancel(ctx)
-	s.pub = newPublisher(s.notify)
-	s.set = snapshot.New(s.ctx, snapshot.Options{
-		Log: s.log, Getenv: s.getenv, Debounce: s.opts.Debounce, Session: s.newSession, Go: s.goBackground,
+	s.client.ctx = s.ctx
+	s.pub = newPublisher(s.client.notify)
+	e := &env{ctx: s.ctx, log: s.log, client: s.client, bg: s.bg, restricted: &s.restricted}
+	e.set = snapshot.New(s.ctx, snapshot.Options{
+		Log: s.log, Getenv: s.getenv, Debounce: s.opts.Debounce, Session: s.newSession, Go: s.bg.Go,
 		Publish: func(ctx context.Context, root string, files map[string]snapshot.FileFindings) {
 			s.pub.publish(ctx, batch{owner: root, files: diagnosticsOf(files)})
 		},
-		Running:  func(root string) *snapshot.Running { return s.runs.running(root) },
-		Analyzed: s.contextDocsChanged,
+		Running:  func(root string) *snapshot.Running { return e.runs.running(root) },
+		Analyzed: e.contextDocsChanged,
 	})
-	s.runs = newRuns(s)
-	s.bg.Add(1)
-	go func() { defer s.bg.Done(); s.pub.run(s.ctx) }()
+	e.runs = newRuns(e)
+	s.env = e
+	s.bg.wg.Add(1)
+	go func() { defer s.bg.wg.Done(); s.pub.run(s.ctx) }()
 
 	s.stream = newFrameStream(rwc, func(err error) { s.log.Warn("unreadable message answered with an error", "err", err) })
 	conn := jsonrpc2.NewConn(s.ctx, s.stream, s, jsonrpc2.SetLogger(slogPrintf{s.log}))
-	s.conn.CompareAndSwap(nil, conn)
+	s.client.conn.CompareAndSwap(nil, conn)
 	select {
 	case <-conn.DisconnectNotify():
 	case <-ctx.Done():
@@ -187,13 +183,10 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	s.closing = true
 	s.mu.Unlock()
 	s.cancel()
-	s.runs.wait()
-	s.tests.wait()
-	s.set.Close()
-	s.bgMu.Lock()
-	s.bgClosed = true
-	s.bgMu.Unlock()
-	s.bg.Wait()
+	e.runs.wait()
+	e.tests.wait()
+	e.set.Close()
+	s.bg.wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.shutdown {
@@ -207,55 +200,6 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 // itself, so no answer from the client can be read while the calls
 // waiting for one are being closed (see frameStream).
 func (s *Server) hangUp() { _ = s.stream.Close() }
-
-// notify sends a notification to the client; it is safe from any goroutine.
-func (s *Server) notify(method string, params any) error {
-	c := s.conn.Load()
-	if c == nil {
-		return fmt.Errorf("no client connection")
-	}
-	return c.Notify(s.ctx, method, params)
-}
-
-// call sends a request to the client and waits for its answer. It must
-// never run on the read loop: the answer could not be read until the
-// handler returned.
-func (s *Server) call(ctx context.Context, method string, params, result any) error {
-	c := s.conn.Load()
-	if c == nil {
-		return fmt.Errorf("no client connection")
-	}
-	return c.Call(ctx, method, params, result)
-}
-
-// goBackground runs f on a goroutine that Serve waits for, and reports
-// whether it did (not once Serve has stopped waiting).
-func (s *Server) goBackground(f func()) bool {
-	// Once Serve waits for the goroutines to end, no new one starts: a
-	// goroutine Serve does not count (an analysis loop of a workspace
-	// found while closing) could otherwise add to the group mid-wait.
-	s.bgMu.Lock()
-	if s.bgClosed {
-		s.bgMu.Unlock()
-		return false
-	}
-	s.bg.Add(1)
-	s.bgMu.Unlock()
-	go func() {
-		defer s.bg.Done()
-		defer s.recoverLog("background task")
-		f()
-	}()
-	return true
-}
-
-// recoverLog logs a panic of a background goroutine instead of ending the
-// process.
-func (s *Server) recoverLog(what string) {
-	if r := recover(); r != nil {
-		s.log.Error("panic recovered", "in", what, "panic", r, "stack", stack())
-	}
-}
 
 // slogPrintf adapts slog to jsonrpc2's Printf logger.
 type slogPrintf struct{ l *slog.Logger }

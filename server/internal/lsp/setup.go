@@ -1,22 +1,31 @@
 package lsp
 
 import (
+	"context"
+
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 )
 
-// setupCommand answers icm.setupPlan (what icm setup would ask) and
-// icm.setupSave (write the answers to [vars] in config.toml), through the
+// setupPlan runs icm.setupPlan: what icm setup would ask, through the
 // workspace's session.
-func (s *Server) setupCommand(st *snapshot.Workspace, command string, args commandArgs) (any, error) {
-	o, err := st.Acquire()
+func setupPlan(_ context.Context, _ *env, w *snapshot.Workspace, args commandArgs) (any, error) {
+	o, err := w.Acquire()
 	if err != nil {
 		return nil, err
 	}
 	defer o.Release()
-	if command == cmdSetupPlan {
-		return o.Session().SetupPlan(args.All)
+	return o.Session().SetupPlan(args.All)
+}
+
+// setupSave runs icm.setupSave: it writes the answers to [vars] in
+// config.toml, through the workspace's session.
+func setupSave(_ context.Context, e *env, w *snapshot.Workspace, args commandArgs) (any, error) {
+	o, err := w.Acquire()
+	if err != nil {
+		return nil, err
 	}
+	defer o.Release()
 	if len(args.Vars) == 0 {
 		return nil, fault.InvalidRequest(cmdSetupSave+" needs the answers", "pass {workspace, vars: {NAME: value}}")
 	}
@@ -25,7 +34,7 @@ func (s *Server) setupCommand(st *snapshot.Workspace, command string, args comma
 		return nil, err
 	}
 	// config.toml changed: read the workspace again, as after an edit.
-	st.Touch(true)
-	s.statusMayHaveChanged(st)
+	w.Touch(true)
+	e.statusChanged(w)
 	return map[string]any{"saved": len(args.Vars), "file": path}, nil
 }

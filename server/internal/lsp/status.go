@@ -7,8 +7,6 @@ import (
 	"sync"
 	"time"
 
-	protocol "github.com/tliron/glsp/protocol_3_16"
-
 	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 	"github.com/icm-tool/icm/server/internal/state"
 )
@@ -121,44 +119,49 @@ func stageStatusOf(row snapshot.StageRow) StageStatus {
 	return out
 }
 
-// statusMayHaveChanged sends icm/statusChanged when the workspace's status
-// differs from the one last sent. It works off the read loop.
-func (s *Server) statusMayHaveChanged(st *snapshot.Workspace) {
-	s.goBackground(func() {
+// statusCommand runs icm.status: the status of the workspace named, or
+// of every workspace known.
+func statusCommand(ctx context.Context, e *env, args commandArgs) (any, error) {
+	list := e.set.All()
+	if args.Workspace != "" {
+		w, err := e.workspace(args)
+		if err != nil {
+			return nil, err
+		}
+		list = []*snapshot.Workspace{w}
+	}
+	out := make([]WorkspaceStatus, 0, len(list))
+	for _, w := range list {
+		out = append(out, statusOf(w.Status(ctx)))
+	}
+	return map[string]any{"workspaces": out}, nil
+}
+
+// statusChanged sends icm/statusChanged when the workspace's status
+// differs from the one last sent, and then asks the client to refresh its
+// lenses. It works off the read loop.
+func (e *env) statusChanged(w *snapshot.Workspace) {
+	e.bg.Go(func() {
 		// One at a time per workspace, so statuses reach the client in order.
-		e := s.statuses.entry(st.Root())
-		e.sending.Lock()
-		defer e.sending.Unlock()
-		status := st.Status(st.Context())
+		sent := e.statuses.entry(w.Root())
+		sent.sending.Lock()
+		defer sent.sending.Unlock()
+		status := w.Status(w.Context())
 		ws := statusOf(status)
 		raw, err := json.Marshal(ws)
 		if err != nil {
 			return
 		}
-		st.Shown(status)
-		if !s.statuses.sent(e, sha256.Sum256(raw)) {
+		w.Shown(status)
+		if !e.statuses.sent(sent, sha256.Sum256(raw)) {
 			return
 		}
-		if err := s.notify(notifyStatusChanged, ws); err != nil {
-			s.log.Info("unable to send the status", "err", err)
+		if err := e.client.notify(notifyStatusChanged, ws); err != nil {
+			e.log.Info("unable to send the status", "err", err)
 			return
 		}
-		s.refreshLenses(st.Context())
+		e.client.refreshLenses(w.Context())
 	})
-}
-
-// refreshLenses asks the client to fetch code lenses again (their state
-// and Approve lenses change with the status), when it supports that.
-func (s *Server) refreshLenses(ctx context.Context) {
-	if !s.clientSupports(func(c protocol.ClientCapabilities) bool {
-		w := c.Workspace
-		return w != nil && w.CodeLens != nil && w.CodeLens.RefreshSupport != nil && *w.CodeLens.RefreshSupport
-	}) {
-		return
-	}
-	if err := s.call(ctx, protocol.ServerWorkspaceCodeLensRefresh, nil, nil); err != nil {
-		s.log.Info("the client did not refresh code lenses", "err", err)
-	}
 }
 
 // statusCache keeps what was last sent of each workspace's status.

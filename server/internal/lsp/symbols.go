@@ -1,7 +1,8 @@
 package lsp
 
 import (
-	"github.com/tliron/glsp"
+	"context"
+
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/icm-tool/icm/server/internal/document"
@@ -15,10 +16,10 @@ var symbolKinds = map[snapshot.SymbolKind]protocol.SymbolKind{
 	snapshot.SymbolFile:    protocol.SymbolKindFile,
 }
 
-// documentSymbols answers textDocument/documentSymbol: a contract's
+// documentSymbol answers textDocument/documentSymbol: a contract's
 // outline (snapshot.File.Outline).
-func (s *Server) documentSymbols(_ *glsp.Context, p *protocol.DocumentSymbolParams) (any, error) {
-	f, err := s.file(p.TextDocument.URI)
+func documentSymbol(_ context.Context, e *env, p *protocol.DocumentSymbolParams) (any, error) {
+	f, err := e.file(p.TextDocument.URI)
 	if err != nil || f == nil {
 		return nil, err
 	}
@@ -27,22 +28,22 @@ func (s *Server) documentSymbols(_ *glsp.Context, p *protocol.DocumentSymbolPara
 	if root == nil {
 		return nil, nil
 	}
-	return []protocol.DocumentSymbol{documentSymbol(f.Doc.Mapper(), *root)}, nil
+	return []protocol.DocumentSymbol{symbolOf(f.Doc.Mapper(), *root)}, nil
 }
 
-func documentSymbol(m *document.Mapper, sym snapshot.Symbol) protocol.DocumentSymbol {
+func symbolOf(m *document.Mapper, sym snapshot.Symbol) protocol.DocumentSymbol {
 	out := protocol.DocumentSymbol{Name: sym.Name, Kind: symbolKinds[sym.Kind], Range: toRange(m, sym.Range), SelectionRange: toRange(m, sym.Selection)}
 	for _, c := range sym.Children {
-		out.Children = append(out.Children, documentSymbol(m, c))
+		out.Children = append(out.Children, symbolOf(m, c))
 	}
 	return out
 }
 
 // workspaceSymbol answers workspace/symbol: the stages of every known
 // workspace whose name holds the query (snapshot.Set.Stages).
-func (s *Server) workspaceSymbol(_ *glsp.Context, p *protocol.WorkspaceSymbolParams) ([]protocol.SymbolInformation, error) {
+func workspaceSymbol(_ context.Context, e *env, p *protocol.WorkspaceSymbolParams) ([]protocol.SymbolInformation, error) {
 	var out []protocol.SymbolInformation
-	for _, st := range s.set.Stages(p.Query) {
+	for _, st := range e.set.Stages(p.Query) {
 		container := st.Workspace
 		out = append(out, protocol.SymbolInformation{Name: st.Name, Kind: protocol.SymbolKindModule, Location: location(st.Location), ContainerName: &container})
 	}

@@ -64,12 +64,12 @@ type workspaceCases struct {
 	Cases     []caseInfo `json:"cases"`
 }
 
-// testList lists every case of the known workspaces (or the one named),
-// from the buffers as they are now.
-func (s *Server) testList(ctx context.Context, args commandArgs) (any, error) {
-	list := s.set.All()
+// testList runs icm.testList: every case of the known workspaces (or the
+// one named), from the buffers as they are now.
+func testList(ctx context.Context, e *env, args commandArgs) (any, error) {
+	list := e.set.All()
 	if args.Workspace != "" {
-		st, err := s.workspaceArg(args)
+		st, err := e.workspace(args)
 		if err != nil {
 			return nil, err
 		}
@@ -197,16 +197,17 @@ func jobOf(sess *session.Session, runID string, r *session.TestResult) jobResult
 	return j
 }
 
-// testRun starts a run of the cases named (every case of the stage named,
+// testCancel runs icm.testCancel: it stops the test run of a token.
+func testCancel(_ context.Context, e *env, args commandArgs) (any, error) {
+	return map[string]bool{"cancelled": e.tests.cancel(args.Token)}, nil
+}
+
+// testRun runs icm.testRun: it starts a run of the cases named (every case of the stage named,
 // or of the workspace) on a goroutine and answers at once with its token;
 // each job's start and end follow as icm/testEvent, the end of the run as
 // icm/testFinished. The cases run from the files on disk, each in its own
 // copy of the workspace, through a session of their own.
-func (s *Server) testRun(args commandArgs) (any, error) {
-	st, err := s.workspaceArg(args)
-	if err != nil {
-		return nil, err
-	}
+func testRun(_ context.Context, e *env, st *snapshot.Workspace, args commandArgs) (any, error) {
 	op, err := st.OpenSession()
 	if err != nil {
 		return nil, err
@@ -226,8 +227,8 @@ func (s *Server) testRun(args commandArgs) (any, error) {
 			j := jobOf(sess, "", ev.Result)
 			out.Result = &j
 		}
-		if err := s.notify(notifyTestEvent, out); err != nil {
-			s.log.Info("unable to send a test event", "err", err)
+		if err := e.client.notify(notifyTestEvent, out); err != nil {
+			e.log.Info("unable to send a test event", "err", err)
 		}
 	}
 	plan, err := sess.PlanTests(req)
@@ -235,17 +236,17 @@ func (s *Server) testRun(args commandArgs) (any, error) {
 		op.Release()
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(s.ctx)
-	if !s.tests.add(token, cancel) {
+	ctx, cancel := context.WithCancel(e.ctx)
+	if !e.tests.add(token, cancel) {
 		cancel()
 		op.Release()
 		return nil, fault.Locked(fmt.Sprintf("a test run with token %q is already going", token))
 	}
 	go func() {
-		defer s.tests.done(token)
+		defer e.tests.done(token)
 		defer cancel()
 		defer op.Release()
-		defer s.recoverLog("test run " + token)
+		defer e.bg.recoverLog("test run " + token)
 		fin := testFinished{Token: token, Workspace: st.Root(), Results: []jobResult{}}
 		run, err := plan.Run(ctx)
 		switch {
@@ -255,15 +256,15 @@ func (s *Server) testRun(args commandArgs) (any, error) {
 		default:
 			fin.RunID, fin.Passed, fin.Cancelled, fin.Saved = run.RunID, run.Passed, !run.Complete, run.Saved
 			if run.SaveErr != nil {
-				s.log.Info("unable to save the test report", "err", run.SaveErr)
+				e.log.Info("unable to save the test report", "err", run.SaveErr)
 			}
 			for _, r := range run.Results {
 				fin.Results = append(fin.Results, jobOf(sess, run.RunID, r))
 			}
 			fin.Message = fmt.Sprintf("%d passed, %d failed, %d could not run", run.Counts[session.TestPassed], run.Counts[session.TestFailed], run.Counts[session.TestError])
 		}
-		if err := s.notify(notifyTestFinished, fin); err != nil {
-			s.log.Info("unable to send testFinished", "err", err)
+		if err := e.client.notify(notifyTestFinished, fin); err != nil {
+			e.log.Info("unable to send testFinished", "err", err)
 		}
 	}()
 	return map[string]any{"started": true, "token": token, "cases": len(plan.Cases)}, nil

@@ -3,30 +3,29 @@ package lsp
 import (
 	"fmt"
 
-	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/icm-tool/icm/server/internal/document"
 	"github.com/icm-tool/icm/server/internal/fault"
-	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 )
 
-// The handlers here run on the read loop: they update the document store
-// and ask the workspace concerned for a new analysis, nothing more.
+// The handlers here run on the read loop: they hand the editor's change
+// to the snapshot set, which updates the documents and asks the workspace
+// concerned for a new snapshot, nothing more.
 
-func (s *Server) didOpen(_ *glsp.Context, p *protocol.DidOpenTextDocumentParams) error {
+// didOpen handles textDocument/didOpen.
+func didOpen(e *env, p *protocol.DidOpenTextDocumentParams) error {
 	path, err := pathOf(p.TextDocument.URI)
 	if err != nil {
 		return err
 	}
-	s.set.Docs().Open(path, p.TextDocument.URI, p.TextDocument.Version, []byte(p.TextDocument.Text))
-	if st := s.set.ForPath(path); st != nil {
-		st.Touch(isContract(path) && !st.KnowsContract(path))
-	}
+	e.set.Opened(path, p.TextDocument.URI, p.TextDocument.Version, []byte(p.TextDocument.Text))
 	return nil
 }
 
-func (s *Server) didChange(_ *glsp.Context, p *protocol.DidChangeTextDocumentParams) error {
+// didChange handles textDocument/didChange: the changes, whole-text or
+// ranged, in the mapper's positions.
+func didChange(e *env, p *protocol.DidChangeTextDocumentParams) error {
 	path, err := pathOf(p.TextDocument.URI)
 	if err != nil {
 		return err
@@ -45,45 +44,28 @@ func (s *Server) didChange(_ *glsp.Context, p *protocol.DidChangeTextDocumentPar
 			return fault.InvalidRequest(fmt.Sprintf("unknown content change %T", c), "send whole-text or ranged changes, as LSP 3.16 defines them")
 		}
 	}
-	if _, err := s.set.Docs().Apply(path, p.TextDocument.Version, changes); err != nil {
-		return err
-	}
-	if st := s.set.ForPath(path); st != nil {
-		st.Touch(false)
-	}
-	return nil
+	return e.set.Changed(path, p.TextDocument.Version, changes)
 }
 
-func (s *Server) didSave(_ *glsp.Context, p *protocol.DidSaveTextDocumentParams) error {
+// didSave handles textDocument/didSave: the saved file may change the
+// workspace's state, so its status is sent again when it did.
+func didSave(e *env, p *protocol.DidSaveTextDocumentParams) error {
 	path, err := pathOf(p.TextDocument.URI)
 	if err != nil {
 		return err
 	}
-	if st := s.set.ForPath(path); st != nil {
-		st.Touch(false)
-		s.statusMayHaveChanged(st)
+	if w := e.set.Saved(path); w != nil {
+		e.statusChanged(w)
 	}
 	return nil
 }
 
-func (s *Server) didClose(_ *glsp.Context, p *protocol.DidCloseTextDocumentParams) error {
+// didClose handles textDocument/didClose.
+func didClose(e *env, p *protocol.DidCloseTextDocumentParams) error {
 	path, err := pathOf(p.TextDocument.URI)
 	if err != nil {
 		return err
 	}
-	s.set.Docs().Close(path)
-	if st := s.set.ForPath(path); st != nil {
-		st.Touch(false)
-	}
+	e.set.Closed(path)
 	return nil
-}
-
-// file places the open document a URI names in its workspace; nil,
-// with no error, for a document in none. The caller releases it.
-func (s *Server) file(uri string) (*snapshot.File, error) {
-	path, err := pathOf(uri)
-	if err != nil {
-		return nil, err
-	}
-	return s.set.File(path)
 }

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"context"
 	"encoding/json"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -101,33 +102,25 @@ func trustOf(st *snapshot.Workspace) (trust.Decision, error) {
 	return o.Session().Trust(), nil
 }
 
-// trustList answers icm.trustList.
-func (s *Server) trustList(args commandArgs) (any, error) {
-	st, err := s.workspaceArg(args)
-	if err != nil {
-		return nil, err
-	}
-	d, err := trustOf(st)
+// trustList runs icm.trustList: what trusting the workspace would allow.
+func trustList(_ context.Context, _ *env, w *snapshot.Workspace, _ commandArgs) (any, error) {
+	d, err := trustOf(w)
 	if err != nil {
 		return nil, err
 	}
 	return trustInfo(d), nil
 }
 
-// trustGrant answers icm.trustGrant: the record `icm trust` writes, for
+// trustGrant runs icm.trustGrant: the record `icm trust` writes, for
 // the list whose hash the client passes (the one it showed), refused
 // while the editor is in Restricted Mode. The workspace is opened again
 // at once, so runs are allowed from the next request on.
-func (s *Server) trustGrant(args commandArgs) (any, error) {
-	st, err := s.workspaceArg(args)
-	if err != nil {
-		return nil, err
-	}
+func trustGrant(ctx context.Context, e *env, st *snapshot.Workspace, args commandArgs) (any, error) {
 	if args.Hash == "" {
 		return nil, fault.InvalidRequest(cmdTrustGrant+" needs the hash of the list it trusts",
 			"pass {workspace, hash}, hash as "+cmdTrustList+" returned it")
 	}
-	if s.restricted.Load() {
+	if e.restricted.Load() {
 		return nil, fault.Untrusted("the editor is in Restricted Mode: trust the folder in the editor first, then the workspace", st.Root())
 	}
 	o, err := st.OpenSession()
@@ -143,9 +136,9 @@ func (s *Server) trustGrant(args commandArgs) (any, error) {
 		return nil, err
 	}
 	st.Touch(true)
-	s.statusMayHaveChanged(st)
+	e.statusChanged(st)
 	// What the next session decides: trusted now, for what was shown.
-	return s.trustList(args)
+	return trustList(ctx, e, st, args)
 }
 
 // editorTrusted reads initializationOptions.workspaceTrusted: false is the
@@ -177,8 +170,8 @@ func (s *Server) didChangeTrust(req *jsonrpc2.Request) {
 	if s.restricted.Swap(!*p.Trusted) == !*p.Trusted {
 		return
 	}
-	for _, st := range s.set.All() {
-		st.Touch(true)
-		s.statusMayHaveChanged(st)
+	for _, w := range s.env.set.All() {
+		w.Touch(true)
+		s.env.statusChanged(w)
 	}
 }

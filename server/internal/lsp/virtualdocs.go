@@ -49,10 +49,14 @@ func modelURI(output string) string {
 	return (&url.URL{Scheme: schemeModel, Path: filepath.ToSlash(output)}).String()
 }
 
-// virtualDocument answers icm.virtualDocument: the text of a document the
+// virtualDocument runs icm.virtualDocument: the text of a document the
 // server provides. It remembers icm-context: URIs it answered, so it can
 // tell the client when their text changes (see contextDocsChanged).
-func (s *Server) virtualDocument(ctx context.Context, raw string) (map[string]string, error) {
+func virtualDocument(ctx context.Context, e *env, args commandArgs) (any, error) {
+	raw := args.URI
+	if raw == "" {
+		return nil, fault.InvalidRequest(cmdVirtualDocument+" needs a uri", "pass {uri}: an icm-context:, icm-call: or icm-model: URI")
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, fault.InvalidRequest(fmt.Sprintf("unable to read the URI %q: %v", raw, err), "pass an icm-context:, icm-call: or icm-model: URI").Because(err)
@@ -60,14 +64,14 @@ func (s *Server) virtualDocument(ctx context.Context, raw string) (map[string]st
 	var text string
 	switch u.Scheme {
 	case schemeContext:
-		text, err = s.contextText(ctx, u)
+		text, err = contextText(ctx, e, u)
 		if err == nil {
-			s.vdocs.seen(raw, text)
+			e.vdocs.seen(raw, text)
 		}
 	case schemeCall:
-		text, err = s.callText(u)
+		text, err = callText(e, u)
 	case schemeModel:
-		text, err = s.modelText(u)
+		text, err = modelText(e, u)
 	default:
 		return nil, fault.InvalidRequest(fmt.Sprintf("icm provides no %s: documents (only %s:, %s: and %s:)", u.Scheme, schemeContext, schemeCall, schemeModel),
 			"pass an icm-context:, icm-call: or icm-model: URI")
@@ -79,10 +83,10 @@ func (s *Server) virtualDocument(ctx context.Context, raw string) (map[string]st
 }
 
 // contextText is a stage's assembled context as the probe shows it.
-func (s *Server) contextText(ctx context.Context, u *url.URL) (string, error) {
+func contextText(ctx context.Context, e *env, u *url.URL) (string, error) {
 	p := filepath.FromSlash(u.Path)
 	root, stage := filepath.Dir(p), strings.TrimSuffix(filepath.Base(p), ".md")
-	st := s.set.ByName(root)
+	st := e.set.ByName(root)
 	if st == nil {
 		return "", unknownWorkspace(root)
 	}
@@ -100,7 +104,7 @@ func (s *Server) contextText(ctx context.Context, u *url.URL) (string, error) {
 
 // callText renders one model call of a run: what was offered, every
 // message of the request, and the reply.
-func (s *Server) callText(u *url.URL) (string, error) {
+func callText(e *env, u *url.URL) (string, error) {
 	parts := strings.Split(strings.TrimSuffix(filepath.FromSlash(u.Path), ".md"), string(filepath.Separator))
 	if len(parts) < 5 {
 		return "", fault.InvalidRequest(fmt.Sprintf("%s is not a model call's URI (WORKSPACE/RUN/STAGE/ITEM/call-N.md)", u), "use the URI icm.runs gives the call")
@@ -113,7 +117,7 @@ func (s *Server) callText(u *url.URL) (string, error) {
 	if err1 != nil || err2 != nil {
 		return "", fault.InvalidRequest(fmt.Sprintf("%s: the item and the call are numbers", u), "use the URI icm.runs gives the call")
 	}
-	st := s.set.ByName(root)
+	st := e.set.ByName(root)
 	if st == nil {
 		return "", unknownWorkspace(root)
 	}
@@ -121,9 +125,9 @@ func (s *Server) callText(u *url.URL) (string, error) {
 }
 
 // modelText is an output as the model last wrote it.
-func (s *Server) modelText(u *url.URL) (string, error) {
+func modelText(e *env, u *url.URL) (string, error) {
 	out := filepath.FromSlash(u.Path)
-	st := s.set.ForPath(out)
+	st := e.set.ForPath(out)
 	if st == nil {
 		return "", unknownWorkspace(out)
 	}
@@ -177,24 +181,45 @@ func (s *vdocSet) changed(uri, text string) bool {
 
 // contextDocsChanged tells the client which of a workspace's open context
 // documents read differently after an analysis; it works off the read loop.
-func (s *Server) contextDocsChanged(st *snapshot.Workspace) {
-	uris := s.vdocs.under(st.Root())
+func (e *env) contextDocsChanged(st *snapshot.Workspace) {
+	uris := e.vdocs.under(st.Root())
 	if len(uris) == 0 {
 		return
 	}
-	s.goBackground(func() {
+	e.bg.Go(func() {
 		for _, uri := range uris {
 			u, err := url.Parse(uri)
 			if err != nil {
 				continue
 			}
-			text, err := s.contextText(st.Context(), u)
-			if err != nil || !s.vdocs.changed(uri, text) {
+			text, err := contextText(st.Context(), e, u)
+			if err != nil || !e.vdocs.changed(uri, text) {
 				continue
 			}
-			if err := s.notify(notifyVirtualDocumentChanged, map[string]string{"uri": uri}); err != nil {
-				s.log.Info("unable to tell the client a document changed", "uri", uri, "err", err)
+			if err := e.client.notify(notifyVirtualDocumentChanged, map[string]string{"uri": uri}); err != nil {
+				e.log.Info("unable to tell the client a document changed", "uri", uri, "err", err)
 			}
 		}
 	})
+}
+
+// probeResult is what icm.probe returns.
+type probeResult struct {
+	URI     string `json:"uri"`
+	Title   string `json:"title"`
+	Content string `json:"content"`
+}
+
+// probe runs icm.probe: it assembles a stage's context from the current
+// buffers, as `icm probe` does from disk, and names it as a read-only
+// icm-context: document (the client opens it; it follows the contracts
+// as they change). Nothing is written to disk.
+func probe(ctx context.Context, e *env, w *snapshot.Workspace, args commandArgs) (any, error) {
+	title, content, err := w.Probe(ctx, args.Stage, args.Item)
+	if err != nil {
+		return nil, err
+	}
+	uri := contextURI(w.Root(), args.Stage, args.Item)
+	e.vdocs.seen(uri, content)
+	return &probeResult{URI: uri, Title: title, Content: content}, nil
 }
