@@ -15,7 +15,7 @@ import (
 // caseHover explains the case element under the cursor; on the title it
 // adds how the case did in the last saved test run.
 func (f *File) caseHover(cf *caseFile, pos document.Position) (*Hover, error) {
-	off, err := Offset(f.Doc.Mapper(), pos)
+	off, err := offset(f.Doc.Mapper(), pos)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +53,7 @@ func lastRunOf(sess *session.Session, caseID string) string {
 // stage reads as stand-in targets, the files beside the case, the stage's
 // outputs and the expectation forms (as snippets).
 func (f *File) caseCompletion(cf *caseFile, pos document.Position) (*Completion, error) {
-	off, err := Offset(f.Doc.Mapper(), pos)
+	off, err := offset(f.Doc.Mapper(), pos)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +108,7 @@ func (w *Workspace) Cases(ctx context.Context) (*Cases, error) {
 	out := &Cases{Models: sess.TestModels()}
 	for _, sl := range sel {
 		c := Case{TestCase: sl}
-		if pos, err := snap.Mapper(sl.Case.File).Position(sl.Case.TitleRange.Start); err == nil {
+		if pos, err := snap.mapper(sl.Case.File).Position(sl.Case.TitleRange.Start); err == nil {
 			c.Line = pos.Line
 		}
 		out.Cases = append(out.Cases, c)

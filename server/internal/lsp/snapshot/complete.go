@@ -138,7 +138,7 @@ func (f *File) Complete(ctx context.Context, pos document.Position) (*Completion
 // offset p has in the document.
 func lineText(d *document.Doc, p document.Position) (line string, lineStart, off int, err error) {
 	m := d.Mapper()
-	off, err = Offset(m, p)
+	off, err = offset(m, p)
 	if err != nil {
 		return "", 0, 0, err
 	}
@@ -186,7 +186,7 @@ func layerItems(r document.Range) []Item {
 }
 
 func (f *File) serverItems(r document.Range) []Item {
-	names, location := f.w.Servers()
+	names, location := f.w.servers()
 	out := []Item{item("none", KindKeyword, "this stage uses no tools", "none", r)}
 	for _, name := range names {
 		where, _ := location(name)
@@ -199,7 +199,7 @@ func (f *File) serverItems(r document.Range) []Item {
 // server once (the catalog keeps the answer); the request's context bounds
 // the wait, so a client that cancels is not held up.
 func (f *File) toolItems(ctx context.Context, server, rest string, r document.Range) *Completion {
-	infos, err := f.w.ToolsOf(ctx, server)
+	infos, err := f.w.toolsOf(ctx, server)
 	if err != nil {
 		return nil // an unknown or broken server has a diagnostic already
 	}

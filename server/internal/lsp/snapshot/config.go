@@ -13,7 +13,7 @@ import (
 
 // configHover documents the key under the cursor (or a table header).
 func (f *File) configHover(pos document.Position) *Hover {
-	off, err := Offset(f.Doc.Mapper(), pos)
+	off, err := offset(f.Doc.Mapper(), pos)
 	if err != nil {
 		return nil
 	}
@@ -43,7 +43,7 @@ func (f *File) configHover(pos document.Position) *Hover {
 			fmt.Fprintf(&b, "\n\nOne of: `%s`", strings.Join(k.Values, "`, `"))
 		}
 		if e.Path == "model.name" {
-			if names, ok := f.w.set.InstalledModels(f.w, f.o.sess); ok {
+			if names, ok := f.w.set.installedModels(f.w, f.o.sess); ok {
 				if len(names) == 0 {
 					b.WriteString("\n\nThe model server has no models yet.")
 				} else {
@@ -122,7 +122,7 @@ func (f *File) valueItems(ctx context.Context, e config.Entry, rng document.Rang
 	detail := ""
 	switch {
 	case e.Path == "model.name":
-		values = f.w.set.AwaitModels(ctx, f.w, f.o.sess)
+		values = f.w.set.awaitModels(ctx, f.w, f.o.sess)
 		detail = "installed on the model server"
 	case len(k.Values) > 0:
 		values = k.Values

@@ -95,7 +95,7 @@ func (w *Workspace) countTools(_ context.Context, server string) ([]session.Tool
 		}()
 		lctx, cancel := context.WithTimeout(w.ctx, listTimeout)
 		defer cancel()
-		_, _ = w.ToolsOf(lctx, server)
+		_, _ = w.toolsOf(lctx, server)
 	})
 	if failed {
 		return nil, f.err

@@ -20,7 +20,7 @@ import (
 func (s *Set) Opened(path, uri string, version int32, text []byte) {
 	s.docs.Open(path, uri, version, text)
 	if w := s.ForPath(path); w != nil {
-		w.Touch(isContract(path) && !w.KnowsContract(path))
+		w.Touch(isContract(path) && !w.knowsContract(path))
 	}
 }
 

@@ -68,9 +68,9 @@ func (f *File) isConfig() bool {
 	return filepath.Base(f.Doc.Path) == config.FileName && filepath.Dir(f.Doc.Path) == f.ws().Root
 }
 
-// Offset is the byte offset of a position in the text m maps; a position
+// offset is the byte offset of a position in the text m maps; a position
 // outside the text is an invalid request.
-func Offset(m *document.Mapper, p document.Position) (int, error) {
+func offset(m *document.Mapper, p document.Position) (int, error) {
 	off, err := m.Offset(p)
 	if err != nil {
 		return 0, fault.InvalidRequest(fmt.Sprintf("position %d:%d: %v", p.Line, p.Character, err), "send a position inside the document as the server has it").Because(err)
@@ -130,7 +130,7 @@ func (f *File) targetAt(pos document.Position) (target, bool, error) {
 		return target{}, false, nil
 	}
 	m := f.Doc.Mapper()
-	off, err := Offset(m, pos)
+	off, err := offset(m, pos)
 	if err != nil {
 		return target{}, false, err
 	}

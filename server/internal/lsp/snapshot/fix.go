@@ -54,11 +54,11 @@ func (f *File) Actions(ctx context.Context, start, end document.Position) (*Acti
 // that lie between start and end: what a quick fix can act on.
 func (f *File) findingsIn(ctx context.Context, start, end document.Position) ([]contract.Finding, error) {
 	m := f.Doc.Mapper()
-	from, err := Offset(m, start)
+	from, err := offset(m, start)
 	if err != nil {
 		return nil, err
 	}
-	to, err := Offset(m, end)
+	to, err := offset(m, end)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func (f *File) findingsIn(ctx context.Context, start, end document.Position) ([]
 	if err != nil {
 		return nil, err
 	}
-	return snap.FindingsAt(f.Doc.Path, from, to), nil
+	return snap.findingsAt(f.Doc.Path, from, to), nil
 }
 
 // configFixes are the fixes config.toml's problems suggest.

@@ -54,7 +54,7 @@ func (f *File) Hover(ctx context.Context, pos document.Position) (*Hover, error)
 	switch t.kind {
 	case onTitle, onInput, onForEach:
 		if t.kind == onTitle {
-			f.w.AwaitWindow(ctx)
+			f.w.awaitWindow(ctx)
 		}
 		snap, err := f.w.Snapshot(ctx)
 		defer snap.Release()
@@ -85,7 +85,7 @@ func (f *File) Hover(ctx context.Context, pos document.Position) (*Hover, error)
 // stageHover is the assembled context of the stage: the per-part token
 // table, the total against the model's window, and both texts shortened.
 func (f *File) stageHover(snap *Snapshot) string {
-	sr := snap.StageOfContract(f.Doc.Path)
+	sr := snap.stageOfContract(f.Doc.Path)
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s**", f.Stage.Name)
 	if sr == nil || sr.Context == nil {
@@ -101,7 +101,7 @@ func (f *File) stageHover(snap *Snapshot) string {
 		total = n.First.Tokens
 		fmt.Fprintf(&b, "First call: %s\n\n", countLine(n))
 	}
-	b.WriteString(windowLine(total, snap.window, f.w.ModelName()))
+	b.WriteString(windowLine(total, snap.window, f.w.modelName()))
 	if sr.Items >= 0 {
 		calls := Plural(sr.Items, "call")
 		if n != nil && len(n.Items) > 0 {
@@ -281,7 +281,7 @@ func (f *File) forEachHover(snap *Snapshot) string {
 // toolHover shows a tool's description and parameters, as its server
 // lists them.
 func (f *File) toolHover(ctx context.Context, server, name string) string {
-	infos, err := f.w.ToolsOf(ctx, server)
+	infos, err := f.w.toolsOf(ctx, server)
 	if err != nil {
 		return fmt.Sprintf("**%s: %s**\n\nUnable to list the tools of %s: %v", server, name, server, err)
 	}
@@ -299,14 +299,14 @@ func (f *File) toolHover(ctx context.Context, server, name string) string {
 
 // serverHover lists a server's tools.
 func (f *File) serverHover(ctx context.Context, server string) string {
-	_, location := f.w.Servers()
+	_, location := f.w.servers()
 	where, ok := location(server)
 	if !ok {
 		return fmt.Sprintf("**%s**: not configured. Add `[mcp.servers.%s]` to config.toml.", server, server)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s** · MCP server from %s\n\n", server, where)
-	infos, err := f.w.ToolsOf(ctx, server)
+	infos, err := f.w.toolsOf(ctx, server)
 	if err != nil {
 		fmt.Fprintf(&b, "Unable to list its tools: %v", err)
 		return b.String()
@@ -433,7 +433,7 @@ func (f *File) outputFileHover(ctx context.Context, pos document.Position) *Hove
 	if !isOutput {
 		return nil
 	}
-	row := f.w.Row(ctx, stg.Name)
+	row := f.w.row(ctx, stg.Name)
 	if row == nil {
 		return nil
 	}

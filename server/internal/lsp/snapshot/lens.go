@@ -39,7 +39,7 @@ func (f *File) Lenses(ctx context.Context) ([]Lens, error) {
 	var out []Lens
 	if f.o.sess.Trust().Allowed() {
 		out = append(out, lens("▶ Run stage", VerbRunStage))
-		if sr := snap.StageOfContract(f.Doc.Path); sr != nil {
+		if sr := snap.stageOfContract(f.Doc.Path); sr != nil {
 			if l, ok := testLens(sr); ok {
 				out = append(out, lens(l, VerbTest))
 			}
@@ -50,11 +50,11 @@ func (f *File) Lenses(ctx context.Context) ([]Lens, error) {
 		// lists what trust covers.
 		out = append(out, Lens{Line: pos.Line, Offer: Offer{Title: "Trust this workspace to run it", Verb: VerbTrust, On: Target{Workspace: f.ws().Root}}})
 	}
-	row := f.w.Row(ctx, f.Stage.Name)
+	row := f.w.row(ctx, f.Stage.Name)
 	if row != nil && row.Status == string(state.Awaiting) {
 		out = append(out, lens("✓ Approve", VerbApprove))
 	}
-	if sr := snap.StageOfContract(f.Doc.Path); sr != nil && sr.Context != nil {
+	if sr := snap.stageOfContract(f.Doc.Path); sr != nil && sr.Context != nil {
 		title := approxTokens(sr.Context.Total)
 		if n := snap.counts[f.Stage.Name]; n != nil && len(n.Items) > 1 {
 			title = callsText(n)
@@ -133,7 +133,7 @@ func (f *File) outputLenses(ctx context.Context) []Lens {
 	if !isOutput {
 		return nil
 	}
-	row := f.w.Row(ctx, stg.Name)
+	row := f.w.row(ctx, stg.Name)
 	if row == nil {
 		return nil
 	}

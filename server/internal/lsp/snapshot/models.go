@@ -18,9 +18,9 @@ import (
 // up within it).
 const modelListTTL = 30 * time.Second
 
-// AwaitWindow waits for a context-window query in flight (a hover shows
+// awaitWindow waits for a context-window query in flight (a hover shows
 // the window, and the first hover usually comes right after opening).
-func (w *Workspace) AwaitWindow(ctx context.Context) {
+func (w *Workspace) awaitWindow(ctx context.Context) {
 	w.mu.Lock()
 	done := w.winDone
 	w.mu.Unlock()
@@ -39,8 +39,8 @@ func (w *Workspace) windowSize() int {
 	return w.window
 }
 
-// ModelName is the model in force before any contract's ## Model.
-func (w *Workspace) ModelName() string {
+// modelName is the model in force before any contract's ## Model.
+func (w *Workspace) modelName() string {
 	o, err := w.Acquire()
 	if err != nil {
 		return ""
@@ -110,11 +110,11 @@ type modelList struct {
 	done chan struct{}
 }
 
-// InstalledModels returns the models the workspace's server has, as last
+// installedModels returns the models the workspace's server has, as last
 // asked; ok is false when the server has not answered (yet). A list older
 // than modelListTTL is asked for again in the background, and the
 // workspace is analysed again when the answer differs. It never waits.
-func (s *Set) InstalledModels(w *Workspace, sess *session.Session) ([]string, bool) {
+func (s *Set) installedModels(w *Workspace, sess *session.Session) ([]string, bool) {
 	l := s.models.entry(sess.ModelKey())
 	s.models.mu.Lock()
 	names, known, fresh, fetching := l.names, l.known, time.Since(l.at) < modelListTTL, l.done != nil
@@ -128,9 +128,9 @@ func (s *Set) InstalledModels(w *Workspace, sess *session.Session) ([]string, bo
 	return names, known
 }
 
-// AwaitModels is InstalledModels that waits (within ctx) for a first answer.
-func (s *Set) AwaitModels(ctx context.Context, w *Workspace, sess *session.Session) []string {
-	names, ok := s.InstalledModels(w, sess)
+// awaitModels is installedModels that waits (within ctx) for a first answer.
+func (s *Set) awaitModels(ctx context.Context, w *Workspace, sess *session.Session) []string {
+	names, ok := s.installedModels(w, sess)
 	if ok {
 		return names
 	}
@@ -187,7 +187,7 @@ func (m *modelLists) entry(host string) *modelList {
 // (nil while the server has not answered, which skips the check) and how
 // to name the server.
 func (s *Set) modelFacts(w *Workspace, sess *session.Session) ([]string, string) {
-	names, ok := s.InstalledModels(w, sess)
+	names, ok := s.installedModels(w, sess)
 	if !ok {
 		return nil, ""
 	}

@@ -91,9 +91,6 @@ func New(ctx context.Context, opts Options) *Set {
 	return &Set{ctx: ctx, opts: opts, docs: document.NewStore(), byRoot: map[string]*Workspace{}}
 }
 
-// Docs is the store of the documents the editor has open.
-func (s *Set) Docs() *document.Store { return s.docs }
-
 // Discover finds the workspaces in and around an editor folder: the
 // workspace holding it, and any below it.
 func (s *Set) Discover(folder string) {

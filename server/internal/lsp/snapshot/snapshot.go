@@ -10,7 +10,6 @@ import (
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/document"
 	"github.com/icm-tool/icm/server/internal/promptcount"
-	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -151,7 +150,7 @@ func (snap *Snapshot) findings() map[string]FileFindings {
 		}
 		ff := add(file)
 		if ff.Mapper == nil {
-			ff.Mapper = snap.Mapper(file)
+			ff.Mapper = snap.mapper(file)
 		}
 		ff.Findings = append(ff.Findings, f)
 		out[file] = *ff
@@ -165,8 +164,8 @@ func (snap *Snapshot) exists(file string) bool {
 	return err == nil
 }
 
-// Mapper returns the mapper of a file as the snapshot saw it.
-func (snap *Snapshot) Mapper(file string) *document.Mapper {
+// mapper returns the mapper of a file as the snapshot saw it.
+func (snap *Snapshot) mapper(file string) *document.Mapper {
 	if d, ok := snap.docs.Doc(file); ok {
 		return d.Mapper()
 	}
@@ -182,26 +181,8 @@ func (snap *Snapshot) Mapper(file string) *document.Mapper {
 	return document.NewMapper(src)
 }
 
-// Workspace is the workspace as the snapshot sees it: its Files are the
-// editor's buffers laid over the disk.
-func (snap *Snapshot) Workspace() *workspace.Workspace { return snap.view }
-
-// Session is the session the snapshot was made with.
-func (snap *Snapshot) Session() *session.Session { return snap.o.sess }
-
-// Report is what the checks found.
-func (snap *Snapshot) Report() *check.Report { return snap.report }
-
-// Window is the model's context window as known when the snapshot was
-// made; 0 when unknown.
-func (snap *Snapshot) Window() int { return snap.window }
-
-// Count is a stage's first calls counted as the run sends them; nil when
-// the stage could not be counted.
-func (snap *Snapshot) Count(stage string) *promptcount.Stage { return snap.counts[stage] }
-
-// StageOfContract returns the stage report whose contract is file.
-func (snap *Snapshot) StageOfContract(file string) *check.StageReport {
+// stageOfContract returns the stage report whose contract is file.
+func (snap *Snapshot) stageOfContract(file string) *check.StageReport {
 	for _, sr := range snap.report.Stages {
 		if sr.Stage.Contract == file {
 			return sr
@@ -210,8 +191,8 @@ func (snap *Snapshot) StageOfContract(file string) *check.StageReport {
 	return nil
 }
 
-// FindingsAt returns the findings about file whose range touches [start, end].
-func (snap *Snapshot) FindingsAt(file string, start, end int) []contract.Finding {
+// findingsAt returns the findings about file whose range touches [start, end].
+func (snap *Snapshot) findingsAt(file string, start, end int) []contract.Finding {
 	var out []contract.Finding
 	for _, f := range snap.report.FindingsFor(file) {
 		if f.Range.Start <= end && start <= f.Range.End {

@@ -149,10 +149,10 @@ func (w *Workspace) Shown(st *Status) {
 	w.shown = st
 }
 
-// Row is one stage's row of the workspace's status, as the Pipeline
+// row is one stage's row of the workspace's status, as the Pipeline
 // view has it: the status last shown, or a fresh one when none was or a
 // run began or ended since.
-func (w *Workspace) Row(ctx context.Context, stage string) *StageRow {
+func (w *Workspace) row(ctx context.Context, stage string) *StageRow {
 	w.mu.Lock()
 	st := w.shown
 	w.mu.Unlock()

@@ -11,10 +11,10 @@ import (
 // tools, listed through the workspace's session (which starts a server
 // once and keeps the listing).
 
-// ToolsOf lists a server's tools, waiting within ctx for a server not
+// toolsOf lists a server's tools, waiting within ctx for a server not
 // listed yet, and asks for a new snapshot when a listing arrives, so
 // tool names are checked too.
-func (w *Workspace) ToolsOf(ctx context.Context, server string) ([]session.ToolInfo, error) {
+func (w *Workspace) toolsOf(ctx context.Context, server string) ([]session.ToolInfo, error) {
 	op, err := w.Acquire()
 	if err != nil {
 		return nil, err
@@ -46,9 +46,9 @@ func (w *Workspace) ToolsOf(ctx context.Context, server string) ([]session.ToolI
 	return infos, nil
 }
 
-// Servers lists the configured tool servers, sorted, with where each one
+// servers lists the configured tool servers, sorted, with where each one
 // is configured.
-func (w *Workspace) Servers() ([]string, func(string) (string, bool)) {
+func (w *Workspace) servers() ([]string, func(string) (string, bool)) {
 	op, err := w.Acquire()
 	if err != nil {
 		return nil, func(string) (string, bool) { return "", false }

@@ -206,9 +206,9 @@ func (w *Workspace) checkOptions(sess *session.Session) check.Options {
 	}
 }
 
-// KnowsContract reports whether path is the contract of a stage the
+// knowsContract reports whether path is the contract of a stage the
 // workspace listed when it was opened.
-func (w *Workspace) KnowsContract(path string) bool {
+func (w *Workspace) knowsContract(path string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.cur == nil || w.stale {
