@@ -1,14 +1,27 @@
-// Package lsp is icm's language server, an adapter between LSP 3.16 and
-// icm's application layer. Every operation that touches models, tools,
-// runs, stage tests or history goes through a session (package session):
-// runs, approvals, probes, counts, model listings and pulls, tool
-// listings, test runs, the run history and the model's version of an
-// output. Diagnostics are `icm check` (package check, run over the editor's
-// buffers laid on the disk), hovers show what package assemble builds and
-// the session counts, and states come from package state. Nothing here
-// re-implements those: it keeps the editor's buffers, converts positions
-// (package document's mapper), shapes replies and answers every error as a
-// fault of its kind (JSON-RPC code and data, faults.go).
+// Package lsp is icm's language server: an adapter between LSP 3.16 and
+// the answers package snapshot gives. What the server knows of the
+// editor's workspaces lives in package snapshot, which knows nothing of
+// the protocol: the open buffers; each workspace's immutable snapshots,
+// one per change (`icm check` over the buffers laid on the disk, the
+// counts, the model's window and installed models, the tool listings);
+// and the stage and review states, read from the disk when asked. Every
+// operation that touches models, tools, runs, stage tests or history goes
+// through a session (package session): runs, approvals, probes, model
+// listings and pulls, test runs, the run history and the model's version
+// of an output.
+//
+// Here, a *Server keeps the connection's lifecycle (initialize, shutdown,
+// exit, settings, workspace folders: lifecycle.go; the editor's trust:
+// trust.go) and dispatches each message (dispatch.go). Every other method
+// has a function named after it (hover, completion, codeLens, codeAction,
+// definition and documentLink, documentSymbol and workspaceSymbol,
+// executeCommand, didOpen and the other text synchronisation
+// notifications, didChangeWatchedFiles): it takes the request's context
+// and an env, places the document or finds the workspace, asks the
+// snapshot (or, for a command, the session), and converts the answer to
+// the protocol's types (positions through package document's mapper,
+// convert.go). Every error is answered as a fault of its kind (JSON-RPC
+// code and data, faults.go).
 //
 // The wire is served by sourcegraph/jsonrpc2 (the library glsp is built
 // on) with glsp's protocol types and method dispatch. glsp's own server
