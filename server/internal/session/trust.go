@@ -170,6 +170,12 @@ func (s *Session) modelNamed() bool {
 // would contact a server or read a key the workspace names without trust.
 func (s *Session) modelBlocked() bool { return !s.trust.Allowed() && s.modelNamed() }
 
+// ModelServerAwaitsTrust reports whether the model server is one the
+// workspace names and the workspace is not trusted: icm does not ask it
+// (its window, its models, its token counts) until the person trusts the
+// workspace.
+func (s *Session) ModelServerAwaitsTrust() bool { return s.modelBlocked() }
+
 // sameAddress compares two server addresses as written, ignoring case
 // and a trailing slash.
 func sameAddress(a, b string) bool {

@@ -101,7 +101,7 @@ func (f *File) stageHover(snap *Snapshot) string {
 		total = n.First.Tokens
 		fmt.Fprintf(&b, "First call: %s\n\n", countLine(n))
 	}
-	b.WriteString(windowLine(total, snap.window, f.w.modelName()))
+	b.WriteString(windowLine(total, snap.window, f.w.modelName(), f.o.sess.ModelServerAwaitsTrust()))
 	if sr.Items >= 0 {
 		calls := Plural(sr.Items, "call")
 		if n != nil && len(n.Items) > 0 {
@@ -121,12 +121,15 @@ func (f *File) stageHover(snap *Snapshot) string {
 	return b.String()
 }
 
-// windowLine compares a context with the model's window.
-func windowLine(total, window int, model string) string {
+// windowLine compares a context with the model's window; untrusted says
+// the server was not asked because the workspace is not trusted.
+func windowLine(total, window int, model string, untrusted bool) string {
 	if model == "" {
 		model = "the model"
 	}
 	switch {
+	case window <= 0 && untrusted:
+		return fmt.Sprintf("Context window of %s: unknown until the workspace is trusted (icm asks no model server a workspace names before).", model)
 	case window <= 0:
 		return fmt.Sprintf("Context window of %s: unknown (the model server did not answer).", model)
 	case total+session.AnswerRoom > window:

@@ -423,3 +423,28 @@ func TestLensesFollowTrustAndReviewState(t *testing.T) {
 		})
 	}
 }
+
+// TestAnUntrustedHoverSaysWhyTheWindowIsUnknown: a workspace that names
+// its own model server is not asked before it is trusted, so the hover
+// says the window is unknown for that reason, not that a server failed to
+// answer (none was asked).
+func TestAnUntrustedHoverSaysWhyTheWindowIsUnknown(t *testing.T) {
+	trusttest.ConfigDir(t)
+	dir := wstest.Copy(t, "course-research")
+	cfg := filepath.Join(dir, "config.toml")
+	writeFile(t, cfg, strings.Replace(string(mustRead(t, cfg)), "[model]\n", "[model]\nbase_url = \"http://127.0.0.1:1\"\n", 1))
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &set{dir: dir, published: map[string][]contract.Finding{}}
+	s.Set = snapshot.New(ctx, snapshot.Options{
+		Session: func(ws *workspace.Workspace) *session.Session {
+			return session.Open(ws, session.Options{})
+		},
+		Publish: func(context.Context, string, map[string]snapshot.FileFindings) {},
+		Running: func(string) *snapshot.Running { return nil },
+	})
+	t.Cleanup(func() { s.Close(); cancel() })
+	h := hoverOn(t, s.open(t, "pipeline/01-scope/CONTEXT.md"), "# Stage: 01-scope")
+	if strings.Contains(h, "did not answer") || !strings.Contains(h, "until the workspace is trusted") {
+		t.Errorf("the untrusted hover on the title:\n%s", h)
+	}
+}
