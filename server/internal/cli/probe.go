@@ -1,12 +1,10 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
@@ -48,13 +46,16 @@ icm run --model would send it.`,
 				return err
 			}
 			st, ctx, items, rep := pr.Stage, pr.Context, pr.Items, pr.Report
-			count := probeCount(cmd.Context(), sess, pr)
+			count := sess.ProbeCount(cmd.Context(), pr)
 			if asJSON {
-				if err := writeJSON(env, struct {
-					*assemble.Context
-					Count *promptcount.Stage `json:"count,omitempty"`
-				}{ctx, count}); err != nil {
+				// The same bytes as the workspace MCP server's context
+				// resource.
+				data, err := pr.Document(count).JSON()
+				if err != nil {
 					return err
+				}
+				if _, err := env.Stdout.Write(data); err != nil {
+					return fmt.Errorf("unable to write JSON: %w", err)
 				}
 			} else {
 				if !tableOnly {
@@ -93,27 +94,6 @@ func stageErrors(env *Env, rep *check.Report, st *workspace.Stage) error {
 	}
 	fmt.Fprintf(env.Stderr, "stage %s cannot run as it is: %s (icm check lists them)\n", st.Name, plural(len(errs), "error"))
 	return &ExitError{Code: 1}
-}
-
-// probeToolsDeadline bounds listing a stage's tool servers for the
-// count: each is started, asked for its tools and stopped.
-const probeToolsDeadline = 10 * time.Second
-
-// probeCount counts the stage's first calls as the run would send them:
-// exact with the model's own files when they are here, else estimated;
-// the tool definitions are the ones the stage's servers list (started
-// under probeToolsDeadline; a server that cannot be listed is left out
-// and named). nil when the stage cannot be counted; the table above
-// still says what is known.
-func probeCount(ctx context.Context, sess *session.Session, pr *session.Probe) *promptcount.Stage {
-	list := sess.StartingLister(probeToolsDeadline)
-	ctx, cancel := context.WithTimeout(ctx, probeToolsDeadline+5*time.Second)
-	defer cancel()
-	n, err := sess.CountProbe(ctx, pr, list)
-	if err != nil {
-		return nil
-	}
-	return n
 }
 
 // printCount adds to the table what its rows do not say: which tokenizer
