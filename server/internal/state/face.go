@@ -84,6 +84,11 @@ func FaceOf(s *StageState, running bool, reason string) Face {
 		l = look{Label(st), "question", "", ToneInfo}
 	}
 	f := Face{Status: st, Label: l.label, Icon: l.icon, Color: l.color, Tone: l.tone}
+	if st == Approved && s.Approval.ByAgent() {
+		// An agent's approval is shown apart from a person's: the open
+		// check mark, and not the tone of a person's yes.
+		f.Icon, f.Tone = "pass", ToneInfo
+	}
 	if reason == "" && !running {
 		reason = s.Reason
 	}
@@ -105,6 +110,9 @@ func FaceOf(s *StageState, running bool, reason string) Face {
 			// A one-off override: the state is the configured settings',
 			// the model that wrote the output is worth telling.
 			parts = append(parts, fmt.Sprintf("ran with %s (configured: %s)", s.RanWith, orNone(s.Configured)))
+		}
+		if s.WrittenBy != "" && (st == Awaiting || st == Approved) {
+			parts = append(parts, "written by "+s.WrittenBy+" over MCP")
 		}
 		if s.ToolsFailed {
 			n := 0

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -64,6 +65,13 @@ type Record struct {
 	// named none).
 	Override   bool   `json:"override,omitempty"`
 	Configured string `json:"configured_model,omitempty"`
+	// Agent names the coding agent that handed the outputs in over MCP
+	// (the client's own name) when no model of icm's wrote them; Model is
+	// then AgentPrefix+Agent and Configured the model the settings named.
+	// ContextID is the assembled context the agent said it worked from
+	// (assemble.Context.ID), the same one the run's trace holds.
+	Agent     string `json:"agent,omitempty"`
+	ContextID string `json:"context_id,omitempty"`
 	// Outputs maps workspace-relative output paths to the hashes written.
 	Outputs Hashes `json:"outputs"`
 	// PrevOutputs are the output hashes from before this run wrote, so an
@@ -131,7 +139,7 @@ type Attempt struct {
 // ConfiguredModel is the model the settings named when the run was made:
 // the one an override stood in for, else the one it ran with.
 func (r *Record) ConfiguredModel() string {
-	if r.Override {
+	if r.Override || r.Agent != "" {
 		return r.Configured
 	}
 	return r.Model
@@ -175,10 +183,21 @@ type Approval struct {
 	ApprovedAt time.Time `json:"approved_at"`
 	RunID      string    `json:"run_id,omitempty"`
 	Outputs    Hashes    `json:"outputs"`
-	// By is "user", "auto" (gate auto) or "rerun" (gate rerun).
+	// By is "user", "auto" (gate auto), "rerun" (gate rerun) or, where
+	// the person's own settings let agents approve, AgentPrefix and the
+	// agent's name: an agent's approval is never taken for a person's.
 	By string `json:"by"`
 	// Forced is set when approved despite failing Verify or rubric checks.
 	Forced bool `json:"forced,omitempty"`
+}
+
+// AgentPrefix starts the Model of a run an agent made and the By of an
+// approval an agent gave: "agent:claude-code".
+const AgentPrefix = "agent:"
+
+// ByAgent reports whether an agent, not a person or a gate, approved.
+func (a *Approval) ByAgent() bool {
+	return a != nil && strings.HasPrefix(a.By, AgentPrefix)
 }
 
 // Hash returns the content hash used in records.

@@ -46,6 +46,9 @@ type StageState struct {
 	// settings, so the override is only told.
 	RanWith    string `json:"ran_with,omitempty"`
 	Configured string `json:"configured_model,omitempty"`
+	// WrittenBy is AgentPrefix and the agent's name when the last run's
+	// outputs were handed in by a coding agent over MCP.
+	WrittenBy string `json:"written_by,omitempty"`
 	// ToolsFailed is set when the last run called tools and every call
 	// failed: the output was written from nothing the tools returned.
 	ToolsFailed bool `json:"tools_failed,omitempty"`
@@ -105,6 +108,9 @@ func Derive(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract, 
 		if rec.Status == RunDone && rec.Override {
 			s.RanWith, s.Configured = rec.Model, rec.Configured
 		}
+		if rec.Status == RunDone && rec.Agent != "" {
+			s.WrittenBy = AgentPrefix + rec.Agent
+		}
 		if rec.Status == RunDone {
 			s.LastFailure = rec.LastFailure
 		}
@@ -145,6 +151,10 @@ func Derive(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract, 
 			}
 		case !present:
 			s.Status, s.Reason = Pending, "outputs are missing; run the stage again"
+		case approved && appr.ByAgent():
+			// Shown apart: the person allowed agents to approve, and this
+			// is one's approval, not theirs.
+			s.Status, s.Reason = Approved, "approved by "+appr.By+", not by a person"
 		case approved:
 			s.Status, s.Reason = Approved, "approved"
 		case s.Edited:
