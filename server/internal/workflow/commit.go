@@ -98,7 +98,7 @@ func (r *run) commit(ctx context.Context, outputs map[string][]byte, cur *state.
 		return err
 	}
 	r.res.Status = state.RunDone
-	if r.c.Gate != nil && r.c.Gate.Auto && !rec.VerifyFailed() && !rec.RubricFailed() {
+	if r.c.Gate != nil && r.c.Gate.Auto && !rec.VerifyFailed() && !rec.RubricFailed() && e.opts.Submission == nil {
 		if err := state.WriteApproval(e.ws.Disk, st.Dir, &state.Approval{Stage: st.Name, ApprovedAt: e.opts.Now(), RunID: e.runID, Outputs: now, By: "auto"}); err != nil {
 			return err
 		}
@@ -134,6 +134,14 @@ func (r *run) record(status string, outputs, before map[string]string) *state.Re
 // that was a one-off override, the configured model it stood in for.
 func (r *run) settle(rec *state.Record) {
 	rec.Settings, rec.Model = r.configured.Hash(), r.settings.Model()
+	if sub := r.e.opts.Submission; sub != nil {
+		// No model of icm's wrote it: the agent did, from this context.
+		rec.Model, rec.Agent, rec.Configured = state.AgentPrefix+sub.Agent, sub.Agent, r.configured.Model()
+		if acc := r.e.submitted; acc != nil {
+			rec.ContextID = acc.ctx.ID()
+		}
+		return
+	}
 	if o := r.e.opts.Override; o != "" && o != r.configured.Model() {
 		rec.Override, rec.Configured = true, r.configured.Model()
 	}

@@ -111,6 +111,11 @@ type Options struct {
 	Progress func(Event)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Submission, with Stage, is a run of that stage whose outputs a
+	// coding agent hands in (the workspace MCP server's submit_outputs):
+	// no model is called, and the run stops at the gate whatever the
+	// contract's Gate says, since an agent's outputs wait for a person.
+	Submission *Submission
 }
 
 // Engine runs stages of one workspace.
@@ -119,6 +124,8 @@ type Engine struct {
 	opts  Options
 	runID string
 	trace *trace
+	// submitted is the Submission as accepted for its stage.
+	submitted *submitted
 	// emitMu serialises events: For each items run concurrently, and
 	// observers (the printer, the editor's progress, telemetry) then see
 	// one event at a time, in the order they were stamped.
@@ -176,6 +183,9 @@ func New(ws *workspace.Workspace, opts Options) (*Engine, error) {
 	}
 	if opts.Item > 0 && opts.Stage == "" {
 		return nil, fmt.Errorf("an item (--item %d) needs its stage (--stage)", opts.Item)
+	}
+	if opts.Submission != nil && (opts.Stage == "" || opts.Item > 0 || opts.All) {
+		return nil, fmt.Errorf("outputs handed in by an agent are for one whole stage, named")
 	}
 	if opts.Item < 0 {
 		return nil, fmt.Errorf("item %d: items are numbered from 1", opts.Item)
@@ -259,6 +269,12 @@ func (e *Engine) Run(ctx context.Context) (*Summary, error) {
 			}
 			return sum, err
 		}
+		if e.opts.Submission != nil && e.submitted == nil {
+			// Refused before the trace opens: a refusal leaves no run.
+			if e.submitted, err = e.acceptSubmission(rep, target); err != nil {
+				return sum, err
+			}
+		}
 		if e.trace == nil {
 			if e.trace, err = openTrace(e.ws, e.runID); err != nil {
 				return sum, err
@@ -280,6 +296,9 @@ func (e *Engine) Run(ctx context.Context) (*Summary, error) {
 			p2, err := e.pipeline()
 			if err == nil {
 				sum.Next = p2.Next
+			}
+			if e.opts.Submission != nil {
+				e.emit(Event{Kind: EventGate, Stage: res.Stage, Status: string(state.Awaiting), Message: sum.Next.Message})
 			}
 			return sum, nil
 		}

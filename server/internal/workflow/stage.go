@@ -163,6 +163,9 @@ func (r *run) describe(ctx context.Context) string {
 	if r.c.Script != nil {
 		return "script"
 	}
+	if sub := r.e.opts.Submission; sub != nil {
+		return "outputs handed in by " + state.AgentPrefix + sub.Agent
+	}
 	tok := ""
 	if r.sr.Context != nil {
 		tok = fmt.Sprintf("~%d tokens -> ", r.sr.Context.Total)
@@ -191,6 +194,9 @@ const countWait = 5 * time.Second
 func (r *run) produce(ctx context.Context, rep *check.Report) (map[string][]byte, error) {
 	if r.c.Script != nil {
 		return nil, r.script(ctx)
+	}
+	if r.e.submitted != nil {
+		return r.handIn(), nil
 	}
 	if writeout.Needed(r.c) {
 		sess, cfg, err := r.prepare(ctx)

@@ -1,0 +1,131 @@
+package workflow
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/icm-tool/icm/server/internal/agent"
+	"github.com/icm-tool/icm/server/internal/assemble"
+	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/writeout"
+)
+
+// Submission is a stage's run in which a coding agent was the model: it
+// read the stage's assembled context (from a probe or the workspace MCP
+// server's context resource) and hands in the outputs itself. The run is
+// the one a model run makes from there: the run lock, the declared
+// outputs (checked by the write tool's rules), the edited-output guard,
+// atomic writes with the previous versions kept, a run record, Verify,
+// rubrics and the trace; it always stops at the gate.
+type Submission struct {
+	// Agent is the agent's name (the MCP client's), recorded as
+	// state.AgentPrefix+Agent.
+	Agent string
+	// ContextID is the context the agent read (assemble.Context.ID). The
+	// run is refused when the stage's context is another one now: the
+	// files changed since, and the outputs answer a context no run would
+	// send any more.
+	ContextID string
+	// Files are the outputs, each a path inside the stage's output/ (as
+	// the write tool takes them) and its whole content.
+	Files []writeout.File
+}
+
+// PurposeAgent marks the trace's model event of a Submission: the
+// context the agent read and what it handed in, where a model call's
+// request and reply would be.
+const PurposeAgent = "agent"
+
+// submitted is a Submission accepted for its stage: the files by
+// workspace-relative path and the context they answer.
+type submitted struct {
+	set   *writeout.Set
+	files map[string][]byte
+	rels  []string
+	ctx   *assemble.Context
+}
+
+// acceptSubmission checks a Submission against its stage before anything
+// is written or traced: the stage can run, its context is the one the
+// agent read, and the files are exactly its declared outputs. A refusal
+// changes nothing on disk.
+func (e *Engine) acceptSubmission(rep *check.Report, sr *check.StageReport) (*submitted, error) {
+	sub := e.opts.Submission
+	st, c := sr.Stage, sr.Contract
+	if c == nil {
+		return nil, fmt.Errorf("stage %s has no readable contract", st.Name)
+	}
+	if err := invalidStage(rep, sr); err != nil {
+		return nil, err
+	}
+	if c.Script != nil {
+		return nil, fault.BadRequest(fmt.Sprintf("stage %s runs a script, which writes its own outputs: nothing is handed in for it", st.Name),
+			"run it with run_stage (or icm run --stage "+st.Name+")").In(st.Name)
+	}
+	actx, err := assemble.Stage(e.ws, st, c, assemble.Options{ProducedBy: rep.ProducedBy})
+	if err != nil {
+		return nil, err
+	}
+	if id := actx.ID(); sub.ContextID != id {
+		msg := fmt.Sprintf("stage %s: the context %q is not the stage's context now (%s): its files changed since it was read, so nothing was recorded", st.Name, sub.ContextID, id)
+		if strings.TrimSpace(sub.ContextID) == "" {
+			msg = fmt.Sprintf("stage %s: no context id was given, so icm cannot say which context the outputs answer; nothing was recorded", st.Name)
+		}
+		return nil, fault.BadRequest(msg, "read the stage's context again (probe, or its context resource), redo the work from it, and hand in its context_id").In(st.Name)
+	}
+	set := writeout.NewSet(st.Rel, c, int(e.ws.Disk.MaxRead()))
+	for _, f := range sub.Files {
+		if _, err := set.Accept(f.Path, f.Content); err != nil {
+			return nil, fault.BadRequest(fmt.Sprintf("stage %s: %v; nothing was recorded", st.Name, err),
+				"hand in every declared output again, under the names the stage declares").In(st.Name)
+		}
+	}
+	targets := writeout.Targets(c)
+	if set.Len() == 0 {
+		return nil, fault.BadRequest(fmt.Sprintf("stage %s: no files were handed in; its outputs are %s", st.Name, describeTargets(targets)),
+			"hand in one file per declared output").In(st.Name)
+	}
+	if m := set.Missing(); len(m) > 0 {
+		return nil, fault.BadRequest(fmt.Sprintf("stage %s: no file for %s (handed in: %s); nothing was recorded", st.Name, describeTargets(m), strings.Join(sortedFiles(set), ", ")),
+			"hand in every declared output in one call").In(st.Name)
+	}
+	acc := &submitted{set: set, files: map[string][]byte{}, ctx: actx}
+	for rel, data := range set.Files() {
+		ws := path.Join(st.Rel, rel)
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			data = append(data, '\n')
+		}
+		acc.files[ws] = data
+		acc.rels = append(acc.rels, ws)
+	}
+	sort.Strings(acc.rels)
+	return acc, nil
+}
+
+// handIn is produce for a Submission: the accepted files become the
+// outputs, and the trace gets one model event holding the context the
+// agent read and the files it handed in, so the run reads like a model's.
+func (r *run) handIn() map[string][]byte {
+	acc := r.e.submitted
+	sub := r.e.opts.Submission
+	r.set = acc.set
+	r.written = &Written{RunID: r.e.runID, Output: acc.rels[0], Files: acc.rels}
+	var reply strings.Builder
+	fmt.Fprintf(&reply, "Handed in over MCP by %s%s:\n", state.AgentPrefix, sub.Agent)
+	for _, rel := range acc.rels {
+		fmt.Fprintf(&reply, "\npath: %s\n````\n%s````\n", strings.TrimPrefix(rel, r.st.Rel+"/"), acc.files[rel])
+	}
+	r.e.emit(Event{Kind: EventModel, Stage: r.st.Name, Message: "handed in by " + state.AgentPrefix + sub.Agent, Model: &agent.ModelEvent{
+		Call: 1, Purpose: PurposeAgent, Model: state.AgentPrefix + sub.Agent, Server: "mcp",
+		PromptEstimate: acc.ctx.Total, PromptMethod: "estimated",
+		Sent:  []llm.Message{{Role: llm.RoleSystem, Content: acc.ctx.System}, {Role: llm.RoleUser, Content: acc.ctx.User}},
+		Reply: &llm.Message{Role: llm.RoleAssistant, Content: reply.String()},
+	}})
+	r.res.StopReason = "handed-in"
+	return acc.files
+}
