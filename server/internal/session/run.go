@@ -43,6 +43,8 @@ type Run struct {
 	req     RunRequest
 	eng     *workflow.Engine
 	observe func(workflow.Event)
+	// handIn is set for an agent's Submission: no model is called.
+	handIn bool
 }
 
 // NewRun prepares a run; observe (may be nil) receives every event, one
@@ -106,14 +108,7 @@ func (r *Run) event(ev workflow.Event) {
 // first stage needs a model. Whatever happens, the run's spans are sent
 // before it returns. Errors are *fault.Error.
 func (r *Run) Execute(ctx context.Context) (*workflow.Summary, error) {
-	if stage, err := r.reachable(ctx); err != nil {
-		// The stage did not start, but its state says the re-run failed
-		// and why, as when a run fails midway.
-		if stage != "" {
-			if werr := workflow.NoteFailure(r.s.ws, stage, r.ID(), err, time.Now()); werr != nil {
-				r.s.warn("the failed run was not recorded: " + werr.Error())
-			}
-		}
+	if err := r.reach(ctx); err != nil {
 		return nil, err
 	}
 	stop := r.s.trace(ctx, r)
@@ -126,6 +121,22 @@ func (r *Run) Execute(ctx context.Context) (*workflow.Summary, error) {
 		return sum, fault.From(err)
 	}
 	return sum, nil
+}
+
+// reach fails a run that needs a model server that does not answer
+// before it starts, noting the failure in the stage's state as when a
+// run fails midway. An agent's Submission calls no model.
+func (r *Run) reach(ctx context.Context) error {
+	if r.handIn {
+		return nil
+	}
+	stage, err := r.reachable(ctx)
+	if err != nil && stage != "" {
+		if werr := workflow.NoteFailure(r.s.ws, stage, r.ID(), err, time.Now()); werr != nil {
+			r.s.warn("the failed run was not recorded: " + werr.Error())
+		}
+	}
+	return err
 }
 
 // reachable fails fast, with how to start it, when the stage about to run
