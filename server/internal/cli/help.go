@@ -37,6 +37,7 @@ var topics = []helpTopic{
 	{"layers", "The five context layers and what each stage loads", topicFile("layers")},
 	{"verify", "Verify checks: deterministic tests of a stage's output", topicFile("verify")},
 	{"gates", "Review gates, approval and stage states", topicFile("gates")},
+	{"agents", "Coding agents running stages through icm (icm mcp workspace)", topicFile("agents")},
 }
 
 // addHelpTopics adds each topic as a help-only command, which cobra lists

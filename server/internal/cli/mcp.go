@@ -25,15 +25,17 @@ import (
 // newMCPCmd is `icm mcp`: icm's own MCP tool servers. Each speaks MCP on
 // stdin/stdout (or streamable HTTP with --http); stdout carries only MCP
 // frames, logs go to stderr.
-func newMCPCmd(env *Env) *cobra.Command {
+func newMCPCmd(env *Env, g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",
-		Short: "Run one of icm's MCP tool servers (search, browser, ingest)",
-		Long: `Run one of icm's MCP tool servers. They speak MCP over stdin/stdout, so an
-MCP client (icm itself, VS Code, the MCP Inspector) starts them as a command;
---http ADDR serves streamable HTTP at http://ADDR/mcp instead.`,
+		Short: "Run one of icm's MCP servers (search, browser, ingest, workspace) or print a client's setup",
+		Long: `Run one of icm's MCP servers. They speak MCP over stdin/stdout, so an MCP
+client (icm itself, VS Code, a coding agent, the MCP Inspector) starts them as
+a command; --http ADDR serves streamable HTTP at http://ADDR/mcp instead.
+search, browser and ingest are tools for stages; workspace lets a coding agent
+run stages through icm, and install prints a client's configuration for it.`,
 	}
-	cmd.AddCommand(newMCPSearchCmd(env), newMCPBrowserCmd(env), newMCPIngestCmd(env))
+	cmd.AddCommand(newMCPSearchCmd(env), newMCPBrowserCmd(env), newMCPIngestCmd(env), newMCPWorkspaceCmd(env, g), newMCPInstallCmd(env, g))
 	return cmd
 }
 

@@ -8,12 +8,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/testutil/fakesearx"
 	"github.com/icm-tool/icm/server/internal/testutil/sites"
+	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 )
 
 // InspectorVersion is the MCP Inspector release the interoperability test
@@ -94,6 +96,14 @@ func inspect(t *testing.T, bin string, server []string, method ...string) map[st
 	return v
 }
 
+// sameSet reports whether a and b hold the same strings.
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
+
 func toolNames(t *testing.T, list map[string]any) []string {
 	t.Helper()
 	var names []string
@@ -117,8 +127,10 @@ func callText(t *testing.T, res map[string]any) (string, bool) {
 	return sb.String(), isErr
 }
 
-// TestMCPInspectorInterop drives both servers with an MCP client we did not
-// write: the official MCP Inspector in CLI mode.
+// TestMCPInspectorInterop drives icm's servers with an MCP client we did
+// not write: the official MCP Inspector in CLI mode. The workspace
+// server's resources, prompts and tools are listed, a stage's context is
+// read (the bytes icm probe --json prints) and status is called.
 func TestMCPInspectorInterop(t *testing.T) {
 	bin := inspector(t)
 	icm := buildICM(t)
@@ -137,6 +149,47 @@ func TestMCPInspectorInterop(t *testing.T) {
 		}
 		if q := fake.Queries(); len(q) == 0 || q[len(q)-1] != "icm workspaces" {
 			t.Fatalf("fake SearXNG saw %q", q)
+		}
+	})
+	t.Run("workspace", func(t *testing.T) {
+		dir := wstest.Copy(t, "course-research")
+		srv := []string{"-e", "ICM_CONFIG_DIR=" + t.TempDir(), icm, "mcp", "workspace", dir}
+		names := toolNames(t, inspect(t, bin, srv, "--method", "tools/list"))
+		if !sameSet(names, []string{"status", "check", "probe", "next", "run_stage", "submit_outputs", "request_review"}) {
+			t.Fatalf("tools = %v", names)
+		}
+		resources := inspect(t, bin, srv, "--method", "resources/list")
+		var uris []string
+		for _, r := range resources["resources"].([]any) {
+			uris = append(uris, r.(map[string]any)["uri"].(string))
+		}
+		for _, want := range []string{"icm://01-scope/contract", "icm://01-scope/context", "icm://01-scope/outputs", "icm://04-draft/context"} {
+			if !slices.Contains(uris, want) {
+				t.Errorf("resources/list lacks %s: %v", want, uris)
+			}
+		}
+		prompts := inspect(t, bin, srv, "--method", "prompts/list")
+		var pnames []string
+		for _, p := range prompts["prompts"].([]any) {
+			pnames = append(pnames, p.(map[string]any)["name"].(string))
+		}
+		if !sameSet(pnames, []string{"01-scope", "02-research", "03-outline", "04-draft"}) {
+			t.Errorf("prompts = %v", pnames)
+		}
+		read := inspect(t, bin, srv, "--method", "resources/read", "--uri", "icm://01-scope/context")
+		contents, _ := read["contents"].([]any)
+		if len(contents) != 1 {
+			t.Fatalf("resources/read: %v", read)
+		}
+		text, _ := contents[0].(map[string]any)["text"].(string)
+		probe, _, code := runICM(t, "probe", "--json", "-w", dir, "01-scope")
+		if code != 0 || text != probe {
+			t.Errorf("the context the Inspector read is not icm probe --json's (exit %d):\n%s\n---\n%s", code, text, probe)
+		}
+		res := inspect(t, bin, srv, "--method", "tools/call", "--tool-name", "status")
+		status, isErr := callText(t, res)
+		if isErr || !strings.Contains(status, "01-scope: pending") || !strings.Contains(status, "Next: 01-scope ready to run") {
+			t.Fatalf("status (isError %v):\n%s", isErr, status)
 		}
 	})
 	t.Run("browser", func(t *testing.T) {

@@ -2,11 +2,13 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"sort"
 	"testing"
 
 	"github.com/icm-tool/icm/server/internal/testutil/golden"
+	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 )
 
 // TestMCPToolSnapshots keeps every tool icm's MCP servers offer (name,
@@ -16,18 +18,32 @@ import (
 // TestMCPToolSnapshots -update rewrites them).
 func TestMCPToolSnapshots(t *testing.T) {
 	root := t.TempDir()
+	ws := wstest.Copy(t, "course-research")
+	allowed := t.TempDir()
+	if err := os.WriteFile(filepath.Join(allowed, "settings.toml"), []byte("[agents]\napprove = true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	servers := []struct {
 		name string
 		args []string
+		// config is the person's config folder (ICM_CONFIG_DIR).
+		config string
 	}{
 		// As the shipped workspaces start them (their config.toml).
-		{"search", []string{"mcp", "search", "--searxng", "http://localhost:8090"}},
-		{"browser", []string{"mcp", "browser", "--no-cache"}},
-		{"ingest", []string{"mcp", "ingest", "--root", root}},
+		{"search", []string{"mcp", "search", "--searxng", "http://localhost:8090"}, ""},
+		{"browser", []string{"mcp", "browser", "--no-cache"}, ""},
+		{"ingest", []string{"mcp", "ingest", "--root", root}, ""},
+		// The workspace server as an agent sees it, and with the
+		// approve tool the person's own settings can add.
+		{"workspace", []string{"mcp", "workspace", ws}, t.TempDir()},
+		{"workspace-approve", []string{"mcp", "workspace", ws}, allowed},
 	}
 	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`
 	for _, s := range servers {
 		t.Run(s.name, func(t *testing.T) {
+			if s.config != "" {
+				t.Setenv("ICM_CONFIG_DIR", s.config)
+			}
 			frames := mcpSession(t, s.args, initFrame, initialized, list)
 			res, ok := frames[2]["result"].(map[string]any)
 			if !ok {

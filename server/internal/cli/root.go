@@ -153,7 +153,7 @@ func commands(env *Env, g *globalFlags) []*cobra.Command {
 		newApproveCmd(env, g),
 		newHistoryCmd(env, g),
 		newPullCmd(env, g),
-		newMCPCmd(env),
+		newMCPCmd(env, g),
 		newLSPCmd(env),
 		newInitCmd(env),
 		newNewStageCmd(env, g),

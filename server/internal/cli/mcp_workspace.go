@@ -1,0 +1,171 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/mcpserver/wsmcp"
+	"github.com/icm-tool/icm/server/internal/session"
+	"github.com/icm-tool/icm/server/internal/usersettings"
+	"github.com/icm-tool/icm/server/internal/workspace"
+)
+
+// newMCPWorkspaceCmd is `icm mcp workspace`: the workspace MCP server a
+// coding agent runs stages through.
+func newMCPWorkspaceCmd(env *Env, g *globalFlags) *cobra.Command {
+	var tf transportFlags
+	var restricted bool
+	var poll time.Duration
+	cmd := &cobra.Command{
+		Use:   "workspace [FOLDER...]",
+		Short: "Let a coding agent run stages through icm (resources, prompts, tools)",
+		Long: `Serve ICM workspaces to a coding agent over MCP: each FOLDER is a workspace,
+or a folder holding several (default: the workspace around the current folder,
+or -w). The agent reads a stage's exact context (resource icm://STAGE/context,
+what icm probe --json prints, with its context_id; one prompt per stage), does
+the work, and hands the outputs in with submit_outputs. icm checks them against
+the declared outputs, records the run as agent:NAME, runs Verify and the rubrics
+and stops at the review gate. Approving stays with the person: there is no
+approve tool unless their own settings file says
+
+  [agents]
+  approve = true
+
+(~/.config/icm/settings.toml; never a workspace's files), and an agent's
+approval is shown apart. --restricted serves the workspaces read-only, as an
+editor in Restricted Mode asks. See icm help agents.`,
+		Example: "  icm mcp workspace\n  icm mcp workspace workspaces/course-research\n  icm mcp workspace workspaces",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			roots, err := servedRoots(env, g, args)
+			if err != nil {
+				return err
+			}
+			user, err := usersettings.Load(env.Getenv, roots...)
+			if err != nil {
+				return fault.Config(err.Error(), "fix the settings file, or remove it", "")
+			}
+			logger := newLogger(env)
+			counting := session.NewCounting(env.Getenv)
+			cwd, _ := env.Getwd()
+			repo := repoRoot(env, g, cwd)
+			srv := wsmcp.New(wsmcp.Deps{
+				Roots: roots,
+				Open: func(root string) (*session.Session, error) {
+					ws, err := workspace.LoadWith(root, root, workspace.Options{Repository: repo})
+					if err != nil {
+						return nil, err
+					}
+					return session.Open(ws, session.Options{Getenv: env.Getenv, Self: env.Self, Version: Version, Counting: counting,
+						Warn: func(msg string) { logger.Warn(msg) }}), nil
+				},
+				Guard:        readOnlyGuard(restricted),
+				AllowApprove: user.Agents.Approve,
+				SettingsPath: user.Path,
+				Version:      Version,
+				Poll:         poll,
+				Warn:         func(msg string) { logger.Warn(msg) },
+			})
+			logger.Info("workspace server", "workspaces", strings.Join(roots, ", "), "agents may approve", user.Agents.Approve, "read-only", restricted)
+			ctx, cancel := context.WithCancel(cmd.Context())
+			defer cancel()
+			go srv.Watch(ctx)
+			return serveMCP(ctx, env, logger, srv.MCP(), tf.http)
+		},
+	}
+	tf.add(cmd)
+	cmd.Flags().DurationVar(&poll, "poll", wsmcp.DefaultPoll, "how often subscribed resources are read again")
+	_ = cmd.Flags().MarkHidden("poll")
+	cmd.Flags().BoolVar(&restricted, "restricted", false, "serve the workspaces read-only: no runs, no outputs handed in, no approvals (what an editor in Restricted Mode asks)")
+	return cmd
+}
+
+// readOnlyGuard refuses what acts for a workspace when it is served
+// read-only.
+func readOnlyGuard(restricted bool) func(*session.Session, string) error {
+	if !restricted {
+		return nil
+	}
+	return func(s *session.Session, what string) error {
+		return fault.BadRequest(fmt.Sprintf("unable to %s: the workspace %s is served read-only (Restricted Mode)", what, s.Workspace().Root),
+			"trust the workspace in the editor; until then its contexts can be read, and nothing is run or written")
+	}
+}
+
+// discoverDepth is how deep below a folder workspaces are looked for.
+const discoverDepth = 3
+
+// servedRoots are the workspaces the server serves: for each folder, the
+// workspace around it, else the workspaces below it.
+func servedRoots(env *Env, g *globalFlags, args []string) ([]string, error) {
+	if len(args) == 0 {
+		ws, err := openWorkspace(env, g)
+		if err != nil {
+			return nil, err
+		}
+		return []string{ws.Root}, nil
+	}
+	cwd, err := env.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var roots []string
+	add := func(r string) {
+		if !seen[r] {
+			seen[r] = true
+			roots = append(roots, r)
+		}
+	}
+	for _, a := range args {
+		dir := a
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(cwd, dir)
+		}
+		dir = filepath.Clean(dir)
+		if root, err := workspace.Find(dir); err == nil {
+			add(root)
+			continue
+		}
+		found := below(dir)
+		if len(found) == 0 {
+			return nil, fault.Missing(fmt.Sprintf("%s holds no ICM workspace (a folder with CLAUDE.md, or CONTEXT.md and its stages) within %d levels", dir, discoverDepth),
+				"name a workspace's folder, or a folder that holds workspaces")
+		}
+		for _, r := range found {
+			add(r)
+		}
+	}
+	return roots, nil
+}
+
+// below finds the workspaces in a folder, not looking into hidden
+// folders, outputs, histories or node_modules.
+func below(dir string) []string {
+	var out []string
+	base := strings.Count(dir, string(filepath.Separator))
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		name := d.Name()
+		if p != dir && (strings.HasPrefix(name, ".") || name == "node_modules" || name == workspace.OutputDir || name == workspace.HistoryDir) {
+			return filepath.SkipDir
+		}
+		if strings.Count(p, string(filepath.Separator))-base > discoverDepth {
+			return filepath.SkipDir
+		}
+		if workspace.IsRoot(p) {
+			out = append(out, p)
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	return out
+}
