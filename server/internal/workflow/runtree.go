@@ -95,10 +95,11 @@ type traceLine struct {
 	Status   string        `json:"status"`
 	Duration time.Duration `json:"duration"`
 	Model    *struct {
-		Call                       int
-		Model, DoneReason, Err     string
-		PromptTokens, OutputTokens int
-		Duration                   time.Duration
+		Call                            int
+		Model, DoneReason, Err, Purpose string
+		PromptTokens, OutputTokens      int
+		PromptEstimate                  int
+		Duration                        time.Duration
 	} `json:"model"`
 	Tool *struct {
 		Call       int
@@ -123,7 +124,7 @@ func (l *traceLine) clip() {
 	l.Stage, l.Item, l.Status = clip(l.Stage, maxNameBytes), clip(l.Item, maxNameBytes), clip(l.Status, maxNameBytes)
 	l.Message, l.Err = clip(l.Message, maxErrorBytes), clip(l.Err, maxErrorBytes)
 	if m := l.Model; m != nil {
-		m.Model, m.DoneReason, m.Err = clip(m.Model, maxNameBytes), clip(m.DoneReason, maxNameBytes), clip(m.Err, maxErrorBytes)
+		m.Model, m.DoneReason, m.Err, m.Purpose = clip(m.Model, maxNameBytes), clip(m.DoneReason, maxNameBytes), clip(m.Err, maxErrorBytes), clip(m.Purpose, maxNameBytes)
 	}
 	if t := l.Tool; t != nil {
 		t.Name, t.Err = clip(t.Name, maxNameBytes), clip(t.Err, maxErrorBytes)
@@ -150,11 +151,12 @@ func lineOf(ev *Event) *traceLine {
 		Message: ev.Message, Err: ev.Err, Status: ev.Status, Duration: ev.Duration}
 	if m := ev.Model; m != nil {
 		l.Model = &struct {
-			Call                       int
-			Model, DoneReason, Err     string
-			PromptTokens, OutputTokens int
-			Duration                   time.Duration
-		}{m.Call, m.Model, m.DoneReason, m.Err, m.PromptTokens, m.OutputTokens, m.Duration}
+			Call                            int
+			Model, DoneReason, Err, Purpose string
+			PromptTokens, OutputTokens      int
+			PromptEstimate                  int
+			Duration                        time.Duration
+		}{m.Call, m.Model, m.DoneReason, m.Err, m.Purpose, m.PromptTokens, m.OutputTokens, m.PromptEstimate, m.Duration}
 	}
 	if t := ev.Tool; t != nil {
 		args, _ := json.Marshal(t.Args)
@@ -257,6 +259,11 @@ func (t *runTree) add(ev *traceLine) {
 		leaf = &RunNode{Kind: NodeModel, Stage: ev.Stage, Index: ev.Index, Call: m.Call, PromptTokens: m.PromptTokens, OutputTokens: m.OutputTokens,
 			Duration: m.Duration, Error: m.Err,
 			Text: fmt.Sprintf("model %s  %d in / %d out  %s", m.Model, m.PromptTokens, m.OutputTokens, m.Duration.Round(10*time.Millisecond))}
+		if m.Purpose == PurposeAgent {
+			// No model of icm's was called: an agent handed the outputs
+			// in from the context it was given.
+			leaf.Text = fmt.Sprintf("model %s  handed in over MCP from a context of ~%d tokens", m.Model, m.PromptEstimate)
+		}
 		if m.DoneReason != "" && m.DoneReason != "stop" {
 			leaf.Text += "  (" + m.DoneReason + ")"
 		}
