@@ -39,8 +39,10 @@ approve tool unless their own settings file says
   approve = true
 
 (~/.config/icm/settings.toml; never a workspace's files), and an agent's
-approval is shown apart. --restricted serves the workspaces read-only, as an
-editor in Restricted Mode asks. See icm help agents.`,
+approval is shown apart. A workspace that is not trusted (icm trust) is served
+read-only: its contexts can be read, nothing is run, handed in or approved;
+--restricted serves every one read-only, as an editor in Restricted Mode asks.
+See icm help agents.`,
 		Example: "  icm mcp workspace\n  icm mcp workspace workspaces/course-research\n  icm mcp workspace workspaces",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			roots, err := servedRoots(env, g, args)
@@ -62,10 +64,11 @@ editor in Restricted Mode asks. See icm help agents.`,
 					if err != nil {
 						return nil, err
 					}
-					return session.Open(ws, session.Options{Getenv: env.Getenv, Self: env.Self, Version: Version, Counting: counting,
-						Warn: func(msg string) { logger.Warn(msg) }}), nil
+					opts := sessionOptions(env, g, session.Settings{})
+					opts.Counting, opts.Trust.Restricted = counting, restricted
+					opts.Warn = func(msg string) { logger.Warn(msg) }
+					return session.Open(ws, opts), nil
 				},
-				Guard:        readOnlyGuard(restricted),
 				AllowApprove: user.Agents.Approve,
 				SettingsPath: user.Path,
 				Version:      Version,
@@ -82,20 +85,8 @@ editor in Restricted Mode asks. See icm help agents.`,
 	tf.add(cmd)
 	cmd.Flags().DurationVar(&poll, "poll", wsmcp.DefaultPoll, "how often subscribed resources are read again")
 	_ = cmd.Flags().MarkHidden("poll")
-	cmd.Flags().BoolVar(&restricted, "restricted", false, "serve the workspaces read-only: no runs, no outputs handed in, no approvals (what an editor in Restricted Mode asks)")
+	cmd.Flags().BoolVar(&restricted, "restricted", false, "serve the workspaces read-only, trusted or not: no runs, no outputs handed in, no approvals (what an editor in Restricted Mode asks)")
 	return cmd
-}
-
-// readOnlyGuard refuses what acts for a workspace when it is served
-// read-only.
-func readOnlyGuard(restricted bool) func(*session.Session, string) error {
-	if !restricted {
-		return nil
-	}
-	return func(s *session.Session, what string) error {
-		return fault.BadRequest(fmt.Sprintf("unable to %s: the workspace %s is served read-only (Restricted Mode)", what, s.Workspace().Root),
-			"trust the workspace in the editor; until then its contexts can be read, and nothing is run or written")
-	}
 }
 
 // discoverDepth is how deep below a folder workspaces are looked for.

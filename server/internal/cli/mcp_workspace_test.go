@@ -16,12 +16,22 @@ import (
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/realollama"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
+	"github.com/icm-tool/icm/server/internal/trust/trusttest"
 )
 
-// agentVars is an environment with a config folder of its own and no
-// model server: an agent's run needs neither.
+// agentVars is an environment with the test's config folder and no
+// model server: an agent's run needs none.
 func agentVars(t *testing.T) map[string]string {
-	return map[string]string{"ICM_CONFIG_DIR": t.TempDir(), "OLLAMA_HOST": "http://127.0.0.1:9"}
+	return map[string]string{"ICM_CONFIG_DIR": trusttest.ConfigDir(t), "OLLAMA_HOST": "http://127.0.0.1:9"}
+}
+
+// trustedCopy is a copy of a shipped workspace its person trusts (in the
+// test's config folder), as `icm trust` would record it.
+func trustedCopy(t *testing.T, name string) string {
+	t.Helper()
+	dir := wstest.Copy(t, name)
+	trusttest.Grant(t, dir)
+	return dir
 }
 
 // probeJSON is what `icm probe --json` decodes to, as far as these tests
@@ -92,7 +102,7 @@ func readRecord(t *testing.T, stageDir string) map[string]any {
 // command line, and the next stage's context now holds the approved
 // output. The trace holds the agent's run with the context it was given.
 func TestAgentRunsAStageThroughTheWorkspaceServer(t *testing.T) {
-	dir := wstest.Copy(t, "course-research")
+	dir := trustedCopy(t, "course-research")
 	vars := agentVars(t)
 	c := startMCP(t, dir, vars, "Test Agent", nil, "mcp", "workspace")
 	scope := filepath.Join(dir, "pipeline", "01-scope")
@@ -206,7 +216,7 @@ func handInScope(t *testing.T, c *mcpClient) string {
 // elicitation gets the review request, and the person's answer is kept
 // as a note; it approves nothing. A declined request is told as such.
 func TestReviewRequestAsksThePersonWhereTheClientCan(t *testing.T) {
-	dir := wstest.Copy(t, "course-research")
+	dir := trustedCopy(t, "course-research")
 	vars := agentVars(t)
 	var asked []map[string]any
 	c := startMCP(t, dir, vars, "asker", map[string]any{"elicitation": map[string]any{}}, "mcp", "workspace")
@@ -265,7 +275,7 @@ func TestReviewRequestAsksThePersonWhereTheClientCan(t *testing.T) {
 // is recorded and shown as an agent's; settings inside the workspace
 // are refused.
 func TestAgentsApproveOnlyWhereThePersonAllowsIt(t *testing.T) {
-	dir := wstest.Copy(t, "course-research")
+	dir := trustedCopy(t, "course-research")
 	vars := agentVars(t)
 	if err := os.WriteFile(filepath.Join(vars["ICM_CONFIG_DIR"], "settings.toml"), []byte("[agents]\napprove = true\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -300,10 +310,11 @@ func TestAgentsApproveOnlyWhereThePersonAllowsIt(t *testing.T) {
 	}
 }
 
-// TestRestrictedServesReadOnly: --restricted reads contexts but runs,
-// writes and approves nothing.
+// TestRestrictedServesReadOnly: --restricted (an editor in Restricted
+// Mode) serves even a trusted workspace read-only: contexts are read,
+// nothing is run, handed in or approved.
 func TestRestrictedServesReadOnly(t *testing.T) {
-	dir := wstest.Copy(t, "course-research")
+	dir := trustedCopy(t, "course-research")
 	c := startMCP(t, dir, agentVars(t), "a", nil, "mcp", "workspace", "--restricted")
 	text, isErr := c.tool("probe", map[string]any{"stage": "01-scope"})
 	if isErr {
@@ -312,15 +323,81 @@ func TestRestrictedServesReadOnly(t *testing.T) {
 	id := decodeProbe(t, text).ContextID
 	text, isErr = c.tool("submit_outputs", map[string]any{"stage": "01-scope", "context_id": id,
 		"files": []any{map[string]any{"path": "output/objectives.md", "content": "1. x\n"}}})
-	if !isErr || !strings.Contains(text, "read-only") {
+	if !isErr || !strings.Contains(text, "Restricted Mode") {
 		t.Fatalf("a read-only workspace took outputs (isError %v): %s", isErr, text)
 	}
 	text, isErr = c.tool("run_stage", map[string]any{"stage": "01-scope"})
-	if !isErr || !strings.Contains(text, "read-only") {
+	if !isErr || !strings.Contains(text, "Restricted Mode") {
 		t.Fatalf("a read-only workspace ran (isError %v): %s", isErr, text)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "pipeline", "01-scope", "output", "objectives.md")); err == nil {
 		t.Error("an output was written")
+	}
+}
+
+// TestTrustMatrixWorkspaceServer: the workspace server on a workspace
+// nobody trusts, which names tool servers, a Script stage, a run: check,
+// a model server and a key: every resource and prompt reads, every tool
+// that reads answers, every tool that acts is refused for want of trust
+// naming icm trust, and nothing the workspace names acts.
+func TestTrustMatrixWorkspaceServer(t *testing.T) {
+	cfg := trusttest.ConfigDir(t)
+	h := trusttest.NewHostile(t, trusttest.HostileOptions{MCP: []string{fixtureBin}})
+	allowed := filepath.Join(cfg, "settings.toml")
+	if err := os.WriteFile(allowed, []byte("[agents]\napprove = true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{"ICM_CONFIG_DIR": cfg, trusttest.SecretEnv: trusttest.Secret, "OLLAMA_HOST": "127.0.0.1:1", "OLLAMA_MODELS": t.TempDir()}
+	c := startMCP(t, h.Dir, vars, "hostile-test", map[string]any{"elicitation": map[string]any{}}, "mcp", "workspace")
+	c.answer = func(string, map[string]any) any { return map[string]any{"action": "accept", "content": map[string]any{"verdict": "looks right"}} }
+	res := c.result("resources/list", map[string]any{})
+	for _, r := range res["resources"].([]any) {
+		uri := r.(map[string]any)["uri"].(string)
+		if f := c.request("resources/read", map[string]any{"uri": uri}); f["error"] != nil {
+			t.Errorf("%s could not be read untrusted: %v", uri, f["error"])
+		}
+	}
+	for _, p := range names(c.result("prompts/list", map[string]any{}), "prompts") {
+		c.result("prompts/get", map[string]any{"name": p})
+	}
+	id := func(stage string) string {
+		text, isErr := c.tool("probe", map[string]any{"stage": stage})
+		if isErr {
+			t.Fatalf("probe %s untrusted: %s", stage, text)
+		}
+		return decodeProbe(t, text).ContextID
+	}
+	reads := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"status", nil}, {"check", nil}, {"next", nil},
+		{"probe", map[string]any{"stage": "03-c"}},
+		{"request_review", map[string]any{"stage": "01-a"}},
+	}
+	for _, r := range reads {
+		if text, isErr := c.tool(r.tool, r.args); isErr {
+			t.Errorf("%s was refused untrusted; it only reads: %s", r.tool, text)
+		}
+	}
+	acts := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"run_stage", map[string]any{"stage": "02-b"}},
+		{"run_stage", map[string]any{"stage": "01-a"}},
+		{"submit_outputs", map[string]any{"stage": "01-a", "context_id": id("01-a"), "files": []any{map[string]any{"path": "output/a.md", "content": "a"}}}},
+		{"approve_stage", map[string]any{"stage": "01-a"}},
+	}
+	for _, a := range acts {
+		text, isErr := c.tool(a.tool, a.args)
+		if !isErr || !strings.Contains(text, "not trusted") {
+			t.Errorf("%s %v was not refused for want of trust (isError %v): %s", a.tool, a.args, isErr, text)
+		}
+	}
+	h.AssertQuiet(t, "the workspace server")
+	if _, err := os.Stat(filepath.Join(h.Dir, "pipeline", "01-a", "output", "a.md")); err == nil {
+		t.Error("an untrusted workspace took an output")
 	}
 }
 
@@ -373,7 +450,7 @@ func TestContextResourceIsWhatProbePrints(t *testing.T) {
 // (and the next stage's context) is told when an input changes under
 // them and the stage goes stale; a stage made while serving is listed.
 func TestSubscribedStageGoesStale(t *testing.T) {
-	dir := wstest.Copy(t, "course-research")
+	dir := trustedCopy(t, "course-research")
 	vars := agentVars(t)
 	c := startMCP(t, dir, vars, "watcher", nil, "mcp", "workspace", "--poll", "50ms")
 	handInScope(t, c)
@@ -426,7 +503,7 @@ func TestSubscribedStageGoesStale(t *testing.T) {
 func TestRunStageRunsIcmsModelWithProgress(t *testing.T) {
 	srv := ollamatest.New(t, ollamatest.Config{Models: []ollamatest.Model{{Name: "qwen3.5:9b", ContextLength: 32768}}})
 	srv.On(ollamatest.LastUserContains("learning")).Reply(ollamatest.Text("1. Install Ollama.\n2. Run a model.\n3. Compare two.\n4. Keep a prompt.\n"))
-	dir := wstest.Copy(t, "course-research")
+	dir := trustedCopy(t, "course-research")
 	vars := agentVars(t)
 	vars["OLLAMA_HOST"] = srv.URL()
 	c := startMCP(t, dir, vars, "runner", nil, "mcp", "workspace")
@@ -449,7 +526,7 @@ func TestRunStageRunsIcmsModelWithProgress(t *testing.T) {
 // TestAgentRunReadsLikeAModelRun: icm history shows an agent's run as a
 // model call of agent:NAME, whose request is the context it was given.
 func TestAgentRunReadsLikeAModelRun(t *testing.T) {
-	dir := wstest.Copy(t, "course-research")
+	dir := trustedCopy(t, "course-research")
 	vars := agentVars(t)
 	c := startMCP(t, dir, vars, "historian", nil, "mcp", "workspace")
 	handInScope(t, c)

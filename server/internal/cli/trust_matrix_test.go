@@ -68,16 +68,22 @@ var commandTrust = map[string]struct {
 	"icm mcp browser": {own, []string{"mcp", "browser", "--no-cache"}},
 	"icm mcp ingest":  {own, []string{"mcp", "ingest", "--no-clone"}},
 	"icm mcp search":  {own, []string{"mcp", "search"}},
-	"icm new-stage":   {reads, []string{"new-stage", "extra"}},
-	"icm probe":       {reads, []string{"probe", "03-c", "--tokens"}},
-	"icm pull":        {acts, []string{"pull"}},
-	"icm research":    {acts, []string{"research", "-w", "@WS"}},
-	"icm run":         {acts, []string{"run"}},
-	"icm status":      {reads, []string{"status"}},
-	"icm test":        {acts, []string{"test"}},
-	"icm trust":       {reads, []string{"trust", "--show"}},
-	"icm verify":      {own, []string{"help", "verify"}},
-	"icm version":     {own, []string{"version"}},
+	// The workspace server serves an untrusted workspace read-only (every
+	// tool: TestTrustMatrixWorkspaceServer); install prints a client's
+	// configuration.
+	"icm mcp workspace": {reads, []string{"mcp", "workspace"}},
+	"icm mcp install":   {reads, []string{"mcp", "install", "--client", "vscode"}},
+	"icm agents":        {own, []string{"help", "agents"}},
+	"icm new-stage":     {reads, []string{"new-stage", "extra"}},
+	"icm probe":         {reads, []string{"probe", "03-c", "--tokens"}},
+	"icm pull":          {acts, []string{"pull"}},
+	"icm research":      {acts, []string{"research", "-w", "@WS"}},
+	"icm run":           {acts, []string{"run"}},
+	"icm status":        {reads, []string{"status"}},
+	"icm test":          {acts, []string{"test"}},
+	"icm trust":         {reads, []string{"trust", "--show"}},
+	"icm verify":        {own, []string{"help", "verify"}},
+	"icm version":       {own, []string{"version"}},
 	// cobra's own completion entry point, which lists stages.
 	"icm __complete": {reads, []string{"__complete", "run", "--stage", ""}},
 }

@@ -38,8 +38,11 @@ func BriefOf(p *Probe) Brief {
 
 // NoteReview keeps a person's answer to an agent's request to review a
 // stage, against the stage's last run. It is a note for the record and
-// never an approval.
+// never an approval; an untrusted workspace, read-only, keeps none.
 func (s *Session) NoteReview(n *state.ReviewNote) error {
+	if err := s.Require("keep a review note"); err != nil {
+		return err
+	}
 	st, err := s.ws.Stage(n.Stage)
 	if err != nil {
 		return fault.From(err)

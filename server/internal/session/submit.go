@@ -28,7 +28,8 @@ type Submission struct {
 // person's edits, atomic writes, the record, Verify, rubrics, the trace)
 // that calls no model and always stops at the gate. Execute refuses,
 // changing nothing, files that are not the stage's declared outputs and
-// a context that is not the stage's context now.
+// a context that is not the stage's context now. An untrusted workspace
+// takes none (a fault of kind Untrusted).
 func (s *Session) NewSubmission(sub Submission, observe func(workflow.Event)) (*Run, error) {
 	agent := strings.TrimSpace(sub.Agent)
 	if agent == "" {
@@ -36,6 +37,11 @@ func (s *Session) NewSubmission(sub Submission, observe func(workflow.Event)) (*
 	}
 	if sub.Stage == "" {
 		return nil, fault.BadRequest("outputs are handed in for one stage: name it", "pass the stage, e.g. 01-scope")
+	}
+	// Untrusted, a workspace is read-only: its outputs are not written
+	// and its Verify checks (which may run its commands) do not run.
+	if err := s.Require("take outputs handed in for its stages"); err != nil {
+		return nil, err
 	}
 	r := &Run{s: s, req: RunRequest{Stage: sub.Stage}, observe: observe, handIn: true}
 	eng, err := workflow.New(s.ws, workflow.Options{
@@ -60,8 +66,12 @@ func (s *Session) NewSubmission(sub Submission, observe func(workflow.Event)) (*
 // ApproveAs records an approval by someone other than the person at the
 // keyboard: by is state.AgentPrefix and the agent's name for an agent a
 // person's own settings let approve. It never forces: an agent cannot
-// approve past failing checks, a stale stage or a failed run.
+// approve past failing checks, a stale stage or a failed run; and only
+// in a trusted workspace.
 func (s *Session) ApproveAs(ctx context.Context, stage, by string) (*state.Approval, error) {
+	if err := s.Require("approve its stages for " + by); err != nil {
+		return nil, err
+	}
 	a, err := workflow.ApproveContext(ctx, s.ws, stage, workflow.ApproveOptions{
 		By: by, Model: s.opts.Settings.Model, CodeBlocks: s.CodeBlocks()})
 	if err != nil {

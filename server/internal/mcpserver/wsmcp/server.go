@@ -35,13 +35,10 @@ type Deps struct {
 	// Roots are the workspaces served: one, or every one found in a
 	// folder. They are named by their folder's name.
 	Roots []string
-	// Open opens a session over a workspace root for one operation.
+	// Open opens a session over a workspace root for one operation,
+	// with its trust decision: what the session refuses for want of
+	// trust, the server serves read-only.
 	Open func(root string) (*session.Session, error)
-	// Guard says whether icm may act for the workspace of s (run a stage,
-	// write outputs, approve): nil when it may, else the refusal to show.
-	// nil Guard lets every workspace act. An untrusted workspace is
-	// served read-only through it.
-	Guard func(s *session.Session, what string) error
 	// AllowApprove offers agents the approve_stage tool: only the
 	// person's own settings decide it, never a workspace's files.
 	AllowApprove bool
@@ -171,12 +168,11 @@ func (s *Server) open(w *served) (*session.Session, error) {
 	return sess, nil
 }
 
-// guard asks Deps.Guard whether icm may act for the workspace.
+// guard asks the session's trust gate whether icm may act for the
+// workspace: an untrusted workspace (or one an editor holds in
+// Restricted Mode) is served read-only.
 func (s *Server) guard(sess *session.Session, what string) error {
-	if s.d.Guard == nil {
-		return nil
-	}
-	return s.d.Guard(sess, what)
+	return sess.Require(what)
 }
 
 func (s *Server) warn(msg string) {
