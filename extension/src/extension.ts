@@ -2,6 +2,7 @@
 // Pipeline view, status bar, commands and review flow to it.
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
+import { registerMcpServer } from './mcpProvider';
 import { PipelineModel } from './model';
 import { registerPipelineView } from './pipelineView';
 import { ReviewFlow } from './reviewFlow';
@@ -56,6 +57,7 @@ export function activate(context: vscode.ExtensionContext): void {
     docs.disposable,
     registerStatusBar(model),
     registerCommands({ server, model, review, log, runs }),
+    registerMcpServer(context, log),
   );
   // Activation does not wait for the server: commands work (and say what is
   // wrong) even when it fails to start. Disposing the subscriptions stops it.

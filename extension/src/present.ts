@@ -116,11 +116,18 @@ export function callsText(st: StageStatus): string | undefined {
   return formatTokens(st.tokens);
 }
 
-/** "4,504 in / 312 out · 12.3s · qwen3.5:9b" from the last run's record. */
+/** A run a coding agent made is recorded with the model agent:NAME. */
+export const agentPrefix = 'agent:';
+
+/** "4,504 in / 312 out · 12.3s · qwen3.5:9b" from the last run's record; an agent's run says who handed it in. */
 export function lastRunText(st: StageStatus): string | undefined {
   const r = st.lastRunStats;
   if (r === undefined) {
     return undefined;
+  }
+  if (r.model?.startsWith(agentPrefix)) {
+    // No model of icm's ran: a coding agent handed the outputs in over MCP.
+    return `handed in by ${r.model} over MCP · ${formatDuration(r.durationMs)}`;
   }
   const parts = [`${r.promptTokens.toLocaleString('en-US')} tokens in / ${r.outputTokens.toLocaleString('en-US')} out`, formatDuration(r.durationMs)];
   if (r.model !== undefined && r.model !== '') {

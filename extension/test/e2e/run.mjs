@@ -13,7 +13,10 @@
 // view, stop the model server and re-run an approved stage (a notice with
 // the hint and Start / Retry; everything stays approved), cancel a run, and
 // misspell the model in config.toml (a squiggle that says what was meant,
-// and a failed run whose Use button fixes the name in config.toml).
+// and a failed run whose Use button fixes the name in config.toml); then
+// VS Code lists the MCP server the extension registers, and a coding agent
+// (a script speaking MCP to the packaged icm) hands in 01-scope's output,
+// which the Runs view and the Pipeline show as agent:NAME's run.
 // Each step leaves a screenshot in test-artifacts/e2e/.
 //
 // `make e2e` builds what it needs and runs it; the environment says where:
@@ -61,6 +64,10 @@ let shot = 0;
 /** The scripted model server, and where it listens (restarted on the same address). */
 let ollama;
 let ollamaAddr;
+/** The editor's user settings file, code-server's environment and its extensions folder. */
+let userSettings;
+let csEnv;
+let extensionsDir;
 
 /** Starts a program in its own process group, so cleanup ends it and its children. */
 function start(command, args, options = {}) {
@@ -212,9 +219,11 @@ before(async () => {
 
   const userData = path.join(scratch, 'user-data');
   const extensions = path.join(scratch, 'extensions');
+  extensionsDir = extensions;
+  userSettings = path.join(userData, 'User/settings.json');
   await mkdir(path.join(userData, 'User'), { recursive: true });
   await writeFile(
-    path.join(userData, 'User/settings.json'),
+    userSettings,
     JSON.stringify(
       {
         // The folder opens in Restricted Mode: the first steps read it
@@ -242,7 +251,7 @@ before(async () => {
   const config = path.join(scratch, 'code-server.yaml');
   await writeFile(config, 'auth: none\ncert: false\n');
   // icm's trust records go to the scratch folder, never the person's.
-  const csEnv = {
+  csEnv = {
     ...process.env,
     PATH: `${node24}:${process.env.PATH}`,
     XDG_CONFIG_HOME: path.join(scratch, 'xdg'),
@@ -306,6 +315,53 @@ after(async () => {
     }
   }
 });
+
+/** Changes one user setting in the settings file, as a person editing it would. */
+async function setUserSetting(key, value) {
+  const settings = JSON.parse(await readFile(userSettings, 'utf8'));
+  settings[key] = value;
+  await writeFile(userSettings, JSON.stringify(settings, null, 2));
+}
+
+/**
+ * A coding agent as a script: it starts the icm the extension packages as
+ * `icm mcp workspace` and speaks MCP to it over stdio, one JSON-RPC message
+ * a line, as any MCP client does.
+ */
+async function startAgent(name) {
+  const icm = path.join(extensionsDir, 'icm-tool.icm-0.1.0/extension/bin/icm');
+  assert.ok(existsSync(icm), `the packaged icm is not at ${icm}`);
+  const child = spawn(icm, ['mcp', 'workspace', workspace], { env: csEnv, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  children.push(child);
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const waiting = new Map();
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    const msg = JSON.parse(line);
+    if (msg.id !== undefined && waiting.has(msg.id)) {
+      waiting.get(msg.id)(msg);
+      waiting.delete(msg.id);
+    }
+  });
+  let next = 0;
+  const request = (method, params) =>
+    new Promise((resolve, reject) => {
+      const id = ++next;
+      const timer = setTimeout(() => reject(new Error(`no answer to ${method}; the server said:\n${stderr}`)), stepTimeout);
+      waiting.set(id, (msg) => {
+        clearTimeout(timer);
+        msg.error ? reject(new Error(`${method}: ${JSON.stringify(msg.error)}`)) : resolve(msg.result);
+      });
+      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
+    });
+  await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name, version: '1' } });
+  child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
+  const tool = async (toolName, args) => {
+    const res = await request('tools/call', { name: toolName, arguments: args });
+    return { text: res.content.map((c) => c.text).join(''), isError: res.isError === true };
+  };
+  return { request, tool, stop: () => child.stdin.end() };
+}
 
 /** Once a step fails the rest are skipped: each would only wait out its timeout. */
 let broken = false;
@@ -749,5 +805,75 @@ test('the extension in VS Code', async (t) => {
     // Its fix opens the entry that names the search server.
     await page.locator('.tab.active', { hasText: 'config.toml' }).waitFor();
     await screenshot('doctor-fix-opened');
+  });
+
+  await step(t, "the extension registers icm's MCP server and VS Code lists it", async () => {
+    // VS Code's MCP support is part of its AI features, which the run
+    // keeps off until here.
+    await setUserSetting('chat.disableAIFeatures', false);
+    await clearNotifications();
+    for (let i = 0; ; i++) {
+      try {
+        await runCommand('MCP: List Servers');
+        break;
+      } catch (err) {
+        if (i >= 10) {
+          throw err;
+        }
+        await page.keyboard.press('Escape');
+        await page.waitForTimeout(1000);
+      }
+    }
+    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: /^icm/ }).first();
+    await row.waitFor();
+    await screenshot('mcp-servers');
+    await page.keyboard.press('Escape');
+  });
+
+  await step(t, 'an agent run handed in over MCP shows in the Runs view and the Pipeline', async () => {
+    const agent = await startAgent('e2e-agent');
+    try {
+      const probe = await agent.tool('probe', { stage: '01-scope' });
+      assert.equal(probe.isError, false, probe.text);
+      const contextId = JSON.parse(probe.text).context_id;
+      const wrong = await agent.tool('submit_outputs', { stage: '01-scope', context_id: contextId, files: [{ path: 'output/goals.md', content: '1. x\n' }] });
+      assert.ok(wrong.isError && wrong.text.includes('output/objectives.md'), `a wrong name was not refused naming the output:\n${wrong.text}`);
+      const done = await agent.tool('submit_outputs', {
+        stage: '01-scope',
+        context_id: contextId,
+        files: [{ path: 'output/objectives.md', content: '1. Install Ollama and pull a model.\n2. Ask it one question.\n3. Keep the model server running.\n' }],
+      });
+      assert.equal(done.isError, false, done.text);
+      assert.match(done.text, /handed in by agent:e2e-agent/);
+      const review = await agent.tool('request_review', { stage: '01-scope' });
+      assert.match(review.text, /Awaiting review/);
+    } finally {
+      agent.stop();
+    }
+    await page.locator('.activitybar .action-item [aria-label^="ICM"]').first().click();
+    await page.locator('[role="treeitem"][aria-label^="01-scope, awaiting review"]').first().waitFor();
+    const header = page.locator('.pane-header[aria-label^="Runs"]');
+    if ((await header.getAttribute('aria-expanded')) !== 'true') {
+      await header.click();
+    }
+    const runs = page.locator('.pane:has(.pane-header[aria-label^="Runs"])');
+    // The newest run is the agent's: open it, then its stage.
+    const run = runs.locator('[role="treeitem"][aria-level="1"]').first();
+    await run.locator('text=01-scope').first().waitFor();
+    if ((await run.getAttribute('aria-expanded')) !== 'true') {
+      await run.click();
+    }
+    const stage = runs.locator('[role="treeitem"][aria-level="2"]', { hasText: '01-scope' }).first();
+    await stage.waitFor();
+    if ((await stage.getAttribute('aria-expanded')) !== 'true') {
+      await stage.click();
+    }
+    const call = runs.locator('[role="treeitem"]', { hasText: /^model agent:e2e-agent/ }).first();
+    await call.waitFor();
+    await screenshot('runs-view-agent');
+    // Its request is the context the agent was given.
+    await call.click();
+    await page.locator('.tab.active', { hasText: 'call-1.md' }).waitFor();
+    await screenshot('agent-call');
   });
 });

@@ -338,6 +338,16 @@ test('counts that match the run', async (t) => {
       '4,504 tokens in / 312 out · 12.3 s · qwen3.5:9b · 3 model calls, 5 tool calls, 2 failed',
     ),
   );
+  await t.test('a run an agent handed in', () =>
+    assert.equal(
+      lastRunText(
+        stage('01-scope', {
+          lastRunStats: { runId: 'r', model: 'agent:claude-code', promptTokens: 0, outputTokens: 0, durationMs: 40, modelCalls: 0, toolCalls: 0 },
+        }),
+      ),
+      'handed in by agent:claude-code over MCP · 40 ms',
+    ),
+  );
   await t.test('durations', () => {
     assert.equal(formatDuration(850), '850 ms');
     assert.equal(formatDuration(2000), '2 s');
