@@ -53,7 +53,7 @@ func (e *Engine) rerunItem(ctx context.Context, rep *check.Report, sr *check.Sta
 		return nil, err
 	}
 	if w == nil || len(w.Items) == 0 {
-		return nil, fmt.Errorf("stage %s: icm has no record of the items the model wrote (the stage last ran with an older icm); run the whole stage once", st.Name)
+		return nil, fmt.Errorf("stage %s: icm has no record of the items the model wrote (the stage last ran with an older icm, or an agent handed its output in whole); run the whole stage once", st.Name)
 	}
 	items, rel, err := assemble.Items(e.ws, st, c)
 	if err != nil {

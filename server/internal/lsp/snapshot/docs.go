@@ -74,7 +74,11 @@ func exchangeMarkdown(runID string, ex *session.Exchange) string {
 		fmt.Fprintf(&b, " · stopped: %s", m.DoneReason)
 	}
 	if m.PromptEstimate > 0 {
-		fmt.Fprintf(&b, " · icm counted %d before the call, window %d", m.PromptEstimate, m.NumCtx)
+		fmt.Fprintf(&b, " · icm counted %d before the call", m.PromptEstimate)
+		if m.NumCtx > 0 {
+			// An agent's hand-in (no model of icm's) asked for no window.
+			fmt.Fprintf(&b, ", window %d", m.NumCtx)
+		}
 	}
 	b.WriteString("\n")
 	if len(m.Tools) > 0 {
