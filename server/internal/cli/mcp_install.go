@@ -98,7 +98,7 @@ Clients: ` + strings.Join(clientNames(), ", ") + `.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, ok := agentClients[client]
 			if !ok {
-				return fault.BadRequest(fmt.Sprintf("--client %q: icm knows %s", client, strings.Join(clientNames(), ", ")),
+				return fault.InvalidRequest(fmt.Sprintf("--client %q: icm knows %s", client, strings.Join(clientNames(), ", ")),
 					"name one of the clients icm knows")
 			}
 			roots, err := servedRoots(env, g, args)

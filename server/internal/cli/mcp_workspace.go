@@ -51,7 +51,7 @@ See icm help agents.`,
 			}
 			user, err := usersettings.Load(env.Getenv, roots...)
 			if err != nil {
-				return fault.Config(err.Error(), "fix the settings file, or remove it", "")
+				return fault.ConfigInvalid(err.Error(), "fix the settings file, or remove it", "")
 			}
 			logger := newLogger(env)
 			counting := session.NewCounting(env.Getenv)
@@ -126,7 +126,7 @@ func servedRoots(env *Env, g *globalFlags, args []string) ([]string, error) {
 		}
 		found := below(dir)
 		if len(found) == 0 {
-			return nil, fault.Missing(fmt.Sprintf("%s holds no ICM workspace (a folder with CLAUDE.md, or CONTEXT.md and its stages) within %d levels", dir, discoverDepth),
+			return nil, fault.NotFound(fmt.Sprintf("%s holds no ICM workspace (a folder with CLAUDE.md, or CONTEXT.md and its stages) within %d levels", dir, discoverDepth),
 				"name a workspace's folder, or a folder that holds workspaces")
 		}
 		for _, r := range found {

@@ -349,7 +349,9 @@ func TestTrustMatrixWorkspaceServer(t *testing.T) {
 	}
 	vars := map[string]string{"ICM_CONFIG_DIR": cfg, trusttest.SecretEnv: trusttest.Secret, "OLLAMA_HOST": "127.0.0.1:1", "OLLAMA_MODELS": t.TempDir()}
 	c := startMCP(t, h.Dir, vars, "hostile-test", map[string]any{"elicitation": map[string]any{}}, "mcp", "workspace")
-	c.answer = func(string, map[string]any) any { return map[string]any{"action": "accept", "content": map[string]any{"verdict": "looks right"}} }
+	c.answer = func(string, map[string]any) any {
+		return map[string]any{"action": "accept", "content": map[string]any{"verdict": "looks right"}}
+	}
 	res := c.result("resources/list", map[string]any{})
 	for _, r := range res["resources"].([]any) {
 		uri := r.(map[string]any)["uri"].(string)
@@ -538,5 +540,41 @@ func TestAgentRunReadsLikeAModelRun(t *testing.T) {
 	out, errOut, code = runAsUser(t, dir, vars, "history", "--run", runID, "--stage", "01-scope", "--call", "1")
 	if code != 0 || !strings.Contains(out, "learning") || !strings.Contains(out, "Handed in over MCP by agent:historian") {
 		t.Errorf("the call's request is not the context (exit %d):\n%s%s", code, out, errOut)
+	}
+}
+
+// TestServingAFolderOfWorkspaces: a folder holding several workspaces is
+// served whole; URIs and prompts name the workspace, and a tool needs it.
+func TestServingAFolderOfWorkspaces(t *testing.T) {
+	parent := t.TempDir()
+	for _, name := range []string{"course-research", "course-rust"} {
+		if err := os.Rename(wstest.Copy(t, name), filepath.Join(parent, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := startMCP(t, parent, agentVars(t), "folder", nil, "mcp", "workspace", parent)
+	var uris []string
+	for _, r := range c.result("resources/list", map[string]any{})["resources"].([]any) {
+		uris = append(uris, r.(map[string]any)["uri"].(string))
+	}
+	for _, want := range []string{"icm://course-research/01-scope/context", "icm://course-rust/01-scope/context"} {
+		if !slices.Contains(uris, want) {
+			t.Errorf("resources lack %s: %v", want, uris)
+		}
+	}
+	if prompts := names(c.result("prompts/list", map[string]any{}), "prompts"); !slices.Contains(prompts, "course-rust/02-research") {
+		t.Errorf("prompts: %v", prompts)
+	}
+	if text, isErr := c.tool("status", nil); !isErr || !strings.Contains(text, "course-research, course-rust") {
+		t.Errorf("a tool without its workspace (isError %v): %s", isErr, text)
+	}
+	text, isErr := c.tool("status", map[string]any{"workspace": "course-rust"})
+	if isErr || !strings.Contains(text, "Workspace course-rust") {
+		t.Errorf("status of course-rust (isError %v): %s", isErr, text)
+	}
+	rust := decodeProbe(t, c.readResource("icm://course-rust/01-scope/context"))
+	research := decodeProbe(t, c.readResource("icm://course-research/01-scope/context"))
+	if rust.ContextID == research.ContextID || rust.User == research.User {
+		t.Error("the two workspaces' contexts are the same")
 	}
 }

@@ -6,15 +6,15 @@ import (
 	"testing"
 )
 
-// TestFrontEndsImportOnlyTheSession: the CLI and the language server
-// (its snapshot package too) reach models, tools, runs, stage tests,
-// history and tracing only through this package. Importing the engine's packages themselves is how
+// TestFrontEndsImportOnlyTheSession: the CLI, the language server (its
+// snapshot package too) and the workspace MCP server reach models, tools,
+// runs, stage tests, history and tracing only through this package. Importing the engine's packages themselves is how
 // a front end starts composing clients or reading history on its own, and
 // how the two drift apart (issue 22).
 func TestFrontEndsImportOnlyTheSession(t *testing.T) {
 	const mod = "github.com/icm-tool/icm/server/internal/"
 	banned := []string{"llm", "tools", "workflow", "stagetest", "telemetry", "agent"}
-	for _, front := range []string{"cli", "lsp", "lsp/snapshot"} {
+	for _, front := range []string{"cli", "lsp", "lsp/snapshot", "mcpserver/wsmcp"} {
 		out, err := exec.CommandContext(t.Context(), "go", "list", "-f", `{{join .Imports "\n"}}`, "../"+front).Output()
 		if err != nil {
 			t.Fatal(err)

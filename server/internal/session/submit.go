@@ -33,10 +33,10 @@ type Submission struct {
 func (s *Session) NewSubmission(sub Submission, observe func(workflow.Event)) (*Run, error) {
 	agent := strings.TrimSpace(sub.Agent)
 	if agent == "" {
-		return nil, fault.BadRequest("an agent's outputs need the agent's name", "name the client that hands them in")
+		return nil, fault.InvalidRequest("an agent's outputs need the agent's name", "name the client that hands them in")
 	}
 	if sub.Stage == "" {
-		return nil, fault.BadRequest("outputs are handed in for one stage: name it", "pass the stage, e.g. 01-scope")
+		return nil, fault.InvalidRequest("outputs are handed in for one stage: name it", "pass the stage, e.g. 01-scope")
 	}
 	// Untrusted, a workspace is read-only: its outputs are not written
 	// and its Verify checks (which may run its commands) do not run.
@@ -57,7 +57,7 @@ func (s *Session) NewSubmission(sub Submission, observe func(workflow.Event)) (*
 		Submission: &workflow.Submission{Agent: agent, ContextID: strings.TrimSpace(sub.ContextID), Files: sub.Files},
 	})
 	if err != nil {
-		return nil, fault.Config(err.Error(), "use \"explicit\" or \"rerun\"", s.ws.Config.Path).Because(err)
+		return nil, fault.ConfigInvalid(err.Error(), "use \"explicit\" or \"rerun\"", s.ws.Config.Path).Because(err)
 	}
 	r.eng = eng
 	return r, nil
@@ -72,7 +72,7 @@ func (s *Session) ApproveAs(ctx context.Context, stage, by string) (*state.Appro
 	if err := s.Require("approve its stages for " + by); err != nil {
 		return nil, err
 	}
-	a, err := workflow.ApproveContext(ctx, s.ws, stage, workflow.ApproveOptions{
+	a, err := workflow.Approve(ctx, s.ws, stage, workflow.ApproveOptions{
 		By: by, Model: s.opts.Settings.Model, CodeBlocks: s.CodeBlocks()})
 	if err != nil {
 		return nil, fault.From(err)

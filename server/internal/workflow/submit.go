@@ -64,7 +64,7 @@ func (e *Engine) acceptSubmission(rep *check.Report, sr *check.StageReport) (*su
 		return nil, err
 	}
 	if c.Script != nil {
-		return nil, fault.BadRequest(fmt.Sprintf("stage %s runs a script, which writes its own outputs: nothing is handed in for it", st.Name),
+		return nil, fault.InvalidRequest(fmt.Sprintf("stage %s runs a script, which writes its own outputs: nothing is handed in for it", st.Name),
 			"run it with run_stage (or icm run --stage "+st.Name+")").In(st.Name)
 	}
 	actx, err := assemble.Stage(e.ws, st, c, assemble.Options{ProducedBy: rep.ProducedBy})
@@ -76,22 +76,22 @@ func (e *Engine) acceptSubmission(rep *check.Report, sr *check.StageReport) (*su
 		if strings.TrimSpace(sub.ContextID) == "" {
 			msg = fmt.Sprintf("stage %s: no context id was given, so icm cannot say which context the outputs answer; nothing was recorded", st.Name)
 		}
-		return nil, fault.BadRequest(msg, "read the stage's context again (probe, or its context resource), redo the work from it, and hand in its context_id").In(st.Name)
+		return nil, fault.InvalidRequest(msg, "read the stage's context again (probe, or its context resource), redo the work from it, and hand in its context_id").In(st.Name)
 	}
 	set := writeout.NewSet(st.Rel, c, int(e.ws.Disk.MaxRead()))
 	for _, f := range sub.Files {
 		if _, err := set.Accept(f.Path, f.Content); err != nil {
-			return nil, fault.BadRequest(fmt.Sprintf("stage %s: %v; nothing was recorded", st.Name, err),
+			return nil, fault.InvalidRequest(fmt.Sprintf("stage %s: %v; nothing was recorded", st.Name, err),
 				"hand in every declared output again, under the names the stage declares").In(st.Name)
 		}
 	}
 	targets := writeout.Targets(c)
 	if set.Len() == 0 {
-		return nil, fault.BadRequest(fmt.Sprintf("stage %s: no files were handed in; its outputs are %s", st.Name, describeTargets(targets)),
+		return nil, fault.InvalidRequest(fmt.Sprintf("stage %s: no files were handed in; its outputs are %s", st.Name, describeTargets(targets)),
 			"hand in one file per declared output").In(st.Name)
 	}
 	if m := set.Missing(); len(m) > 0 {
-		return nil, fault.BadRequest(fmt.Sprintf("stage %s: no file for %s (handed in: %s); nothing was recorded", st.Name, describeTargets(m), strings.Join(sortedFiles(set), ", ")),
+		return nil, fault.InvalidRequest(fmt.Sprintf("stage %s: no file for %s (handed in: %s); nothing was recorded", st.Name, describeTargets(m), strings.Join(sortedFiles(set), ", ")),
 			"hand in every declared output in one call").In(st.Name)
 	}
 	acc := &submitted{set: set, files: map[string][]byte{}, ctx: actx}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/state"
-	"github.com/icm-tool/icm/server/internal/workflow"
 )
 
 func (s *Server) runTool() (mcp.Tool, server.ToolHandlerFunc) {
@@ -38,14 +37,14 @@ func (s *Server) runTool() (mcp.Tool, server.ToolHandlerFunc) {
 
 // progress sends the run's events as notifications/progress when the
 // call asked for them (a progress token); nil otherwise.
-func (s *Server) progress(ctx context.Context, req mcp.CallToolRequest) func(workflow.Event) {
+func (s *Server) progress(ctx context.Context, req mcp.CallToolRequest) func(session.Event) {
 	if req.Params.Meta == nil || req.Params.Meta.ProgressToken == nil {
 		return nil
 	}
 	token := req.Params.Meta.ProgressToken
 	n := 0
-	return func(ev workflow.Event) {
-		if ev.Kind == workflow.EventDelta || ev.Message == "" {
+	return func(ev session.Event) {
+		if ev.Kind == session.EventDelta || ev.Message == "" {
 			return
 		}
 		n++
@@ -60,7 +59,7 @@ func (s *Server) progress(ctx context.Context, req mcp.CallToolRequest) func(wor
 }
 
 // summaryText says what a run did and where it stopped.
-func summaryText(sum *workflow.Summary, agent string) string {
+func summaryText(sum *session.Summary, agent string) string {
 	var b strings.Builder
 	for _, r := range sum.Ran {
 		by := ""
@@ -88,7 +87,7 @@ func summaryText(sum *workflow.Summary, agent string) string {
 
 // writeChecks lists Verify's and the rubrics' results, failures with
 // their findings.
-func writeChecks(b *strings.Builder, r *workflow.StageResult) {
+func writeChecks(b *strings.Builder, r *session.StageResult) {
 	failed := 0
 	for _, v := range r.Verify {
 		if !v.OK {

@@ -1,0 +1,46 @@
+package wsmcp
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestURIsRoundTrip(t *testing.T) {
+	one := &Server{wss: nameWorkspaces([]string{"/w/course-research"})}
+	many := &Server{wss: nameWorkspaces([]string{"/a/course", "/b/course", "/c/notes"})}
+	if got := []string{many.wss[0].name, many.wss[1].name, many.wss[2].name}; strings.Join(got, ",") != "course,course-2,notes" {
+		t.Fatalf("names %v: a second folder of one name is told apart", got)
+	}
+	for _, tc := range []struct {
+		s           *Server
+		ws          int
+		stage, kind string
+		item        int
+		want        string
+	}{
+		{one, 0, "01-scope", kindContext, 0, "icm://01-scope/context"},
+		{one, 0, "04-draft", kindContext, 3, "icm://04-draft/context/3"},
+		{one, 0, "01 my stage", kindOutputs, 0, "icm://01%20my%20stage/outputs"},
+		{many, 1, "01-scope", kindContract, 0, "icm://course-2/01-scope/contract"},
+	} {
+		u := tc.s.uri(tc.s.wss[tc.ws], tc.stage, tc.kind, tc.item)
+		if u != tc.want {
+			t.Errorf("uri = %s, want %s", u, tc.want)
+		}
+		r, err := tc.s.parse(u)
+		if err != nil || r.ws != tc.s.wss[tc.ws] || r.stage != tc.stage || r.kind != tc.kind || r.item != tc.item {
+			t.Errorf("parse(%s) = %+v, %v", u, r, err)
+		}
+	}
+	for _, bad := range []string{"file:///x", "icm://01-scope", "icm://01-scope/secrets", "icm://01-scope/context/0", "icm://01-scope/outputs/2"} {
+		if _, err := one.parse(bad); err == nil {
+			t.Errorf("parse(%s) took it", bad)
+		}
+	}
+	if _, err := many.parse("icm://01-scope/context"); err == nil {
+		t.Error("with several workspaces a URI without one was taken")
+	}
+	if _, err := many.parse("icm://nowhere/01-scope/context"); err == nil || !strings.Contains(err.Error(), "course, course-2, notes") {
+		t.Errorf("an unknown workspace: %v", err)
+	}
+}
