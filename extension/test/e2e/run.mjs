@@ -806,6 +806,12 @@ test('the extension in VS Code', async (t) => {
     const settings = JSON.parse(await readFile(userSettings, 'utf8'));
     settings['chat.disableAIFeatures'] = false;
     await writeFile(userSettings, JSON.stringify(settings, null, 2));
+    // The window reads it anew when reloaded (the settings file's watcher
+    // does not always tell a running window in time).
+    await runCommand('Developer: Reload Window');
+    await page.waitForLoadState('load');
+    await page.locator('.monaco-workbench').waitFor();
+    await page.locator('.statusbar-item', { hasText: 'awaiting review' }).first().waitFor();
     await clearNotifications();
     // VS Code offers the command once it has set its AI features up:
     // seconds on a quiet machine, minutes on a busy one.
