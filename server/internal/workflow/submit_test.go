@@ -2,6 +2,7 @@ package workflow_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,5 +161,50 @@ func TestHandInStopsAtTheGate(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(edited); string(got) != "My summary.\n" {
 		t.Errorf("the person's edit was overwritten: %q", got)
+	}
+}
+
+// TestHandInWaitsForNoRun: a hand-in takes the workspace's run lock as
+// icm run does, so one made while another run holds it is refused and
+// leaves nothing.
+func TestHandInWaitsForNoRun(t *testing.T) {
+	dir := wstest.Write(t, handInWS)
+	ws := openWS(t, dir)
+	id := contextID(t, ws, "01-notes")
+	lock, err := state.Acquire(ws.Disk, "icm run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = handIn(ws, "01-notes", id, writeout.File{Path: "output/notes.md", Content: "Notes."}, writeout.File{Path: "output/summary.md", Content: "Summary."})
+	var locked *state.LockedError
+	if !errors.As(err, &locked) {
+		t.Fatalf("a hand-in during another run: err = %v, want the run lock's refusal", err)
+	}
+	nothingRecorded(t, dir, "01-notes")
+	if _, err := os.Stat(filepath.Join(dir, "pipeline", "01-notes", "output", "notes.md")); err == nil {
+		t.Error("a hand-in refused for the lock wrote an output")
+	}
+	lock.Release()
+	if _, err := handIn(ws, "01-notes", id, writeout.File{Path: "output/notes.md", Content: "Notes."}, writeout.File{Path: "output/summary.md", Content: "Summary."}); err != nil {
+		t.Fatalf("after the other run: %v", err)
+	}
+}
+
+// TestHandInIsHeldToTheRubrics: the stage's review rubric checks what an
+// agent handed in as it checks a model's output, and the record says
+// which check failed.
+func TestHandInIsHeldToTheRubrics(t *testing.T) {
+	dir := wstest.Write(t, handInWS+"-- pipeline/01-notes/references/review-rubric.md --\n## Required Terms\n- source\n")
+	ws := openWS(t, dir)
+	sum, err := handIn(ws, "01-notes", contextID(t, ws, "01-notes"), writeout.File{Path: "output/notes.md", Content: "Notes with a source."}, writeout.File{Path: "output/summary.md", Content: "Summary."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Ran) != 1 || len(sum.Ran[0].Rubric) != 2 {
+		t.Fatalf("the rubric did not run on the hand-in: %+v", sum.Ran)
+	}
+	s := stageState(t, ws, "01-notes")
+	if !s.RubricFailed || !strings.Contains(s.Rubric, "1 of 2") || s.Record == nil || len(s.Record.Rubric) != 2 {
+		t.Fatalf("state: rubric failed %v, %q, record %+v", s.RubricFailed, s.Rubric, s.Record)
 	}
 }

@@ -40,12 +40,19 @@ func (s *Server) stagePrompt(w *served, st stageInfo) server.ServerPrompt {
 				return nil, fmt.Errorf("item %q: items are numbered from 1", v)
 			}
 		}
-		return s.runPrompt(ctx, w, stage, item)
+		switch {
+		case item > 0 && st.items < 0:
+			return nil, fmt.Errorf("item %d: stage %s has no For each list", item, stage)
+		case item > 0 && item > st.items:
+			return nil, fmt.Errorf("item %d: stage %s has %d items", item, stage, st.items)
+		}
+		return s.runPrompt(ctx, w, stage, item, st.items)
 	}}
 }
 
 // runPrompt is the text that hands a stage to an agent.
-func (s *Server) runPrompt(ctx context.Context, w *served, stage string, item int) (*mcp.GetPromptResult, error) {
+// items is the number of the stage's For each items (used with item).
+func (s *Server) runPrompt(ctx context.Context, w *served, stage string, item, items int) (*mcp.GetPromptResult, error) {
 	sess, err := s.open(w)
 	if err != nil {
 		return nil, err
@@ -65,32 +72,57 @@ func (s *Server) runPrompt(ctx context.Context, w *served, stage string, item in
 		}
 		id = whole.Context.ID()
 	}
-	text := handOver(s.uri(w, pr.Stage.Name, kindContext, item), id, s.several(), w.name, pr)
+	h := handover{uri: s.uri(w, pr.Stage.Name, kindContext, item), stageID: id, named: s.several(), wsName: w.name, item: item, items: items}
+	if item > 0 {
+		h.first, h.last = s.uri(w, pr.Stage.Name, kindContext, 1), s.uri(w, pr.Stage.Name, kindContext, items)
+	}
+	text := h.text(pr)
 	return mcp.NewGetPromptResult("Run stage "+pr.Stage.Name, []mcp.PromptMessage{
 		mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent(text)),
 	}), nil
 }
 
-// handOver tells an agent how to run a probed stage in icm's place, then
+// handover is what a stage's prompt is made from besides the probe: the
+// context's URI, the id to hand in (the whole stage's), the workspace's
+// name where the server serves several, and for a For each item its
+// number, the count and the first and last items' URIs.
+type handover struct {
+	uri, stageID string
+	named        bool
+	wsName       string
+	item, items  int
+	first, last  string
+}
+
+// text tells an agent how to run a probed stage in icm's place, then
 // gives it the stage's context as a run sends it.
-func handOver(uri, stageID string, named bool, wsName string, pr *session.Probe) string {
+func (h handover) text(pr *session.Probe) string {
 	b := session.BriefOf(pr)
 	cx := pr.Context
 	var t strings.Builder
 	fmt.Fprintf(&t, "Run stage %s of this ICM workspace yourself, in place of icm's model.\n\n", pr.Stage.Name)
-	fmt.Fprintf(&t, "Below is exactly the context icm would send its model for it (%s, context_id %s). Work from it alone.\n\n", uri, cx.ID())
+	if h.item > 0 {
+		// The item's own context id is left out: the one handed in is
+		// the whole stage's.
+		fmt.Fprintf(&t, "Below is exactly the context icm would send its model for item %d of %d of the stage's For each list (%s). Work from it alone for that item's part.\n\n", h.item, h.items, h.uri)
+	} else {
+		fmt.Fprintf(&t, "Below is exactly the context icm would send its model for it (%s, context_id %s). Work from it alone.\n\n", h.uri, cx.ID())
+	}
 	if b.Script {
 		t.WriteString("This stage runs a script, which writes its own outputs: do not hand anything in; run it with the run_stage tool.\n\n")
 	} else {
 		ws := ""
-		if named {
-			ws = fmt.Sprintf(", workspace %q", wsName)
+		if h.named {
+			ws = fmt.Sprintf(", workspace %q", h.wsName)
 		}
-		fmt.Fprintf(&t, "When you are done, call submit_outputs with stage %q%s, context_id %q and one file per output:\n", pr.Stage.Name, ws, stageID)
+		fmt.Fprintf(&t, "When you are done, call submit_outputs with stage %q%s, context_id %q and one file per output:\n", pr.Stage.Name, ws, h.stageID)
 		for _, o := range b.Outputs {
 			fmt.Fprintf(&t, "- %s\n", o)
 		}
-		if b.ForEach && cx.Item == "" {
+		switch {
+		case b.ForEach && h.item > 0:
+			fmt.Fprintf(&t, "The output is handed in whole, once: one file holding every item's part, in order. Read the other items' contexts (%s to %s) and write their parts too before you hand it in.\n", h.first, h.last)
+		case b.ForEach:
 			t.WriteString("The stage runs once per item of its For each list; hand in the one output holding every item's part, in order.\n")
 		}
 		t.WriteString("\nThen call request_review and stop: a person approves the stage. Do not approve it yourself.\n")
