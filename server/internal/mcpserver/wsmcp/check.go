@@ -45,6 +45,14 @@ func checkText(sess *session.Session, stage string) (string, error) {
 		}
 		fmt.Fprintf(&b, "%s:%d:%d: %s: %s [%s]\n", ws.Rel(f.File), line, col, f.Severity, f.Message, f.Code)
 	}
-	fmt.Fprintf(&b, "%d errors, %d warnings, %d notes\n", counts[contract.Error], counts[contract.Warning], counts[contract.Info])
+	fmt.Fprintf(&b, "%s, %s, %s\n", count(counts[contract.Error], "error"), count(counts[contract.Warning], "warning"), count(counts[contract.Info], "note"))
 	return b.String(), nil
+}
+
+// count is "1 error", "2 errors", as icm check says it.
+func count(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
