@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -536,6 +537,11 @@ func TestAgentRunReadsLikeAModelRun(t *testing.T) {
 	out, errOut, code := runAsUser(t, dir, vars, "history", "--run", runID)
 	if code != 0 || !strings.Contains(out, "model agent:historian  handed in over MCP from a context of ~") {
 		t.Fatalf("icm history --run (exit %d):\n%s%s", code, out, errOut)
+	}
+	// The stage's line says who handed it in, not the 0 tokens no model
+	// of icm's read.
+	if !regexp.MustCompile(`(?m)^└─ 01-scope  done  \S+  handed in by agent:historian over MCP$`).MatchString(out) {
+		t.Errorf("the stage's line does not say the agent handed it in:\n%s", out)
 	}
 	out, errOut, code = runAsUser(t, dir, vars, "history", "--run", runID, "--stage", "01-scope", "--call", "1")
 	if code != 0 || !strings.Contains(out, "learning") || !strings.Contains(out, "Handed in over MCP by agent:historian") {

@@ -68,7 +68,12 @@ func RunTree(r *RunSummary) []*RunNode {
 		if s.ToolErrors > 0 {
 			n.Text += fmt.Sprintf("  (%d of %d tool calls failed)", s.ToolErrors, s.ToolCalls)
 		}
-		if st := t.stages[s.Stage]; st != nil {
+		st := t.stages[s.Stage]
+		if st != nil && st.agent != "" && s.Prompt == 0 && s.Output == 0 {
+			// No model of icm's read or wrote a token: say who did the work.
+			n.Text = fmt.Sprintf("%s  %s  %s  handed in by %s over MCP", s.Stage, s.Status, s.Duration.Round(10*time.Millisecond), st.agent)
+		}
+		if st != nil {
 			n.Children = st.nodes
 			if st.dropped > 0 {
 				n.Text += fmt.Sprintf("  (%d more calls not shown)", st.dropped)
@@ -193,6 +198,9 @@ type stageTree struct {
 	items map[int]*RunNode
 	// dropped counts the nodes past the tree's bound.
 	dropped int
+	// agent is the agent:NAME that handed the stage's outputs in, when
+	// a coding agent ran it over MCP.
+	agent string
 }
 
 func newRunTree(max int) *runTree {
@@ -263,6 +271,7 @@ func (t *runTree) add(ev *traceLine) {
 			// No model of icm's was called: an agent handed the outputs
 			// in from the context it was given.
 			leaf.Text = fmt.Sprintf("model %s  handed in over MCP from a context of ~%d tokens", m.Model, m.PromptEstimate)
+			st.agent = m.Model
 		}
 		if m.DoneReason != "" && m.DoneReason != "stop" {
 			leaf.Text += "  (" + m.DoneReason + ")"
