@@ -257,6 +257,9 @@ func TestReviewRequestAsksThePersonWhereTheClientCan(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "pipeline", "01-scope", ".icm", "approval.json")); err == nil {
 		t.Error("a review answer approved the stage")
 	}
+	if tools := names(c.result("tools/list", map[string]any{}), "tools"); slices.Contains(tools, "approve_stage") {
+		t.Errorf("a client that can ask its person is offered an approve tool without the person's settings: %v", tools)
+	}
 
 	mu.Lock()
 	answer = map[string]any{"action": "decline"}

@@ -11,6 +11,18 @@ func TestURIsRoundTrip(t *testing.T) {
 	if got := []string{many.wss[0].name, many.wss[1].name, many.wss[2].name}; strings.Join(got, ",") != "course,course-2,notes" {
 		t.Fatalf("names %v: a second folder of one name is told apart", got)
 	}
+	// A folder already named as a second one would be is told apart too.
+	clash := nameWorkspaces([]string{"/a/course", "/b/course", "/c/course-2", "/d/course-2"})
+	seen := map[string]bool{}
+	for _, w := range clash {
+		if seen[w.name] {
+			t.Fatalf("two workspaces are named %s: %v, %v, %v, %v", w.name, clash[0].name, clash[1].name, clash[2].name, clash[3].name)
+		}
+		seen[w.name] = true
+	}
+	if clash[0].name != "course" || clash[2].name != "course-2" {
+		t.Errorf("names %s, %s, %s, %s", clash[0].name, clash[1].name, clash[2].name, clash[3].name)
+	}
 	for _, tc := range []struct {
 		s           *Server
 		ws          int

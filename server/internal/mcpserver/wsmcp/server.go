@@ -114,17 +114,26 @@ const instructions = `icm runs ICM workspaces: numbered stages, each with a cont
 // MCP is the server to serve over a transport.
 func (s *Server) MCP() *server.MCPServer { return s.mcp }
 
-// nameWorkspaces names each workspace by its folder; a name taken twice
-// gets its position after it.
+// nameWorkspaces names each workspace by its folder. The first folder of
+// a name keeps it; a later one gets the first free NAME-N, free meaning
+// no other workspace is, or is called, that (a folder named course-2
+// keeps its name beside two named course).
 func nameWorkspaces(roots []string) []*served {
 	out := make([]*served, 0, len(roots))
-	taken := map[string]int{}
+	bases := map[string]bool{}
 	for _, r := range roots {
-		name := filepath.Base(r)
-		taken[name]++
-		if n := taken[name]; n > 1 {
-			name = fmt.Sprintf("%s-%d", name, n)
+		bases[filepath.Base(r)] = true
+	}
+	used := map[string]bool{}
+	for _, r := range roots {
+		base := filepath.Base(r)
+		name := base
+		for n := 2; used[name]; n++ {
+			if name = fmt.Sprintf("%s-%d", base, n); bases[name] {
+				name = base // taken by a folder of that name: the next N
+			}
 		}
+		used[name] = true
 		out = append(out, &served{name: name, root: r})
 	}
 	return out
