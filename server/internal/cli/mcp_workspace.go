@@ -93,7 +93,8 @@ See icm help agents.`,
 const discoverDepth = 3
 
 // servedRoots are the workspaces the server serves: for each folder, the
-// workspace around it, else the workspaces below it.
+// workspace it is, else the workspaces in it, else the workspace around
+// it.
 func servedRoots(env *Env, g *globalFlags, args []string) ([]string, error) {
 	if len(args) == 0 {
 		ws, err := openWorkspace(env, g)
@@ -120,18 +121,25 @@ func servedRoots(env *Env, g *globalFlags, args []string) ([]string, error) {
 			dir = filepath.Join(cwd, dir)
 		}
 		dir = filepath.Clean(dir)
-		if root, err := workspace.Find(dir); err == nil {
-			add(root)
+		if workspace.IsRoot(dir) {
+			add(dir)
 			continue
 		}
-		found := below(dir)
-		if len(found) == 0 {
-			return nil, fault.NotFound(fmt.Sprintf("%s holds no ICM workspace (a folder with CLAUDE.md, or CONTEXT.md and its stages) within %d levels", dir, discoverDepth),
+		// The workspaces in the folder before the one around it: a
+		// repository's own CLAUDE.md or AGENTS.md above a folder of
+		// workspaces marks no workspace the person meant.
+		if found := below(dir); len(found) > 0 {
+			for _, r := range found {
+				add(r)
+			}
+			continue
+		}
+		root, err := workspace.Find(dir)
+		if err != nil {
+			return nil, fault.NotFound(fmt.Sprintf("%s holds no ICM workspace (a folder with CLAUDE.md, or CONTEXT.md and its stages) within %d levels, and is in none", dir, discoverDepth),
 				"name a workspace's folder, or a folder that holds workspaces")
 		}
-		for _, r := range found {
-			add(r)
-		}
+		add(root)
 	}
 	return roots, nil
 }

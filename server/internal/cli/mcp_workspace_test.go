@@ -587,3 +587,51 @@ func TestServingAFolderOfWorkspaces(t *testing.T) {
 		t.Error("the two workspaces' contexts are the same")
 	}
 }
+
+// TestFindingTheWorkspacesOfAFolder: a folder holding workspaces is
+// served as those workspaces even inside a repository whose root has an
+// agents' file of its own (AGENTS.md, which also marks a workspace); a
+// folder inside a workspace serves that workspace; hidden folders,
+// node_modules and workspaces deeper than three levels are not looked
+// into; a folder with no workspace in or around it is refused, naming
+// it.
+func TestFindingTheWorkspacesOfAFolder(t *testing.T) {
+	repo := t.TempDir()
+	if err := os.WriteFile(filepath.Join(repo, "AGENTS.md"), []byte("# How to work in this repository\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	place := func(name, where string) string {
+		dst := filepath.Join(repo, where)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(wstest.Copy(t, name), dst); err != nil {
+			t.Fatal(err)
+		}
+		return dst
+	}
+	place("course-research", "courses/research")
+	place("course-rust", "courses/more/rust")
+	place("course-rust", "courses/.cache/rust")
+	place("course-rust", "courses/node_modules/rust")
+	place("course-rust", "courses/a/b/c/rust")
+	served := func(args ...string) string {
+		c := startMCP(t, repo, agentVars(t), "finder", nil, append([]string{"mcp", "workspace"}, args...)...)
+		text, _ := c.tool("status", nil)
+		return text
+	}
+	if text := served(filepath.Join(repo, "courses")); !strings.Contains(text, "serves 2 workspaces (rust, research)") {
+		t.Errorf("the folder of workspaces (a tool without its workspace):\n%s", text)
+	}
+	if text := served(filepath.Join(repo, "courses", "research", "pipeline")); !strings.Contains(text, "Workspace research") {
+		t.Errorf("a folder inside a workspace:\n%s", text)
+	}
+	empty := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(empty, "notes"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runAsUser(t, repo, agentVars(t), "mcp", "workspace", empty)
+	if code == 0 || !strings.Contains(errOut, empty+" holds no ICM workspace") {
+		t.Errorf("a folder with none (exit %d): %s", code, errOut)
+	}
+}
