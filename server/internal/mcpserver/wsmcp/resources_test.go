@@ -1,8 +1,12 @@
 package wsmcp
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/icm-tool/icm/server/internal/session"
 )
 
 func TestURIsRoundTrip(t *testing.T) {
@@ -54,5 +58,33 @@ func TestURIsRoundTrip(t *testing.T) {
 	}
 	if _, err := many.parse("icm://nowhere/01-scope/context"); err == nil || !strings.Contains(err.Error(), "course, course-2, notes") {
 		t.Errorf("an unknown workspace: %v", err)
+	}
+}
+
+// TestSubscriptionsAreBounded: every subscribed resource is read again
+// each poll, so a client cannot make the server keep an unbounded number
+// of them, nor one that names no icm resource.
+func TestSubscriptionsAreBounded(t *testing.T) {
+	var warned []string
+	s := &Server{wss: nameWorkspaces([]string{"/w/course"}), subs: map[string]string{},
+		d: Deps{Open: func(string) (*session.Session, error) { return nil, errors.New("not opened in this test") },
+			Warn: func(m string) { warned = append(warned, m) }}}
+	s.subscribe("file:///etc/passwd")
+	s.subscribe("icm://01-scope/secrets")
+	if len(s.subs) != 0 {
+		t.Fatalf("kept %d subscriptions to no icm resource", len(s.subs))
+	}
+	for i := 1; i <= maxSubscriptions+50; i++ {
+		s.subscribe(fmt.Sprintf("icm://04-draft/context/%d", i))
+	}
+	if len(s.subs) != maxSubscriptions {
+		t.Fatalf("kept %d subscriptions, want the bound %d", len(s.subs), maxSubscriptions)
+	}
+	if len(warned) != 3 || !strings.Contains(warned[2], "256 subscriptions are kept at most") {
+		t.Errorf("the refused subscriptions were not told once: %v", warned)
+	}
+	s.subscribe("icm://04-draft/context/1")
+	if len(s.subs) != maxSubscriptions {
+		t.Errorf("subscribing again to a kept URI changed the count to %d", len(s.subs))
 	}
 }

@@ -66,6 +66,9 @@ type Server struct {
 	// listed is the signature of the resources and prompts last listed.
 	listed string
 	kick   chan struct{}
+	// toldFull is set once the log said subscriptions past the bound
+	// are not kept.
+	toldFull bool
 }
 
 // served is one workspace and the name its URIs and tools use.
@@ -217,11 +220,38 @@ func (s *Server) changed() {
 	}
 }
 
-// subscribe remembers a URI's signature as the client saw it.
+// maxSubscriptions bounds the resources kept subscribed: each is read
+// again every poll.
+const maxSubscriptions = 256
+
+// subscribe remembers a URI's signature as the client saw it. A URI that
+// names no icm resource, or one past maxSubscriptions, is not kept (the
+// client is answered all the same: mcp-go's stdio session cannot refuse).
 func (s *Server) subscribe(uri string) {
+	if _, err := s.parse(uri); err != nil {
+		s.warn(fmt.Sprintf("a subscription to %q is not kept: %v", uri, err))
+		return
+	}
+	s.mu.Lock()
+	_, have := s.subs[uri]
+	full := !have && len(s.subs) >= maxSubscriptions
+	tell := full && !s.toldFull
+	if tell {
+		s.toldFull = true
+	}
+	s.mu.Unlock()
+	if full {
+		if tell {
+			// Once: a client past the bound may keep asking.
+			s.warn(fmt.Sprintf("a subscription to %q and any more are not kept: %d subscriptions are kept at most", uri, maxSubscriptions))
+		}
+		return
+	}
 	sig := s.signature(context.Background(), uri)
 	s.mu.Lock()
-	s.subs[uri] = sig
+	if _, have := s.subs[uri]; have || len(s.subs) < maxSubscriptions {
+		s.subs[uri] = sig
+	}
 	s.mu.Unlock()
 }
 
