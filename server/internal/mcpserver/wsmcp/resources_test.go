@@ -88,3 +88,29 @@ func TestSubscriptionsAreBounded(t *testing.T) {
 		t.Errorf("subscribing again to a kept URI changed the count to %d", len(s.subs))
 	}
 }
+
+// FuzzParseURI: any text a client sends as a URI is read without a
+// panic, and one that parses names its resource again as the same URI
+// does.
+func FuzzParseURI(f *testing.F) {
+	for _, seed := range []string{"icm://01-scope/context", "icm://a/01-scope/context/3", "icm://01%20x/outputs", "icm://%zz/context", "icm:///", "icm://a/b/c/d/e"} {
+		f.Add(seed, false)
+		f.Add(seed, true)
+	}
+	one := &Server{wss: nameWorkspaces([]string{"/w/course"})}
+	many := &Server{wss: nameWorkspaces([]string{"/a/a", "/b/b"})}
+	f.Fuzz(func(t *testing.T, raw string, several bool) {
+		s := one
+		if several {
+			s = many
+		}
+		r, err := s.parse(raw)
+		if err != nil {
+			return
+		}
+		again, err := s.parse(s.uri(r.ws, r.stage, r.kind, r.item))
+		if err != nil || again != r {
+			t.Fatalf("%q parsed to %+v; its URI %q parses to %+v, %v", raw, r, s.uri(r.ws, r.stage, r.kind, r.item), again, err)
+		}
+	})
+}
