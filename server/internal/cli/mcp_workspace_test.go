@@ -337,6 +337,20 @@ func TestRestrictedServesReadOnly(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "pipeline", "01-scope", "output", "objectives.md")); err == nil {
 		t.Error("an output was written")
 	}
+	// A stage awaiting review, asked about read-only: the person's answer
+	// is not kept, and the agent is told so.
+	handInScope(t, startMCP(t, dir, agentVars(t), "a", nil, "mcp", "workspace"))
+	ro := startMCP(t, dir, agentVars(t), "a", map[string]any{"elicitation": map[string]any{}}, "mcp", "workspace", "--restricted")
+	ro.answer = func(string, map[string]any) any {
+		return map[string]any{"action": "accept", "content": map[string]any{"verdict": "needs changes", "note": "Shorter."}}
+	}
+	text, _ = ro.tool("request_review", map[string]any{"stage": "01-scope"})
+	if !strings.Contains(text, "not kept") || strings.Contains(text, "a note for the record") {
+		t.Errorf("read-only, the answer was said to be kept:\n%s", text)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pipeline", "01-scope", ".icm", "review-note.json")); err == nil {
+		t.Error("a read-only server kept a review note")
+	}
 }
 
 // TestTrustMatrixWorkspaceServer: the workspace server on a workspace

@@ -2,6 +2,7 @@ package state
 
 import (
 	"time"
+	"unicode/utf8"
 
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -39,8 +40,33 @@ func ReadReviewNote(root *workspace.Root, stageDir string) (*ReviewNote, error) 
 	return &n, nil
 }
 
-// WriteReviewNote writes a stage's review note atomically.
+// MaxReviewNote bounds a review note's text in bytes; maxNoteName bounds
+// its verdict, action and asker. What a client sends back is clipped to
+// them before it is kept.
+const (
+	MaxReviewNote = 8 << 10
+	maxNoteName   = 128
+)
+
+// WriteReviewNote writes a stage's review note atomically, its fields
+// clipped to their bounds.
 func WriteReviewNote(root *workspace.Root, stageDir string, n *ReviewNote) error {
 	n.Version = FormatVersion
+	n.Note = clipNote(n.Note, MaxReviewNote)
+	n.Verdict, n.Action, n.Asker = clipNote(n.Verdict, maxNoteName), clipNote(n.Action, maxNoteName), clipNote(n.Asker, maxNoteName)
 	return writeJSON(root, stateFile(stageDir, ReviewNoteFile), n)
+}
+
+// clipNote cuts s to at most max bytes on a character boundary, marking
+// the cut with an ellipsis.
+func clipNote(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	const mark = "…"
+	cut := max - len(mark)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + mark
 }

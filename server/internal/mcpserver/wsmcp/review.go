@@ -123,13 +123,14 @@ func (s *Server) keepAnswer(sess *session.Session, stage, asker string, a *mcp.E
 		n.Verdict, _ = m["verdict"].(string)
 		n.Note, _ = m["note"].(string)
 	}
-	kept := ""
-	if err := s.guard(sess, "keep a review note"); err == nil {
-		if err := sess.NoteReview(n); err != nil {
-			kept = " (the note could not be kept: " + err.Error() + ")"
-		} else {
-			s.changed()
-		}
+	kept, note := "", "This is a note for the record"
+	if err := s.guard(sess, "keep a review note"); err != nil {
+		// Read-only: the answer goes back to the agent and nowhere else.
+		kept, note = " (not kept: the workspace is served read-only)", "It is not an approval either"
+	} else if err := sess.NoteReview(n); err != nil {
+		kept, note = " (the note could not be kept: "+err.Error()+")", "It is not an approval either"
+	} else {
+		s.changed()
 	}
 	switch {
 	case a.Action != mcp.ElicitationResponseActionAccept:
@@ -141,7 +142,7 @@ func (s *Server) keepAnswer(sess *session.Session, stage, asker string, a *mcp.E
 	if n.Note != "" {
 		msg += fmt.Sprintf(" with the note %q", n.Note)
 	}
-	return msg + kept + fmt.Sprintf(". This is a note for the record, not an approval: stage %s still awaits their approval. %s Stop here.", stage, approveWhere(stage))
+	return msg + kept + fmt.Sprintf(". %s, not an approval: stage %s still awaits their approval. %s Stop here.", note, stage, approveWhere(stage))
 }
 
 // stageState is one stage's state as status derives it.
