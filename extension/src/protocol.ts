@@ -63,6 +63,8 @@ export interface RunNode {
   size?: number;
   /** For a model call: the icm-call: document with its request and reply. */
   uri?: string;
+  /** On a stage: the agent:NAME that handed its outputs in over MCP. */
+  agent?: string;
   children?: RunNode[];
 }
 

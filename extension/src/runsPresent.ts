@@ -13,13 +13,20 @@ export interface RunItemView {
 
 const red = 'testing.iconFailed';
 
-/** A run's row: when, how long, tokens; red when a stage in it failed. */
+/** A run's row: when, how long, tokens (or the agent that handed it in); red when a stage in it failed. */
 export function runView(run: RunEntry, now: Date): RunItemView {
   const when = formatRunTime(run.start, now)?.replace(/^ran /, '') ?? run.id;
   const stages = run.stages.map((s) => s.stage).join(', ');
   const failed = run.stages.some((s) => s.error !== undefined && s.error !== '');
   const toolErrors = countToolErrors(run.stages);
-  const parts = [formatDuration(run.durationMs), `${run.promptTokens.toLocaleString('en-US')} tokens in / ${run.outputTokens.toLocaleString('en-US')} out`];
+  const agents = [...new Set(run.stages.map((s) => s.agent).filter((a): a is string => a !== undefined && a !== ''))];
+  const parts = [formatDuration(run.durationMs)];
+  if (agents.length > 0 && run.promptTokens === 0 && run.outputTokens === 0) {
+    // No model of icm's read a token: a coding agent did the work.
+    parts.push(`handed in by ${agents.join(', ')} over MCP`);
+  } else {
+    parts.push(`${run.promptTokens.toLocaleString('en-US')} tokens in / ${run.outputTokens.toLocaleString('en-US')} out`);
+  }
   // The state in words too: the row's icon alone says nothing to a screen reader.
   if (failed) {
     parts.unshift('failed');

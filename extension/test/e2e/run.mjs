@@ -874,6 +874,8 @@ test('the extension in VS Code', async (t) => {
     // The newest run is the agent's: open it, then its stage.
     const run = runs.locator('[role="treeitem"][aria-level="1"]').first();
     await run.locator('text=01-scope').first().waitFor();
+    // Its row names the agent, not the 0 tokens no model of icm's read.
+    await run.locator('text=/handed in by agent:e2e-agent over MCP/').first().waitFor();
     if ((await run.getAttribute('aria-expanded')) !== 'true') {
       await run.click();
     }

@@ -27,4 +27,13 @@ test('runView', async (t) => {
     assert.match(v.description, /^309 ms · 0 tokens in \/ 0 out$/);
     assert.doesNotMatch(v.tooltip, /failed/);
   });
+  await t.test('a run a coding agent handed in names the agent, not the 0 tokens no model read', () => {
+    const r = run();
+    r.stages = [{ kind: 'stage', text: '01-scope  done  0s  handed in by agent:claude-code over MCP', stage: '01-scope', agent: 'agent:claude-code' }];
+    assert.match(runView(r, now).description, /^309 ms · handed in by agent:claude-code over MCP$/);
+    // A run where icm's model ran too counts its tokens.
+    r.stages.push({ kind: 'stage', text: '02-research  done', stage: '02-research' });
+    r.promptTokens = 1200;
+    assert.match(runView(r, now).description, /^309 ms · 1,200 tokens in \/ 0 out$/);
+  });
 });

@@ -36,6 +36,9 @@ type RunNode struct {
 	PromptTokens int           `json:"promptTokens,omitempty"`
 	OutputTokens int           `json:"outputTokens,omitempty"`
 	Duration     time.Duration `json:"duration,omitempty"`
+	// Agent is, on a stage's node, the agent:NAME that handed its
+	// outputs in over MCP; "" for a model's run.
+	Agent string `json:"agent,omitempty"`
 	// Args are a tool call's arguments; Size its result's size in bytes.
 	Args     map[string]any `json:"args,omitempty"`
 	Size     int            `json:"size,omitempty"`
@@ -72,6 +75,7 @@ func RunTree(r *RunSummary) []*RunNode {
 		if st != nil && st.agent != "" && s.Prompt == 0 && s.Output == 0 {
 			// No model of icm's read or wrote a token: say who did the work.
 			n.Text = fmt.Sprintf("%s  %s  %s  handed in by %s over MCP", s.Stage, s.Status, s.Duration.Round(10*time.Millisecond), st.agent)
+			n.Agent = st.agent
 		}
 		if st != nil {
 			n.Children = st.nodes

@@ -149,6 +149,15 @@ func TestHandInStopsAtTheGate(t *testing.T) {
 	if f := state.FaceOf(s, false, ""); !strings.Contains(f.Detail, "written by agent:tester over MCP") {
 		t.Errorf("the face does not say who wrote it: %+v", f)
 	}
+	// The run's tree names the agent on the stage's node, for the
+	// editor's Runs view.
+	runs, err := workflow.History(ws)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("history: %d runs, %v", len(runs), err)
+	}
+	if tree := workflow.RunTree(runs[0]); len(tree) != 1 || tree[0].Agent != "agent:tester" || !strings.Contains(tree[0].Text, "handed in by agent:tester over MCP") {
+		t.Errorf("the run's tree: %+v", tree)
+	}
 
 	// A person edits an output; the next hand-in is refused.
 	edited := filepath.Join(dir, "pipeline", "01-notes", "output", "summary.md")
