@@ -39,7 +39,10 @@ type runNode struct {
 	Args         map[string]any `json:"args,omitempty"`
 	Size         int            `json:"size,omitempty"`
 	// URI opens a model call's request and reply (icm-call:).
-	URI      string     `json:"uri,omitempty"`
+	URI string `json:"uri,omitempty"`
+	// Agent is, on a stage, the agent:NAME that handed its outputs in
+	// over MCP.
+	Agent    string     `json:"agent,omitempty"`
 	Children []*runNode `json:"children,omitempty"`
 }
 
@@ -76,7 +79,7 @@ func runsOf(_ context.Context, _ *env, st *snapshot.Workspace, _ commandArgs) (a
 
 func wireNode(root, runID string, n *session.RunNode) *runNode {
 	w := &runNode{Kind: n.Kind, Text: n.Text, Stage: n.Stage, Index: n.Index, Call: n.Call, Error: n.Error,
-		PromptTokens: n.PromptTokens, OutputTokens: n.OutputTokens, DurationMs: n.Duration.Milliseconds(), Args: n.Args, Size: n.Size}
+		PromptTokens: n.PromptTokens, OutputTokens: n.OutputTokens, DurationMs: n.Duration.Milliseconds(), Args: n.Args, Size: n.Size, Agent: n.Agent}
 	if n.Kind == session.NodeModel && n.Call > 0 {
 		w.URI = callURI(root, runID, n.Stage, n.Index, n.Call)
 	}
