@@ -45,7 +45,7 @@ type transportFlags struct {
 }
 
 func (t *transportFlags) add(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&t.http, "http", "", "serve streamable HTTP on ADDR (e.g. 127.0.0.1:8765) instead of stdio")
+	cmd.Flags().StringVar(&t.http, "http", "", "serve streamable HTTP on ADDR (e.g. 127.0.0.1:8765) instead of stdio; on a loopback address, requests with another site's Host or Origin are refused")
 }
 
 func newMCPSearchCmd(env *Env) *cobra.Command {
@@ -239,7 +239,12 @@ func serveMCP(ctx context.Context, env *Env, logger *slog.Logger, srv *server.MC
 	}
 	h := server.NewStreamableHTTPServer(srv)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", h)
+	var handler http.Handler = h
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && tcp.IP.IsLoopback() {
+		// Served to this machine: a page in a browser is not a client.
+		handler = localOnly(h)
+	}
+	mux.Handle("/mcp", handler)
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	logger.Info("serving MCP over streamable HTTP", "url", "http://"+ln.Addr().String()+"/mcp")
 	done := make(chan error, 1)

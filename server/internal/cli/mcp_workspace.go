@@ -45,6 +45,11 @@ read-only: its contexts can be read, nothing is run, handed in or approved;
 See icm help agents.`,
 		Example: "  icm mcp workspace\n  icm mcp workspace workspaces/course-research\n  icm mcp workspace workspaces",
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if tf.http != "" {
+				if err := loopbackAddr(tf.http); err != nil {
+					return err
+				}
+			}
 			roots, err := servedRoots(env, g, args)
 			if err != nil {
 				return err

@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// TestWorkspaceServerOverHTTPIsLocalOnly: the workspace server writes
+// outputs and runs stages with no authentication, so over HTTP it listens
+// on a loopback address only, and a request another site's page makes
+// through the person's browser (a Host or an Origin that is not this
+// machine's, as DNS rebinding gives) is refused; an MCP client on the
+// machine is served.
+func TestWorkspaceServerOverHTTPIsLocalOnly(t *testing.T) {
+	dir := trustedCopy(t, "course-research")
+	vars := agentVars(t)
+	for _, addr := range []string{"0.0.0.0:0", ":0", "192.0.2.1:8765"} {
+		_, errOut, code := runAsUser(t, dir, vars, "mcp", "workspace", "--http", addr)
+		if code == 0 || !strings.Contains(errOut, "loopback") {
+			t.Errorf("--http %s (exit %d): %s", addr, code, errOut)
+		}
+	}
+
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	ctx, stop := context.WithCancel(t.Context())
+	errR, errW := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- Main(ctx, []string{"-w", dir, "mcp", "workspace", "--http", addr}, strings.NewReader(""), &bytes.Buffer{}, errW)
+		errW.Close()
+	}()
+	sc := bufio.NewScanner(errR)
+	for sc.Scan() && !strings.Contains(sc.Text(), "serving MCP over streamable HTTP") {
+	}
+	go io.Copy(io.Discard, errR)
+	defer func() {
+		stop()
+		<-done
+	}()
+
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"page","version":"1"}}}`
+	post := func(host, origin string) int {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+"/mcp", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if host != "" {
+			req.Host = host
+		}
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	_, port, _ := net.SplitHostPort(addr)
+	for _, tc := range []struct{ host, origin string }{
+		{"evil.example:" + port, ""},
+		{"", "http://evil.example"},
+		{"", "null"},
+	} {
+		if code := post(tc.host, tc.origin); code != http.StatusForbidden {
+			t.Errorf("Host %q, Origin %q: status %d, want 403", tc.host, tc.origin, code)
+		}
+	}
+	for _, tc := range []struct{ host, origin string }{
+		{"", ""},
+		{"localhost:" + port, "http://localhost:" + port},
+		{"", "http://127.0.0.1:" + port},
+	} {
+		if code := post(tc.host, tc.origin); code != http.StatusOK {
+			t.Errorf("Host %q, Origin %q: status %d, want 200", tc.host, tc.origin, code)
+		}
+	}
+
+	c, err := client.NewStreamableHttpClient("http://" + addr + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var init mcp.InitializeRequest
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "local", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatalf("initialize over HTTP: %v", err)
+	}
+	var req mcp.CallToolRequest
+	req.Params.Name = "status"
+	res, err := c.CallTool(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tc, ok := mcp.AsTextContent(res.Content[0]); !ok || res.IsError || !strings.Contains(tc.Text, "01-scope: pending") {
+		t.Fatalf("status over HTTP: %+v", res)
+	}
+}
