@@ -301,6 +301,27 @@ func TestAgentsApproveOnlyWhereThePersonAllowsIt(t *testing.T) {
 		t.Errorf("status does not show the agent's approval apart:\n%s", out)
 	}
 
+	// Never forced: not past failing Verify checks, nor a stale stage.
+	research := filepath.Join(dir, "pipeline", "02-research")
+	probe := decodeProbe(t, c.readResource("icm://02-research/context"))
+	text, isErr = c.tool("submit_outputs", map[string]any{"stage": "02-research", "context_id": probe.ContextID,
+		"files": []any{map[string]any{"path": "output/notes.md", "content": "# Notes\n\nTODO: write the notes.\n"}}})
+	if isErr || !strings.Contains(text, "fail") {
+		t.Fatalf("a hand-in failing Verify (isError %v): %s", isErr, text)
+	}
+	if text, isErr := c.tool("approve_stage", map[string]any{"stage": "02-research"}); !isErr || !strings.Contains(strings.ToLower(text), "verify") {
+		t.Errorf("an agent approved past failing Verify checks (isError %v): %s", isErr, text)
+	}
+	if _, err := os.Stat(filepath.Join(research, ".icm", "approval.json")); err == nil {
+		t.Error("02-research was approved with failing checks")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pipeline", "01-scope", "input.md"), []byte("Another course.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if text, isErr := c.tool("approve_stage", map[string]any{"stage": "01-scope"}); !isErr || !strings.Contains(text, "stale") {
+		t.Errorf("an agent approved a stale stage (isError %v): %s", isErr, text)
+	}
+
 	inside := filepath.Join(dir, ".vscode", "icm")
 	if err := os.MkdirAll(inside, 0o755); err != nil {
 		t.Fatal(err)
