@@ -670,3 +670,38 @@ func TestFindingTheWorkspacesOfAFolder(t *testing.T) {
 		t.Errorf("a folder with none (exit %d): %s", code, errOut)
 	}
 }
+
+// TestAForEachOfManyItemsIsListedWithinBounds: a For each stage lists
+// one context resource per item up to a bound, so a list of thousands
+// does not make every resources/list that long; every item can still be
+// read, and its prompt had.
+func TestAForEachOfManyItemsIsListedWithinBounds(t *testing.T) {
+	dir := trustedCopy(t, "course-research")
+	var outline strings.Builder
+	outline.WriteString("# Outline\n")
+	const n = 1500
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&outline, "\n## Part %d\nAbout part %d.\n", i, i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pipeline", "03-outline", "output", "outline.md"), []byte(outline.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := startMCP(t, dir, agentVars(t), "lister", nil, "mcp", "workspace")
+	var items []string
+	for _, r := range c.result("resources/list", map[string]any{})["resources"].([]any) {
+		if u := r.(map[string]any)["uri"].(string); strings.HasPrefix(u, "icm://04-draft/context/") {
+			items = append(items, u)
+		}
+	}
+	if len(items) == 0 || len(items) >= n || !slices.Contains(items, "icm://04-draft/context/1") {
+		t.Fatalf("%d of %d items listed (want some, within a bound)", len(items), n)
+	}
+	last := fmt.Sprintf("icm://04-draft/context/%d", n)
+	if p := decodeProbe(t, c.readResource(last)); !strings.Contains(p.User, fmt.Sprintf("About part %d.", n)) {
+		t.Errorf("%s (not listed) does not read as its item:\n%s", last, p.User)
+	}
+	text := promptText(t, c, "04-draft", map[string]any{"item": fmt.Sprint(n)})
+	if !strings.Contains(text, fmt.Sprintf("item %d of %d", n, n)) {
+		t.Errorf("the last item's prompt:\n%.400s", text)
+	}
+}

@@ -136,13 +136,21 @@ func (s *Server) stageResources(w *served, st stageInfo) []server.ServerResource
 			mcp.WithResourceDescription("The stage's outputs and their state: status, files, the last run (by a model or an agent), the approval and any review note."),
 			mcp.WithMIMEType("application/json")), Handler: s.read},
 	}
-	for i := 1; i <= st.items; i++ {
+	for i := 1; i <= min(st.items, maxListedItems); i++ {
+		desc := fmt.Sprintf("The exact context of For each item %d of %d: what `icm probe --json --item %d` prints.", i, st.items, i)
+		if i == maxListedItems && st.items > maxListedItems {
+			desc += fmt.Sprintf(" Items past %d are not listed; read them as %s.", maxListedItems, s.uri(w, st.name, kindContext, 0)+"/N")
+		}
 		out = append(out, server.ServerResource{Resource: mcp.NewResource(s.uri(w, st.name, kindContext, i), fmt.Sprintf("%s context, item %d", label, i),
-			mcp.WithResourceDescription(fmt.Sprintf("The exact context of For each item %d of %d: what `icm probe --json --item %d` prints.", i, st.items, i)),
-			mcp.WithMIMEType("application/json")), Handler: s.read})
+			mcp.WithResourceDescription(desc), mcp.WithMIMEType("application/json")), Handler: s.read})
 	}
 	return out
 }
+
+// maxListedItems bounds the For each items a stage lists a resource for:
+// resources/list stays short whatever the list's length, and the items
+// past it are read through the icm://STAGE/context/{item} template.
+const maxListedItems = 100
 
 // addTemplates names the stage resources' URI forms, so a stage made
 // since the last listing can be read before it is listed.
