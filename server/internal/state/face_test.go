@@ -31,6 +31,13 @@ func TestFaceOf(t *testing.T) {
 			"approved · ran with big:32b (configured: qwen3.5:9b)", "pass-filled", ToneOK},
 		{"a one-off model with none configured", StageState{Status: Awaiting, Reason: "output awaiting review", RanWith: "big:32b"}, false,
 			"awaiting review · ran with big:32b (configured: none)", "eye", ToneInfo},
+		// An agent's work and approval are shown apart from a person's.
+		{"handed in by an agent", StageState{Status: Awaiting, Reason: "output awaiting review", WrittenBy: "agent:claude-code"}, false,
+			"awaiting review · written by agent:claude-code over MCP", "eye", ToneInfo},
+		{"approved by an agent", StageState{Status: Approved, Reason: "approved by agent:claude-code, not by a person", WrittenBy: "agent:claude-code", Approval: &Approval{By: "agent:claude-code"}}, false,
+			"approved · approved by agent:claude-code, not by a person · written by agent:claude-code over MCP", "pass", ToneInfo},
+		{"approved by a person", StageState{Status: Approved, Reason: "approved", WrittenBy: "agent:claude-code", Approval: &Approval{By: "user"}}, false,
+			"approved · written by agent:claude-code over MCP", "pass-filled", ToneOK},
 		{"running hides the disk state", StageState{Status: Approved, Reason: "approved", LastFailure: failed}, true, "running", "sync~spin", ToneInfo},
 	}
 	for _, tt := range tests {
