@@ -795,6 +795,10 @@ func (c *checker) absent(st *workspace.Stage, in contract.Input, loc *assemble.L
 		f.Data["suggest"] = s
 		f.Data["suggest_relative"] = relTo(st.Rel, s)
 	}
+	if in.Embedded {
+		// A note (settle): that the path is an input is icm's reading.
+		f.Message += "; icm took it for an input from the words around it, so the stage runs without it"
+	}
 }
 
 // file checks one existing file input: binary files, long references and

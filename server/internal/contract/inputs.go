@@ -14,6 +14,10 @@ import (
 // listInput matches "Layer 4 (working): input.md" (the parenthesis optional).
 var listInput = regexp.MustCompile(`(?i)^\s*layer\s*([^\s(:]*)\s*(?:\(([^)]*)\))?\s*:\s*(.*)$`)
 
+// shortLayer matches the short label "L4 (working): input.md", "L3: x.md":
+// not icm's notation, but it gives the layer all the same.
+var shortLayer = regexp.MustCompile(`(?i)^\s*l([0-9]+)\s*(?:\(([^)]*)\))?\s*:\s*(.*)$`)
+
 func (p *parser) inputs(s markdown.Section) {
 	notations := map[string]bool{}
 	// excluded is set after a line that introduces what is not to be
@@ -61,6 +65,13 @@ func (p *parser) inputs(s markdown.Section) {
 func (p *parser) listInput(l markdown.Line) {
 	in := Input{Notation: "list", Range: l.Range}
 	m := listInput.FindStringSubmatchIndex(l.Text)
+	// labelled: the entry's label is not icm's "Layer N:" ("L4 (working):"):
+	// that its path is an input rests on reading it.
+	labelled := false
+	if m == nil {
+		m = shortLayer.FindStringSubmatchIndex(l.Text)
+		labelled = m != nil
+	}
 	rest, restAt := l.Text, 0
 	if m == nil {
 		if strings.EqualFold(strings.TrimSpace(l.Text), "none") {
@@ -96,20 +107,55 @@ func (p *parser) listInput(l markdown.Line) {
 	in.Why = why
 	in.Optional = optional(rest)
 	if file, _, _ := strings.Cut(path, "#"); !(pathShaped(file, quoted) || (quoted && quotedPathShaped(file))) {
+		if p.labelledInputs(in, l, rest, restAt) {
+			return
+		}
 		// Not a path: the whole entry names something else.
 		what := strings.TrimSpace(rest)
 		p.nonFileInput(&in, l.Sub(restAt+strings.Index(rest, what), len(what)), what)
 	} else {
 		p.setPath(&in, l, restAt+pathAt, path)
+		in.Embedded = labelled
 	}
 	if in.LayerInferred && !in.NonFile {
 		in.Layer = LocationLayer(in.Path)
-		if !p.references {
+		if !p.references && !in.Embedded {
 			p.add(l.Range, Info, CodeNoLayer,
 				fmt.Sprintf("no layer given for %s; icm treats it as layer %d (%s)", in.Path, in.Layer, layerWord(in.Layer)))
 		}
 	}
 	p.c.Inputs = append(p.c.Inputs, in)
+}
+
+// labelledInputs reads an entry whose label comes before its paths ("PRD
+// at `docs/prd.md`", "Design system: `_config/design.md`"): each path in
+// backticks is an input. That the words around it make it one rests on
+// reading them (Embedded), so a file that is not there is a note. It
+// reports whether the entry named any path.
+func (p *parser) labelledInputs(in Input, l markdown.Line, rest string, restAt int) bool {
+	t := strings.TrimSpace(rest)
+	if t == "" || strings.HasPrefix(t, "(") || !strings.Contains(t, "`") {
+		// "(conversation; see `roles.md`)": about something not a file.
+		return false
+	}
+	found := false
+	for _, m := range backtickSpan.FindAllStringSubmatchIndex(rest, -1) {
+		inner := rest[m[2]:m[3]]
+		path := strings.TrimSpace(inner)
+		if file, _, _ := strings.Cut(path, "#"); !quotedPathShaped(file) {
+			continue
+		}
+		one := in
+		one.Why = cleanWhy(rest[m[1]:])
+		p.setPath(&one, l, restAt+m[2]+strings.Index(inner, path), path)
+		one.Embedded = true
+		if one.LayerInferred || one.Layer == 0 {
+			one.Layer, one.LayerInferred = LocationLayer(one.Path), true
+		}
+		p.c.Inputs = append(p.c.Inputs, one)
+		found = true
+	}
+	return found
 }
 
 // nonFileInput marks an entry that names something other than a file: a

@@ -102,6 +102,9 @@ func (p *parser) listOutput(l markdown.Line) {
 	file, at, quoted, why := splitPathWhy(l.Text)
 	o := Output{Name: file, PathRange: l.Sub(at, len(file)), Range: l.Range, Format: why}
 	if !pathShaped(file, quoted) {
+		if p.labelledOutputs(l) {
+			return
+		}
 		what := strings.TrimSpace(l.Text)
 		p.nonFileOutput(Output{Name: what, Range: l.Range}, l.Sub(strings.Index(l.Text, what), len(what)), what)
 		return
@@ -121,6 +124,36 @@ func (p *parser) listOutput(l markdown.Line) {
 	}
 	o.Path = file
 	p.addOutput(o)
+}
+
+// labelledOutputs reads an Outputs item whose label comes before its path
+// ("Final plan: `output/plan.md` (second draft)"): each path in backticks
+// that looks like one on its own is an output, in output/ or outside it,
+// as in a table cell holding words besides its path. It reports whether
+// the item named any.
+func (p *parser) labelledOutputs(l markdown.Line) bool {
+	toks := cellPaths(l.Text)
+	found := false
+	for _, tok := range toks {
+		if !tok.quoted {
+			continue
+		}
+		o := Output{Name: path.Base(tok.path), PathRange: l.Sub(tok.at, len(tok.path)), Range: l.Range}
+		file := p.stageRelative(tok.path)
+		if fileNameShaped(file) && (!tok.embedded || p.hasOutputNamed(file)) {
+			file = path.Join("output", file)
+		}
+		found = true
+		if !strings.HasPrefix(path.Clean(file), "output/") && path.Clean(file) != "output" {
+			p.external(o, file)
+			continue
+		}
+		o.Path = file
+		if !p.hasOutput(path.Clean(file)) {
+			p.addOutput(o)
+		}
+	}
+	return found
 }
 
 // external records an output the contract names outside the stage's
