@@ -143,6 +143,9 @@ func settle(fs []contract.Finding) []contract.Finding {
 		start int
 		code  string
 		rule  string
+		// section tells apart the sections a missing-section finding
+		// names: two at a contract's title say two things.
+		section string
 	}
 	seen := map[key]bool{}
 	out := fs[:0]
@@ -153,7 +156,7 @@ func settle(fs []contract.Finding) []contract.Finding {
 		if f.Severity == contract.Error && !f.Basis.Certain() {
 			f.Severity = contract.Info
 		}
-		k := key{f.File, f.Range.Start, f.Code, f.Data["rule"]}
+		k := key{f.File, f.Range.Start, f.Code, f.Data["rule"], f.Data["section"]}
 		if seen[k] {
 			continue
 		}
@@ -332,6 +335,9 @@ func (c *checker) isProduced(rel string) bool {
 
 func (c *checker) stage(sr *StageReport) {
 	st, k := sr.Stage, sr.Contract
+	// The contract's own findings settled where they are kept, so what
+	// reads them (status, a run) sees what check prints.
+	k.Findings = settle(k.Findings)
 	for _, f := range k.Findings {
 		c.add(f)
 	}

@@ -311,6 +311,7 @@ func (p *parser) requireSections(seen map[string]bool) {
 	}
 	if !seen[KindOutputs] {
 		p.add(at, Error, CodeMissingSection, "the contract has no `## Outputs` section; name the file it writes, e.g. `- notes.md -> output/`")
+		p.c.Findings[len(p.c.Findings)-1].Data = map[string]string{"section": KindOutputs}
 	}
 }
 
