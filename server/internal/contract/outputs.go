@@ -13,10 +13,24 @@ import (
 // arrowOutput matches "FILE -> DIR" (also with a Unicode arrow).
 var arrowOutput = regexp.MustCompile("^\\s*`?([^`\\s]+)`?\\s*(?:->|→)\\s*`?([^`\\s]+)`?\\s*(.*)$")
 
+// leadingRemark matches a remark in parentheses before a path in
+// backticks: "(optional) `notes.md`".
+var leadingRemark = regexp.MustCompile("^\\s*\\([^)`]*\\)\\s*`")
+
 // checkbox matches a task-list item ("[ ] Reads well", "[x] Done").
 var checkbox = regexp.MustCompile(`^\s*\[[ xX]\]`)
 
 func (p *parser) outputs(s markdown.Section) {
+	p.outputEntries(s)
+	if p.noOutputs() && p.emptyOutputs == nil {
+		// Said once the whole contract is read (producedFiles): a
+		// "Produced Files" section may name them.
+		p.emptyOutputs = &s
+	}
+}
+
+// outputEntries reads the entries of a section naming outputs.
+func (p *parser) outputEntries(s markdown.Section) {
 	hasTable := false
 	for _, b := range s.Blocks {
 		hasTable = hasTable || b.Kind == markdown.BlockTable
@@ -33,9 +47,6 @@ func (p *parser) outputs(s markdown.Section) {
 		case markdown.BlockTable:
 			p.tableOutputs(b.Table)
 		}
-	}
-	if len(p.c.Outputs) == 0 && len(p.c.OtherOutputs) == 0 && len(p.c.ExternalOutputs) == 0 && p.rejectedOutputs == 0 {
-		p.add(s.Heading.TextRange, Error, CodeEmptySection, "the Outputs section names no file; write `- notes.md -> output/`")
 	}
 }
 
@@ -98,8 +109,14 @@ func (p *parser) listOutput(l markdown.Line) {
 		p.addOutput(o)
 		return
 	}
-	// A bare path: "- output/notes.md" or "- `output/notes.md` (what it is)".
-	file, at, quoted, why := splitPathWhy(l.Text)
+	// A bare path: "- output/notes.md" or "- `output/notes.md` (what it is)",
+	// after a remark in parentheses ("(optional) `notes.md`").
+	text, skip := l.Text, 0
+	if m := leadingRemark.FindStringIndex(text); m != nil {
+		text, skip = text[m[1]-1:], m[1]-1
+	}
+	file, at, quoted, why := splitPathWhy(text)
+	at += skip
 	o := Output{Name: file, PathRange: l.Sub(at, len(file)), Range: l.Range, Format: why}
 	if !pathShaped(file, quoted) {
 		if p.labelledOutputs(l) {

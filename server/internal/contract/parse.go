@@ -86,6 +86,8 @@ type parser struct {
 	// references is set while a References section is read as the
 	// inputs: its entries name reference files, with no layer of their own.
 	references bool
+	// emptyOutputs is the first Outputs section that named no file.
+	emptyOutputs *markdown.Section
 	// rejectedOutputs counts Outputs entries that name a path icm does
 	// not take as an output (outside output/): the section names files.
 	rejectedOutputs int
@@ -194,9 +196,23 @@ func (p *parser) parse() {
 	secs := doc.Sections(2)
 	kinds := make([]string, len(secs))
 	refsAsInputs := true
+	hasOutputs := false
 	for i, s := range secs {
 		kinds[i] = sectionKind(s.Heading.Text)
 		refsAsInputs = refsAsInputs && kinds[i] != KindInputs
+		hasOutputs = hasOutputs || kinds[i] == KindOutputs
+	}
+	produced := -1
+	for i, s := range secs {
+		switch {
+		case kinds[i] != "":
+		case !hasOutputs && outputsHeading(s.Heading.Text):
+			// "Output Files (living documents)": the Outputs section of a
+			// contract that has no other.
+			kinds[i], hasOutputs = KindOutputs, true
+		case produced < 0 && producedHeading(s.Heading.Text):
+			produced = i
+		}
 	}
 	for i, s := range secs {
 		kind := kinds[i]
@@ -217,6 +233,11 @@ func (p *parser) parse() {
 			sec.Table = firstTable(s)
 		}
 		c.Sections = append(c.Sections, sec)
+		if i == produced {
+			// Read below, once it is known whether the Outputs section
+			// names any file.
+			continue
+		}
 		if kind == "" {
 			p.unknown = append(p.unknown, Finding{File: c.File, Range: s.Heading.TextRange, Severity: Info, Code: CodeUnknownSection,
 				Message: fmt.Sprintf("section %q is not one of icm's own; the model reads it as written", s.Heading.Text)})
@@ -237,6 +258,7 @@ func (p *parser) parse() {
 		seen[kind], seenIn[kind] = true, block
 		p.section(kind, s)
 	}
+	p.producedFiles(secs, produced, seen)
 	p.requireSections(seen)
 	p.c.workingWhenWritten()
 	if !p.c.instructionsFallback() {
@@ -297,6 +319,65 @@ func (p *parser) section(kind string, s markdown.Section) {
 	case KindGate:
 		p.gate(s)
 	}
+}
+
+// outputsHeading reports whether a heading that is no section of icm's
+// starts with the word Output(s) ("Output Files (living documents)").
+func outputsHeading(name string) bool {
+	ws := words(name)
+	return len(ws) > 1 && (ws[0] == "output" || ws[0] == "outputs")
+}
+
+// producedHeadings name a section listing the files a stage writes.
+var producedHeadings = splitPhrases("produced files", "files produced", "files written", "output files", "deliverables")
+
+// producedHeading reports whether a heading names the files a stage
+// writes ("Produced Files").
+func producedHeading(name string) bool {
+	ws := words(name)
+	for _, ph := range producedHeadings {
+		if len(ws) >= len(ph) && equalWords(ws[:len(ph)], ph) {
+			return true
+		}
+	}
+	return false
+}
+
+// producedFiles reads a "Produced Files" section as the outputs when the
+// Outputs section names none (it holds a template of the document) or
+// there is none; otherwise it is a section of the author's, noted as
+// such. Then says once that the Outputs section names no file.
+func (p *parser) producedFiles(secs []markdown.Section, produced int, seen map[string]bool) {
+	if produced >= 0 {
+		s := secs[produced]
+		if p.noOutputs() {
+			p.outputEntries(s)
+			p.c.Sections[produced].Kind = KindOutputs
+			seen[KindOutputs] = true
+		} else {
+			p.unknown = append(p.unknown, Finding{File: p.c.File, Range: s.Heading.TextRange, Severity: Info, Code: CodeUnknownSection,
+				Message: fmt.Sprintf("section %q is not one of icm's own; the model reads it as written", s.Heading.Text)})
+		}
+	}
+	e := p.emptyOutputs
+	if e == nil || !p.noOutputs() {
+		return
+	}
+	if strings.TrimSpace(p.text(e.Body)) == "" {
+		p.add(e.Heading.TextRange, Error, CodeEmptySection, "the Outputs section names no file; write `- notes.md -> output/`")
+		return
+	}
+	// The section holds something (a template, a file tree) icm does not
+	// read as entries: a warning, since which files it means rests on the
+	// author's layout, but icm has no file to write the answer to.
+	f := Finding{File: p.c.File, Range: e.Heading.TextRange, Severity: Warning, Code: CodeEmptySection, Basis: BasisReading,
+		Message: "the Outputs section names no file icm can read (it holds no list or table of files), so icm has no file to write the stage's answer to"}
+	p.c.Findings = append(p.c.Findings, f)
+}
+
+// noOutputs reports whether the contract names no output of any kind.
+func (p *parser) noOutputs() bool {
+	return len(p.c.Outputs) == 0 && len(p.c.OtherOutputs) == 0 && len(p.c.ExternalOutputs) == 0 && p.rejectedOutputs == 0
 }
 
 func (p *parser) requireSections(seen map[string]bool) {
