@@ -371,6 +371,61 @@ func (c *checker) stage(sr *StageReport) {
 	}
 	sr.Context = ctx
 	c.budget(st, k, ctx)
+	c.nothingLoaded(st, k, ctx)
+}
+
+// nothingLoaded notes a stage whose Inputs section has lines but loads
+// no file from them, now or once an earlier stage has run: a fenced block
+// of bare names, paths read from among other words none of which is
+// there. A section saying there is no input, one with a path of its own
+// (loaded, or an error says why not), or one whose every entry names
+// something that is not a file (each noted already) gets no word.
+func (c *checker) nothingLoaded(st *workspace.Stage, k *contract.Contract, ctx *assemble.Context) {
+	var sec *contract.Section
+	for i := range k.Sections {
+		if k.Sections[i].Kind == contract.KindInputs {
+			sec = &k.Sections[i]
+			break
+		}
+	}
+	if sec == nil || saysNone(sec.Text) {
+		return
+	}
+	files := 0
+	for _, in := range k.Inputs {
+		if !in.NonFile && in.Path != "" {
+			if !in.Embedded {
+				// A path of its own: loaded, or a finding says why not.
+				return
+			}
+			files++
+		}
+	}
+	if files == 0 && len(k.Inputs) > 0 {
+		return
+	}
+	for _, p := range ctx.Parts {
+		if p.Layer != contract.LayerReference && p.Layer != contract.LayerWorking {
+			continue
+		}
+		if p.Path != "" && (!p.Missing || p.ProducedBy != "") {
+			return // loaded, or loaded once its stage has run
+		}
+	}
+	c.add(contract.Finding{File: st.Contract, Range: sec.Heading, Severity: contract.Info, Code: contract.CodeNoInputLoaded,
+		Message: fmt.Sprintf("the %q section loads no file: no line of it names a file that is there or that an earlier stage writes, so the model gets none of it", sec.Name)})
+}
+
+// saysNone reports whether a section's text says there is nothing in it
+// ("None.", "- n/a").
+func saysNone(text string) bool {
+	t := strings.ToLower(strings.Trim(strings.TrimSpace(text), " -*_.`"))
+	for _, w := range []string{"none", "n/a", "nothing", "no inputs", "no input"} {
+		if strings.HasPrefix(t, w) {
+			return true
+		}
+	}
+	return t == ""
 }
 
 // input checks one file input and returns false when its path escapes.

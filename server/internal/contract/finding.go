@@ -171,6 +171,8 @@ const (
 	// CodeFolderCapped: a folder or pattern input holds more than icm
 	// loads of it.
 	CodeFolderCapped = "folder-capped"
+	// CodeNoInputLoaded: a stage whose Inputs section loads no file.
+	CodeNoInputLoaded = "no-input-loaded"
 	// CodeConventions: a rule of the opt-in conventions profile.
 	CodeConventions = "conventions"
 )
@@ -179,7 +181,7 @@ const (
 // does not give its own.
 var codeBasis = map[string]Basis{
 	CodeUnknownSection: BasisReading, CodeNoLayer: BasisReading, CodeNonFileInput: BasisReading,
-	CodeNonFileOutput: BasisReading, CodeKeptAsText: BasisReading, CodeFreeScope: BasisReading,
+	CodeNonFileOutput: BasisReading, CodeKeptAsText: BasisReading, CodeFreeScope: BasisReading, CodeNoInputLoaded: BasisReading,
 	CodeSharedInput: BasisState, CodeInputOptional: BasisState, CodeBinaryInput: BasisState,
 	CodeEmptyFolder: BasisState, CodeIdentity: BasisState, CodePlaceholderPath: BasisState,
 	CodeInputNotYet: BasisState, CodeInputSelf: BasisState, CodeNoModelOutput: BasisState,
