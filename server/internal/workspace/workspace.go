@@ -126,18 +126,19 @@ func (e *NotFoundError) Error() string {
 
 // Hint tells the person what makes a folder a workspace.
 func (e *NotFoundError) Hint() string {
-	return "run icm inside a workspace (a folder with CLAUDE.md or AGENTS.md, or CONTEXT.md beside pipeline/ or stages/), or pass -w DIR"
+	return "run icm inside a workspace (a folder with CLAUDE.md or AGENTS.md, or CONTEXT.md beside pipeline/ or stages/, or a stages/ holding numbered folders with a CONTEXT.md), or pass -w DIR"
 }
 
 // Find returns the workspace root for start: start itself or its nearest
-// parent that holds CLAUDE.md, or CONTEXT.md beside pipeline/ or stages/.
+// parent that holds CLAUDE.md, or CONTEXT.md beside pipeline/ or stages/,
+// or, lacking both, pipeline/ or stages/ holding stage contracts.
 func Find(start string) (string, error) {
 	abs, err := filepath.Abs(start)
 	if err != nil {
 		return "", fmt.Errorf("unable to resolve %s: %w", start, err)
 	}
 	for dir := abs; ; {
-		if IsRoot(dir) {
+		if IsRoot(dir) || isStagesLayout(dir) {
 			return dir, nil
 		}
 		parent := filepath.Dir(dir)
@@ -162,6 +163,27 @@ func IsRoot(dir string) bool {
 	}
 	defer r.Close()
 	return isRootIn(r, ".")
+}
+
+// isStagesLayout reports whether dir, which has no identity or routing
+// file, holds pipeline/ or stages/ with at least one numbered folder
+// holding a CONTEXT.md: a workspace whose root files are missing (check
+// notes it). Only a folder named with -w or found above where icm starts
+// is taken for one this way; a walk down a folder (the language server's
+// discovery, nested workspaces) keeps to IsRoot, so a folder of examples
+// or a package's tree is not taken for a workspace of its own.
+func isStagesLayout(dir string) bool {
+	r, err := OpenRoot(dir, RootOptions{ReadOnly: true})
+	if err != nil {
+		return false
+	}
+	defer r.Close()
+	for _, s := range stageDirs {
+		if dirThere(r, s) && countStages(r, s) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Options change how a workspace is opened.
@@ -274,7 +296,7 @@ func LoadWith(dir, start string, opts Options) (*Workspace, error) {
 			return nil, err
 		}
 		root = r
-	} else if !IsRoot(root) {
+	} else if !IsRoot(root) && !isStagesLayout(root) {
 		if !isDir(root) {
 			return nil, fmt.Errorf("unable to open workspace %s: no such folder", root)
 		}
