@@ -849,16 +849,16 @@ func (c *checker) absent(st *workspace.Stage, in contract.Input, loc *assemble.L
 	if len(loc.Tried) > 1 {
 		msg = fmt.Sprintf("input %s does not exist (looked for as %s) and no earlier stage produces it", in.Path, strings.Join(loc.Tried, ", "))
 	}
+	if in.Embedded {
+		// A note (settle): that the path is an input is icm's reading.
+		msg += "; icm took it for an input from the words around it, so the stage runs without it"
+	}
 	f := at(contract.Error, contract.CodeInputMissing, msg)
 	f.Data = map[string]string{"path": rel}
 	if s := c.suggest(rel); s != "" && !containsString(loc.Tried, s) {
 		f.Message += fmt.Sprintf("; did you mean %s?", s)
 		f.Data["suggest"] = s
 		f.Data["suggest_relative"] = relTo(st.Rel, s)
-	}
-	if in.Embedded {
-		// A note (settle): that the path is an input is icm's reading.
-		f.Message += "; icm took it for an input from the words around it, so the stage runs without it"
 	}
 }
 

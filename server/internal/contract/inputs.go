@@ -139,15 +139,26 @@ func (p *parser) labelledInputs(in Input, l markdown.Line, rest string, restAt i
 		return false
 	}
 	found := false
+	label := labelBefore(rest[:strings.Index(rest, "`")])
+	dir := "" // the folder of the last path with one
 	for _, m := range backtickSpan.FindAllStringSubmatchIndex(rest, -1) {
 		inner := rest[m[2]:m[3]]
 		path := strings.TrimSpace(inner)
-		if file, _, _ := strings.Cut(path, "#"); !quotedPathShaped(file) {
+		if file, _, _ := strings.Cut(path, "#"); !quotedPathShaped(file) || (folderShaped(file) && !label) {
+			// A folder in a sentence ("docs from `docs/`") is a place
+			// named, not all of it to load.
 			continue
 		}
 		one := in
 		one.Why = cleanWhy(rest[m[1]:])
 		p.setPath(&one, l, restAt+m[2]+strings.Index(inner, path), path)
+		if dir != "" && fileNameShaped(one.Path) {
+			// "`mockups/main.html` (home), `other.html`": a bare name
+			// after a path is in the same folder.
+			one.Path = dir + "/" + one.Path
+		} else if i := strings.LastIndex(one.Path, "/"); i > 0 && !folderShaped(one.Path) {
+			dir = one.Path[:i]
+		}
 		one.Embedded = true
 		if one.LayerInferred || one.Layer == 0 {
 			one.Layer, one.LayerInferred = LocationLayer(one.Path), true
@@ -156,6 +167,12 @@ func (p *parser) labelledInputs(in Input, l markdown.Line, rest string, restAt i
 		found = true
 	}
 	return found
+}
+
+// labelBefore reports whether the words before the first path end as a
+// label does ("Data layer: `a/`, `b/`"): the paths are what is named.
+func labelBefore(before string) bool {
+	return strings.HasSuffix(strings.TrimSpace(before), ":")
 }
 
 // nonFileInput marks an entry that names something other than a file: a

@@ -151,8 +151,10 @@ func (p *parser) listOutput(l markdown.Line) {
 func (p *parser) labelledOutputs(l markdown.Line) bool {
 	toks := cellPaths(l.Text)
 	found := false
+	label := strings.Contains(l.Text, "`") && labelBefore(l.Text[:strings.Index(l.Text, "`")])
 	for _, tok := range toks {
-		if !tok.quoted {
+		if !tok.quoted || (folderShaped(tok.path) && !label) {
+			// "Notes in `output/`": a place named, not an output.
 			continue
 		}
 		o := Output{Name: path.Base(tok.path), PathRange: l.Sub(tok.at, len(tok.path)), Range: l.Range}
