@@ -202,10 +202,17 @@ func (p *parser) parse() {
 		refsAsInputs = refsAsInputs && kinds[i] != KindInputs
 		hasOutputs = hasOutputs || kinds[i] == KindOutputs
 	}
-	produced := -1
+	produced, readAsInputs := -1, -1
 	for i, s := range secs {
 		switch {
 		case kinds[i] != "":
+		case refsAsInputs && strings.EqualFold(strings.TrimSpace(s.Heading.Text), "read"):
+			// The READ / … / WRITE vocabulary: READ lists the inputs and
+			// WRITE the outputs, when the contract has no sections of
+			// those names.
+			kinds[i], refsAsInputs, readAsInputs = KindInputs, false, i
+		case !hasOutputs && strings.EqualFold(strings.TrimSpace(s.Heading.Text), "write"):
+			kinds[i], hasOutputs = KindOutputs, true
 		case !hasOutputs && outputsHeading(s.Heading.Text):
 			// "Output Files (living documents)": the Outputs section of a
 			// contract that has no other.
@@ -216,6 +223,9 @@ func (p *parser) parse() {
 	}
 	for i, s := range secs {
 		kind := kinds[i]
+		// Entries of a READ section name no layer in any notation: no
+		// note says so of each (as of a References section's).
+		p.references = i == readAsInputs
 		if kind == "" && refsAsInputs && referenceSection(s.Heading.Text) {
 			// A contract with no Inputs section that lists its reference
 			// files under a heading of their own ("Stage-Specific
