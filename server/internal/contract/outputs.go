@@ -50,6 +50,13 @@ func (p *parser) outputEntries(s markdown.Section) {
 	}
 }
 
+// outputFolder reports whether dir names the stage's output/ folder or
+// one below it.
+func outputFolder(dir string) bool {
+	d := path.Clean(strings.TrimPrefix(dir, "./"))
+	return d == "output" || strings.HasPrefix(d, "output/")
+}
+
 // ourArrow reports whether a line is icm's arrow notation (`FILE ->
 // DIR`), not a sentence with an arrow in it ("`report.json` → referenced
 // in the appendix"): the right side is a folder, or one word followed by
@@ -86,7 +93,7 @@ func (p *parser) outputLine(l markdown.Line, listItem, hasTable bool) bool {
 }
 
 func (p *parser) listOutput(l markdown.Line) {
-	if m := arrowOutput.FindStringSubmatchIndex(l.Text); m != nil && ourArrow(l.Text) {
+	if m := arrowOutput.FindStringSubmatchIndex(l.Text); m != nil && ourArrow(l.Text) && (!p.foreignOutputs || outputFolder(l.Text[m[4]:m[5]])) {
 		file, dir := l.Text[m[2]:m[3]], l.Text[m[4]:m[5]]
 		o := Output{Name: file, PathRange: l.Sub(m[2], m[3]-m[2]), Range: l.Range, Format: strings.TrimSpace(cleanWhy(l.Text[m[6]:m[7]]))}
 		if isAbsolute(file) {

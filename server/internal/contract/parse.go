@@ -86,6 +86,9 @@ type parser struct {
 	// references is set while a References section is read as the
 	// inputs: its entries name reference files, with no layer of their own.
 	references bool
+	// foreignOutputs is set while a section of the author's own (Produced
+	// Files) is read as the outputs.
+	foreignOutputs bool
 	// emptyOutputs is the first Outputs section that named no file.
 	emptyOutputs *markdown.Section
 	// rejectedOutputs counts Outputs entries that name a path icm does
@@ -361,7 +364,11 @@ func (p *parser) producedFiles(secs []markdown.Section, produced int, seen map[s
 	if produced >= 0 {
 		s := secs[produced]
 		if p.noOutputs() {
+			// The author's list: an arrow points at who reads the file
+			// ("→ designer/presenter") unless it points into output/.
+			p.foreignOutputs = true
 			p.outputEntries(s)
+			p.foreignOutputs = false
 			p.c.Sections[produced].Kind = KindOutputs
 			seen[KindOutputs] = true
 		} else {
