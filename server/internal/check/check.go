@@ -376,10 +376,11 @@ func (c *checker) stage(sr *StageReport) {
 
 // nothingLoaded notes a stage whose Inputs section has lines but loads
 // no file from them, now or once an earlier stage has run: a fenced block
-// of bare names, paths read from among other words none of which is
+// of bare file names, paths read from among other words none of which is
 // there. A section saying there is no input, one with a path of its own
-// (loaded, or an error says why not), or one whose every entry names
-// something that is not a file (each noted already) gets no word.
+// (loaded, or an error says why not), one whose every entry names
+// something that is not a file (each noted already), or one naming no
+// file at all (what the person brings) gets no word.
 func (c *checker) nothingLoaded(st *workspace.Stage, k *contract.Contract, ctx *assemble.Context) {
 	var sec *contract.Section
 	for i := range k.Sections {
@@ -401,7 +402,9 @@ func (c *checker) nothingLoaded(st *workspace.Stage, k *contract.Contract, ctx *
 			files++
 		}
 	}
-	if files == 0 && len(k.Inputs) > 0 {
+	if files == 0 && (len(k.Inputs) > 0 || !contract.MentionsFile(sec.Text)) {
+		// Entries that are not files, or lines that name none (what a
+		// person brings): nothing was meant to load.
 		return
 	}
 	for _, p := range ctx.Parts {

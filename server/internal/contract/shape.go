@@ -211,3 +211,22 @@ func globEscape(p string) string {
 func escapeMeta(s string) string {
 	return strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`, `\`, `\\`).Replace(s)
 }
+
+// fileMention matches a word that names a file: a name, perhaps below
+// folders, with an extension of two to six letters or digits.
+var fileMention = regexp.MustCompile(`^[\p{L}\p{N}_\-\[\]{}.]*[\p{L}\p{N}_\-\]}]\.[A-Za-z][A-Za-z0-9]{1,5}$`)
+
+// MentionsFile reports whether text names a file somewhere among its
+// words ("discovery_brief.md (the brief)"), in any layout.
+func MentionsFile(text string) bool {
+	for _, w := range strings.Fields(text) {
+		w = strings.Trim(w, "`*_'\",;:()<>")
+		if i := strings.LastIndex(w, "/"); i >= 0 {
+			w = w[i+1:]
+		}
+		if fileMention.MatchString(w) {
+			return true
+		}
+	}
+	return false
+}
