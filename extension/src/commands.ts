@@ -2,6 +2,7 @@
 // acts on (from the view node it was run on, the active editor, or a
 // picker) and asks the server; the server does the work.
 import * as vscode from 'vscode';
+import { formatMoment } from './format';
 import type { PipelineModel } from './model';
 import type { PipelineNode } from './pipelineView';
 import { modelStatusText, pickOrder, stateLabel, workspaceOf } from './present';
@@ -159,7 +160,8 @@ export function registerCommands({ server, model, review, log, runs }: Deps): vs
           ? pairs[0]
           : (await vscode.window.showQuickPick(pairs.map((p) => ({ label: p.label, p })), { title: 'Compare which output?' }))?.p;
       if (pair) {
-        const when = parseHistoryTime(pair.time)?.toLocaleString() ?? pair.time;
+        const t = parseHistoryTime(pair.time);
+        const when = t !== undefined ? formatMoment(t, new Date()) : pair.time;
         await vscode.commands.executeCommand(
           'vscode.diff',
           vscode.Uri.file(pair.previous),

@@ -1,5 +1,6 @@
 // How workspace and stage states read in the Pipeline view and the status
 // bar. Plain data out, so the wording is tested without VS Code.
+import { formatCount, formatDuration, formatEstimate, formatMoment, formatTime, plural } from './format';
 import type { ModelStatus, NextStep, StageFace, StageState, StageStatus, WorkspaceStatus } from './protocol';
 
 // The same vocabulary as the server's state.FaceOf, for a server too old
@@ -58,37 +59,27 @@ export function stateLabel(state: string): string {
   return labels[state as StageState] ?? state;
 }
 
-/** "~819 tokens" or "~12.3k tokens"; undefined when the server gave none. */
-export function formatTokens(tokens: number | undefined): string | undefined {
+/** "~819 tokens" or "~1.2k tokens": an estimate; undefined when the server gave none. */
+export function estimateText(tokens: number | undefined): string | undefined {
   if (tokens === undefined || tokens < 0 || !Number.isFinite(tokens)) {
     return undefined;
   }
-  if (tokens < 1000) {
-    return `~${Math.round(tokens)} tokens`;
-  }
-  const k = tokens / 1000;
-  return `~${k < 100 ? k.toFixed(1).replace(/\.0$/, '') : Math.round(k)}k tokens`;
+  return formatEstimate(tokens);
 }
-
-const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
 /** "ran 10:04" today, "ran Nov 28 10:04" before, in local time. */
 export function formatRunTime(iso: string | undefined, now: Date): string | undefined {
+  const t = parseTime(iso);
+  return t === undefined ? undefined : `ran ${formatTime(t, now)}`;
+}
+
+/** An RFC 3339 time from the server, or undefined when there is none. */
+export function parseTime(iso: string | undefined): Date | undefined {
   if (iso === undefined || iso === '') {
     return undefined;
   }
   const t = new Date(iso);
-  if (Number.isNaN(t.getTime())) {
-    return undefined;
-  }
-  const hm = `${String(t.getHours()).padStart(2, '0')}:${String(t.getMinutes()).padStart(2, '0')}`;
-  const sameDay =
-    t.getFullYear() === now.getFullYear() && t.getMonth() === now.getMonth() && t.getDate() === now.getDate();
-  if (sameDay) {
-    return `ran ${hm}`;
-  }
-  const year = t.getFullYear() === now.getFullYear() ? '' : ` ${t.getFullYear()}`;
-  return `ran ${months[t.getMonth()]} ${t.getDate()}${year} ${hm}`;
+  return Number.isNaN(t.getTime()) ? undefined : t;
 }
 
 /** A stage's state, counting the workspace's running field (the stage list may lag it). */
@@ -111,15 +102,15 @@ export function itemProgress(ws: WorkspaceStatus, stage: string): string {
 /** "4 calls, ~5.2k tokens" for a For each stage, "~1.3k tokens" for one call. */
 export function callsText(st: StageStatus): string | undefined {
   if (st.calls !== undefined && st.calls > 1 && st.stageTokens !== undefined) {
-    return `${st.calls} calls, ${formatTokens(st.stageTokens)}`;
+    return `${st.calls} calls, ${estimateText(st.stageTokens)}`;
   }
-  return formatTokens(st.tokens);
+  return estimateText(st.tokens);
 }
 
 /** A run a coding agent made is recorded with the model agent:NAME. */
 export const agentPrefix = 'agent:';
 
-/** "4,504 in / 312 out · 12.3s · qwen3.5:9b" from the last run's record; an agent's run says who handed it in. */
+/** "4,504 tokens in / 312 out · 12 s · qwen3.5:9b" from the last run's record; an agent's run says who handed it in. */
 export function lastRunText(st: StageStatus): string | undefined {
   const r = st.lastRunStats;
   if (r === undefined) {
@@ -129,34 +120,19 @@ export function lastRunText(st: StageStatus): string | undefined {
     // No model of icm's ran: a coding agent handed the outputs in over MCP.
     return `handed in by ${r.model} over MCP · ${formatDuration(r.durationMs)}`;
   }
-  const parts = [`${r.promptTokens.toLocaleString('en-US')} tokens in / ${r.outputTokens.toLocaleString('en-US')} out`, formatDuration(r.durationMs)];
+  const parts = [`${formatCount(r.promptTokens)} tokens in / ${formatCount(r.outputTokens)} out`, formatDuration(r.durationMs)];
   if (r.model !== undefined && r.model !== '') {
     parts.push(r.model);
   }
-  const calls = [`${r.modelCalls} model ${r.modelCalls === 1 ? 'call' : 'calls'}`];
+  const calls = [plural(r.modelCalls, 'model call')];
   if (r.toolCalls > 0) {
-    calls.push(`${r.toolCalls} tool ${r.toolCalls === 1 ? 'call' : 'calls'}`);
+    calls.push(plural(r.toolCalls, 'tool call'));
   }
   if ((r.toolErrors ?? 0) > 0) {
     calls.push(`${r.toolErrors} failed`);
   }
   parts.push(calls.join(', '));
   return parts.join(' · ');
-}
-
-/** "850 ms", "12.3 s", "2 min 5 s". */
-export function formatDuration(ms: number): string {
-  if (!Number.isFinite(ms) || ms < 0) {
-    return '';
-  }
-  if (ms < 1000) {
-    return `${Math.round(ms)} ms`;
-  }
-  if (ms < 60_000) {
-    return `${(ms / 1000).toFixed(1).replace(/\.0$/, '')} s`;
-  }
-  const m = Math.floor(ms / 60_000);
-  return `${m} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
 export interface StageView {
@@ -205,7 +181,7 @@ export function stageView(ws: WorkspaceStatus, st: StageStatus, now: Date): Stag
   }
   const last = lastRunText(st);
   if (ran !== undefined) {
-    tip.push(`Last run: ${new Date(st.lastRun as string).toLocaleString()}${last !== undefined ? ` · ${escapeMarkdown(last)}` : ''}`);
+    tip.push(`Last run: ${formatMoment(parseTime(st.lastRun) as Date, now)}${last !== undefined ? ` · ${escapeMarkdown(last)}` : ''}`);
   }
   if (st.rubric !== undefined && st.rubric !== '' && face.detail?.includes(st.rubric) !== true) {
     tip.push(`Rubric: ${escapeMarkdown(st.rubric)}`);

@@ -1,6 +1,6 @@
 // How runs read in the Runs view. Plain data out, so the wording is tested
 // without VS Code.
-import { formatDuration, formatRunTime, formatTokens } from './present';
+import { formatCount, formatDuration, formatMoment, formatTokens, formatTime, plural } from './format';
 import type { RunEntry, RunNode } from './protocol';
 
 export interface RunItemView {
@@ -15,7 +15,8 @@ const red = 'testing.iconFailed';
 
 /** A run's row: when, how long, tokens (or the agent that handed it in); red when a stage in it failed. */
 export function runView(run: RunEntry, now: Date): RunItemView {
-  const when = formatRunTime(run.start, now)?.replace(/^ran /, '') ?? run.id;
+  const start = new Date(run.start);
+  const when = Number.isNaN(start.getTime()) ? run.id : formatTime(start, now);
   const stages = run.stages.map((s) => s.stage).join(', ');
   const failed = run.stages.some((s) => s.error !== undefined && s.error !== '');
   const toolErrors = countToolErrors(run.stages);
@@ -25,7 +26,7 @@ export function runView(run: RunEntry, now: Date): RunItemView {
     // No model of icm's read a token: a coding agent did the work.
     parts.push(`handed in by ${agents.join(', ')} over MCP`);
   } else {
-    parts.push(`${run.promptTokens.toLocaleString('en-US')} tokens in / ${run.outputTokens.toLocaleString('en-US')} out`);
+    parts.push(`${formatCount(run.promptTokens)} tokens in / ${formatCount(run.outputTokens)} out`);
   }
   // The state in words too: the row's icon alone says nothing to a screen reader.
   if (failed) {
@@ -35,7 +36,7 @@ export function runView(run: RunEntry, now: Date): RunItemView {
     .filter((s) => s.error !== undefined && s.error !== '')
     .map((s) => `${escape(s.stage)} failed: ${escape(s.error as string)}`);
   if (toolErrors > 0) {
-    parts.push(`${toolErrors} tool ${toolErrors === 1 ? 'call' : 'calls'} failed`);
+    parts.push(`${plural(toolErrors, 'tool call')} failed`);
   }
   if (!run.finished) {
     parts.push('stopped early');
@@ -43,7 +44,7 @@ export function runView(run: RunEntry, now: Date): RunItemView {
   return {
     label: `${when} · ${stages === '' ? 'nothing ran' : stages}`,
     description: parts.join(' · '),
-    tooltip: [`**run ${run.id}**`, `Started ${new Date(run.start).toLocaleString()}`, parts.join(' · '), ...errors].join('\n\n'),
+    tooltip: [`**run ${run.id}**`, `Started ${Number.isNaN(start.getTime()) ? run.start : formatMoment(start, now)}`, parts.join(' · '), ...errors].join('\n\n'),
     icon: failed ? { id: 'error', color: red } : toolErrors > 0 ? { id: 'warning', color: 'charts.orange' } : { id: 'history' },
   };
 }

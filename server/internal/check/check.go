@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/icm-tool/icm/server/internal/human"
 	"io/fs"
 	"path"
 	"path/filepath"
@@ -1121,7 +1122,7 @@ func (c *checker) budget(st *workspace.Stage, k *contract.Contract, ctx *assembl
 	}
 	if w := c.opts.Window; w > 0 && ctx.Total+c.opts.Reserve > w {
 		c.add(contract.Finding{File: st.Contract, Range: k.TitleRange, Severity: contract.Error, Code: contract.CodeOverWindow,
-			Message: fmt.Sprintf("the assembled context (~%d tokens) plus %d for the answer does not fit the model's %d-token window", ctx.Total, c.opts.Reserve, w)})
+			Message: fmt.Sprintf("the assembled context (%s) plus %s for the answer does not fit the model's window of %s", human.Estimate(ctx.Total), human.Count(c.opts.Reserve), human.Tokens(w))})
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/document"
+	"github.com/icm-tool/icm/server/internal/human"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/termsafe"
 	"github.com/icm-tool/icm/server/internal/testcase"
@@ -115,10 +116,7 @@ func printFindings(env *Env, rep *check.Report) {
 }
 
 func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
+	return human.Plural(n, word)
 }
 
 // checkReport is the JSON shape of `icm check --json`; contracts-schema

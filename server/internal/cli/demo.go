@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/icm-tool/icm/server/internal/demo"
+	"github.com/icm-tool/icm/server/internal/human"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/state"
 )
@@ -82,7 +83,7 @@ func runDemo(ctx context.Context, env *Env, dir string, yes bool) error {
 		switch sum.Next.Action {
 		case state.ActionDone:
 			fmt.Fprintf(out, "Done: all %d stages ran and are approved, in %s, with %s (every answer canned).\n", stages,
-				time.Since(start).Round(100*time.Millisecond), plural(d.Calls(), "model call"))
+				human.Duration(time.Since(start)), plural(d.Calls(), "model call"))
 			fmt.Fprintf(out, "Read the drafted course: %s\n", filepath.Join(d.Dir, "pipeline", "04-draft", "output", "draft.md"))
 			fmt.Fprintf(out, "With a real model: install Ollama (%s), start it (ollama serve), `icm pull qwen3.5:9b`, then `make run` in a clone (or `icm run -w DIR` on a workspace).\n", session.OllamaDownload)
 			return nil

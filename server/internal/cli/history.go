@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/icm-tool/icm/server/internal/human"
 	"github.com/icm-tool/icm/server/internal/session"
 )
 
@@ -98,14 +99,15 @@ shows a person's edit: the output against what the model wrote.`,
 				return nil
 			}
 			tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
+			now := time.Now()
 			for _, r := range runs {
 				end := ""
 				if !r.Finished {
 					end = "  (stopped early)"
 				}
-				fmt.Fprintf(tw, "run %s\t%s\t%s\t%d in\t%d out%s\n", r.ID, r.Start.Local().Format("2006-01-02 15:04"), r.Duration.Round(100*time.Millisecond), r.Prompt, r.Output, end)
+				fmt.Fprintf(tw, "run %s\t%s\t%s\t%s in\t%s out%s\n", r.ID, human.Time(r.Start.Local(), now), human.Duration(r.Duration), human.Count(r.Prompt), human.Count(r.Output), end)
 				for _, s := range r.Stages {
-					fmt.Fprintf(tw, "  %s\t%s\t%s\t%d in\t%d out\t%d model, %d tool calls%s\n", s.Stage, s.Status, s.Duration.Round(100*time.Millisecond), s.Prompt, s.Output, s.ModelCalls, s.ToolCalls, items(s.Items))
+					fmt.Fprintf(tw, "  %s\t%s\t%s\t%s in\t%s out\t%s, %s%s\n", s.Stage, s.Status, human.Duration(s.Duration), human.Count(s.Prompt), human.Count(s.Output), human.Plural(s.ModelCalls, "model call"), human.Plural(s.ToolCalls, "tool call"), items(s.Items))
 				}
 				for _, n := range r.Notes {
 					fmt.Fprintf(tw, "  note: %s\n", n)
@@ -131,7 +133,7 @@ func printExchange(w io.Writer, ex *session.Exchange) {
 	if ex.Item != "" {
 		fmt.Fprintf(w, " (item %d: %s)", ex.Index, ex.Item)
 	}
-	fmt.Fprintf(w, ": %s, %d in / %d out, %s\n", m.Model, m.PromptTokens, m.OutputTokens, m.Duration.Round(10*time.Millisecond))
+	fmt.Fprintf(w, ": %s, %s in / %s out, %s\n", m.Model, human.Count(m.PromptTokens), human.Count(m.OutputTokens), human.Duration(m.Duration))
 	if len(m.Tools) > 0 {
 		fmt.Fprintf(w, "tools offered: %s\n", strings.Join(m.Tools, ", "))
 	}
@@ -164,12 +166,12 @@ func items(n int) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf(", %d items", n)
+	return ", " + human.Plural(n, "item")
 }
 
 func printRunTree(env *Env, r *session.RunTrace) {
 	w := env.Stdout
-	fmt.Fprintf(w, "run %s  %s  %s  %d in / %d out\n", r.ID, r.Start.Local().Format("2006-01-02 15:04:05"), r.Duration.Round(10*time.Millisecond), r.Prompt, r.Output)
+	fmt.Fprintf(w, "run %s  %s  %s  %s in / %s out\n", r.ID, human.Moment(r.Start.Local(), time.Now()), human.Duration(r.Duration), human.Count(r.Prompt), human.Count(r.Output))
 	printNodes(w, "", r.Tree)
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)

@@ -195,8 +195,8 @@ func TestStartLineShowsTheExactCount(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("run: %s", errOut)
 	}
-	start := regexp.MustCompile(`▶ 01-a: (~?)(\d+) tokens -> tiny`).FindStringSubmatch(errOut)
-	served := regexp.MustCompile(`model tiny: (\d+) in`).FindStringSubmatch(errOut)
+	start := regexp.MustCompile(`▶ 01-a: (~?)([\d,]+) tokens -> tiny`).FindStringSubmatch(errOut)
+	served := regexp.MustCompile(`model tiny: ([\d,]+) in`).FindStringSubmatch(errOut)
 	if start == nil || served == nil {
 		t.Fatalf("no start or model line:\n%s", errOut)
 	}

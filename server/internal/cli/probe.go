@@ -12,6 +12,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/human"
 	"github.com/icm-tool/icm/server/internal/promptcount"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/tokens"
@@ -141,7 +142,7 @@ func printParts(env *Env, st *workspace.Stage, ctx *assemble.Context, items int,
 		rows = append(rows, [5]string{fmt.Sprintf("first call as the server sees it (%s)", count.First.Label()), "", "", strconv.Itoa(count.First.Tokens), ""})
 	}
 	printTable(env.Stdout, rows)
-	note := fmt.Sprintf("stage %s: ~%d tokens (system %d, user %d), estimated with %s", st.Name, ctx.Total, ctx.SystemTokens, ctx.UserTokens, ctx.Estimator)
+	note := fmt.Sprintf("stage %s: %s (system %s, user %s), estimated with %s", st.Name, human.Estimate(ctx.Total), human.Count(ctx.SystemTokens), human.Count(ctx.UserTokens), ctx.Estimator)
 	if items >= 0 {
 		note += fmt.Sprintf("; For each runs %d items (--item N shows one)", items)
 	}

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"sync"
 	"text/tabwriter"
-	"time"
 
 	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/human"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/termsafe"
@@ -101,11 +101,11 @@ func (p *printer) event(ev session.Event) {
 		if m.ToolCalls > 0 {
 			calls = ", " + plural(m.ToolCalls, "tool call")
 		}
-		fmt.Fprintf(w, "    model %s: %d in, %d out, %s%s%s\n", m.Model, m.PromptTokens, m.OutputTokens, m.Duration.Round(10*time.Millisecond), rate, calls)
+		fmt.Fprintf(w, "    model %s: %s in, %s out, %s%s%s\n", m.Model, human.Count(m.PromptTokens), human.Count(m.OutputTokens), human.Duration(m.Duration), rate, calls)
 	case session.EventTool:
 		t := ev.Tool
 		args, _ := json.Marshal(t.Args)
-		status := fmt.Sprintf("%s in %s", size(t.ResultSize), t.Duration.Round(10*time.Millisecond))
+		status := fmt.Sprintf("%s in %s", human.Size(int64(t.ResultSize)), human.Duration(t.Duration))
 		if t.IsError || t.Err != "" {
 			status = "error: " + firstLine(t.Err)
 		}
@@ -138,7 +138,7 @@ func (p *printer) event(ev session.Event) {
 		if pass, of, _ := state.RubricCount(ev.Rubric); pass < of {
 			mark, msg = "⚠", fmt.Sprintf("%s; %d of %d rubric checks failed", msg, of-pass, of)
 		}
-		fmt.Fprintf(w, "%s %s %s (%s, %d tokens in, %d out)\n", mark, ev.Stage, msg, ev.Duration.Round(100*time.Millisecond), ev.PromptTokens, ev.OutputTokens)
+		fmt.Fprintf(w, "%s %s %s (%s, %s in, %s out)\n", mark, ev.Stage, msg, human.Duration(ev.Duration), human.Tokens(ev.PromptTokens), human.Count(ev.OutputTokens))
 	case session.EventGate:
 		if ev.Status == string(state.Approved) {
 			fmt.Fprintf(w, "  %s\n", ev.Message)
@@ -277,13 +277,6 @@ func loc(f state.VerifyFinding) string {
 		return fmt.Sprintf("%s:%d", f.File, f.Line)
 	}
 	return f.File
-}
-
-func size(n int) string {
-	if n < 1024 {
-		return fmt.Sprintf("%d B", n)
-	}
-	return fmt.Sprintf("%.1f KB", float64(n)/1024)
 }
 
 func clip(s string, n int) string {

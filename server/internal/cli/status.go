@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/icm-tool/icm/server/internal/human"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/state"
 )
@@ -52,7 +54,7 @@ configured settings like any other, and says which model wrote it
 				f := state.FaceOf(s, false, "")
 				line := f.Detail
 				if s.LastRun != nil {
-					line += " (ran " + s.LastRun.Local().Format("2006-01-02 15:04") + ")"
+					line += " (ran " + human.Time(s.LastRun.Local(), time.Now()) + ")"
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Stage, f.Label, strings.TrimSpace(line))
 				if s.VerifyFailed && s.Record != nil {

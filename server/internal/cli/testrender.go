@@ -5,8 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
-	"time"
 
+	"github.com/icm-tool/icm/server/internal/human"
 	"github.com/icm-tool/icm/server/internal/session"
 )
 
@@ -55,9 +55,9 @@ func printMatrix(w io.Writer, rep *session.TestReport, cmp *session.TestComparis
 			}
 		}
 	}
-	fmt.Fprintf(w, "\n%s in %s", counts(rep), rep.Duration.Round(100*time.Millisecond))
+	fmt.Fprintf(w, "\n%s in %s", counts(rep), human.Duration(rep.Duration))
 	if rep.SequentialSum > 0 && rep.Parallel > 1 {
-		fmt.Fprintf(w, " (%s of work, %d at a time)", rep.SequentialSum.Round(100*time.Millisecond), rep.Parallel)
+		fmt.Fprintf(w, " (%s of work, %d at a time)", human.Duration(rep.SequentialSum), rep.Parallel)
 	}
 	fmt.Fprintln(w)
 }
@@ -69,7 +69,7 @@ func matrixCell(r session.TestRow) string {
 	if r.Passed < r.Runs {
 		mark = "✗"
 	}
-	s := fmt.Sprintf("%s %s  %d tok  %s", mark, r.Rate(), r.MedianTokens, r.MedianDuration.Round(100*time.Millisecond))
+	s := fmt.Sprintf("%s %s  %s  %s", mark, r.Rate(), human.Tokens(r.MedianTokens), human.Duration(r.MedianDuration))
 	if r.CacheHits > 0 {
 		s += fmt.Sprintf("  (%d cached)", r.CacheHits)
 	}
@@ -91,7 +91,7 @@ func counts(rep *session.TestReport) string {
 func jobLine(ev session.TestEvent) string {
 	r := ev.Result
 	mark := map[string]string{session.TestPassed: "✓", session.TestFailed: "✗", session.TestError: "!", session.TestCancelled: "-"}[r.Status]
-	s := fmt.Sprintf("%s [%d/%d] %s × %s #%d  %s", mark, ev.Index, ev.Total, r.Case, r.Model, r.Repeat, r.Duration.Round(100*time.Millisecond))
+	s := fmt.Sprintf("%s [%d/%d] %s × %s #%d  %s", mark, ev.Index, ev.Total, r.Case, r.Model, r.Repeat, human.Duration(r.Duration))
 	if r.Cache != nil && r.Cache.Hits > 0 {
 		s += fmt.Sprintf("  cache %d hit(s), key %s", r.Cache.Hits, r.Cache.Keys[0].Key[:12])
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/icm-tool/icm/server/internal/human"
 	"io"
 	"net"
 	"net/http"
@@ -207,7 +208,7 @@ func (o *conn) transportFailure(parent, attempt context.Context, err error) *fai
 func (f *failure) toError(stage, model string, attempts int, took time.Duration) *Error {
 	msg := f.msg
 	if attempts > 1 {
-		msg = fmt.Sprintf("%s (after %d attempts over %s)", msg, attempts, took.Round(time.Millisecond))
+		msg = fmt.Sprintf("%s (after %d attempts over %s)", msg, attempts, human.Duration(took))
 	}
 	hint := f.hint
 	if f.kind == KindModelMissing && model != "" {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/icm-tool/icm/server/internal/human"
 	"path"
 	"sort"
 	"strings"
@@ -168,7 +169,7 @@ func (r *run) describe(ctx context.Context) string {
 	}
 	tok := ""
 	if r.sr.Context != nil {
-		tok = fmt.Sprintf("~%d tokens -> ", r.sr.Context.Total)
+		tok = human.Estimate(r.sr.Context.Total) + " -> "
 	}
 	if count := r.e.opts.Count; count != nil {
 		// The count the server will read, where it can be known before
@@ -177,9 +178,9 @@ func (r *run) describe(ctx context.Context) string {
 		n, calls, complete := count(cctx, r.st, r.c, r.settings.Model())
 		cancel()
 		if complete && n.Known() {
-			tok = fmt.Sprintf("%d tokens -> ", n.Tokens)
+			tok = human.Tokens(n.Tokens) + " -> "
 			if calls > 1 {
-				tok = fmt.Sprintf("%d calls, %d tokens -> ", calls, n.Tokens)
+				tok = fmt.Sprintf("%d calls, %s -> ", calls, human.Tokens(n.Tokens))
 			}
 		}
 	}
