@@ -185,8 +185,11 @@ func (o *conn) transportFailure(parent, attempt context.Context, err error) *fai
 		f.msg = fmt.Sprintf("no model server at %s", o.base)
 		f.hint = hintStart
 	case errors.Is(err, syscall.ECONNREFUSED):
-		// The server answered before: it is likely restarting.
-		f.retry, f.hint = retryTransient, hintStart
+		// The server answered before and now refuses connections: it
+		// stopped. Retries are for answers that fail; waiting ten seconds
+		// for a server that is not running only delays the news.
+		f.msg = fmt.Sprintf("the model server at %s stopped answering", o.base)
+		f.hint = hintStart
 	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
 		f.hint = "the server's host name does not resolve: check OLLAMA_HOST or [model] base_url"
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF),

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
+	"syscall"
 
 	"github.com/icm-tool/icm/server/internal/fault"
 )
@@ -91,9 +91,10 @@ func (e *Error) Error() string {
 	if e.Stage != "" {
 		s = fmt.Sprintf("stage %s: %s", e.Stage, s)
 	}
-	// "no model server at URL" says it all; the dial error under it
-	// ("dial tcp ...: connect: connection refused") is for Unwrap.
-	if e.Err != nil && !(e.Unreachable && strings.HasPrefix(e.Msg, "no model server at ")) {
+	// "no model server at URL" and "the model server at URL stopped
+	// answering" say it all; the dial error under them ("dial tcp ...:
+	// connect: connection refused") is for Unwrap.
+	if e.Err != nil && !(e.Unreachable && errors.Is(e.Err, syscall.ECONNREFUSED)) {
 		s += ": " + e.Err.Error()
 	}
 	return s

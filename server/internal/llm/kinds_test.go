@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"errors"
+	"github.com/icm-tool/icm/server/internal/fault"
 	"net"
 	"net/http"
 	"strings"
@@ -202,9 +203,12 @@ func TestUnreachableServer(t *testing.T) {
 	}
 }
 
-// TestServerGoneMidRunIsRetried: a server that answered before and now
-// refuses is likely restarting, so the call is retried with backoff.
-func TestServerGoneMidRunIsRetried(t *testing.T) {
+// TestServerGoneMidRunFailsAtOnce: a server that answered before and now
+// refuses connections has stopped; retrying for ten seconds does not
+// start it again, so the call fails at once, saying the server stopped
+// answering (not that none was ever there), with how to start it.
+// Before, it was retried with backoff (6 attempts over 10 s in the editor).
+func TestServerGoneMidRunFailsAtOnce(t *testing.T) {
 	f := newFake(t)
 	clock := newFakeTime()
 	o := newTestClient(t, f.srv.URL, clock, WithRetry(time.Hour, 4))
@@ -217,8 +221,18 @@ func TestServerGoneMidRunIsRetried(t *testing.T) {
 	if !errors.As(err, &e) || e.Kind != KindUnavailable {
 		t.Fatalf("err = %v, want KindUnavailable", err)
 	}
-	if e.Attempts != 4 || len(clock.sleeps()) != 3 {
-		t.Errorf("attempts %d, sleeps %d; want 4 and 3", e.Attempts, len(clock.sleeps()))
+	if e.Attempts != 1 || len(clock.sleeps()) != 0 {
+		t.Errorf("attempts %d, sleeps %d; want 1 and 0", e.Attempts, len(clock.sleeps()))
+	}
+	if want := "the model server at " + f.srv.URL + " stopped answering"; e.Error() != want {
+		t.Errorf("message %q, want %q (no dial error, no retry count)", e.Error(), want)
+	}
+	if !e.Unreachable || !strings.Contains(e.Hint, "ollama serve") {
+		t.Errorf("unreachable %v, hint %q: want the start hint", e.Unreachable, e.Hint)
+	}
+	fe := e.Fault()
+	if fe.Kind != fault.KindModelUnreachable || len(fe.Actions) == 0 || fe.Actions[0].ID != fault.StartServer {
+		t.Errorf("fault %v with actions %v, want model-unreachable offering to start the server first", fe.Kind, fe.Actions)
 	}
 }
 

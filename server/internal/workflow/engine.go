@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/agent"
@@ -126,6 +127,9 @@ type Engine struct {
 	trace *trace
 	// submitted is the Submission as accepted for its stage.
 	submitted *submitted
+	// answered is set once a model call of this run has been answered:
+	// a server that refuses connections after that stopped mid-run.
+	answered atomic.Bool
 	// emitMu serialises events: For each items run concurrently, and
 	// observers (the printer, the editor's progress, telemetry) then see
 	// one event at a time, in the order they were stamped.
@@ -216,6 +220,9 @@ func (e *Engine) emit(ev Event) {
 	e.emitMu.Lock()
 	defer e.emitMu.Unlock()
 	ev.RunID = e.runID
+	if ev.Kind == EventModel && ev.Model != nil && ev.Model.Err == "" {
+		e.answered.Store(true)
+	}
 	if ev.Time.IsZero() {
 		ev.Time = e.opts.Now()
 	}

@@ -96,6 +96,7 @@ func (e *Engine) rerunItem(ctx context.Context, rep *check.Report, sr *check.Sta
 	}
 	r.res.Duration = e.opts.Now().Sub(start)
 	if err != nil {
+		err = r.explainLost(err)
 		r.fail(err)
 		return r.res, err
 	}

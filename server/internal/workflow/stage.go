@@ -149,6 +149,7 @@ func (e *Engine) runStage(ctx context.Context, rep *check.Report, sr *check.Stag
 	outputs, err := r.produce(ctx, rep)
 	r.res.Duration = e.opts.Now().Sub(start)
 	if err != nil {
+		err = r.explainLost(err)
 		r.fail(err)
 		return r.res, err
 	}
