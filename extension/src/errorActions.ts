@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { errorNotice } from './errors';
 import { demoCommand, findOnPath, MissingButton, ollamaDownload, startPlan } from './ollama';
 import { modelNameEdit } from './configEdit';
-import { ServerCommand, type ErrorAction, type ErrorData } from './protocol';
+import { ServerCommand, type ErrorAction, type ErrorData, type ModelStatus } from './protocol';
 import { errorDataOf, messageOf } from './review';
 import type { IcmServer } from './server';
 
@@ -115,15 +115,11 @@ export async function performFix(a: ErrorAction, workspace: string | undefined, 
       return;
     case 'choose-model':
       if (a.model) {
-        // A misspelt [model] name is fixed in config.toml, where it is
-        // written (and where icm on the command line reads it): an editor
-        // setting over it would leave the squiggle and the CLI's failure.
-        const missing = data?.actions.find((x) => x.id === 'pull-model')?.model;
-        if (missing && workspace && (await fixConfigModel(workspace, missing, a.model))) {
-          return;
-        }
-        await vscode.workspace.getConfiguration('icm').update('model', a.model, vscode.ConfigurationTarget.Workspace);
-        vscode.window.setStatusBarMessage(`$(check) ICM now uses ${a.model}`, 4000);
+        const missing = data?.actions.find((x) => x.id === 'pull-model')?.model ?? (workspace && (await missingModel(workspace, server)));
+        await useModel(workspace, missing || undefined, a.model);
+        return;
+      }
+      if (workspace !== undefined && (a.setting ?? 'model') === 'model' && (await pickModel(workspace, server))) {
         return;
       }
       await vscode.commands.executeCommand('workbench.action.openSettings', settingKeys[a.setting ?? 'model'] ?? 'icm.model');
@@ -179,6 +175,55 @@ export function runDemo(server: IcmServer): void {
   const term = vscode.window.createTerminal({ name: 'ICM: demo' });
   term.show();
   term.sendText(demoCommand(server.executable()));
+}
+
+/**
+ * Makes the workspace use model instead of missing (the name that failed,
+ * when known). A misspelt [model] name is fixed in config.toml, where it
+ * is written (and where icm on the command line reads it): an editor
+ * setting over it would leave the squiggle and the CLI's failure.
+ */
+async function useModel(workspace: string | undefined, missing: string | undefined, model: string): Promise<void> {
+  if (missing && workspace && (await fixConfigModel(workspace, missing, model))) {
+    return;
+  }
+  await vscode.workspace.getConfiguration('icm').update('model', model, vscode.ConfigurationTarget.Workspace);
+  vscode.window.setStatusBarMessage(`$(check) ICM now uses ${model}`, 4000);
+}
+
+/** The model the workspace runs when its server lacks it (a failed pull names no pull to redo). */
+async function missingModel(workspace: string, server: IcmServer): Promise<string | undefined> {
+  try {
+    const r = await server.execute<ModelStatus>(ServerCommand.modelStatus, { workspace });
+    return r.reachable && !r.installed ? r.model : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Offers the models the workspace's server has and uses the one picked;
+ * false when the server could not say (the caller opens the setting).
+ */
+async function pickModel(workspace: string, server: IcmServer): Promise<boolean> {
+  const r = await server.execute<ModelStatus>(ServerCommand.modelStatus, { workspace });
+  if (!r.reachable || r.models.length === 0) {
+    return false;
+  }
+  const items = r.models.map((m) => ({ label: m, description: m === r.suggestion ? 'probably meant' : undefined }));
+  const first = items.findIndex((i) => i.label === r.suggestion);
+  if (first > 0) {
+    items.unshift(...items.splice(first, 1));
+  }
+  const picked = await vscode.window.showQuickPick(items, {
+    title: `Use which model${r.installed ? '' : ` instead of ${r.model}`}?`,
+    placeHolder: `the models the server at ${r.url} has`,
+  });
+  if (picked === undefined) {
+    return true; // the person chose nothing: nothing to open either
+  }
+  await useModel(workspace, r.installed ? undefined : r.model, picked.label);
+  return true;
 }
 
 /**

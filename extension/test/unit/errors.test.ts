@@ -26,7 +26,7 @@ function noticeOf(kind: string) {
 test('errorNotice shows the hint and a button per fix', async (t) => {
   const cases: { kind: string; severity: string; hint: RegExp; buttons: string[] }[] = [
     { kind: 'model-unreachable', severity: 'error', hint: /— Start the model server at http:\/\/127\.0\.0\.1:11434, or point icm at one that runs\.$/, buttons: ['Start Ollama', 'Set Server Address'] },
-    { kind: 'model-missing', severity: 'error', hint: /— Use qwen3:8b, which the server has, or pull "qwen3:4b" onto it\.$/, buttons: ['Pull qwen3:4b', 'Use qwen3:8b'] },
+    { kind: 'model-missing', severity: 'error', hint: /— Use qwen3:8b, which the server has, or pull "qwen3:4b" onto it\.$/, buttons: ['Use qwen3:8b', 'Pull qwen3:4b'] },
     { kind: 'verify-failed', severity: 'warning', hint: /— Fix the output and approve it, or approve it as it is\.$/, buttons: ['Open objectives.md', 'Approve Anyway'] },
     { kind: 'edited-output', severity: 'warning', hint: /— Approve the edit, or run again and overwrite it \(the edited version is kept in history\/versions\/\)\.$/, buttons: ['Approve my edit', 'Compare', 'Overwrite'] },
     { kind: 'contract-invalid', severity: 'error', hint: /— Fix the errors in the stage's contract\.$/, buttons: ['Open CONTEXT.md', 'Show Problems'] },
@@ -65,7 +65,8 @@ test('buttons carry the fix they perform', () => {
   assert.equal(n.buttons[0].action.location?.uri, 'file:///w/course-research/pipeline/01-scope/output/objectives.md');
   assert.equal(n.buttons[0].action.location?.range.start.line, 2, 'line 3 of the finding, 0-based');
   assert.deepEqual(n.buttons[1].action, { id: 'approve-anyway', title: 'Approve anyway', stage: '01-scope' });
-  const pull = noticeOf('model-missing').buttons[0].action;
+  const [use, pull] = noticeOf('model-missing').buttons.map((b) => b.action);
+  assert.deepEqual([use.id, use.model], ['choose-model', 'qwen3:8b'], 'the likely model first');
   assert.equal(pull.model, 'qwen3:4b');
   assert.equal(pull.url, 'http://127.0.0.1:11434');
 });

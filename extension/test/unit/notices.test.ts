@@ -89,12 +89,12 @@ test('runNotice', async (t) => {
         error: {
           kind: 'model-missing',
           hint: 'use "qwen3.5:9b"',
-          actions: [{ id: 'pull-model', title: 'Pull qwen3.5:9', model: 'qwen3.5:9' }, { id: 'choose-model', title: 'Choose a model', model: 'qwen3.5:9b' }],
+          actions: [{ id: 'choose-model', title: 'Choose a model', model: 'qwen3.5:9b' }, { id: 'pull-model', title: 'Pull qwen3.5:9', model: 'qwen3.5:9' }],
         },
       },
       severity: 'error',
       text: /did you mean "qwen3\.5:9b"\?/,
-      actions: ['Pull qwen3.5:9', 'Use qwen3.5:9b', 'Retry'],
+      actions: ['Use qwen3.5:9b', 'Pull qwen3.5:9', 'Retry'],
     },
     {
       name: 'an edited output is not a failure of the stage',

@@ -36,7 +36,7 @@ func TestEveryErrorKindRendersTheSameFixes(t *testing.T) {
 		actions []string // the action ids of the error data, in order
 	}{
 		fault.KindModelUnreachable: {-32803, []string{"start the server:  ollama serve", "or use another server:  OLLAMA_HOST=URL, or [model] base_url in config.toml"}, []string{"start-server", "set-server"}},
-		fault.KindModelMissing:     {-32803, []string{`use the installed model:  --model qwen3:8b, or [model] name = "qwen3:8b" in config.toml`, "pull it:  icm pull qwen3:4b -w /w/course-research"}, []string{"pull-model", "choose-model"}},
+		fault.KindModelMissing:     {-32803, []string{`use the installed model:  --model qwen3:8b, or [model] name = "qwen3:8b" in config.toml`, "pull it:  icm pull qwen3:4b -w /w/course-research"}, []string{"choose-model", "pull-model"}},
 		fault.KindWindowExceeded:   {-32803, []string{"see:  /w/course-research/pipeline/01-scope/CONTEXT.md"}, []string{"open-file"}},
 		fault.KindTruncated:        {-32803, nil, nil},
 		fault.KindIncomplete:       {-32803, nil, nil},

@@ -60,7 +60,7 @@ func TestPullCommand(t *testing.T) {
 			[]string{"from " + filepath.Join(withConfig, "config.toml"), "success"}, nil},
 		{"model flag", t.TempDir(), []string{"pull", "--model", "qwen3:0.6b"}, true, "qwen3:0.6b", []string{"success"}, nil},
 		{"no such model", t.TempDir(), []string{"pull", "nosuch:7b"}, false, "",
-			[]string{"pulling manifest"}, []string{"file does not exist", "hint: ", "ollama.com/library"}},
+			[]string{"pulling manifest"}, []string{`the model registry has no model named "nosuch:7b"`, "hint: ", "ollama.com/library", "or use another model:"}},
 		{"registry unreachable", t.TempDir(), []string{"pull", "offline:1b"}, false, "",
 			nil, []string{"no such host", "hint: ", "internet access"}},
 		// The same fault, hint and fixes as `icm run` against a server that

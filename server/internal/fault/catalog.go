@@ -31,9 +31,40 @@ func ModelMissing(msg, model, url, suggestion string) *Error {
 	e := &Error{Kind: KindModelMissing, Msg: msg,
 		Hint: fmt.Sprintf("pull %q onto the server, or name a model it has", model)}
 	if suggestion != "" {
+		// A slip away from an installed model: that model is the likely
+		// fix, and pulling the misspelt name the unlikely one.
 		e.Hint = fmt.Sprintf("use %s, which the server has, or pull %q onto it", suggestion, model)
+		return e.With(Action{ID: ChooseModel, Model: suggestion}, Action{ID: PullModel, Model: model, URL: url})
 	}
-	return e.With(Action{ID: PullModel, Model: model, URL: url}, Action{ID: ChooseModel, Model: suggestion})
+	return e.With(Action{ID: PullModel, Model: model, URL: url}, Action{ID: ChooseModel})
+}
+
+// NotInRegistry is a KindModelMissing fault: a pull of a name the model
+// registry does not have. Pulling it again cannot help; what can is the
+// installed model it was probably meant to be (suggestion, "" when none
+// is close) or another of the server's models (installed).
+func NotInRegistry(model, suggestion string, installed []string, cause error) *Error {
+	e := &Error{Kind: KindModelMissing, Err: cause,
+		Msg: fmt.Sprintf("the model registry has no model named %q, so the server could not download it", model)}
+	const library = "look the name and tag up at https://ollama.com/library"
+	switch {
+	case suggestion != "":
+		e.Hint = fmt.Sprintf("did you mean %s, which the server has? Otherwise %s", suggestion, library)
+		e.Actions = append(e.Actions, Action{ID: ChooseModel, Model: suggestion})
+	case len(installed) > 0:
+		e.Hint = fmt.Sprintf("use a model the server has (%s), or %s", listSome(installed, 5), library)
+	default:
+		e.Hint = library
+	}
+	return e.With(Action{ID: ChooseModel})
+}
+
+// listSome joins the first n names, saying how many more there are.
+func listSome(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }
 
 // WindowExceeded is a prompt that cannot fit the model's context window.

@@ -95,6 +95,7 @@ func TestHintsNameNoFlag(t *testing.T) {
 		VerifyFailed("01", []string{"x"}, "/w/x", 1), RerunWouldApprove("01"), EditedOutput("01", []string{"a"}, ""),
 		ContractInvalid("01", "/w/c", 1, []string{"e"}), Stale("01", "r"), NotRun("01"), RunFailed("01", "r"),
 		ModelUnreachable("m", "http://h", "ollama serve"), ModelMissing("m", "q", "http://h", "qwen3:8b"), NoModelNamed("01", ""),
+		NotInRegistry("q", "qwen3:8b", nil, nil), NotInRegistry("q", "", []string{"a", "b"}, nil),
 	} {
 		if strings.Contains(e.Hint, "--") || strings.Contains(e.Hint, "`icm") {
 			t.Errorf("%s hint %q names a command-line flag or command", e.Kind, e.Hint)
@@ -116,5 +117,21 @@ func TestClassified(t *testing.T) {
 		if got := Classified(c.err); got != c.want {
 			t.Errorf("Classified(%v) = %v, want %v", c.err, got, c.want)
 		}
+	}
+}
+
+// TestDidYouMeanComesBeforePull: a model name one slip away from an
+// installed model was most likely that model, so the first fix is to
+// use it; pulling the misspelt name (which the registry seldom has) comes
+// after. Without a likely model, pulling is the first fix. Before, Pull
+// led ("Pull qwen3.5:9" before "Use qwen3.5:9b").
+func TestDidYouMeanComesBeforePull(t *testing.T) {
+	typo := ModelMissing("m", "qwen3.5:9", "http://h", "qwen3.5:9b")
+	if len(typo.Actions) != 2 || typo.Actions[0].ID != ChooseModel || typo.Actions[0].Model != "qwen3.5:9b" || typo.Actions[1].ID != PullModel {
+		t.Errorf("with a likely model, actions = %v; want use qwen3.5:9b, then pull", typo.Actions)
+	}
+	plain := ModelMissing("m", "llama3.2", "http://h", "")
+	if len(plain.Actions) == 0 || plain.Actions[0].ID != PullModel {
+		t.Errorf("without one, actions = %v; want pull first", plain.Actions)
 	}
 }

@@ -210,7 +210,9 @@ func (o *conn) transportFailure(parent, attempt context.Context, err error) *fai
 // toError turns the last failure of a call into the error callers see.
 func (f *failure) toError(stage, model string, attempts int, took time.Duration) *Error {
 	msg := f.msg
-	if attempts > 1 {
+	// A refused connection is the whole story: how often icm knocked
+	// before it says nothing more.
+	if attempts > 1 && !f.unreachable {
 		msg = fmt.Sprintf("%s (after %d attempts over %s)", msg, attempts, human.Duration(took))
 	}
 	hint := f.hint

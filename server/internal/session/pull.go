@@ -8,6 +8,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/suggest"
 )
 
 // PullProgress is one step of a model download: Ollama's status line,
@@ -73,10 +74,23 @@ func (s *Session) PreparePull(model string) (*ModelPull, error) {
 // Run downloads the model, passing each step to progress (which may be
 // nil). Errors are *fault.Error.
 func (p *ModelPull) Run(ctx context.Context, progress func(PullProgress)) error {
-	if err := p.client.Pull(ctx, p.Model, progress); err != nil {
-		return fault.From(err)
+	err := p.client.Pull(ctx, p.Model, progress)
+	if err == nil {
+		return nil
 	}
-	return nil
+	fe := fault.From(err)
+	if fe.Kind != fault.KindModelMissing {
+		return fe
+	}
+	// The registry has no such model: pulling again cannot help. What
+	// can is a model the server has, the likely one first.
+	lctx, cancel := context.WithTimeout(ctx, modelsWait)
+	defer cancel()
+	installed, lerr := llm.ListModels(lctx, p.client)
+	if lerr != nil {
+		installed = nil
+	}
+	return fault.NotInRegistry(p.Model, suggest.Model(p.Model, installed), installed, err)
 }
 
 // sourceOf says where a model name from config.toml comes from: the file
