@@ -57,7 +57,9 @@ export function fixActions(ev: RunFinished): NoticeAction[] {
   }
   const out: NoticeAction[] = errorNotice('', err).buttons.map((b) => ({ id: b.action.id, title: b.label, fix: b.action }));
   if (retryKinds.has(err.kind) && ev.stage !== '') {
-    out.push(button(Button.retry));
+    // Retry right after starting the server (start, then try again), else last.
+    const start = out.findIndex((a) => a.id === 'start-server');
+    out.splice(start >= 0 ? start + 1 : out.length, 0, button(Button.retry));
   }
   if (out.length === 0) {
     out.push(button(Button.showLogs));
@@ -87,7 +89,7 @@ export function toolLine(ev: RunFinished): string {
 export function runNotice(ev: RunFinished, next?: NextStep): RunNotice {
   const stage = ev.stage !== '' ? ev.stage : 'The run';
   if (ev.cancelled) {
-    return { severity: 'info', text: `${stage} run cancelled; its last output and approval are kept.`, actions: [] };
+    return { severity: 'info', text: `${stage} run cancelled; ${cancelledStanding(ev)}`, actions: [] };
   }
   if (ev.nothingRan === true) {
     // Nothing ran (everything approved, or a gate or an error stops the
@@ -108,10 +110,17 @@ export function runNotice(ev: RunFinished, next?: NextStep): RunNotice {
     return { severity: 'info', text: `Nothing ran: ${why}`, actions: [] };
   }
   if (!ev.ok) {
-    const what = ev.error?.kind === 'edited-output' ? `${stage} was not run again` : `${stage} failed`;
     const message = withoutStage(ev.message ?? '', ev.stage);
+    // An edited output waits for the person's call: nothing failed.
+    const severity = ev.error?.kind === 'edited-output' ? 'warning' : 'error';
+    if (ev.stage !== '' && (message.startsWith(`${ev.stage} cannot run`) || message.includes(` during ${ev.stage}`))) {
+      // The message names the stage and says what happened: it is the sentence.
+      const text = `${cap(message)}${hintOf(ev)}`;
+      return { severity, text: /[.?!]$/.test(text) ? text : `${text}.`, actions: fixActions(ev) };
+    }
+    const what = ev.error?.kind === 'edited-output' ? `${stage} was not run again` : `${stage} failed`;
     const msg = message !== '' ? `: ${message}` : '';
-    return { severity: 'error', text: `${what}${msg}${hintOf(ev)}${standing(stage, ev)}`, actions: fixActions(ev) };
+    return { severity, text: `${what}${msg}${hintOf(ev)}${standing(stage, ev, message)}`, actions: fixActions(ev) };
   }
   const tools = toolLine(ev);
   const withRun = ev.runId !== '' ? [button(Button.showRun)] : [];
@@ -157,10 +166,46 @@ export function reviewChecklist(items: string[] | undefined): string {
   return ` Review Gate: ${text}.`;
 }
 
-/** The message without the "stage NAME: " the engine puts before it: the notice names the stage already. */
+/**
+ * The message without the "stage NAME: " the engine puts before it (the
+ * notice names the stage already), and "stage NAME cannot run" as
+ * "NAME cannot run".
+ */
 function withoutStage(message: string, stage: string): string {
+  if (stage === '') {
+    return message;
+  }
   const prefix = `stage ${stage}: `;
-  return stage !== '' && message.startsWith(prefix) ? message.slice(prefix.length) : message;
+  if (message.startsWith(prefix)) {
+    return message.slice(prefix.length);
+  }
+  return message.startsWith(`stage ${stage} `) ? message.slice('stage '.length) : message;
+}
+
+/** What a cancel left, from the stage's state after it. */
+function cancelledStanding(ev: RunFinished): string {
+  switch (ev.face?.status) {
+    case 'approved':
+      return 'it is still approved.';
+    case 'awaiting-review':
+      return 'its last output is kept for review.';
+    case 'stale':
+      return 'its last output is kept (it is stale).';
+    case 'config-error':
+      return 'its last output is kept.';
+  }
+  return 'it has no output yet. The items that finished are kept for the next run.';
+}
+
+/** A state as the end of a sentence about its stage: "is approved", "has errors". */
+function stateWords(label: string): string {
+  if (label === 'has errors') {
+    return label;
+  }
+  if (label === 'config error') {
+    return 'has a config error';
+  }
+  return `is ${label}`;
 }
 
 /**
@@ -169,16 +214,18 @@ function withoutStage(message: string, stage: string): string {
  * the model changed since the last run.", or nothing for a stage that has
  * no good run (it is failed, which the notice says already).
  */
-function standing(stage: string, ev: RunFinished): string {
+function standing(stage: string, ev: RunFinished, message: string): string {
   const f = ev.face;
   if (f === undefined || f.status === 'failed') {
     return '';
   }
-  const parts = (f.detail ?? '').split(' · ').filter((p) => p !== '' && !/^last (re-)?run /.test(p));
-  const failedRerun = parts.length < (f.detail ?? '').split(' · ').filter((p) => p !== '').length;
+  const all = (f.detail ?? '').split(' · ').filter((p) => p !== '');
+  // Neither the failure the notice has just told nor what its message says again.
+  const parts = all.filter((p) => !/^last (re-)?run /.test(p) && !message.includes(p.replace(/^cannot run: /, '')));
+  const failedRerun = all.some((p) => /^last (re-)?run /.test(p));
   const text = faceText({ ...f, detail: parts.join(' · ') });
-  const line = failedRerun && parts.length === 0 ? `still ${text}` : text;
-  return ` ${stage} is ${line}${/[.?!]$/.test(line) ? '' : '.'}`;
+  const line = failedRerun && parts.length === 0 && f.status === 'approved' ? `is still ${text}` : stateWords(f.label) + text.slice(f.label.length);
+  return ` ${stage} ${line}${/[.?!]$/.test(line) ? '' : '.'}`;
 }
 
 function cap(s: string): string {

@@ -13,6 +13,7 @@ const labels: Record<StageState, string> = {
   stale: 'stale',
   failed: 'failed',
   invalid: 'has errors',
+  'config-error': 'config error',
 };
 
 /** Codicon ids and theme colours, so a state reads at a glance. */
@@ -23,12 +24,14 @@ const icons: Record<StageState, { id: string; color?: string }> = {
   approved: { id: 'pass-filled', color: 'testing.iconPassed' },
   stale: { id: 'history', color: 'charts.orange' },
   failed: { id: 'error', color: 'testing.iconFailed' },
-  invalid: { id: 'error', color: 'errorForeground' },
+  // Cannot run is not a failure: its own icon, not the failed cross.
+  invalid: { id: 'circle-slash', color: 'errorForeground' },
+  'config-error': { id: 'settings-gear', color: 'errorForeground' },
 };
 
 /** Every state in pipeline order, with its words and icon: the view's legend. */
 export function legend(): { state: StageState; label: string; icon: { id: string; color?: string } }[] {
-  const order: StageState[] = ['pending', 'running', 'awaiting-review', 'approved', 'stale', 'failed', 'invalid'];
+  const order: StageState[] = ['pending', 'running', 'awaiting-review', 'approved', 'stale', 'failed', 'invalid', 'config-error'];
   return order.map((state) => ({ state, label: labels[state], icon: icons[state] }));
 }
 
@@ -46,7 +49,7 @@ export function faceOf(ws: WorkspaceStatus, st: StageStatus): StageFace {
   }
   const icon = icons[state] ?? { id: 'question' };
   const reason = st.reason !== undefined && st.reason !== stateLabel(state) ? st.reason : undefined;
-  return { status: state, label: stateLabel(state), detail: reason, icon: icon.id, color: icon.color, tone: state === 'failed' || state === 'invalid' ? 'error' : 'info' };
+  return { status: state, label: stateLabel(state), detail: reason, icon: icon.id, color: icon.color, tone: state === 'failed' || state === 'invalid' || state === 'config-error' ? 'error' : 'info' };
 }
 
 /** The face in one line: "approved · last re-run failed: ...". */
@@ -228,11 +231,14 @@ export interface StatusBarView {
  * CLI's commands (`icm approve 01-scope`), which a person in the editor
  * does not type.
  */
-export function nextText(next: NextStep | undefined): string {
+export function nextText(next: NextStep | undefined, stages: StageStatus[] = []): string {
   if (next === undefined) {
     return 'no next step';
   }
   const stage = next.stage ?? '';
+  if (next.action === 'fix' && stages.find((s) => s.name === stage)?.status === 'config-error') {
+    return `${stage} cannot run until config.toml is fixed: the Problems panel lists what is wrong there`;
+  }
   switch (stage === '' ? 'done' : next.action) {
     case 'run':
       return `${stage} runs next: ▶ in the Pipeline view, or ICM: Run Next Stage`;
@@ -246,7 +252,7 @@ export function nextText(next: NextStep | undefined): string {
 
 /** The status bar's one line: what runs now, or the workspace's next step. */
 export function statusBarView(ws: WorkspaceStatus): StatusBarView {
-  const tooltip = `ICM ${ws.name}: ${nextText(ws.next)}`;
+  const tooltip = `ICM ${ws.name}: ${nextText(ws.next, ws.stages)}`;
   if (ws.trust !== undefined && !ws.trust.allowed && (ws.running === null || ws.running === undefined)) {
     // Nothing runs until the workspace is trusted: that is the next step.
     return {
@@ -274,7 +280,7 @@ export function statusBarView(ws: WorkspaceStatus): StatusBarView {
   const face = st !== undefined ? faceOf(ws, st) : undefined;
   // The state's own words, with what happens next where that is a run.
   const words = (st && (nextWords[st.status] ?? face?.label)) ?? next.action;
-  const icon = next.action === 'approve' ? 'eye' : next.action === 'fix' ? 'error' : 'play';
+  const icon = next.action === 'approve' ? 'eye' : next.action === 'fix' ? (st?.status === 'config-error' ? 'settings-gear' : 'circle-slash') : 'play';
   const tip = (face?.detail ? `${tooltip}\n${next.stage}: ${faceText(face)}` : tooltip) + (failedRerun?.name !== next.stage ? alsoTip : '');
   const label = `${next.stage} ${words}${failedRerun?.name !== next.stage ? also : ''}`;
   return { icon, label, tooltip: tip, color: face?.tone === 'error' ? face.color : undefined };

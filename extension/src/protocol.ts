@@ -103,7 +103,9 @@ export type StageState =
   | 'approved'
   | 'stale'
   | 'failed'
-  | 'invalid';
+  | 'invalid'
+  /** A setting it runs with cannot be used; the state it keeps is in StageStatus.kept. */
+  | 'config-error';
 
 /**
  * How a stage's state reads, derived once by the server (state.FaceOf) for
@@ -138,6 +140,8 @@ export interface StageStatus {
   name: string;
   status: StageState;
   reason?: string;
+  /** For a config error: the state kept until the setting is fixed ("approved"). */
+  kept?: StageState;
   face?: StageFace;
   /** Absolute path of the stage's CONTEXT.md. */
   contract: string;

@@ -79,7 +79,7 @@ test('runNotice', async (t) => {
       severity: 'error',
       // The reason is told once; what stands is the approval.
       text: /^01-scope failed: no model server at http:\/\/127\.0\.0\.1:11434 — Start Ollama, or set icm\.ollama\.host\. 01-scope is still approved\.$/,
-      actions: ['Start Ollama', 'Set Server Address', 'Retry'],
+      actions: ['Start Ollama', 'Retry', 'Set Server Address'],
     },
     {
       name: 'missing model: pull',
@@ -110,11 +110,57 @@ test('runNotice', async (t) => {
           ],
         },
       },
-      severity: 'error',
+      // Nothing failed: the run waits for the person's call.
+      severity: 'warning',
       text: /^01-scope was not run again: notes\.md was edited/,
       actions: ['Approve my edit', 'Compare', 'Overwrite'],
     },
-    { name: 'cancelled', ev: { cancelled: true, ok: false }, severity: 'info', text: /cancelled; its last output and approval are kept/, actions: [] },
+    { name: 'cancelled, approved', ev: { cancelled: true, ok: false, face: approved }, severity: 'info', text: /^01-scope run cancelled; it is still approved\.$/, actions: [] },
+    {
+      name: 'cancelled, awaiting review',
+      ev: { cancelled: true, ok: false, face: { status: 'awaiting-review', label: 'awaiting review', icon: 'eye', tone: 'info' } },
+      severity: 'info',
+      text: /^01-scope run cancelled; its last output is kept for review\.$/,
+      actions: [],
+    },
+    {
+      // Before: "its last output and approval are kept" for a stage that had neither.
+      name: 'cancelled before anything was written',
+      ev: { stage: '04-draft', cancelled: true, ok: false, face: { status: 'pending', label: 'pending', icon: 'circle-large-outline', tone: 'info' } },
+      severity: 'info',
+      text: /^04-draft run cancelled; it has no output yet\. The items that finished are kept for the next run\.$/,
+      actions: [],
+    },
+    {
+      // Before: "01-scope is has errors", with the error said twice.
+      name: 'a stage that cannot run says so once, in a sentence',
+      ev: {
+        ok: false,
+        message: 'stage 01-scope cannot run: references/missing.md does not exist',
+        face: { status: 'invalid', label: 'has errors', detail: 'cannot run: references/missing.md does not exist', icon: 'circle-slash', tone: 'error' },
+        error: { kind: 'contract-invalid', actions: [] },
+      },
+      severity: 'error',
+      text: /^01-scope cannot run: references\/missing\.md does not exist\.$/,
+      actions: ['Show Logs'],
+    },
+    {
+      name: 'a server that stopped mid-run: told once, Start then Retry',
+      ev: {
+        stage: '04-draft',
+        ok: false,
+        message: 'the model server at http://127.0.0.1:11434 stopped answering during 04-draft; 2 of 5 items are kept',
+        face: { status: 'failed', label: 'failed', icon: 'error', tone: 'error' },
+        error: {
+          kind: 'model-unreachable',
+          hint: 'start the model server at http://127.0.0.1:11434, or point icm at one that runs',
+          actions: [{ id: 'start-server', title: 'Start the model server', command: 'ollama serve', url: 'http://127.0.0.1:11434' }, { id: 'set-server', title: 'Set the model server' }],
+        },
+      },
+      severity: 'error',
+      text: /^The model server at http:\/\/127\.0\.0\.1:11434 stopped answering during 04-draft; 2 of 5 items are kept — Start the model server at http:\/\/127\.0\.0\.1:11434, or point icm at one that runs\.$/,
+      actions: ['Start Ollama', 'Retry', 'Set Server Address'],
+    },
     { name: 'a failure without data shows the logs', ev: { ok: false, message: 'boom' }, severity: 'error', text: /^01-scope failed: boom$/, actions: ['Show Logs'] },
     {
       name: 'a first run that fails tells its error once, without the stage twice',

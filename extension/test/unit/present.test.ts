@@ -183,8 +183,17 @@ test('statusBarView', async (t) => {
         next: { stage: '02-research', action: 'fix', message: 'fix it' },
         stages: [stage('02-research', { status: 'invalid' })],
       }),
-      icon: 'error',
+      icon: 'circle-slash',
       label: '02-research has errors',
+    },
+    {
+      name: 'a config error keeps the approval and says where to fix it',
+      ws: workspace({
+        next: { stage: '01-scope', action: 'fix', message: 'fix it' },
+        stages: [stage('01-scope', { status: 'config-error', kept: 'approved' })],
+      }),
+      icon: 'settings-gear',
+      label: '01-scope config error',
     },
     {
       name: 'done',
@@ -310,12 +319,14 @@ test('faces come from the server, the same words everywhere', async (t) => {
   });
   await t.test('an older server: errors are red', () => {
     const f = faceOf(workspace(), stage('02-research', { status: 'invalid', reason: 'cannot run: input missing' }));
-    assert.deepEqual([f.label, f.icon, f.color, f.tone], ['has errors', 'error', 'errorForeground', 'error']);
+    assert.deepEqual([f.label, f.icon, f.color, f.tone], ['has errors', 'circle-slash', 'errorForeground', 'error']);
   });
-  await t.test('the legend names every state once', () => {
+  await t.test('the legend names every state once, each with its own icon', () => {
     const l = legend();
-    assert.equal(new Set(l.map((x) => x.state)).size, 7);
+    assert.equal(new Set(l.map((x) => x.state)).size, 8);
+    assert.equal(new Set(l.map((x) => x.icon.id)).size, 8, 'two states share an icon');
     assert.equal(l.find((x) => x.state === 'invalid')?.label, 'has errors');
+    assert.equal(l.find((x) => x.state === 'config-error')?.label, 'config error');
   });
 });
 

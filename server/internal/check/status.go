@@ -9,6 +9,12 @@ import (
 // files, with model the run's model override ("" for the configured one),
 // and with a stage whose contract or inputs have errors marked invalid.
 func (r *Report) Pipeline(model string) (*state.PipelineState, error) {
+	return r.PipelineWith(model, nil)
+}
+
+// PipelineWith is Pipeline judging each stage's model name by models
+// (see state.ModelCheck); nil judges none.
+func (r *Report) PipelineWith(model string, models state.ModelCheck) (*state.PipelineState, error) {
 	contracts := map[string]*contract.Contract{}
 	errs := map[string][]string{}
 	for _, s := range r.Stages {
@@ -22,5 +28,5 @@ func (r *Report) Pipeline(model string) (*state.PipelineState, error) {
 			}
 		}
 	}
-	return state.Pipeline(r.Workspace, contracts, state.PipelineOptions{Model: model, Errors: errs})
+	return state.Pipeline(r.Workspace, contracts, state.PipelineOptions{Model: model, Errors: errs, Models: models})
 }

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/assemble"
@@ -11,6 +12,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/promptcount"
 	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/suggest"
 	"github.com/icm-tool/icm/server/internal/workflow"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -19,9 +21,25 @@ import (
 // state as a run with these settings sees it (a stage run with a model
 // override is not stale under the same override).
 func (s *Session) Status() (*state.PipelineState, *check.Report, error) {
+	return s.StatusWith(nil)
+}
+
+// ModelFacts is what a front end learned of the model server's models,
+// for StatusWith to judge model names by: Installed are its models, and
+// Known is false while it has not answered (so none can be checked).
+type ModelFacts struct {
+	Installed []string
+	Known     bool
+}
+
+// StatusWith is Status judging each stage's model by facts (nil judges
+// none): a model the server lacks, or a changed one that cannot be
+// checked, puts its stages in "config error" with their approvals kept,
+// rather than making them stale.
+func (s *Session) StatusWith(facts *ModelFacts) (*state.PipelineState, *check.Report, error) {
 	s.warnConfig()
 	rep := s.Check(nil)
-	p, err := rep.Pipeline(s.opts.Settings.Model)
+	p, err := rep.PipelineWith(s.opts.Settings.Model, s.modelCheck(facts))
 	if err != nil {
 		return nil, rep, fault.From(err)
 	}
@@ -187,4 +205,47 @@ func (s *Session) warnConfig() {
 	s.configWarned.Do(func() {
 		s.warn(s.ws.ConfigErr.Error() + " (icm shows the workspace with the default settings and runs nothing until config.toml is fixed)")
 	})
+}
+
+// modelCheck judges model names by what the server said; nil for nil.
+func (s *Session) modelCheck(facts *ModelFacts) state.ModelCheck {
+	if facts == nil {
+		return nil
+	}
+	server := "the model server"
+	if u := s.ServerURL(); u != "" {
+		server += " at " + u
+	}
+	return func(model string) (string, bool) {
+		if !facts.Known {
+			return fmt.Sprintf("whether %s has %q cannot be checked: it does not answer", server, model), false
+		}
+		if installedModel(facts.Installed, model) {
+			return "", false
+		}
+		problem := fmt.Sprintf("%s has no model %q", server, model)
+		if m := suggest.Model(model, facts.Installed); m != "" {
+			problem += fmt.Sprintf(" (did you mean %s?)", m)
+		}
+		return problem, true
+	}
+}
+
+// installedModel reports whether model is among installed, as Ollama
+// names them: any case, and ":latest" when no tag is given.
+func installedModel(installed []string, model string) bool {
+	norm := func(m string) string {
+		m = strings.ToLower(strings.TrimSpace(m))
+		if !strings.Contains(m, ":") {
+			m += ":latest"
+		}
+		return m
+	}
+	want := norm(model)
+	for _, m := range installed {
+		if norm(m) == want {
+			return true
+		}
+	}
+	return false
 }

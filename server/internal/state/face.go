@@ -60,7 +60,9 @@ var looks = map[Status]look{
 	Approved: {"approved", "pass-filled", "testing.iconPassed", ToneOK},
 	Stale:    {"stale", "history", "charts.orange", ToneWarning},
 	Failed:   {"failed", "error", "testing.iconFailed", ToneError},
-	Invalid:  {"has errors", "error", "errorForeground", ToneError},
+	// Cannot run, which is not a failure: a slashed circle, not the cross.
+	Invalid:     {"has errors", "circle-slash", "errorForeground", ToneError},
+	ConfigError: {"config error", "settings-gear", "errorForeground", ToneError},
 }
 
 // Label is the words for a status; an unknown one reads as itself.
@@ -123,6 +125,12 @@ func FaceOf(s *StageState, running bool, reason string) Face {
 			if f.Tone == ToneOK || f.Tone == ToneInfo {
 				f.Tone = ToneWarning
 			}
+		}
+		switch s.Kept {
+		case Approved:
+			parts = append(parts, "its approval is kept")
+		case Awaiting:
+			parts = append(parts, "its output is kept for review")
 		}
 		if lf := s.LastFailure; lf != nil {
 			parts = append(parts, "last re-run "+lf.Status+": "+oneLine(strings.TrimPrefix(strings.TrimSpace(lf.Error), own)))

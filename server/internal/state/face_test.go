@@ -19,7 +19,7 @@ func TestFaceOf(t *testing.T) {
 		{"approved after a failed re-run", StageState{Stage: "01-a", Status: Approved, Reason: "approved", LastFailure: failed}, false,
 			"approved · last re-run failed: no model server at http://127.0.0.1:11434", "pass-filled", ToneWarning},
 		{"invalid is an error", StageState{Status: Invalid, Reason: "the contract has errors (icm check)"}, false,
-			"has errors · the contract has errors (icm check)", "error", ToneError},
+			"has errors · the contract has errors (icm check)", "circle-slash", ToneError},
 		{"failed", StageState{Status: Failed, Reason: "last run failed: boom"}, false, "failed · last run failed: boom", "error", ToneError},
 		// The face is the stage's own: the engine's "stage NAME: " before its error says nothing more.
 		{"failed without the stage twice", StageState{Stage: "01-a", Status: Failed, Reason: "last run failed: stage 01-a: boom"}, false, "failed · last run failed: boom", "error", ToneError},
@@ -50,5 +50,17 @@ func TestFaceOf(t *testing.T) {
 	}
 	if f := FaceOf(&StageState{Status: Running}, true, "[2/4] items done"); f.Text() != "running · [2/4] items done" {
 		t.Errorf("running with a reason: %q", f.Text())
+	}
+}
+
+// TestEachStateHasItsOwnIcon: a state reads at a glance, so no two share
+// an icon (before, "failed" and "has errors" shared the red cross).
+func TestEachStateHasItsOwnIcon(t *testing.T) {
+	seen := map[string]Status{}
+	for st, l := range looks {
+		if other, ok := seen[l.icon]; ok {
+			t.Errorf("%s and %s share the icon %s", st, other, l.icon)
+		}
+		seen[l.icon] = st
 	}
 }

@@ -40,6 +40,36 @@ type PipelineOptions struct {
 	// beyond the contract's own (a missing input, an escaping path); a
 	// stage with any cannot run and is invalid.
 	Errors map[string][]string
+	// Models, when set, says what is known of a model name on the model
+	// server (see ModelCheck); nil judges no model name.
+	Models ModelCheck
+}
+
+// ModelCheck says whether the model server has a model: problem is ""
+// when it does, else why it cannot be used in words ("the model server
+// at URL has no model "qwen3.5:9"; did you mean qwen3.5:9b?"). missing
+// is set when the server answered without it, and clear when the name
+// could not be checked (the server did not answer): a stage whose model
+// is missing is in ConfigError; one whose model changed to a name that
+// cannot be checked is too, rather than stale.
+type ModelCheck func(model string) (problem string, missing bool)
+
+// judgeOf is a stage's configJudge: config.toml unreadable (every stage),
+// then the model the stage runs with.
+func judgeOf(ws *workspace.Workspace, c *contract.Contract, settings Settings, models ModelCheck) configJudge {
+	return func(changed bool) string {
+		if ws.ConfigErr != nil {
+			return "config.toml cannot be read: " + ws.ConfigErr.Error()
+		}
+		if models == nil || c.Script != nil || settings.Model() == "" {
+			return ""
+		}
+		problem, missing := models(settings.Model())
+		if problem != "" && (missing || changed) {
+			return problem
+		}
+		return ""
+	}
 }
 
 // Pipeline derives every stage's state. contracts maps stage names to
@@ -56,11 +86,12 @@ func Pipeline(ws *workspace.Workspace, contracts map[string]*contract.Contract, 
 			p.Stages = append(p.Stages, &StageState{Stage: st.Name, Status: Invalid, Reason: reason})
 			continue
 		}
-		s, err := Derive(ws, st, c, ResolveSettings(ws.Config.Model, c.Model, opts.Model))
+		settings := ResolveSettings(ws.Config.Model, c.Model, opts.Model)
+		s, err := derive(ws, st, c, settings, judgeOf(ws, c, settings, opts.Models))
 		if err != nil {
 			return nil, fmt.Errorf("unable to read the state of stage %s: %w", st.Name, err)
 		}
-		if s.Status != Approved {
+		if s.Status != Approved && s.Kept != Approved {
 			if errs := opts.Errors[st.Name]; len(errs) > 0 {
 				s.Status, s.Reason = Invalid, "cannot run: "+errs[0]
 				if len(errs) > 1 {
@@ -101,6 +132,9 @@ func next(ws *workspace.Workspace, stages []*StageState) Next {
 		case Invalid:
 			return Next{Stage: s.Stage, Action: ActionFix,
 				Message: fmt.Sprintf("%s cannot run: fix the problems `icm check` reports in %s", s.Stage, st.ContractRel())}
+		case ConfigError:
+			return Next{Stage: s.Stage, Action: ActionFix,
+				Message: fmt.Sprintf("%s cannot run until config.toml is fixed: %s", s.Stage, s.Reason)}
 		default:
 			verb := map[Status]string{Pending: "ready to run", Stale: "stale, runs again", Failed: "failed, runs again"}[s.Status]
 			return Next{Stage: s.Stage, Action: ActionRun, Message: fmt.Sprintf("%s %s: `icm run`", s.Stage, verb)}

@@ -134,6 +134,10 @@ type Attempt struct {
 	Status   string    `json:"status"`
 	Error    string    `json:"error"`
 	Finished time.Time `json:"finished"`
+	// Settings is the hash of the configured settings the attempt ran
+	// under ("" when unknown): once they change, the failure is about
+	// settings that are gone (a model name since fixed) and is not shown.
+	Settings string `json:"settings,omitempty"`
 }
 
 // ConfiguredModel is the model the settings named when the run was made:

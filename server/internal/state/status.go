@@ -22,6 +22,12 @@ const (
 	Failed   Status = "failed"
 	// Invalid: the contract has errors, so the stage cannot run.
 	Invalid Status = "invalid"
+	// ConfigError: a setting the stage runs with cannot be used (config.toml
+	// cannot be read, or names a model the server lacks), so the stage
+	// cannot run and whether its settings changed cannot be judged. The
+	// state it would have otherwise is kept (Kept): an approval stands
+	// until a valid setting really changes.
+	ConfigError Status = "config-error"
 )
 
 // StageState is what icm knows about one stage right now.
@@ -55,6 +61,9 @@ type StageState struct {
 	// LastFailure is the re-run that failed after the last good run; the
 	// status and outputs are still the good run's.
 	LastFailure *Attempt `json:"last_failure,omitempty"`
+	// Kept is the state a stage in ConfigError keeps for when the setting
+	// is fixed (approved, awaiting review ...); "" otherwise.
+	Kept Status `json:"kept,omitempty"`
 	// Face is how the state reads (FaceOf, filled in by Pipeline).
 	Face     *Face      `json:"face,omitempty"`
 	Outputs  Hashes     `json:"outputs"`
@@ -66,14 +75,38 @@ type StageState struct {
 // Derive works out a stage's state from its run record, its approval and
 // the files on disk. settings are the model settings a run would use now.
 func Derive(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract, settings Settings) (*StageState, error) {
+	return derive(ws, st, c, settings, nil)
+}
+
+// configJudge says why a stage's settings cannot be used or judged, ""
+// when they can; changed says whether they differ from its last run's.
+type configJudge func(changed bool) string
+
+// derive is Derive with the settings' problems, when judge is not nil:
+// a stage with one is in ConfigError, keeping the state it would have
+// had without the change of settings.
+func derive(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract, settings Settings, judge configJudge) (*StageState, error) {
+	s, problem, err := deriveState(ws, st, c, settings, judge)
+	if err != nil || problem == "" {
+		return s, err
+	}
+	s.Kept, s.Status, s.Reason = s.Status, ConfigError, problem
+	return s, nil
+}
+
+func deriveState(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract, settings Settings, judge configJudge) (*StageState, string, error) {
+	problem := ""
+	if judge != nil {
+		problem = judge(false)
+	}
 	s := &StageState{Stage: st.Name}
 	rec, err := ReadRecord(ws.Disk, st.Dir)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	appr, err := ReadApproval(ws.Disk, st.Dir)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	s.Record, s.Approval = rec, appr
 	outs, err := OutputHashes(ws, st, c)
@@ -81,10 +114,10 @@ func Derive(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract, 
 		// An output icm will not read (a link out of the workspace, a
 		// named pipe) is no output to review, approve or hash.
 		s.Status, s.Reason = Invalid, "its output cannot be used: "+err.Error()
-		return s, nil
+		return s, "", nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	s.Outputs = outs
 	present := false
@@ -111,8 +144,8 @@ func Derive(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract, 
 		if rec.Status == RunDone && rec.Agent != "" {
 			s.WrittenBy = AgentPrefix + rec.Agent
 		}
-		if rec.Status == RunDone {
-			s.LastFailure = rec.LastFailure
+		if lf := rec.LastFailure; rec.Status == RunDone && lf != nil && (lf.Settings == "" || lf.Settings == settings.Hash()) {
+			s.LastFailure = lf
 		}
 	}
 	switch {
@@ -133,15 +166,22 @@ func Derive(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract, 
 	default:
 		now, err := Fingerprint(ws, st, c)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		s.Changed = changedKeys(rec.Inputs, now)
 		s.Edited = !sameHashes(rec.Outputs, outs)
+		changed := rec.Settings != "" && rec.Settings != settings.Hash()
+		if changed && judge != nil {
+			// A change to settings that cannot be used is a config error,
+			// not staleness: the stage keeps its state until a valid
+			// setting really differs.
+			problem = judge(true)
+		}
 		switch {
 		case len(s.Changed) > 0:
 			s.Status = Stale
 			s.Reason = "changed since the last run: " + strings.Join(s.Changed, ", ")
-		case rec.Settings != "" && rec.Settings != settings.Hash():
+		case changed && problem == "":
 			s.Status, s.Reason = Stale, "the model settings changed since the last run"
 			if then, now := rec.ConfiguredModel(), settings.Model(); then != "" && then != now {
 				s.Reason = fmt.Sprintf("the model changed since the last run: it ran with %s, the settings now say %s", then, orNone(now))
@@ -163,7 +203,7 @@ func Derive(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract, 
 			s.Status, s.Reason = Awaiting, "output awaiting review"
 		}
 	}
-	return s, nil
+	return s, problem, nil
 }
 
 // HumanEdited reports whether the stage's outputs hold changes a person

@@ -522,7 +522,7 @@ func (r *run) restore(status string, err error, note bool) (kept bool) {
 		good := *prev
 		good.LastFailure = nil
 		if note {
-			good.LastFailure = &state.Attempt{RunID: r.e.runID, Status: status, Error: err.Error(), Finished: now}
+			good.LastFailure = &state.Attempt{RunID: r.e.runID, Status: status, Error: err.Error(), Finished: now, Settings: r.configured.Hash()}
 		}
 		_ = state.WriteRecord(r.e.ws.Disk, r.st.Dir, &good)
 		return true
