@@ -102,10 +102,10 @@ shows a person's edit: the output against what the model wrote.`,
 			now := time.Now()
 			for _, r := range runs {
 				end := ""
-				if !r.Finished {
-					end = "  (stopped early)"
+				if r.Item > 0 {
+					end = fmt.Sprintf("  (item %d of %s again)", r.Item, r.ItemStage)
 				}
-				fmt.Fprintf(tw, "run %s\t%s\t%s\t%s in\t%s out%s\n", r.ID, human.Time(r.Start.Local(), now), human.Duration(r.Duration), human.Count(r.Prompt), human.Count(r.Output), end)
+				fmt.Fprintf(tw, "run %s\t%s\t%s\t%s\t%s in\t%s out%s\n", r.ID, human.Time(r.Start.Local(), now), r.Status, human.Duration(r.Duration), human.Count(r.Prompt), human.Count(r.Output), end)
 				for _, s := range r.Stages {
 					fmt.Fprintf(tw, "  %s\t%s\t%s\t%s in\t%s out\t%s, %s%s\n", s.Stage, s.Status, human.Duration(s.Duration), human.Count(s.Prompt), human.Count(s.Output), human.Plural(s.ModelCalls, "model call"), human.Plural(s.ToolCalls, "tool call"), items(s.Items))
 				}

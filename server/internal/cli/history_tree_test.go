@@ -55,13 +55,15 @@ WRITE the part shown below.
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A duration as package human writes it: "3 ms", "1.2 s".
+	const took = `\d+(\.\d)? (ms|s)`
 	want := []*regexp.Regexp{
 		regexp.MustCompile(`^run ` + id[1] + `  .*  \d+ in / \d+ out$`),
-		regexp.MustCompile(`^└─ 01-write  done  \S+  \d+ in / \d+ out$`),
-		regexp.MustCompile(`^   ├─ \[1/2\] Part A  \S+  [1-9]\d* in / [1-9]\d* out$`),
-		regexp.MustCompile(`^   │  └─ call 1: model tiny  [1-9]\d* in / [1-9]\d* out  \S+$`),
-		regexp.MustCompile(`^   └─ \[2/2\] Part B  \S+  [1-9]\d* in / [1-9]\d* out$`),
-		regexp.MustCompile(`^      └─ call 1: model tiny  [1-9]\d* in / [1-9]\d* out  \S+$`),
+		regexp.MustCompile(`^└─ 01-write  done  ` + took + `  \d+ in / \d+ out$`),
+		regexp.MustCompile(`^   ├─ \[1/2\] Part A  ` + took + `  [1-9]\d* in / [1-9]\d* out$`),
+		regexp.MustCompile(`^   │  └─ call 1: model tiny  [1-9]\d* in / [1-9]\d* out  ` + took + `$`),
+		regexp.MustCompile(`^   └─ \[2/2\] Part B  ` + took + `  [1-9]\d* in / [1-9]\d* out$`),
+		regexp.MustCompile(`^      └─ call 1: model tiny  [1-9]\d* in / [1-9]\d* out  ` + took + `$`),
 	}
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	if len(lines) != len(want) {

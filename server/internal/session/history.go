@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/textdiff"
 	"github.com/icm-tool/icm/server/internal/workflow"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -22,25 +24,57 @@ type (
 	RunNode = workflow.RunNode
 	// Exchange is one model call of a run: the whole request and the reply.
 	Exchange = workflow.Exchange
+	// ToolExchange is one tool call of a run: arguments, result, error.
+	ToolExchange = workflow.ToolExchange
 	// Message is one message of a model call's request or its reply.
 	Message = llm.Message
 	// ItemSpan is where a For each item's section is in an output.
 	ItemSpan = workflow.ItemSpan
 )
 
-// NodeModel is the kind of a run tree's model-call node, the ones whose
-// request and reply Exchange opens.
-const NodeModel = workflow.NodeModel
+// NodeModel and NodeTool are the kinds of a run tree's model-call and
+// tool-call nodes, the ones Exchange and ToolCall open.
+const (
+	NodeModel = workflow.NodeModel
+	NodeTool  = workflow.NodeTool
+)
+
+// How a run ended (RunSummary.Status); RunRunning and RunStopped are what
+// Runs makes of an unfinished one: still going, or killed.
+const (
+	RunDone      = workflow.RunDone
+	RunFailed    = workflow.RunFailed
+	RunCancelled = workflow.RunCancelled
+	RunRefused   = workflow.RunRefused
+	RunRunning   = "running"
+	RunStopped   = "stopped"
+)
 
 // LatestRun names the newest run wherever a run id is asked for.
 const LatestRun = workflow.LatestRun
 
 // Runs lists the workspace's runs, oldest first, as their traces tell
 // them.
+//
+// A run without its end is running when a run holds the workspace now
+// (the newest such run that started after the holder did), and stopped
+// otherwise: its process was killed.
 func (s *Session) Runs() ([]*RunSummary, error) {
 	runs, err := workflow.History(s.ws)
 	if err != nil {
 		return nil, fault.From(err)
+	}
+	since, going := state.RunGoing(s.ws.Disk)
+	for i := len(runs) - 1; i >= 0; i-- {
+		r := runs[i]
+		if r.Status != workflow.RunUnfinished {
+			continue
+		}
+		if going && !r.Start.Before(since.Add(-time.Second)) {
+			r.Status, going = RunRunning, false
+			continue
+		}
+		r.Status = RunStopped
 	}
 	return runs, nil
 }
@@ -97,6 +131,21 @@ func (s *Session) Exchange(runID, stage string, item, call int) (*Exchange, erro
 	ex, err := workflow.FindExchange(r, stage, item, call)
 	if err != nil {
 		return nil, fault.NotFound(err.Error(), "the run's tree lists its model calls").Because(err)
+	}
+	return ex, nil
+}
+
+// ToolCall rebuilds tool call call (1-based) of a stage in a run, of its
+// For each item item (0 for a stage without items): the arguments, the
+// result the model was given and the error.
+func (s *Session) ToolCall(runID, stage string, item, call int) (*ToolExchange, error) {
+	r, err := s.run(runID)
+	if err != nil {
+		return nil, err
+	}
+	ex, err := workflow.FindToolCall(r, stage, item, call)
+	if err != nil {
+		return nil, fault.NotFound(err.Error(), "the run's tree lists its tool calls").Because(err)
 	}
 	return ex, nil
 }

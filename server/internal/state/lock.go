@@ -88,3 +88,18 @@ func (l *Lock) Release() error {
 	}
 	return err
 }
+
+// RunGoing reports whether a run holds the workspace's lock now, and since
+// when, without taking the lock (so asking never refuses a run starting at
+// that moment): the holder file a run writes, with its process alive.
+func RunGoing(root *workspace.Root) (since time.Time, going bool) {
+	data, err := root.ReadFileMax(holderFile, maxStateFile)
+	if err != nil {
+		return time.Time{}, false
+	}
+	var h holder
+	if json.Unmarshal(data, &h) != nil || h.PID <= 0 || !alive(h.PID) {
+		return time.Time{}, false
+	}
+	return h.Started, true
+}

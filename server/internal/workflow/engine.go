@@ -277,16 +277,11 @@ func (e *Engine) Run(ctx context.Context) (*Summary, error) {
 			return sum, err
 		}
 		if e.opts.Submission != nil && e.submitted == nil {
-			// Refused before the trace opens: a refusal leaves no run.
+			// Refused before the trace opens (the first stage's start
+			// opens it): a refusal leaves no run.
 			if e.submitted, err = e.acceptSubmission(rep, target); err != nil {
 				return sum, err
 			}
-		}
-		if e.trace == nil {
-			if e.trace, err = openTrace(e.ws, e.runID); err != nil {
-				return sum, err
-			}
-			e.emit(Event{Kind: EventRunStart, Message: "run " + e.runID + " in " + e.ws.Root})
 		}
 		ran[target.Stage.Name] = true
 		res, err := e.runStage(ctx, rep, target, stateOf(p, target.Stage.Name))
@@ -318,6 +313,27 @@ func (e *Engine) Run(ctx context.Context) (*Summary, error) {
 			return sum, nil
 		}
 	}
+}
+
+// begin starts the run's trace when its first stage starts work: a run
+// refused before any stage started (an edited output, an invalid
+// contract, a gate) did nothing and leaves no trace to list as a run.
+func (e *Engine) begin() error {
+	if e.trace != nil {
+		return nil
+	}
+	t, err := openTrace(e.ws, e.runID)
+	if err != nil {
+		return err
+	}
+	e.trace = t
+	ev := Event{Kind: EventRunStart, Message: "run " + e.runID + " in " + e.ws.Root}
+	if e.opts.Item > 0 {
+		// An item re-run, and the person's note for it, are facts of the run.
+		ev.Stage, ev.Index, ev.Note = e.opts.Stage, e.opts.Item, e.opts.Note
+	}
+	e.emit(ev)
+	return nil
 }
 
 // sweep removes what writes of runs that were killed left half done: the

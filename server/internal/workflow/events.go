@@ -51,7 +51,10 @@ type Event struct {
 	Delta string `json:"-"`
 	// Message is a one-line human summary.
 	Message string `json:"message,omitempty"`
-	Err     string `json:"error,omitempty"`
+	// Note is a person's note for the model on a run of one For each
+	// item again (run-start, with Stage and Index naming the item).
+	Note string `json:"note,omitempty"`
+	Err  string `json:"error,omitempty"`
 	// Outputs are workspace-relative output paths (stage-end).
 	Outputs []string `json:"outputs,omitempty"`
 	// Status is the stage's run status (stage-end) or state after the gate.

@@ -46,3 +46,59 @@ func FindExchange(r *RunSummary, stage string, index, call int) (*Exchange, erro
 	}
 	return nil, fmt.Errorf("run %s has no model call %d of %s; `icm history --run %s` lists its calls", r.ID, call, what, r.ID)
 }
+
+// ToolExchange is one tool call of a run: what the model asked for, what
+// the tool gave back (as the model was given it) and how it failed.
+type ToolExchange struct {
+	Stage string `json:"stage"`
+	// Item and Index name the For each item ("" and 0 for a stage without one).
+	Item  string           `json:"item,omitempty"`
+	Index int              `json:"index,omitempty"`
+	Call  *agent.ToolEvent `json:"call"`
+	// Result is the text fed back to the model; HasResult is false when
+	// no later model call of the loop carried it (the run stopped first).
+	Result    string `json:"result"`
+	HasResult bool   `json:"has_result"`
+}
+
+// FindToolCall rebuilds tool call number call (1-based within one stage
+// or item, as the trace numbers them) of a run. The trace keeps a tool's
+// result only where the model read it, in the next model call's request:
+// the n-th tool message sent in that loop answers its n-th tool call.
+func FindToolCall(r *RunSummary, stage string, index, call int) (*ToolExchange, error) {
+	var found *ToolExchange
+	// seen counts the loop's tool calls so far, want is the found one's
+	// place among them, results the tool messages sent so far.
+	seen, want, results := 0, 0, 0
+	for _, ev := range r.Events {
+		if ev.Stage != stage || ev.Index != index {
+			continue
+		}
+		switch {
+		case ev.Kind == EventTool && ev.Tool != nil:
+			seen++
+			if ev.Tool.Call == call && found == nil {
+				found, want = &ToolExchange{Stage: stage, Item: ev.Item, Index: index, Call: ev.Tool}, seen
+			}
+		case ev.Kind == EventModel && ev.Model != nil:
+			for _, m := range ev.Model.Sent {
+				if m.Role != llm.RoleTool {
+					continue
+				}
+				results++
+				if found != nil && results == want {
+					found.Result, found.HasResult = m.Content, true
+					return found, nil
+				}
+			}
+		}
+	}
+	if found != nil {
+		return found, nil
+	}
+	what := stage
+	if index > 0 {
+		what = fmt.Sprintf("%s item %d", stage, index)
+	}
+	return nil, fmt.Errorf("run %s has no tool call %d of %s; `icm history --run %s` lists its calls", r.ID, call, what, r.ID)
+}

@@ -23,8 +23,18 @@ type RunSummary struct {
 	Stages   []*StageTrace `json:"stages"`
 	Prompt   int           `json:"prompt_tokens"`
 	Output   int           `json:"output_tokens"`
-	// Finished is false when the trace has no run-end (the run was killed).
+	// Finished is false when the trace has no run-end (the run is still
+	// going, or was killed).
 	Finished bool `json:"finished"`
+	// Status is how the run ended: RunDone, RunFailed, RunCancelled,
+	// RunRefused (it failed before any stage did work: not a run so much
+	// as an attempt) or RunUnfinished (no run-end yet).
+	Status string `json:"status"`
+	// Item and Note say the run was one For each item of ItemStage run
+	// again, with the person's note for the model ("" when none).
+	ItemStage string `json:"item_stage,omitempty"`
+	Item      int    `json:"item,omitempty"`
+	Note      string `json:"note,omitempty"`
 	// Events are the trace's events in order, as Run reads them (at most
 	// maxRunEvents, see Notes); History keeps none.
 	Events []Event `json:"-"`
@@ -42,6 +52,15 @@ type RunSummary struct {
 	moreStages int
 }
 
+// How a run ended, as its trace tells it (RunSummary.Status).
+const (
+	RunDone       = "done"
+	RunFailed     = "failed"
+	RunCancelled  = "cancelled"
+	RunRefused    = "refused"
+	RunUnfinished = "unfinished"
+)
+
 // StageTrace is one stage of a run.
 type StageTrace struct {
 	Stage      string        `json:"stage"`
@@ -54,6 +73,11 @@ type StageTrace struct {
 	ToolCalls  int           `json:"tool_calls"`
 	ToolErrors int           `json:"tool_errors,omitempty"`
 	Items      int           `json:"items,omitempty"`
+	// Done counts the For each items that finished.
+	Done int `json:"done,omitempty"`
+	// worked is set once the stage did something: a model call answered,
+	// a tool or its script ran.
+	worked bool
 }
 
 // Bounds on what reading a run keeps (see also tracelines.go).
@@ -275,9 +299,20 @@ func (r *RunSummary) add(ev *traceLine) {
 	}
 	r.End = ev.Time
 	switch ev.Kind {
+	case EventRunStart:
+		if ev.Index > 0 {
+			r.ItemStage, r.Item, r.Note = ev.Stage, ev.Index, ev.Note
+		}
+	case EventScript:
+		if s := r.stage(ev.Stage); s != nil {
+			s.worked = true
+		}
 	case EventModel:
 		if ev.Model == nil {
 			return
+		}
+		if s := r.stage(ev.Stage); s != nil && ev.Model.Err == "" {
+			s.worked = true
 		}
 		r.Prompt = satAdd(r.Prompt, ev.Model.PromptTokens)
 		r.Output = satAdd(r.Output, ev.Model.OutputTokens)
@@ -288,6 +323,7 @@ func (r *RunSummary) add(ev *traceLine) {
 		}
 	case EventTool:
 		if s := r.stage(ev.Stage); s != nil {
+			s.worked = true
 			s.ToolCalls++
 			if ev.Tool != nil && ev.Tool.IsError {
 				s.ToolErrors++
@@ -296,6 +332,8 @@ func (r *RunSummary) add(ev *traceLine) {
 	case EventItemEnd:
 		if s := r.stage(ev.Stage); s != nil {
 			s.Items = max(s.Items, ev.Count)
+			s.Done++
+			s.worked = true
 		}
 	case EventStageStart:
 		r.stage(ev.Stage)
@@ -311,6 +349,7 @@ func (r *RunSummary) add(ev *traceLine) {
 // finish completes a summary read from its trace.
 func (r *RunSummary) finish() {
 	r.Duration = r.End.Sub(r.Start)
+	r.Status = r.status()
 	r.tree.finish()
 	if r.moreStages > 0 {
 		r.note(fmt.Sprintf("the run has more than %d stages: the calls of the rest count in its totals only", maxRunStages))
@@ -387,4 +426,31 @@ func Versions(ws *workspace.Workspace, stage string) ([]Version, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// status says how the run ended: cancelled when a stage was, failed when
+// a stage failed after doing work, refused when every failure came
+// before any work (the model server refused the model, say), done
+// otherwise; unfinished without a run-end.
+func (r *RunSummary) status() string {
+	if !r.Finished {
+		return RunUnfinished
+	}
+	failed, worked := false, false
+	for _, s := range r.Stages {
+		switch s.Status {
+		case "cancelled":
+			return RunCancelled
+		case "failed", "incomplete":
+			failed = true
+		}
+		worked = worked || s.worked
+	}
+	switch {
+	case failed && !worked:
+		return RunRefused
+	case failed:
+		return RunFailed
+	}
+	return RunDone
 }

@@ -79,6 +79,9 @@ func (e *Engine) rerunItem(ctx context.Context, rep *check.Report, sr *check.Sta
 	if r.inputs, err = state.Fingerprint(e.ws, st, c); err != nil {
 		return nil, err
 	}
+	if err := e.begin(); err != nil {
+		return nil, err
+	}
 	start := e.opts.Now()
 	e.emit(Event{Kind: EventStageStart, Stage: st.Name, Message: fmt.Sprintf("item %d of %d again: %s -> %s", n, len(items), items[n-1].Title, r.settings.Model())})
 	sess, cfg, err := r.prepare(ctx)

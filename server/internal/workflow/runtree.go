@@ -3,8 +3,11 @@ package workflow
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
+
+	"github.com/icm-tool/icm/server/internal/human"
 
 	"github.com/icm-tool/icm/server/internal/state"
 )
@@ -40,9 +43,13 @@ type RunNode struct {
 	// outputs in over MCP; "" for a model's run.
 	Agent string `json:"agent,omitempty"`
 	// Args are a tool call's arguments; Size its result's size in bytes.
-	Args     map[string]any `json:"args,omitempty"`
-	Size     int            `json:"size,omitempty"`
-	Children []*RunNode     `json:"children,omitempty"`
+	Args map[string]any `json:"args,omitempty"`
+	Size int            `json:"size,omitempty"`
+	// Rerun, on a stage, is the For each item the run did again (0 for
+	// the whole stage), and Note the person's note for it.
+	Rerun    int        `json:"rerun,omitempty"`
+	Note     string     `json:"note,omitempty"`
+	Children []*RunNode `json:"children,omitempty"`
 
 	start, end time.Time
 	title      string
@@ -66,8 +73,24 @@ func RunTree(r *RunSummary) []*RunNode {
 	}
 	out := make([]*RunNode, 0, len(r.Stages))
 	for _, s := range r.Stages {
-		n := &RunNode{Kind: NodeStage, Stage: s.Stage, PromptTokens: s.Prompt, OutputTokens: s.Output, Duration: s.Duration, Error: s.Error,
-			Text: fmt.Sprintf("%s  %s  %s  %d in / %d out", s.Stage, s.Status, s.Duration.Round(10*time.Millisecond), s.Prompt, s.Output)}
+		n := &RunNode{Kind: NodeStage, Stage: s.Stage, PromptTokens: s.Prompt, OutputTokens: s.Output, Duration: s.Duration, Error: s.Error}
+		what := s.Stage
+		if r.Item > 0 && r.ItemStage == s.Stage {
+			n.Rerun, n.Note = r.Item, r.Note
+			what += fmt.Sprintf(" item %d again", r.Item)
+			if r.Note != "" {
+				what += fmt.Sprintf(" (note: %q)", clipLine(r.Note))
+			}
+		}
+		switch {
+		case s.Status == "running" && s.Items > 0:
+			// A stage in progress: what it has done so far.
+			n.Text = fmt.Sprintf("%s  running  %d of %d items done  %s in / %s out so far", what, s.Done, s.Items, human.Count(s.Prompt), human.Count(s.Output))
+		case s.Status == "running":
+			n.Text = fmt.Sprintf("%s  running  %s in / %s out so far", what, human.Count(s.Prompt), human.Count(s.Output))
+		default:
+			n.Text = fmt.Sprintf("%s  %s  %s  %s in / %s out", what, s.Status, human.Duration(s.Duration), human.Count(s.Prompt), human.Count(s.Output))
+		}
 		if s.ToolErrors > 0 {
 			n.Text += fmt.Sprintf("  (%d of %d tool calls failed)", s.ToolErrors, s.ToolCalls)
 		}
@@ -100,6 +123,7 @@ type traceLine struct {
 	Index    int           `json:"index"`
 	Count    int           `json:"count"`
 	Message  string        `json:"message"`
+	Note     string        `json:"note"`
 	Err      string        `json:"error"`
 	Status   string        `json:"status"`
 	Duration time.Duration `json:"duration"`
@@ -131,7 +155,7 @@ const maxArgsBytes = 4 << 10
 // clip cuts what a line may hold to what a summary keeps.
 func (l *traceLine) clip() {
 	l.Stage, l.Item, l.Status = clip(l.Stage, maxNameBytes), clip(l.Item, maxNameBytes), clip(l.Status, maxNameBytes)
-	l.Message, l.Err = clip(l.Message, maxErrorBytes), clip(l.Err, maxErrorBytes)
+	l.Message, l.Err, l.Note = clip(l.Message, maxErrorBytes), clip(l.Err, maxErrorBytes), clip(l.Note, maxErrorBytes)
 	if m := l.Model; m != nil {
 		m.Model, m.DoneReason, m.Err, m.Purpose = clip(m.Model, maxNameBytes), clip(m.DoneReason, maxNameBytes), clip(m.Err, maxErrorBytes), clip(m.Purpose, maxNameBytes)
 	}
@@ -157,7 +181,7 @@ func (l *traceLine) clip() {
 // lineOf is an event as a trace line.
 func lineOf(ev *Event) *traceLine {
 	l := &traceLine{Kind: ev.Kind, Time: ev.Time, Stage: ev.Stage, Item: ev.Item, Index: ev.Index, Count: ev.Count,
-		Message: ev.Message, Err: ev.Err, Status: ev.Status, Duration: ev.Duration}
+		Message: ev.Message, Err: ev.Err, Status: ev.Status, Duration: ev.Duration, Note: ev.Note}
 	if m := ev.Model; m != nil {
 		l.Model = &struct {
 			Call                            int
@@ -270,11 +294,11 @@ func (t *runTree) add(ev *traceLine) {
 		}
 		leaf = &RunNode{Kind: NodeModel, Stage: ev.Stage, Index: ev.Index, Call: m.Call, PromptTokens: m.PromptTokens, OutputTokens: m.OutputTokens,
 			Duration: m.Duration, Error: m.Err,
-			Text: fmt.Sprintf("model %s  %d in / %d out  %s", m.Model, m.PromptTokens, m.OutputTokens, m.Duration.Round(10*time.Millisecond))}
+			Text: fmt.Sprintf("model %s  %s in / %s out  %s", m.Model, human.Count(m.PromptTokens), human.Count(m.OutputTokens), human.Duration(m.Duration))}
 		if m.Purpose == PurposeAgent {
 			// No model of icm's was called: an agent handed the outputs
 			// in from the context it was given.
-			leaf.Text = fmt.Sprintf("model %s  handed in over MCP from a context of ~%d tokens", m.Model, m.PromptEstimate)
+			leaf.Text = fmt.Sprintf("model %s  handed in over MCP from a context of %s", m.Model, human.Estimate(m.PromptEstimate))
 			st.agent = m.Model
 		}
 		if m.DoneReason != "" && m.DoneReason != "stop" {
@@ -295,7 +319,7 @@ func (t *runTree) add(ev *traceLine) {
 			return
 		}
 		leaf = &RunNode{Kind: NodeTool, Stage: ev.Stage, Index: ev.Index, Call: tc.Call, Size: tc.ResultSize, Duration: tc.Duration,
-			Text: fmt.Sprintf("tool %s  %s  %s", tc.Name, byteSize(tc.ResultSize), tc.Duration.Round(10*time.Millisecond))}
+			Text: fmt.Sprintf("tool %s  %s  %s", tc.Name, human.Size(int64(tc.ResultSize)), human.Duration(tc.Duration))}
 		if len(tc.Args) > 0 {
 			_ = json.Unmarshal(tc.Args, &leaf.Args)
 		}
@@ -330,7 +354,9 @@ func (t *runTree) add(ev *traceLine) {
 	}
 }
 
-// finish writes each item's line, once its start and end are known.
+// finish writes each item's line, once its start and end are known, and
+// puts a stage's items in item order: items run in parallel, so their
+// first events come in the order they started or finished.
 func (t *runTree) finish() {
 	for _, st := range t.stages {
 		for _, n := range st.nodes {
@@ -340,19 +366,18 @@ func (t *runTree) finish() {
 			took := "unfinished"
 			if !n.end.IsZero() {
 				n.Duration = n.end.Sub(n.start)
-				took = n.Duration.Round(10 * time.Millisecond).String()
+				took = human.Duration(n.Duration)
 			}
-			n.Text = fmt.Sprintf("%s  %s  %d in / %d out", n.title, took, n.PromptTokens, n.OutputTokens)
+			n.Text = fmt.Sprintf("%s  %s  %s in / %s out", n.title, took, human.Count(n.PromptTokens), human.Count(n.OutputTokens))
 		}
+		sort.SliceStable(st.nodes, func(i, j int) bool {
+			a, b := st.nodes[i], st.nodes[j]
+			if a.Kind == NodeItem && b.Kind == NodeItem {
+				return a.Index < b.Index
+			}
+			return a.Kind == NodeItem && b.Kind != NodeItem
+		})
 	}
-}
-
-// byteSize is a size for people: 812 B, 14.2 KB.
-func byteSize(n int) string {
-	if n < 1024 {
-		return fmt.Sprintf("%d B", n)
-	}
-	return fmt.Sprintf("%.1f KB", float64(n)/1024)
 }
 
 // clipLine is the first line of s, cut to fit a tree row.

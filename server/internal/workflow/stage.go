@@ -131,6 +131,9 @@ func (e *Engine) runStage(ctx context.Context, rep *check.Report, sr *check.Stag
 	if r.inputs, err = state.Fingerprint(e.ws, st, c); err != nil {
 		return nil, err
 	}
+	if err := e.begin(); err != nil {
+		return nil, err
+	}
 	start := e.opts.Now()
 	e.emit(Event{Kind: EventStageStart, Stage: st.Name, Message: r.describe(ctx)})
 	if c.Script != nil {

@@ -48,7 +48,7 @@ func (e *UnavailableError) Error() string {
 	return fmt.Sprintf("search failed: SearXNG at %s %s. %s", e.URL, e.Msg, e.Hint)
 }
 
-const startHint = "Start it with `docker compose -f docker/compose.yml up -d searxng` (from the icm repository), or give a running one with --searxng URL or SEARXNG_URL."
+const startHint = "Start it with `docker compose -f docker/compose.yml up -d searxng` (from the icm repository), or point the search server at a running one: the SearXNG address in its server entry (config.toml [mcp.servers]), or SEARXNG_URL."
 
 // Search asks SearXNG for query and returns up to n results.
 func (c *Client) Search(ctx context.Context, query string, n int) ([]Result, error) {
@@ -63,7 +63,7 @@ func (c *Client) Search(ctx context.Context, query string, n int) ([]Result, err
 	u := base + "/search?" + url.Values{"q": {query}, "format": {"json"}}.Encode()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return nil, &UnavailableError{URL: base, Msg: "is not a valid address (" + err.Error() + ")", Hint: "Check --searxng or SEARXNG_URL."}
+		return nil, &UnavailableError{URL: base, Msg: "is not a valid address (" + err.Error() + ")", Hint: "Check the SearXNG address in the search server's entry (config.toml [mcp.servers]), or SEARXNG_URL."}
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := hc.Do(req)
@@ -86,7 +86,7 @@ func (c *Client) Search(ctx context.Context, query string, n int) ([]Result, err
 		Results []Result `json:"results"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, maxBody)).Decode(&body); err != nil {
-		return nil, &UnavailableError{URL: base, Msg: "sent an answer that is not SearXNG JSON (" + err.Error() + ")", Hint: "Check that --searxng points at SearXNG itself."}
+		return nil, &UnavailableError{URL: base, Msg: "sent an answer that is not SearXNG JSON (" + err.Error() + ")", Hint: "Check that the search server's SearXNG address (its entry in config.toml [mcp.servers]) points at SearXNG itself."}
 	}
 	var out []Result
 	for _, r := range body.Results {

@@ -84,6 +84,11 @@ func TestSearchToolErrors(t *testing.T) {
 			if isErr != tt.isError || !strings.Contains(text, tt.want) {
 				t.Fatalf("isError=%v text=%q; want isError=%v containing %q", isErr, text, tt.isError, tt.want)
 			}
+			// The error reaches the editor (the run's notice, the Runs
+			// view): it names no command-line flag. Before: "--searxng URL".
+			if strings.Contains(text, "--") {
+				t.Errorf("the error names a command-line flag: %q", text)
+			}
 		})
 	}
 }
