@@ -75,7 +75,7 @@ export function registerCommands({ server, model, review, log, runs }: Deps): vs
     }
     const candidates = pickOrder(ws, ws.stages.filter(filter), activeFile());
     if (candidates.length === 0) {
-      void vscode.window.showInformationMessage(`ICM: ${none} in ${ws.name}.`);
+      void vscode.window.showInformationMessage(`${none.charAt(0).toUpperCase()}${none.slice(1)} in ${ws.name}.`);
       return undefined;
     }
     const picked = await vscode.window.showQuickPick(
@@ -152,7 +152,7 @@ export function registerCommands({ server, model, review, log, runs }: Deps): vs
       const r = await server.execute<OutputsResult>(ServerCommand.outputs, { workspace: ref.ws.workspace, stage: ref.stage.name });
       const pairs = comparisons(r);
       if (pairs.length === 0) {
-        void vscode.window.showInformationMessage(`ICM: no earlier output of ${ref.stage.name} is kept in history yet.`);
+        void vscode.window.showInformationMessage(`No earlier output of ${ref.stage.name} is kept in history yet.`);
         return;
       }
       const pair =
@@ -175,7 +175,7 @@ export function registerCommands({ server, model, review, log, runs }: Deps): vs
       if (ws) {
         const r = await server.execute<{ cancelled: boolean }>(ServerCommand.cancel, { workspace: ws.workspace });
         if (!r.cancelled) {
-          void vscode.window.showInformationMessage(`ICM: no run is going in ${ws.name}.`);
+          void vscode.window.showInformationMessage(`No run is going in ${ws.name}.`);
         }
       }
     },

@@ -89,7 +89,7 @@ const warnings = new Set(['verify-failed', 'edited-output', 'stale', 'not-run', 
  * data (an older server, a transport failure) it is the message alone.
  */
 export function errorNotice(message: string, data: ErrorData | undefined): ErrorNotice {
-  const text = `ICM: ${message}`;
+  const text = message.charAt(0).toUpperCase() + message.slice(1);
   if (data === undefined) {
     return { severity: 'error', text, buttons: [] };
   }

@@ -76,7 +76,7 @@ export function startPlan(command: string, found: (program: string) => boolean):
       kind: 'missing',
       program,
       text:
-        'ICM: Ollama is not installed on this machine (no `ollama` program on the PATH), so it cannot be started. ' +
+        'Ollama is not installed on this machine (no `ollama` program on the PATH), so it cannot be started. ' +
         'Install it, then start it and pull the model; or try the demo first: the sample pipeline with canned answers, no model needed.',
       buttons: [MissingButton.install, MissingButton.demo],
     };
@@ -84,7 +84,7 @@ export function startPlan(command: string, found: (program: string) => boolean):
   return {
     kind: 'missing',
     program,
-    text: `ICM: \`${program}\` is not on this machine's PATH, so \`${command}\` cannot start the model server. Install it, or set another server address.`,
+    text: `\`${program}\` is not on this machine's PATH, so \`${command}\` cannot start the model server. Install it, or set another server address.`,
     buttons: [],
   };
 }

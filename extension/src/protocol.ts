@@ -61,12 +61,18 @@ export interface RunNode {
   durationMs?: number;
   args?: Record<string, unknown>;
   size?: number;
-  /** For a model call: the icm-call: document with its request and reply. */
+  /** For a model or tool call: the icm-call: document with its request and reply, or its arguments and result. */
   uri?: string;
   /** On a stage: the agent:NAME that handed its outputs in over MCP. */
   agent?: string;
+  /** On a stage: the For each item the run did again, and the person's note for it. */
+  rerun?: number;
+  note?: string;
   children?: RunNode[];
 }
+
+/** How a run ended: running and stopped (killed) for one without its end. */
+export type RunStatus = 'done' | 'failed' | 'cancelled' | 'refused' | 'running' | 'stopped';
 
 /** One run, newest first in RunsResult. */
 export interface RunEntry {
@@ -77,6 +83,12 @@ export interface RunEntry {
   promptTokens: number;
   outputTokens: number;
   finished: boolean;
+  /** Absent from an older server. */
+  status?: RunStatus;
+  /** A run of one For each item again: the item, its stage, the person's note. */
+  item?: number;
+  itemStage?: string;
+  note?: string;
   stages: RunNode[];
 }
 

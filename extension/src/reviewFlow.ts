@@ -127,10 +127,10 @@ export class ReviewFlow {
     // The server reports the download as progress, in a notification.
     const r = await this.server.execute<{ model: string }>(ServerCommand.pullModel, { workspace: ws, model: model ?? '' });
     if (ev === undefined) {
-      void vscode.window.showInformationMessage(`ICM: ${r.model} is on the model server.`);
+      void vscode.window.showInformationMessage(`${r.model} is on the model server.`);
       return;
     }
-    const again = await vscode.window.showInformationMessage(`ICM: ${r.model} is on the model server. Run ${ev.stage || 'the next stage'} again?`, Button.retry);
+    const again = await vscode.window.showInformationMessage(`${r.model} is on the model server. Run ${ev.stage || 'the next stage'} again?`, Button.retry);
     if (again === Button.retry) {
       await this.retry(ev, false);
     }

@@ -1,6 +1,7 @@
 // The Runs view: every run of the open workspaces, newest first, as a tree
 // of stages, For each items, model calls and tool calls; selecting a model
-// call opens its whole request and its reply, read-only. The server reads
+// call opens its whole request and its reply, a tool call its arguments,
+// its result and its error, read-only. The server reads
 // the runs' traces (history/*.jsonl) and sends the tree as `icm history
 // --run` prints it.
 import * as vscode from 'vscode';
@@ -80,8 +81,8 @@ class RunsProvider implements vscode.TreeDataProvider<Node> {
     item.tooltip = new vscode.MarkdownString(v.tooltip);
     item.iconPath = new vscode.ThemeIcon(v.icon.id, v.icon.color ? new vscode.ThemeColor(v.icon.color) : undefined);
     item.contextValue = `run:${node.node.kind}`;
-    if (node.node.kind === 'model' && node.node.uri !== undefined) {
-      item.command = { command: 'icm.runs.openCall', title: 'Open Model Call', arguments: [{ uri: node.node.uri }] };
+    if ((node.node.kind === 'model' || node.node.kind === 'tool') && node.node.uri !== undefined) {
+      item.command = { command: 'icm.runs.openCall', title: 'Open Call', arguments: [{ uri: node.node.uri }] };
     }
     return item;
   }
@@ -97,10 +98,11 @@ export function registerRunsView(server: IcmServer, model: PipelineModel, log: v
   const view = vscode.window.createTreeView('icm.runs', { treeDataProvider: provider, showCollapseAll: true });
   let seen = '';
   const sub = model.onDidChange(() => {
-    // A new workspace, or a run that just ended, changes the list.
+    // A new workspace, a run that started or ended, or an item a running
+    // run finished (its live counts) changes the list.
     const key = model
       .workspaces()
-      .map((ws) => `${ws.workspace}:${ws.running?.runId ?? ''}:${ws.stages.map((s) => s.lastRun ?? '').join(',')}`)
+      .map((ws) => `${ws.workspace}:${ws.running?.runId ?? ''}:${ws.running?.done ?? ''}:${ws.stages.map((s) => s.lastRun ?? '').join(',')}`)
       .join(';');
     if (key !== seen) {
       seen = key;

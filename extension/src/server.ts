@@ -93,7 +93,7 @@ export class IcmServer implements vscode.Disposable {
       this.command = command;
       this.log.info(`starting ${command} lsp (${resolved.source === 'setting' ? 'from icm.server.path' : 'packaged'})`);
     } catch (err) {
-      this.fail(`ICM: cannot start the language server: ${messageOf(err)}`);
+      this.fail(`Cannot start the ICM language server: ${messageOf(err)}`);
       return;
     }
     // No transport: the client would add a --stdio flag that icm lsp does not take.
@@ -141,7 +141,7 @@ export class IcmServer implements vscode.Disposable {
     try {
       await client.start();
     } catch (err) {
-      this.fail(`ICM: the language server (${command} lsp) did not start: ${messageOf(err)}`);
+      this.fail(`The ICM language server (${command} lsp) did not start: ${messageOf(err)}`);
       return;
     }
     this.checkVersion(client, command);
@@ -235,7 +235,7 @@ export class IcmServer implements vscode.Disposable {
       this.log.info(`server ${command} version ${actual}`);
       return;
     }
-    const text = `ICM: ${check.reason}. Set icm.server.path to a matching icm, or clear it to use the packaged one.`;
+    const text = `${check.reason.charAt(0).toUpperCase()}${check.reason.slice(1)}. Set icm.server.path to a matching icm, or clear it to use the packaged one.`;
     this.log.warn(text);
     void vscode.window.showWarningMessage(text, 'Open Settings', 'Show Logs').then((choice) => {
       if (choice === 'Open Settings') {
@@ -249,7 +249,7 @@ export class IcmServer implements vscode.Disposable {
   private configurationChanged(e: vscode.ConfigurationChangeEvent): void {
     if (e.affectsConfiguration('icm.server.path')) {
       void vscode.window
-        .showInformationMessage('ICM: the server path changed. Restart the language server now?', 'Restart')
+        .showInformationMessage('The ICM server path changed. Restart the language server now?', 'Restart')
         .then((choice) => (choice === 'Restart' ? this.restart() : undefined));
       return;
     }

@@ -4,6 +4,7 @@
 // they arrive, and failures with their expectation, output and a diff
 // against the last passing output. The server does the work.
 import * as vscode from 'vscode';
+import { plural } from './format';
 import type { IcmServer } from './server';
 import { messageOf } from './review';
 import {
@@ -211,7 +212,7 @@ export class TestExplorer implements vscode.Disposable {
           this.pending.set(key, { run, workspace, items: byCase, cases: infos, multiple: (opts.models?.length ?? 1) > 1, done: resolve });
           const args = { workspace, cases: [...byCase.keys()], models: opts.models, keep: opts.keep, token: key };
           this.server.execute<TestRunStarted>(TestCommand.run, args).then(
-            (started) => run.appendOutput(`icm: ${started.cases} case(s) started in ${workspace}\r\n`),
+            (started) => run.appendOutput(`${plural(started.cases, 'case')} started in ${workspace}\r\n`),
             (err) => {
               for (const it of byCase.values()) {
                 run.errored(it, new vscode.TestMessage(messageOf(err)));
@@ -273,7 +274,7 @@ export class TestExplorer implements vscode.Disposable {
       this.report(p, item, info, results);
     }
     if (f.saved) {
-      p.run.appendOutput(`icm: ${f.message}; the report is ${f.saved}\r\n`);
+      p.run.appendOutput(`${f.message}; the report is ${f.saved}\r\n`);
     }
     p.done();
   }

@@ -48,7 +48,7 @@ export class TrustFlow implements vscode.Disposable {
       this.pending = ws;
       const manage = 'Manage Workspace Trust';
       const choice = await vscode.window.showWarningMessage(
-        'ICM: VS Code is in Restricted Mode, which icm never overrides. Trust the folder in VS Code first; icm then shows what it would run, contact and read.',
+        'VS Code is in Restricted Mode, which icm never overrides. Trust the folder in VS Code first; icm then shows what it would run, contact and read.',
         manage,
       );
       if (choice === manage) {
@@ -87,7 +87,7 @@ export class TrustFlow implements vscode.Disposable {
     }
     const picked = await vscode.window.showQuickPick(
       (waiting.length > 0 ? waiting : list).map((w) => ({ label: w.name, description: w.trust?.summary, ws: w.workspace })),
-      { title: 'ICM: trust which workspace?' },
+      { title: 'Trust which ICM workspace?' },
     );
     return picked?.ws;
   }

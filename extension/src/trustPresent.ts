@@ -34,7 +34,7 @@ export function trustQuestion(info: TrustInfo): { message: string; detail: strin
 /** The notice once trusted: what was trusted, every part. */
 export function trustedNotice(info: TrustInfo): string {
   const name = folderName(info.workspace);
-  return `ICM: trusted ${name}; icm may now ${info.parts.map(partLine).join('; ')}. Run is enabled.`;
+  return `Trusted ${name}; icm may now ${info.parts.map(partLine).join('; ')}. Run is enabled.`;
 }
 
 /** Why there is nothing to trust, or undefined when there is. */
@@ -42,9 +42,9 @@ export function nothingToTrust(info: TrustInfo): string | undefined {
   const name = folderName(info.workspace);
   switch (info.state) {
     case 'not-needed':
-      return `ICM: ${name} names nothing to run, contact or read: it needs no trust.`;
+      return `${name} names nothing to run, contact or read: it needs no trust.`;
     case 'trusted':
-      return `ICM: ${name} is already trusted (${info.by ?? 'icm trust'}).`;
+      return `${name} is already trusted (${info.by ?? 'icm trust'}).`;
   }
   return undefined;
 }

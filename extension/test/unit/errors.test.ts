@@ -35,13 +35,15 @@ test('errorNotice shows the hint and a button per fix', async (t) => {
     { kind: 'locked', severity: 'warning', hint: /wait for that run to finish/i, buttons: [] },
     { kind: 'untrusted', severity: 'warning', hint: /and trust it if you expect all of it\.$/, buttons: ['Trust This Workspace'] },
     { kind: 'cancelled', severity: 'info', hint: /running again resumes it\.$/, buttons: [] },
-    { kind: 'failed', severity: 'error', hint: /^ICM: unable to write \.icm\/run\.json: no space left on device$/, buttons: [] },
+    { kind: 'failed', severity: 'error', hint: /^Unable to write \.icm\/run\.json: no space left on device$/, buttons: [] },
   ];
   for (const c of cases) {
     await t.test(c.kind, () => {
       const n = noticeOf(c.kind);
       assert.equal(n.severity, c.severity);
-      assert.ok(n.text.startsWith(`ICM: ${samples[c.kind].message}`), n.text);
+      const m = samples[c.kind].message;
+      assert.ok(n.text.startsWith(m.charAt(0).toUpperCase() + m.slice(1)), n.text);
+      assert.doesNotMatch(n.text, /^ICM:/, 'one prefix: VS Code names the source of a notice');
       assert.match(n.text, c.hint);
       assert.deepEqual(n.buttons.map((b) => b.label), c.buttons);
       // No command line in what the editor shows.
@@ -88,7 +90,7 @@ test('buttonLabel leaves out what the extension cannot do', async (t) => {
 test('errorNotice without error data is the message alone', () => {
   assert.deepEqual(errorNotice('the icm language server is not running', undefined), {
     severity: 'error',
-    text: 'ICM: the icm language server is not running',
+    text: 'The icm language server is not running',
     buttons: [],
   });
 });

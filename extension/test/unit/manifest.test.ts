@@ -44,6 +44,10 @@ test('every view, walkthrough step and menu names what exists', () => {
   }
   // The bookkeeping icm writes is out of the way by default.
   assert.equal(manifest.contributes.configurationDefaults['files.exclude']['**/.icm'], true);
+  // history/ holds only what icm keeps (traces, versions, test reports, all
+  // hidden): beside the .icm folder of a workspace icm ran, the folder itself
+  // is hidden too, rather than shown empty.
+  assert.deepEqual(manifest.contributes.configurationDefaults['files.exclude']['**/history'], { when: '.icm' });
 });
 
 test('Restricted Mode: limited, and every setting that names a program or a server is restricted', () => {
@@ -53,4 +57,11 @@ test('Restricted Mode: limited, and every setting that names a program or a serv
   const settings = Object.keys(manifest.contributes.configuration.properties as Record<string, unknown>);
   const naming = settings.filter((k) => /path|host|url|command|server/i.test(k) && k !== 'icm.trace.server');
   assert.deepEqual([...trust.restrictedConfigurations].sort(), naming.sort());
+});
+
+test('one command prefix: every command is in the ICM category, and no title repeats it', () => {
+  for (const c of manifest.contributes.commands as { command: string; title: string; category?: string }[]) {
+    assert.equal(c.category, 'ICM', `${c.command} has category ${c.category}`);
+    assert.doesNotMatch(c.title, /^icm\b/i, `${c.command}'s title repeats the prefix`);
+  }
 });

@@ -36,7 +36,7 @@ test('a multi-line script reads on one line', () => {
 
 test('the notice after trusting lists what was trusted and says Run is enabled', () => {
   const n = trustedNotice(info({ state: 'trusted', allowed: true }));
-  assert.match(n, /^ICM: trusted cloned; icm may now run icm mcp search .*; contact http:\/\/localhost:8090 .*\. Run is enabled\.$/);
+  assert.match(n, /^Trusted cloned; icm may now run icm mcp search .*; contact http:\/\/localhost:8090 .*\. Run is enabled\.$/);
 });
 
 test('nothing to trust', () => {
