@@ -17,7 +17,7 @@ import {
   type TestRunStarted,
   type WorkspaceCases,
 } from './testProtocol';
-import { byStage, caseItemId, describeRuns, durationMs, failureMessages, parseItemId, stageItemId } from './testResults';
+import { byStage, caseItemId, describeRuns, durationMs, failureMessages, listsTests, parseItemId, stageItemId } from './testResults';
 import type { CaseInfo } from './testProtocol';
 
 /** A run the server is doing for a TestRun, by its token. */
@@ -50,11 +50,24 @@ export class TestExplorer implements vscode.Disposable {
     };
     this.ctrl.refreshHandler = () => this.refresh();
     const watcher = vscode.workspace.createFileSystemWatcher('**/tests/**/*.md');
+    // config.toml's [test] models make the per-model profiles: they follow
+    // the file as it changes, on disk and in the editor (the server reads
+    // open buffers), not only after a reload.
+    const config = vscode.workspace.createFileSystemWatcher('**/config.toml');
     this.disposables.push(
       watcher,
+      config,
       watcher.onDidCreate(() => this.refreshSoon()),
       watcher.onDidDelete(() => this.refreshSoon()),
       watcher.onDidChange(() => this.refreshSoon()),
+      config.onDidCreate(() => this.refreshSoon()),
+      config.onDidDelete(() => this.refreshSoon()),
+      config.onDidChange(() => this.refreshSoon()),
+      vscode.workspace.onDidChangeTextDocument((e) => {
+        if (e.contentChanges.length > 0 && listsTests(e.document.uri.path)) {
+          this.refreshSoon();
+        }
+      }),
       server.onNotification(TestNotification.event, (ev: TestEvent) => this.event(ev)),
       server.onNotification(TestNotification.finished, (f: TestFinished) => this.finished(f)),
     );

@@ -125,3 +125,12 @@ export function describeRuns(results: JobResult[]): string {
 export function durationMs(r: JobResult): number {
   return Math.round(r.duration / 1e6);
 }
+
+/**
+ * Whether a change to the file at path may change the Test Explorer: a
+ * stage's test case, or a config.toml (its [test] models make the
+ * profiles).
+ */
+export function listsTests(path: string): boolean {
+  return /(^|\/)config\.toml$/.test(path) || /\/tests\/(.*\/)?[^/]+\.md$/.test(path);
+}

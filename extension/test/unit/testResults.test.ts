@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { byStage, caseItemId, describeRuns, durationMs, escapeMarkdown, failureMessages, parseItemId, stageItemId } from '../../src/testResults';
+import { byStage, caseItemId, describeRuns, durationMs, escapeMarkdown, failureMessages, listsTests, parseItemId, stageItemId } from '../../src/testResults';
 import type { CaseInfo, JobResult, WorkspaceCases } from '../../src/testProtocol';
 
 const info: CaseInfo = {
@@ -104,4 +104,11 @@ test('runs are summed up per model', () => {
   const rs = [job({ status: 'passed' }), job({ repeat: 2 }), job({ model: 'llama', status: 'passed' })];
   assert.equal(describeRuns(rs), '2/3 passed · qwen3.5:9b 1/2, llama 1/1');
   assert.equal(durationMs(job()), 2400);
+});
+
+test('listsTests: the files whose change the Test Explorer follows', () => {
+  assert.equal(listsTests('/w/course-research/config.toml'), true, 'config.toml: its [test] models are the profiles');
+  assert.equal(listsTests('/w/course-research/pipeline/01-scope/tests/go-cli.md'), true);
+  assert.equal(listsTests('/w/course-research/pipeline/01-scope/CONTEXT.md'), false);
+  assert.equal(listsTests('/w/course-research/my-config.toml.bak'), false);
 });
