@@ -18,8 +18,8 @@ func TestFaceOf(t *testing.T) {
 		{"approved says nothing more", StageState{Status: Approved, Reason: "approved"}, false, "approved", "pass-filled", ToneOK},
 		{"approved after a failed re-run", StageState{Stage: "01-a", Status: Approved, Reason: "approved", LastFailure: failed}, false,
 			"approved · last re-run failed: no model server at http://127.0.0.1:11434", "pass-filled", ToneWarning},
-		{"invalid is an error", StageState{Status: Invalid, Reason: "the contract has errors (icm check)"}, false,
-			"has errors · the contract has errors (icm check)", "circle-slash", ToneError},
+		{"invalid is an error", StageState{Status: Invalid, Reason: "its contract has errors"}, false,
+			"has errors · its contract has errors", "circle-slash", ToneError},
 		{"failed", StageState{Status: Failed, Reason: "last run failed: boom"}, false, "failed · last run failed: boom", "error", ToneError},
 		// The face is the stage's own: the engine's "stage NAME: " before its error says nothing more.
 		{"failed without the stage twice", StageState{Stage: "01-a", Status: Failed, Reason: "last run failed: stage 01-a: boom"}, false, "failed · last run failed: boom", "error", ToneError},

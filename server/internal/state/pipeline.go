@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"github.com/icm-tool/icm/server/internal/human"
 	"strings"
 
 	"github.com/icm-tool/icm/server/internal/contract"
@@ -95,10 +96,10 @@ func Pipeline(ws *workspace.Workspace, contracts map[string]*contract.Contract, 
 			if errs := opts.Errors[st.Name]; len(errs) > 0 {
 				s.Status, s.Reason = Invalid, "cannot run: "+errs[0]
 				if len(errs) > 1 {
-					s.Reason += fmt.Sprintf(" (and %d more; icm check lists them)", len(errs)-1)
+					s.Reason += fmt.Sprintf(" (and %s)", human.Plural(len(errs)-1, "more problem"))
 				}
 			} else if hasErrors(c) {
-				s.Status, s.Reason = Invalid, "the contract has errors (icm check)"
+				s.Status, s.Reason = Invalid, "its contract has errors"
 			}
 		}
 		p.Stages = append(p.Stages, s)
