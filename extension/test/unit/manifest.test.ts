@@ -65,3 +65,13 @@ test('one command prefix: every command is in the ICM category, and no title rep
     assert.doesNotMatch(c.title, /^icm\b/i, `${c.command}'s title repeats the prefix`);
   }
 });
+
+test('config.toml opens as TOML, coloured by the server (no grammar shipped)', () => {
+  const langs = manifest.contributes.languages as { id: string; filenames?: string[]; configuration?: string }[];
+  const toml = langs.find((l) => l.id === 'toml');
+  assert.ok(toml?.filenames?.includes('config.toml'), 'config.toml is not a TOML document');
+  assert.equal(manifest.contributes.grammars, undefined, 'a grammar is shipped: the colours come from the language server');
+  const conf = JSON.parse(readFileSync(path.join(__dirname, '../../../..', toml?.configuration as string), 'utf8'));
+  assert.equal(conf.comments.lineComment, '#');
+  assert.ok(conf.autoClosingPairs.some((p: { open: string }) => p.open === '"'), 'a quote typed is not closed');
+});
