@@ -45,6 +45,10 @@ type failure struct {
 	// capped: the answer went past its cap (see answerCap); the caller
 	// returns what came as an incomplete answer.
 	capped bool
+	// closed: the connection closed under the call. The first retry of
+	// one goes at once: a server that restarted answers it, and one that
+	// stopped refuses it, which ends the call without a wait.
+	closed bool
 	// url and startCommand say which server failed and how to start one
 	// (set by conn.place).
 	url, startCommand string
@@ -194,7 +198,7 @@ func (o *conn) transportFailure(parent, attempt context.Context, err error) *fai
 		f.hint = "the server's host name does not resolve: check OLLAMA_HOST or [model] base_url"
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF),
 		errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNABORTED):
-		f.retry, f.unreachable = retryTransient, false
+		f.retry, f.unreachable, f.closed = retryTransient, false, true
 		f.msg = "the connection to " + o.dialect.server + " closed unexpectedly"
 		f.hint = "the server may have restarted or run out of memory; check its log"
 	case errors.As(err, &netErr) && netErr.Timeout():

@@ -221,10 +221,11 @@ func TestServerGoneMidRunFailsAtOnce(t *testing.T) {
 	if !errors.As(err, &e) || e.Kind != KindUnavailable {
 		t.Fatalf("err = %v, want KindUnavailable", err)
 	}
-	// One attempt for the refusal; a second when the first went out on
-	// the connection the server closed (a reset is worth one more try).
-	if e.Attempts > 2 || len(clock.sleeps()) > 1 {
-		t.Errorf("attempts %d, sleeps %d; want at most 2 and 1", e.Attempts, len(clock.sleeps()))
+	// One attempt for the refusal; a second, at once, when the first went
+	// out on the connection the server closed (a reset is worth one more
+	// try, and waiting for it would only delay the news).
+	if e.Attempts > 2 || len(clock.sleeps()) != 0 {
+		t.Errorf("attempts %d, sleeps %d; want at most 2 and none", e.Attempts, len(clock.sleeps()))
 	}
 	if want := "the model server at " + f.srv.URL + " stopped answering"; e.Error() != want {
 		t.Errorf("message %q, want %q (no dial error, no retry count)", e.Error(), want)
@@ -235,6 +236,37 @@ func TestServerGoneMidRunFailsAtOnce(t *testing.T) {
 	fe := e.Fault()
 	if fe.Kind != fault.KindModelUnreachable || len(fe.Actions) == 0 || fe.Actions[0].ID != fault.StartServer {
 		t.Errorf("fault %v with actions %v, want model-unreachable offering to start the server first", fe.Kind, fe.Actions)
+	}
+}
+
+// TestServerKilledDuringACall: the server dies while a call waits for
+// its answer (the connection is cut, and nothing listens any more). The
+// cut connection is tried again at once, the refusal ends the call, and
+// nothing was waited for. Before, the retry waited its backoff first.
+func TestServerKilledDuringACall(t *testing.T) {
+	f := newFake(t)
+	clock := newFakeTime()
+	o := newTestClient(t, f.srv.URL, clock, WithRetry(time.Hour, 6))
+	if _, err := o.Show(context.Background(), "llama3.2"); err != nil {
+		t.Fatal(err)
+	}
+	f.chat = func(w http.ResponseWriter, _ *http.Request, _ *api.ChatRequest, _ int) {
+		f.srv.Listener.Close() // nothing listens from now on
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			conn.Close() // the call's connection is cut
+		}
+	}
+	_, err := o.Chat(context.Background(), ChatRequest{Model: "llama3.2", Messages: userMsg("hi")})
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != KindUnavailable || !e.Unreachable {
+		t.Fatalf("err = %v, want an unreachable server", err)
+	}
+	if e.Attempts != 2 || len(clock.sleeps()) != 0 {
+		t.Errorf("attempts %d, sleeps %v; want 2 and none", e.Attempts, clock.sleeps())
+	}
+	if !strings.Contains(e.Error(), "stopped answering") {
+		t.Errorf("message %q", e.Error())
 	}
 }
 

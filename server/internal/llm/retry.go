@@ -16,6 +16,8 @@ type retrier struct {
 	start    time.Time
 	attempts int
 	onceUsed bool
+	// probed is set once a closed connection was tried again at once.
+	probed bool
 }
 
 func (o *conn) newRetrier() *retrier { return &retrier{o: o, start: o.now()} }
@@ -49,6 +51,11 @@ func (r *retrier) again(ctx context.Context, f *failure) bool {
 	}
 	if r.attempts >= r.o.maxAttempts {
 		return false
+	}
+	if f.closed && !r.probed {
+		// At once: whether the server is still there is the question.
+		r.probed = true
+		return ctx.Err() == nil
 	}
 	delay := r.delay(r.attempts)
 	if f.retryAfter > delay {
