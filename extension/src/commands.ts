@@ -3,6 +3,7 @@
 // picker) and asks the server; the server does the work.
 import * as vscode from 'vscode';
 import { formatMoment } from './format';
+import { lensMenuCommand, menuItems, type LensMenu } from './lensMenu';
 import type { PipelineModel } from './model';
 import type { PipelineNode } from './pipelineView';
 import { modelStatusText, pickOrder, stateLabel, workspaceOf } from './present';
@@ -288,6 +289,17 @@ export function registerCommands({ server, model, review, log, runs }: Deps): vs
         return;
       }
       await review.rerunItem(a.workspace, a.stage, a.item, a.title ?? `item ${a.item}`);
+    },
+    [lensMenuCommand]: async (arg) => {
+      const menu = arg as LensMenu | undefined;
+      const items = menuItems(menu);
+      if (items.length === 0) {
+        return;
+      }
+      const picked = await vscode.window.showQuickPick(items, { title: menu?.title, placeHolder: 'What to do' });
+      if (picked !== undefined) {
+        await vscode.commands.executeCommand(picked.action.command, ...(picked.action.arguments ?? []));
+      }
     },
     'icm.restartServer': () => server.restart(),
     'icm.showLogs': async () => log.show(),
