@@ -81,6 +81,19 @@ export function formatSize(n: number): string {
   return '';
 }
 
+/**
+ * How fast a model wrote, n tokens over ms: "8.5 tok/s", "42 tok/s",
+ * "1,250 tok/s"; "" under a tenth of a second (too short to measure, as a
+ * canned answer is) or when nothing was written.
+ */
+export function formatRate(n: number, ms: number): string {
+  if (!(n > 0) || !(ms >= 100)) {
+    return '';
+  }
+  const v = n / (ms / 1000);
+  return Math.round(v * 10) / 10 < 10 ? `${tenthsOrWhole(v)} tok/s` : `${formatCount(Math.round(v))} tok/s`;
+}
+
 function tenthsOrWhole(v: number): string {
   const r = Math.round(v * 10) / 10;
   return r < 10 ? r.toFixed(1) : String(Math.round(v));

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { formatCount, formatDuration, formatEstimate, formatMoment, formatSize, formatTime, formatTokens, plural } from '../../src/format';
+import { formatCount, formatDuration, formatEstimate, formatMoment, formatRate, formatSize, formatTime, formatTokens, plural } from '../../src/format';
 
 /**
  * The figures table the Go formatter (server/internal/human) passes too:
@@ -17,11 +17,12 @@ const table = JSON.parse(
   tokens: { n: number; want: string }[];
   estimate: { n: number; want: string }[];
   size: { n: number; want: string }[];
+  rate: { n: number; ms: number; want: string }[];
   time: { t: string; now: string; want: string; moment: string }[];
 };
 
 test('the shared figures table: durations, counts, tokens, sizes', () => {
-  for (const section of [table.duration, table.count, table.plural, table.tokens, table.estimate, table.size]) {
+  for (const section of [table.duration, table.count, table.plural, table.tokens, table.estimate, table.size, table.rate]) {
     assert.ok(section.length > 0, 'the table lost a section');
   }
   for (const c of table.duration) {
@@ -41,6 +42,9 @@ test('the shared figures table: durations, counts, tokens, sizes', () => {
   }
   for (const c of table.size) {
     assert.equal(formatSize(c.n), c.want, `formatSize(${c.n})`);
+  }
+  for (const c of table.rate) {
+    assert.equal(formatRate(c.n, c.ms), c.want, `formatRate(${c.n}, ${c.ms})`);
   }
 });
 

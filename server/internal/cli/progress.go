@@ -93,9 +93,9 @@ func (p *printer) event(ev session.Event) {
 			p.failed[modelKey{ev.Stage, ev.Index}] = &held
 			return
 		}
-		rate := ""
-		if m.Eval > 0 && m.OutputTokens > 0 {
-			rate = fmt.Sprintf(", %.0f tok/s", float64(m.OutputTokens)/m.Eval.Seconds())
+		rate := human.Rate(m.OutputTokens, m.Eval)
+		if rate != "" {
+			rate = ", " + rate
 		}
 		calls := ""
 		if m.ToolCalls > 0 {

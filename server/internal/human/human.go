@@ -114,6 +114,22 @@ func Size(n int64) string {
 	return "" // not reached
 }
 
+// Rate is how fast a model wrote: n tokens over d, "8.5 tok/s",
+// "42 tok/s", "1,250 tok/s". It is "" when d is under a tenth of a
+// second, too short to be a measure (a canned answer's is a fraction of
+// a millisecond, which read as "176353 tok/s"), or when nothing was
+// written.
+func Rate(n int, d time.Duration) string {
+	if n <= 0 || d < 100*time.Millisecond {
+		return ""
+	}
+	v := float64(n) / d.Seconds()
+	if math.Round(v*10)/10 < 10 {
+		return tenthsOrWhole(v) + " tok/s"
+	}
+	return Count(int(math.Round(v))) + " tok/s"
+}
+
 // tenthsOrWhole is v with one decimal under ten, whole above: "1.2",
 // "12". A value that rounds up to ten reads as "10".
 func tenthsOrWhole(v float64) string {

@@ -3,6 +3,7 @@ package human
 import (
 	"encoding/json"
 	"os"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -31,6 +32,11 @@ type table struct {
 		N    int64  `json:"n"`
 		Want string `json:"want"`
 	} `json:"size"`
+	Rate []struct {
+		N    int     `json:"n"`
+		MS   float64 `json:"ms"`
+		Want string  `json:"want"`
+	} `json:"rate"`
 	Time []struct {
 		T, Now       time.Time
 		Want, Moment string
@@ -48,7 +54,7 @@ func readTable(t *testing.T) *table {
 		t.Fatal(err)
 	}
 	if len(tb.Duration) == 0 || len(tb.Count) == 0 || len(tb.Plural) == 0 || len(tb.Tokens) == 0 ||
-		len(tb.Estimate) == 0 || len(tb.Size) == 0 || len(tb.Time) == 0 {
+		len(tb.Estimate) == 0 || len(tb.Size) == 0 || len(tb.Rate) == 0 || len(tb.Time) == 0 {
 		t.Fatal("the table lost a section")
 	}
 	return &tb
@@ -80,6 +86,10 @@ func TestTheSharedTable(t *testing.T) {
 	}
 	for _, c := range tb.Size {
 		check("Size", Size(c.N), c.Want)
+	}
+	for _, c := range tb.Rate {
+		d := time.Duration(c.MS * float64(time.Millisecond))
+		check("Rate("+strconv.Itoa(c.N)+", "+d.String()+")", Rate(c.N, d), c.Want)
 	}
 	for _, c := range tb.Time {
 		tt, now := c.T.UTC(), c.Now.UTC()
