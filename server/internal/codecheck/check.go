@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/human"
 	"github.com/icm-tool/icm/server/internal/sandbox"
 )
 
@@ -189,7 +190,7 @@ func (c *Checker) judgeRun(b Block, st *sandbox.StepResult, r *Result, frame *re
 	case st.Err != "":
 		r.Error = st.Err
 	case st.TimedOut:
-		r.Error = fmt.Sprintf("did not finish within %s and was stopped", lim.Timeout)
+		r.Error = fmt.Sprintf("did not finish within %s and was stopped", human.Duration(lim.Timeout))
 	case st.OutputCapped:
 		r.Error = "printed more output than allowed and was stopped"
 	case st.Signal == "SIGXCPU":

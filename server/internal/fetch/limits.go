@@ -6,6 +6,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/icm-tool/icm/server/internal/human"
 )
 
 // Causes of a cancelled fetch context.
@@ -101,9 +103,9 @@ type TimeoutError struct {
 
 func (e *TimeoutError) Error() string {
 	if e.Phase == "idle" {
-		return fmt.Sprintf("the server sent nothing for %s; stopped", e.Limit)
+		return fmt.Sprintf("the server sent nothing for %s; stopped", human.Duration(e.Limit))
 	}
-	return fmt.Sprintf("the page took longer than %s to read; stopped", e.Limit)
+	return fmt.Sprintf("the page took longer than %s to read; stopped", human.Duration(e.Limit))
 }
 
 // Timeout reports true, so callers testing net.Error-style see a timeout.

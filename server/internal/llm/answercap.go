@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/config"
+	"github.com/icm-tool/icm/server/internal/human"
 )
 
 // DefaultStreamDeadline bounds one attempt at an answer from the request
@@ -107,7 +108,7 @@ type bounds struct {
 type deadlineError struct{ total time.Duration }
 
 func (e *deadlineError) Error() string {
-	return fmt.Sprintf("the answer took longer than %s, the most one answer may take", e.total)
+	return fmt.Sprintf("the answer took longer than %s, the most one answer may take", human.Duration(e.total))
 }
 
 // truncateText cuts s to at most n bytes, at a character boundary.

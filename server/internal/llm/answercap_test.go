@@ -153,7 +153,7 @@ func TestStreamTotalDeadlineHoldsWhileDataFlows(t *testing.T) {
 			}
 			_, err := o.Chat(context.Background(), req)
 			var e *Error
-			if !errors.As(err, &e) || !strings.Contains(e.Error(), "took longer than 300ms") {
+			if !errors.As(err, &e) || !strings.Contains(e.Error(), "took longer than 300 ms") {
 				t.Fatalf("Chat = %v, want the total deadline", err)
 			}
 			if n := len(f.chatCalls()); n != 1 {

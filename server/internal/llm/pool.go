@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/human"
 	"github.com/icm-tool/icm/server/internal/tokens"
 )
 
@@ -273,7 +274,7 @@ func (p *Pool) anyBack(deadline time.Time) bool {
 // exhausted is the error when no server could answer.
 func (p *Pool) exhausted(req ChatRequest, last error, errs []string, attempts int) error {
 	e := &Error{Kind: KindUnavailable, Stage: req.Stage, Model: req.Model, Attempts: attempts,
-		Msg:  fmt.Sprintf("none of the %d model servers could answer within %s", len(p.members), p.budget),
+		Msg:  fmt.Sprintf("none of the %d model servers could answer within %s", len(p.members), human.Duration(p.budget)),
 		Hint: "check the servers in [[model.servers]] (each one's log), or lower [workflow] parallel"}
 	var le *Error
 	if errors.As(last, &le) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/icm-tool/icm/server/internal/human"
 )
 
 // retrier runs the attempts of one call: exponential backoff with jitter
@@ -63,7 +65,7 @@ func (r *retrier) again(ctx context.Context, f *failure) bool {
 	}
 	if r.elapsed()+delay > r.o.retryBudget {
 		if f.retryAfter > 0 {
-			f.msg += fmt.Sprintf(" (it asked to retry after %s, beyond the retry budget of %s)", f.retryAfter, r.o.retryBudget)
+			f.msg += fmt.Sprintf(" (it asked to retry after %s, beyond the retry budget of %s)", human.Duration(f.retryAfter), human.Duration(r.o.retryBudget))
 		}
 		return false
 	}

@@ -150,7 +150,7 @@ func TestFirstByteLimitIsSeparateFromIdle(t *testing.T) {
 	var d deltas
 	_, err := o.Chat(context.Background(), ChatRequest{Messages: userMsg("hi"), OnDelta: d.on})
 	var e *Error
-	if !errors.As(err, &e) || e.Kind != KindUnavailable || !strings.Contains(e.Msg, "no answer within 30ms") {
+	if !errors.As(err, &e) || e.Kind != KindUnavailable || !strings.Contains(e.Msg, "no answer within 30 ms") {
 		t.Fatalf("err = %v, want KindUnavailable saying no answer came", err)
 	}
 	if !strings.Contains(e.Hint, "loading") {

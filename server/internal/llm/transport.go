@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/icm-tool/icm/server/internal/human"
 )
 
 // The client speaks HTTP itself and uses Ollama's api package for the
@@ -29,9 +31,9 @@ type stallError struct {
 
 func (e *stallError) Error() string {
 	if e.first {
-		return fmt.Sprintf("no answer within %s", e.wait)
+		return fmt.Sprintf("no answer within %s", human.Duration(e.wait))
 	}
-	return fmt.Sprintf("the stream stalled: no data for %s", e.wait)
+	return fmt.Sprintf("the stream stalled: no data for %s", human.Duration(e.wait))
 }
 
 // watchdog cancels a request when its timer runs out; each chunk re-arms it.

@@ -12,6 +12,8 @@ import (
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/icm-tool/icm/server/internal/human"
 )
 
 // Runner runs Specs. The zero value runs this very executable as the
@@ -123,7 +125,7 @@ func (r *Runner) Run(ctx context.Context, spec Spec) (*Result, error) {
 	waitErr := cmd.Wait()
 	elapsed := time.Since(start)
 	if ctx.Err() != nil {
-		return nil, fmt.Errorf("sandbox: the run did not finish within %s and was killed", total+10*time.Second)
+		return nil, fmt.Errorf("sandbox: the run did not finish within %s and was killed", human.Duration(total+10*time.Second))
 	}
 	if readErr != nil {
 		return nil, fmt.Errorf("sandbox: unable to read the result: %w", readErr)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/human"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/promptcount"
 	"github.com/icm-tool/icm/server/internal/tokens"
@@ -75,7 +76,7 @@ func (s *Session) StartingLister(wait time.Duration) promptcount.ToolLister {
 		defer cancel()
 		infos, err := cat.ListTools(ctx, reg, server)
 		if errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("not listed within %s", wait)
+			err = fmt.Errorf("not listed within %s", human.Duration(wait))
 		}
 		return infos, err
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/human"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -122,7 +123,7 @@ func (r *run) runScript(ctx context.Context, outDir string) error {
 	var exit *exec.ExitError
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return fault.ScriptFailed(fmt.Sprintf("stage %s: the script did not finish within %s and was stopped", st.Name, timeout), st.Name, st.Contract)
+		return fault.ScriptFailed(fmt.Sprintf("stage %s: the script did not finish within %s and was stopped", st.Name, human.Duration(timeout)), st.Name, st.Contract)
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case errors.As(err, &exit):

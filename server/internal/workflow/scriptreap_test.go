@@ -131,7 +131,7 @@ func TestTimedOutScriptLeavesNoProcesses(t *testing.T) {
 	start := time.Now()
 	_, err := h.run(workflow.Options{})
 	var f *fault.Error
-	if !errors.As(err, &f) || !strings.Contains(err.Error(), "did not finish within 2s") {
+	if !errors.As(err, &f) || !strings.Contains(err.Error(), "did not finish within 2.0 s") {
 		t.Fatalf("run: %v, want the script's timeout", err)
 	}
 	if took := time.Since(start); took > 10*time.Second {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/fetch"
+	"github.com/icm-tool/icm/server/internal/human"
 )
 
 // Cloner fetches a git repository shallowly with the git program. Every
@@ -73,7 +74,7 @@ func (c *Cloner) Clone(ctx context.Context, rawURL string) (dir string, cleanup 
 	if err := cmd.Run(); err != nil {
 		cleanup()
 		if ctx.Err() != nil {
-			return "", nil, fmt.Errorf("cloning %s took longer than %s and was stopped", rawURL, timeout)
+			return "", nil, fmt.Errorf("cloning %s took longer than %s and was stopped", rawURL, human.Duration(timeout))
 		}
 		return "", nil, fmt.Errorf("git could not clone %s: %s", rawURL, strings.TrimSpace(stderr.String()))
 	}
