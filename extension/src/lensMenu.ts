@@ -29,3 +29,16 @@ export function menuItems(menu: LensMenu | undefined): { label: string; action: 
     .filter((a) => typeof a?.title === 'string' && a.title !== '' && typeof a.command === 'string' && a.command !== '')
     .map((a) => ({ label: a.title, action: a }));
 }
+
+/**
+ * The hover of a lens: a state lens's words are short ("awaiting review"),
+ * and the state in full (the menu's title) shows when the pointer rests
+ * on it. LSP 3.16 commands carry no tooltip, so the extension adds it.
+ */
+export function lensTooltip(command: { command: string; arguments?: unknown[] } | undefined): string | undefined {
+  if (command?.command !== lensMenuCommand) {
+    return undefined;
+  }
+  const menu = command.arguments?.[0] as LensMenu | undefined;
+  return typeof menu?.title === 'string' && menu.title !== '' ? menu.title : undefined;
+}

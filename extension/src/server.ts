@@ -10,6 +10,7 @@ import {
   type LanguageClientOptions,
   type ServerOptions,
 } from 'vscode-languageclient/node';
+import { lensTooltip } from './lensMenu';
 import { PipelineModel } from './model';
 import { RunProgressFeature } from './progressFeature';
 import { ClientNotification, ServerCommand, ServerNotification, type RunFinished, type StatusResult, type WorkspaceStatus } from './protocol';
@@ -122,6 +123,17 @@ export class IcmServer implements vscode.Disposable {
           if (uri.scheme === 'file' && !this.model.holds(uri.fsPath)) {
             this.refreshSoon();
           }
+        },
+        // A state lens's full words show on hover (LSP commands carry no tooltip).
+        provideCodeLenses: async (doc, token, next) => {
+          const lenses = await next(doc, token);
+          for (const l of lenses ?? []) {
+            const tip = lensTooltip(l.command);
+            if (tip !== undefined && l.command !== undefined) {
+              l.command.tooltip = tip;
+            }
+          }
+          return lenses;
         },
         executeCommand: (cmd, args, next) => {
           const forward = async (c: string, a: unknown[]) => next(c, a);

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { menuItems } from '../../src/lensMenu';
+import { lensTooltip, menuItems } from '../../src/lensMenu';
 
 test('menuItems: the actions in the server\'s order, and nothing the extension cannot run', () => {
   const items = menuItems({
@@ -17,4 +17,13 @@ test('menuItems: the actions in the server\'s order, and nothing the extension c
     ['✓ Approve', "⇄ Compare with the model's version"],
   );
   assert.deepEqual(menuItems(undefined), []);
+});
+
+test('lensTooltip: a state lens shows its state in full on hover, other lenses nothing', () => {
+  const menu = { title: 'awaiting review · Verify found problems · every tool call failed (1 of 1)', actions: [] };
+  assert.equal(lensTooltip({ command: 'icm.lens.actions', arguments: [menu] }), menu.title);
+  assert.equal(lensTooltip({ command: 'icm.lens.actions', arguments: [{ title: '', actions: [] }] }), undefined);
+  assert.equal(lensTooltip({ command: 'icm.lens.actions' }), undefined);
+  assert.equal(lensTooltip({ command: 'icm.runStage', arguments: [menu] }), undefined);
+  assert.equal(lensTooltip(undefined), undefined);
 });
