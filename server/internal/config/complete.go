@@ -62,6 +62,9 @@ func Complete(src []byte, offset int, models []string) []Completion {
 		if set[k.Name] || k.Type == "table" && k.Table == "" {
 			continue
 		}
+		if _, own := Tables[k.Path()]; own {
+			continue // written as its own table: [[model.servers]]
+		}
 		text, snippet := keyInsert(k, models)
 		detail := k.Type
 		if k.Default != "" {

@@ -59,6 +59,12 @@ func TestCompletionLeavesOutKeysAlreadySet(t *testing.T) {
 	if !strings.Contains(","+got+",", ",parallel,") {
 		t.Errorf("[workflow] parallel (set only in [test]) not offered: %s", got)
 	}
+	// A key written as its own table is not a key of its parent: [model]
+	// does not offer 'servers = [...]' beside [[model.servers]].
+	src, off = at("[model]\n|\n")
+	if got := labelsOf(Complete(src, off, nil)); strings.Contains(","+got+",", ",servers,") || !strings.Contains(got, "num_ctx") {
+		t.Errorf("[model] keys: %s", got)
+	}
 	// Each [[model.servers]] table is its own.
 	src, off = at("[[model.servers]]\nurl = \"a\"\n[[model.servers]]\n|\n")
 	if got := labelsOf(Complete(src, off, nil)); !strings.Contains(got, "url") {

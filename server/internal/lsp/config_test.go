@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
 	"github.com/icm-tool/icm/server/internal/lsp/lsptest"
 )
 
@@ -15,8 +17,10 @@ type configItem struct {
 		Value string `json:"value"`
 	} `json:"documentation"`
 	TextEdit struct {
-		NewText string `json:"newText"`
+		NewText string         `json:"newText"`
+		Range   protocol.Range `json:"range"`
 	} `json:"textEdit"`
+	InsertTextFormat int `json:"insertTextFormat"`
 }
 
 func completeAt(t *testing.T, s *session, file, at string, delta int) []configItem {
@@ -79,9 +83,11 @@ func TestConfigDiagnostics(t *testing.T) {
 	s.AwaitDiagnostics(cfg, "fixed", lsptest.None)
 }
 
-// TestConfigCompletionAndHover: keys of the table the cursor is in, the
-// installed models for [model] name, allowed values for an enumerated
-// key, and a hover with each key's doc.
+// TestConfigCompletionAndHover: keys of the table the cursor is in that
+// are not set there yet, each writing its value to fill (a choice, both
+// quotes); the installed models for [model] name and the allowed values
+// of an enumerated key, replacing the whole value; and a hover with each
+// key's doc.
 func TestConfigCompletionAndHover(t *testing.T) {
 	s := newSession(t)
 	const cfg = "config.toml"
@@ -92,27 +98,51 @@ func TestConfigCompletionAndHover(t *testing.T) {
 	s.Edit(cfg, "think = false\n", "think = false\nnu\n")
 	items := completeAt(t, s, cfg, "nu\n", 2)
 	got := labels(items)
-	for _, want := range []string{"name", "num_ctx", "max_output", "provider", "temperature"} {
+	for _, want := range []string{"num_ctx", "max_output", "provider"} {
 		if !strings.Contains(","+got+",", ","+want+",") {
 			t.Errorf("[model] keys %q lack %s", got, want)
 		}
 	}
-	if strings.Contains(got, "gate") {
-		t.Errorf("[model] keys include [workflow]'s gate: %q", got)
-	}
-	for _, it := range items {
-		if it.Label == "num_ctx" && (it.TextEdit.NewText != "num_ctx = " || !strings.Contains(it.Documentation.Value, "context window")) {
-			t.Errorf("num_ctx item: %+v", it)
+	// Keys set already, another table's, and the table written as its own
+	// [[model.servers]] are not offered.
+	for _, not := range []string{"name", "temperature", "think", "gate", "servers"} {
+		if strings.Contains(","+got+",", ","+not+",") {
+			t.Errorf("[model] keys %q offer %s", got, not)
 		}
 	}
-	// The model's value completes the models the server has.
+	for _, it := range items {
+		switch it.Label {
+		case "num_ctx":
+			if it.TextEdit.NewText != "num_ctx = ${1:0}" || it.InsertTextFormat != 2 || !strings.Contains(it.Documentation.Value, "context window") {
+				t.Errorf("num_ctx item: %+v", it)
+			}
+		case "provider":
+			if it.TextEdit.NewText != `provider = "${1|ollama,openai|}"` || it.InsertTextFormat != 2 {
+				t.Errorf("provider item: %+v", it)
+			}
+		}
+	}
+	// The model's value completes the models the server has, replacing
+	// the whole value with its quotes.
 	items = completeAt(t, s, cfg, `"qwen3.5:9b"`, 1)
 	if got := labels(items); got != "qwen3.5:9b" || items[0].TextEdit.NewText != `"qwen3.5:9b"` || items[0].Detail != "installed on the model server" {
 		t.Errorf("model names = %+v", items)
 	}
-	// An enumerated value completes its values.
-	if got := labels(completeAt(t, s, cfg, `gate = "explicit"`, 8)); got != "explicit,rerun" {
-		t.Errorf("gate values = %q", got)
+	if r := items[0].TextEdit.Range; r.Start != s.Pos(cfg, `"qwen3.5:9b"`, 0) || r.End != s.Pos(cfg, `"qwen3.5:9b"`, len(`"qwen3.5:9b"`)) {
+		t.Errorf("the model name replaces %+v, not the whole value", r)
+	}
+	// An enumerated value completes its values, the closing quote replaced
+	// too (no quote is left over).
+	items = completeAt(t, s, cfg, `gate = "explicit"`, 8)
+	if got := labels(items); got != "explicit,rerun" || items[1].TextEdit.NewText != `"rerun"` {
+		t.Errorf("gate values = %+v", items)
+	}
+	if r := items[1].TextEdit.Range; r.Start != s.Pos(cfg, `gate = "explicit"`, 7) || r.End != s.Pos(cfg, `gate = "explicit"`, len(`gate = "explicit"`)) {
+		t.Errorf("a gate value replaces %+v, not the whole value", r)
+	}
+	// A boolean's values.
+	if got := labels(completeAt(t, s, cfg, "think = false", len("think = "))); got != "true,false" {
+		t.Errorf("think values = %q", got)
 	}
 	// Hovers document the key.
 	h, err := s.Hover(cfg, s.Pos(cfg, "max_tool_calls", 2))

@@ -63,79 +63,38 @@ func defaultNote(k config.Key) string {
 	return ", default " + k.Default
 }
 
-// configCompletion offers, in config.toml: the keys of the table the
-// cursor is in (with their docs), table names on a header line, and
-// values: the allowed ones of an enumerated key, true/false, and for
-// [model] name the models the server has (waiting within ctx for the
-// server's first answer).
+// configCompletion offers in config.toml what config.Complete finds fits
+// at the cursor: on a header line the tables not there yet, on a key line
+// the keys of its table not set yet (each writing its ` = ` and a value
+// to fill, quotes included), after `key =` the key's values (the allowed
+// ones, true/false, or for a key naming a model the models the server
+// has, waiting within ctx for the server's first answer).
 func (f *File) configCompletion(ctx context.Context, pos document.Position) (*Completion, error) {
-	line, lineStart, off, err := lineText(f.Doc, pos)
+	off, err := offset(f.Doc.Mapper(), pos)
 	if err != nil {
 		return nil, err
 	}
-	prefix := line[:off-lineStart]
-	replace := func(from int) document.Range {
-		return document.Range{Start: lineStart + from, End: off}
+	// The models are waited for only where they are the answer: a
+	// model key's value. Elsewhere they fill a key's choice when known.
+	models, _ := f.w.set.installedModels(f.w, f.o.sess)
+	if e, onLine, _ := config.EntryAt(f.Doc.Text, off); onLine && !e.Header && off >= e.Value.Start && config.ModelKeys[e.Path] {
+		models = f.w.set.awaitModels(ctx, f.w, f.o.sess)
 	}
-	trim := strings.TrimLeft(prefix, " \t")
-	lead := len(prefix) - len(trim)
-	if strings.HasPrefix(trim, "[") {
-		return items(tableItems(replace(lead))), nil
-	}
-	e, onLine, table := config.EntryAt(f.Doc.Text, off)
-	if onLine && !e.Header && off >= e.Value.Start {
-		return items(f.valueItems(ctx, e, replace(e.Value.Start-lineStart))), nil
-	}
-	if strings.Contains(trim, "=") {
+	found := config.Complete(f.Doc.Text, off, models)
+	if found == nil {
 		return nil, nil
 	}
-	out := []Item{}
-	for _, k := range config.KeysOf(table) {
-		insert := k.Name + " = "
-		if k.Type == "string" || k.Type == "duration" {
-			insert += `"`
-		}
-		out = append(out, Item{Label: k.Name, Kind: KindProperty, Detail: k.Type + defaultNote(k), Doc: k.Doc, Insert: insert, Range: replace(lead)})
+	out := make([]Item, 0, len(found))
+	for _, c := range found {
+		out = append(out, Item{Label: c.Label, Kind: configKinds[c.Kind], Detail: c.Detail, Doc: c.Doc, Filter: c.Filter,
+			Insert: c.Text, Snippet: c.Snippet, Range: document.Range{Start: c.Replace.Start, End: c.Replace.End}})
 	}
 	return items(out), nil
 }
 
-// tableItems are the tables config.toml may have.
-func tableItems(rng document.Range) []Item {
-	var out []Item
-	for _, t := range []string{"model", "workflow", "[model.servers]", "mcp.servers.NAME"} {
-		name := strings.Trim(t, "[]")
-		doc := config.Tables[strings.Replace(name, "NAME", "*", 1)]
-		label := "[" + t + "]"
-		out = append(out, Item{Label: label, Kind: KindModule, Doc: doc, Insert: label, Range: rng})
-	}
-	return out
-}
-
-// valueItems completes a key's value.
-func (f *File) valueItems(ctx context.Context, e config.Entry, rng document.Range) []Item {
-	k, ok := config.Lookup(e.Path)
-	if !ok {
-		return nil
-	}
-	var values []string
-	detail := ""
-	switch {
-	case e.Path == "model.name":
-		values = f.w.set.awaitModels(ctx, f.w, f.o.sess)
-		detail = "installed on the model server"
-	case len(k.Values) > 0:
-		values = k.Values
-	case k.Type == "boolean":
-		return []Item{
-			{Label: "true", Kind: KindValue, Insert: "true", Range: rng},
-			{Label: "false", Kind: KindValue, Insert: "false", Range: rng},
-		}
-	}
-	out := make([]Item, 0, len(values))
-	for _, v := range values {
-		quoted := `"` + v + `"`
-		out = append(out, Item{Label: v, Kind: KindValue, Detail: detail, Filter: quoted, Insert: quoted, Range: rng})
-	}
-	return out
+// configKinds are the completion kinds of config.Complete's kinds.
+var configKinds = map[config.CompletionKind]ItemKind{
+	config.CompleteKey:   KindProperty,
+	config.CompleteTable: KindModule,
+	config.CompleteValue: KindValue,
 }
