@@ -268,6 +268,8 @@ func (s *Server) protocolHandler() protocol.Handler {
 		TextDocumentDocumentSymbol: request(s, documentSymbol),
 		TextDocumentCodeLens:       request(s, codeLens),
 		TextDocumentCodeAction:     request(s, codeAction),
+		// config.toml's colours (no TOML grammar is shipped to the editor).
+		TextDocumentSemanticTokensFull: request(s, semanticTokensFull),
 		// Lenses come complete, but glsp routes codeLens/resolve by the
 		// wrong field and would call a nil function: answer it as is.
 		CodeLensResolve: func(_ *glsp.Context, l *protocol.CodeLens) (*protocol.CodeLens, error) { return l, nil },

@@ -35,6 +35,7 @@ func (s *Server) capabilities() protocol.ServerCapabilities {
 		},
 		ExecuteCommandProvider:  &protocol.ExecuteCommandOptions{Commands: allCommands()},
 		WorkspaceSymbolProvider: true,
+		SemanticTokensProvider:  &protocol.SemanticTokensOptions{Legend: tokenLegend, Full: true},
 		Workspace: &protocol.ServerCapabilitiesWorkspace{
 			WorkspaceFolders: &protocol.WorkspaceFoldersServerCapabilities{Supported: &yes, ChangeNotifications: &protocol.BoolOrString{Value: true}},
 		},
