@@ -81,6 +81,10 @@ var methodTrust = map[string]func(e *trustEditor){
 	},
 	"TextDocumentDocumentLink":   func(e *trustEditor) { _ = e.TextDocumentCall("textDocument/documentLink", hostileA, nil, nil) },
 	"TextDocumentDocumentSymbol": func(e *trustEditor) { _ = e.TextDocumentCall("textDocument/documentSymbol", hostileA, nil, nil) },
+	// Colours come from config.toml's text alone: nothing runs.
+	"TextDocumentSemanticTokensFull": func(e *trustEditor) {
+		_ = e.TextDocumentCall("textDocument/semanticTokens/full", "config.toml", nil, nil)
+	},
 	"TextDocumentCodeLens": func(e *trustEditor) {
 		for _, p := range []string{hostileA, hostileB, hostileC} {
 			_ = e.TextDocumentCall("textDocument/codeLens", p, nil, nil)
