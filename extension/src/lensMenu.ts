@@ -30,15 +30,31 @@ export function menuItems(menu: LensMenu | undefined): { label: string; action: 
     .map((a) => ({ label: a.title, action: a }));
 }
 
+/** A lens's command, as the language client gives it. */
+export interface LensCommand {
+  title: string;
+  command: string;
+  arguments?: unknown[];
+  tooltip?: string;
+}
+
 /**
- * The hover of a lens: a state lens's words are short ("awaiting review"),
- * and the state in full (the menu's title) shows when the pointer rests
- * on it. LSP 3.16 commands carry no tooltip, so the extension adds it.
+ * How a server lens shows: a state lens ("awaiting review") carries the
+ * state in full and the line's other actions in its argument (state,
+ * actions; docs/lsp-protocol.md); here it opens those actions as a picker
+ * and shows the state in full on hover (LSP 3.16 commands carry no
+ * tooltip). Any other lens is left as it is.
  */
-export function lensTooltip(command: { command: string; arguments?: unknown[] } | undefined): string | undefined {
-  if (command?.command !== lensMenuCommand) {
-    return undefined;
+export function presentLens(command: LensCommand): LensCommand {
+  const arg = command.arguments?.[0] as { state?: unknown; actions?: unknown } | undefined;
+  if (arg === undefined || arg === null || typeof arg !== 'object') {
+    return command;
   }
-  const menu = command.arguments?.[0] as LensMenu | undefined;
-  return typeof menu?.title === 'string' && menu.title !== '' ? menu.title : undefined;
+  const state = typeof arg.state === 'string' && arg.state !== '' ? arg.state : undefined;
+  const actions = Array.isArray(arg.actions) ? (arg.actions as LensAction[]) : [];
+  const menu: LensMenu = { title: state ?? command.title, actions };
+  if (menuItems(menu).length > 0) {
+    return { title: command.title, command: lensMenuCommand, arguments: [menu], tooltip: menu.title };
+  }
+  return state === undefined ? command : { ...command, tooltip: state };
 }

@@ -10,7 +10,7 @@ import {
   type LanguageClientOptions,
   type ServerOptions,
 } from 'vscode-languageclient/node';
-import { lensTooltip } from './lensMenu';
+import { presentLens } from './lensMenu';
 import { PipelineModel } from './model';
 import { RunProgressFeature } from './progressFeature';
 import { ClientNotification, ServerCommand, ServerNotification, type RunFinished, type StatusResult, type WorkspaceStatus } from './protocol';
@@ -124,13 +124,13 @@ export class IcmServer implements vscode.Disposable {
             this.refreshSoon();
           }
         },
-        // A state lens's full words show on hover (LSP commands carry no tooltip).
+        // A state lens opens the rest of its line's actions and shows the
+        // state in full on hover (a line holds at most two short lenses).
         provideCodeLenses: async (doc, token, next) => {
           const lenses = await next(doc, token);
           for (const l of lenses ?? []) {
-            const tip = lensTooltip(l.command);
-            if (tip !== undefined && l.command !== undefined) {
-              l.command.tooltip = tip;
+            if (l.command !== undefined) {
+              l.command = presentLens(l.command);
             }
           }
           return lenses;

@@ -70,6 +70,19 @@ func commandOf(o snapshot.Offer) *protocol.Command {
 	if o.On.ItemTitle != nil {
 		arg["title"] = *o.On.ItemTitle
 	}
+	// A state lens carries the state in full and the line's other
+	// offers: a client may show them as a hover and a menu (the VS Code
+	// extension does); any other runs the command (icm.status) as it is.
+	if o.Full != "" && o.Full != o.Title {
+		arg["state"] = o.Full
+	}
+	if len(o.More) > 0 {
+		more := make([]*protocol.Command, 0, len(o.More))
+		for _, m := range o.More {
+			more = append(more, commandOf(m))
+		}
+		arg["actions"] = more
+	}
 	return &protocol.Command{Title: o.Title, Command: verbs[o.Verb], Arguments: []any{arg}}
 }
 

@@ -65,15 +65,17 @@ func TestForEachSourceLensFollowsTrimming(t *testing.T) {
 		}
 		return strings.Join(titles(ls), " | ")
 	}
-	// The file is 03-outline's output too: its review lenses come first.
-	if got := lenses(); !strings.HasSuffix(got, " | 3 items for 04-draft") || !strings.HasPrefix(got, "awaiting review") {
-		t.Errorf("lenses = %q, want the output's state first and 3 items for 04-draft last", got)
+	// The file is 03-outline's output too: the count reads beside its
+	// state, so the line keeps two lenses.
+	if got := lenses(); got != "awaiting review · 3 items for 04-draft | ✓ Approve" {
+		t.Errorf("lenses = %q, want the output's state with 3 items for 04-draft, then Approve", got)
 	}
 	// A person trims a module from the outline; the lens follows the buffer.
 	s.Edit(src, "## Three\n- c\n", "")
-	if got := lenses(); !strings.HasSuffix(got, " | 2 items for 04-draft") {
+	if got := lenses(); got != "awaiting review · 2 items for 04-draft | ✓ Approve" {
 		t.Errorf("after trimming: lenses = %q, want 2 items", got)
 	}
+	shownLenses(t, s, src)
 }
 
 type action struct {

@@ -45,10 +45,13 @@ func runAndWait(t *testing.T, s *session, command string, args map[string]any) f
 	return f
 }
 
-// TestOutputFileLenses: the output a stage wrote has its state in words,
-// Approve, Compare with the model's version and Re-run; Compare names the
-// model's version, which reads as the model wrote it while the file holds
-// the person's edit; approving from the lens approves.
+// TestOutputFileLenses: the output a stage wrote has two short lenses,
+// its state and Approve (Re-run once approved); the state in full is the
+// state lens's hover and Approve, Compare with the model's version and
+// Re-run are under it. Compare names the model's version, which reads as
+// the model wrote it while the file holds the person's edit; approving
+// from the lens approves. Before, the line held four lenses, the state in
+// full first, and at 1440 px Re-run was cut off.
 func TestOutputFileLenses(t *testing.T) {
 	s := newSession(t)
 	s.ollama.Default(ollamatest.Text("1. Install Ollama.\n2. Pull a small model.\n"))
@@ -59,8 +62,12 @@ func TestOutputFileLenses(t *testing.T) {
 	s.AwaitNotification("icm/statusChanged", "awaiting review", stageIs("01-scope", "awaiting-review"))
 	s.Open(out)
 	s.Await("the output's lenses", func() bool { return strings.HasPrefix(lensTitles(t, s, out), "awaiting review") })
-	if got := lensTitles(t, s, out); got != "awaiting review | ✓ Approve | ⇄ Compare with the model's version | ▶ Re-run" {
-		t.Errorf("output lenses = %q", got)
+	ls := shownLenses(t, s, out)
+	if got := onLine(ls, 0); got != "awaiting review | ✓ Approve" || len(ls) != 2 {
+		t.Errorf("output lenses = %v", ls)
+	}
+	if st := lensNamed(ls, "awaiting review"); strings.Join(st.Actions, " | ") != "✓ Approve | ⇄ Compare with the model's version | ▶ Re-run" || st.Command != "icm.status" {
+		t.Errorf("the state lens = %v", st)
 	}
 	// The person edits and saves; the lens says so.
 	s.Edit(out, "2. Pull a small model.\n", "2. Pull a small model.\n3. My own objective.\n")
@@ -68,7 +75,9 @@ func TestOutputFileLenses(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Save(out)
-	s.Await("the edit shows", func() bool { return strings.HasPrefix(lensTitles(t, s, out), "awaiting review · output edited") })
+	s.Await("the edit shows", func() bool {
+		return strings.HasPrefix(lensNamed(shownLenses(t, s, out), "awaiting review").State, "awaiting review · output edited")
+	})
 	raw, err := s.ExecuteCommand("icm.compareOutput", map[string]any{"workspace": s.dir, "stage": "01-scope"})
 	if err != nil {
 		t.Fatal(err)
@@ -91,15 +100,17 @@ func TestOutputFileLenses(t *testing.T) {
 	}
 	s.AwaitNotification("icm/statusChanged", "approved", stageIs("01-scope", "approved"))
 	s.Await("the lens follows", func() bool { return strings.HasPrefix(lensTitles(t, s, out), "approved") })
-	if got := lensTitles(t, s, out); strings.Contains(got, "Approve |") {
-		t.Errorf("an approved output offers Approve: %q", got)
+	if ls := shownLenses(t, s, out); onLine(ls, 0) != "approved | ▶ Re-run" || strings.Contains(strings.Join(lensNamed(ls, "approved").Actions, "|"), "Approve") {
+		t.Errorf("an approved output's lenses: %v", ls)
 	}
 }
 
 // TestForEachItemLensesAndCallCount: a For each stage's contract counts
-// its calls ("2 calls, ~N tokens"); its output has Re-run this item and
-// the item's state on each item; icm.runItem runs that item alone and
-// keeps the person's edit in the other one.
+// its calls ("2 calls, ~N tokens"); its output has on each item's heading
+// line the item's state and Re-run item N, except the first item's, which
+// shares the file's line and goes under the file's state (two lenses a
+// line); icm.runItem runs that item alone and keeps the person's edit in
+// the other one.
 func TestForEachItemLensesAndCallCount(t *testing.T) {
 	s := newSession(t)
 	s.ollama.On(ollamatest.LastUserContains("shorter, please")).Reply(ollamatest.Text("## Two\n\nTwo, shorter."))
@@ -110,7 +121,7 @@ func TestForEachItemLensesAndCallCount(t *testing.T) {
 	s.Open(draft)
 	s.AwaitDiagnostics(draft, "analysed", func([]lsptest.Diagnostic) bool { return true })
 	s.Await("the call count", func() bool {
-		return regexp.MustCompile(`\| 2 calls, ~[\d.]+k? tokens \|`).MatchString(lensTitles(t, s, draft))
+		return regexp.MustCompile(` · 2 calls, ~[\d.]+k? tokens$`).MatchString(lensTitles(t, s, draft))
 	})
 	h, err := s.Hover(draft, s.Pos(draft, "# Stage", 2))
 	if err != nil {
@@ -126,11 +137,17 @@ func TestForEachItemLensesAndCallCount(t *testing.T) {
 	const out = "pipeline/04-draft/output/draft.md"
 	s.Open(out)
 	s.Await("the item lenses", func() bool { return strings.Contains(lensTitles(t, s, out), "item 2 of 2") })
-	got := lensTitles(t, s, out)
-	for _, want := range []string{"▶ Re-run | item 1 of 2 · as the model wrote it | ▶ Re-run this item", "item 2 of 2 · as the model wrote it | ▶ Re-run this item"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("lenses %q lack %q", got, want)
-		}
+	ls := shownLenses(t, s, out)
+	two := lensNamed(ls, "item 2 of 2")
+	if got := onLine(ls, two.Line); two.Line == 0 || got != "item 2 of 2 | ▶ Re-run item 2" || two.State != "item 2 of 2: Two · as the model wrote it" {
+		t.Errorf("item 2's lenses: %v", ls)
+	}
+	if got := onLine(ls, 0); got != "awaiting review | ✓ Approve" {
+		t.Errorf("the file's line: %q", got)
+	}
+	file := lensNamed(ls, "awaiting review")
+	if !strings.Contains(strings.Join(file.Actions, " | "), "▶ Re-run item 1 (One)") || !strings.HasSuffix(file.State, "item 1 of 2 · as the model wrote it") {
+		t.Errorf("item 1 is not under the file's state: %v", file)
 	}
 	// After the run, the hover says what it really used.
 	h, _ = s.Hover(draft, s.Pos(draft, "# Stage", 2))
@@ -143,7 +160,9 @@ func TestForEachItemLensesAndCallCount(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Save(out)
-	s.Await("item 1 reads edited", func() bool { return strings.Contains(lensTitles(t, s, out), "item 1 of 2 · edited") })
+	s.Await("item 1 reads edited", func() bool {
+		return strings.HasSuffix(lensNamed(shownLenses(t, s, out), "awaiting review").State, "item 1 of 2 · edited")
+	})
 	if f := runAndWait(t, s, "icm.runItem", map[string]any{"workspace": s.dir, "stage": "04-draft", "item": 2, "note": "shorter, please"}); !f.OK {
 		t.Fatalf("item run: %+v", f)
 	}

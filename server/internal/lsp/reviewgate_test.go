@@ -74,7 +74,14 @@ func TestReviewFactsInTheEditor(t *testing.T) {
 	})
 	const out = "pipeline/01-scope/output/objectives.md"
 	s.Open(out)
-	s.Await("the lens names the rubric", func() bool { return strings.Contains(lensTitles(t, s, out), line) })
+	s.Await("the state lens names the rubric", func() bool {
+		for _, l := range shownLenses(t, s, out) {
+			if l.Line == 0 && strings.Contains(l.State, line) {
+				return true
+			}
+		}
+		return false
+	})
 	text, err := s.Hover(out, protocol.Position{Line: 0, Character: 2})
 	if err != nil {
 		t.Fatal(err)

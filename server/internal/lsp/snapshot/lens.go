@@ -10,14 +10,21 @@ import (
 	"github.com/icm-tool/icm/server/internal/state"
 )
 
-// Lenses puts on a contract's title: Run (or, untrusted, Trust), Test,
-// Approve, the token count and the state; on a stage's output file: the
-// state, Approve, Compare and Re-run (and on each item of a For each
-// output its state and Re-run this item); and on a file that a later
-// stage loops over, how many items that stage will run (so a person
-// trimming an outline sees the effect before drafting). The state reads
-// as it does in the Pipeline view and `icm status`: both come from the
-// same derived face. It waits for the snapshot that includes the buffer.
+// Lenses are at most two short lenses a line, so that none is cut off
+// in a narrow window: an action and the state, which holds the line's
+// other offers (More, a menu under it) and the state in full (Full, its
+// hover). On a contract's title: Approve when it awaits review, else Run
+// (or, untrusted, Trust), and the state with the token count (Test, the
+// assembled context and the rest under it). On a stage's output file:
+// the state (Approve, Compare, Re-run under it) and Approve or Re-run; on
+// each item of a For each output below the first line its state and
+// Re-run item N (the first item's, sharing the file's line, go under the
+// file's state); and on a file that a later stage loops over, how many
+// items that stage will run (so a person trimming an outline sees the
+// effect before drafting), beside the state when the file is an output
+// too. The state reads as it does in the Pipeline view and `icm status`:
+// both come from the same derived face. It waits for the snapshot that
+// includes the buffer.
 func (f *File) Lenses(ctx context.Context) ([]Lens, error) {
 	snap, err := f.w.Snapshot(ctx)
 	defer snap.Release()
@@ -25,46 +32,71 @@ func (f *File) Lenses(ctx context.Context) ([]Lens, error) {
 		return nil, err
 	}
 	if f.Contract == nil {
-		out := f.outputLenses(ctx)
-		return append(out, f.forEachSourceLenses(snap)...), nil
+		return f.outputLenses(ctx, f.forEachSourceLenses(snap)), nil
 	}
 	pos, err := f.Doc.Mapper().Position(f.Contract.TitleRange.Start)
 	if err != nil {
 		return nil, nil
 	}
 	on := Target{Workspace: f.ws().Root, Stage: f.Stage.Name}
-	lens := func(title string, verb Verb) Lens {
-		return Lens{Line: pos.Line, Offer: Offer{Title: title, Verb: verb, On: on}}
-	}
-	var out []Lens
+	offer := func(title string, verb Verb) Offer { return Offer{Title: title, Verb: verb, On: on} }
+	row := f.w.row(ctx, f.Stage.Name)
+	awaiting := row != nil && row.Status == string(state.Awaiting)
+	var primary Offer
+	var more []Offer
 	if f.o.sess.Trust().Allowed() {
-		out = append(out, lens("▶ Run stage", VerbRunStage))
+		run := offer("▶ Run stage", VerbRunStage)
+		primary = run
+		if awaiting {
+			primary = offer("✓ Approve", VerbApprove)
+			more = append(more, primary, run)
+		} else {
+			more = append(more, run)
+		}
 		if sr := snap.stageOfContract(f.Doc.Path); sr != nil {
 			if l, ok := testLens(sr); ok {
-				out = append(out, lens(l, VerbTest))
+				more = append(more, offer(l, VerbTest))
 			}
 		}
 	} else {
 		// No run: the workspace names what it would run, contact or
 		// read, and its person has not trusted it. The lens says so and
 		// lists what trust covers.
-		out = append(out, Lens{Line: pos.Line, Offer: Offer{Title: "Trust this workspace to run it", Verb: VerbTrust, On: Target{Workspace: f.ws().Root}}})
-	}
-	row := f.w.row(ctx, f.Stage.Name)
-	if row != nil && row.Status == string(state.Awaiting) {
-		out = append(out, lens("✓ Approve", VerbApprove))
-	}
-	if sr := snap.stageOfContract(f.Doc.Path); sr != nil && sr.Context != nil {
-		title := approxTokens(sr.Context.Total)
-		if n := snap.counts[f.Stage.Name]; n != nil && len(n.Items) > 1 {
-			title = callsText(n)
+		primary = Offer{Title: "Trust this workspace to run it", Verb: VerbTrust, On: Target{Workspace: f.ws().Root}}
+		more = append(more, primary)
+		if awaiting {
+			more = append(more, offer("✓ Approve", VerbApprove))
 		}
-		out = append(out, lens(title, VerbProbe))
 	}
+	tokens := ""
+	if sr := snap.stageOfContract(f.Doc.Path); sr != nil && sr.Context != nil {
+		tokens = approxTokens(sr.Context.Total)
+		if n := snap.counts[f.Stage.Name]; n != nil && len(n.Items) > 1 {
+			tokens = callsText(n)
+		}
+		more = append(more, offer("Show the assembled context ("+tokens+")", VerbProbe))
+	}
+	out := []Lens{{Line: pos.Line, Offer: primary}}
 	if row != nil {
-		out = append(out, lens(row.Face.Text(), VerbStatus))
+		st := offer(joinWords(row.Face.Label, tokens), VerbStatus)
+		st.Full, st.More = joinWords(row.Face.Text(), tokens), more
+		out = append(out, Lens{Line: pos.Line, Offer: st})
+	} else if tokens != "" {
+		out = append(out, Lens{Line: pos.Line, Offer: offer(tokens, VerbProbe)})
 	}
 	return out, nil
+}
+
+// joinWords is a and b with a middle dot between, either left out when
+// empty: "pending · ~819 tokens".
+func joinWords(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + " · " + b
 }
 
 // testLens is "▶ Test (3 cases)" on a contract whose stage has cases:
@@ -108,19 +140,19 @@ func (f *File) forEachSourceLenses(snap *Snapshot) []Lens {
 	return out
 }
 
-// outputLenses are the review lenses on a stage's output file: its state
-// in words, Approve when it awaits review, Compare with the model's version
-// when icm kept one, Re-run; and in a For each output, on each item's
-// section, Re-run this item with the item's own state.
-func (f *File) outputLenses(ctx context.Context) []Lens {
+// outputLenses are the review lenses on a stage's output file (see
+// Lenses), with sources (the For each source lenses of the file) beside
+// the state on the first line, or on their own when the file is no
+// stage's output.
+func (f *File) outputLenses(ctx context.Context, sources []Lens) []Lens {
 	ws := f.ws()
 	stg := ws.StageOf(f.Doc.Path)
 	if stg == nil || stg.Contract == f.Doc.Path {
-		return nil
+		return sources
 	}
 	src, err := ws.Files.ReadFile(stg.Contract)
 	if err != nil {
-		return nil
+		return sources
 	}
 	c := contract.ParseWith(stg.Contract, src, contract.Options{Vars: ws.Vars})
 	rel := ws.Rel(f.Doc.Path)
@@ -131,31 +163,52 @@ func (f *File) outputLenses(ctx context.Context) []Lens {
 		}
 	}
 	if !isOutput {
-		return nil
+		return sources
 	}
 	row := f.w.row(ctx, stg.Name)
 	if row == nil {
-		return nil
+		return sources
 	}
 	on := Target{Workspace: ws.Root, Stage: stg.Name, Path: f.Doc.Path}
-	top := func(title string, verb Verb) Lens { return Lens{Offer: Offer{Title: title, Verb: verb, On: on}} }
-	out := []Lens{top(row.Face.Text(), VerbStatus)}
+	offer := func(title string, verb Verb) Offer { return Offer{Title: title, Verb: verb, On: on} }
+	running := row.Status == StatusRunning
+	st := offer(row.Face.Label, VerbStatus)
+	st.Full = row.Face.Text()
+	var primary *Offer
 	if row.Status == string(state.Awaiting) {
-		out = append(out, top("✓ Approve", VerbApprove))
+		a := offer("✓ Approve", VerbApprove)
+		primary = &a
+		st.More = append(st.More, a)
 	}
 	sess := f.o.sess
 	hasModel := sess.HasModelVersion(f.Doc.Path)
 	if hasModel {
-		out = append(out, top("⇄ Compare with the model's version", VerbCompare))
+		st.More = append(st.More, offer("⇄ Compare with the model's version", VerbCompare))
 	}
-	if row.Status != StatusRunning {
-		out = append(out, top("▶ Re-run", VerbRunStage))
+	if !running {
+		r := offer("▶ Re-run", VerbRunStage)
+		if primary == nil {
+			primary = &r
+		}
+		st.More = append(st.More, r)
+	}
+	// A For each source's count reads beside the state: "awaiting review
+	// · 3 items for 04-draft".
+	for _, l := range sources {
+		st.Title = joinWords(st.Title, l.Title)
+		st.Full = joinWords(st.Full, l.Title)
+		st.More = append(st.More, Offer{Title: "Show the first item's context (" + l.Title + ")", Verb: l.Verb, On: l.On})
+	}
+	first := []Lens{{Offer: st}}
+	if primary != nil {
+		first = append(first, Lens{Offer: *primary})
 	}
 	if c.ForEach == nil || !hasModel {
-		return out
+		return first
 	}
 	spans := sess.ItemSpans(f.Doc.Path, string(f.Doc.Text))
 	m := f.Doc.Mapper()
+	var out []Lens
 	for _, sp := range spans {
 		if !sp.Found {
 			continue
@@ -166,23 +219,43 @@ func (f *File) outputLenses(ctx context.Context) []Lens {
 		}
 		title := sp.Title
 		item := Target{Workspace: ws.Root, Stage: stg.Name, Item: sp.Index, ItemTitle: &title}
-		// The item's state first, then its action, as the file's own row
-		// reads: the first item shares the file's line, and "▶ Re-run |
-		// ▶ Re-run this item" side by side left a person guessing which
-		// re-ran what.
-		out = append(out, Lens{Line: pos.Line, Offer: Offer{Title: itemWords(sp, len(spans)), Verb: VerbStatus, On: item}})
-		if row.Status != StatusRunning {
-			out = append(out, Lens{Line: pos.Line, Offer: Offer{Title: "▶ Re-run this item", Verb: VerbRerunItem, On: item}})
+		words := itemWords(sp, len(spans))
+		rerun := Offer{Title: fmt.Sprintf("▶ Re-run item %d", sp.Index), Verb: VerbRerunItem, On: item}
+		if pos.Line == 0 {
+			// The item shares the file's line: its state and its Re-run
+			// go under the file's state, so the line keeps two lenses.
+			if !sp.Edited {
+				words += " · as the model wrote it"
+			}
+			first[0].Full = joinWords(first[0].Full, words)
+			if !running {
+				rerun.Title = fmt.Sprintf("▶ Re-run item %d (%s)", sp.Index, sp.Title)
+				first[0].More = append(first[0].More, rerun)
+			}
+			continue
+		}
+		full := fmt.Sprintf("%s: %s", words, sp.Title)
+		if !sp.Edited {
+			full += " · as the model wrote it"
+		}
+		is := Offer{Title: words, Verb: VerbStatus, On: item, Full: full}
+		if !running {
+			is.More = []Offer{rerun}
+		}
+		out = append(out, Lens{Line: pos.Line, Offer: is})
+		if !running {
+			out = append(out, Lens{Line: pos.Line, Offer: rerun})
 		}
 	}
-	return out
+	return append(first, out...)
 }
 
-// itemWords is an item's state in its lens: "item 2 of 4 · edited".
+// itemWords is an item's state in its lens: "item 2 of 4", or "item 2
+// of 4 · edited" when the person changed it.
 func itemWords(sp session.ItemSpan, n int) string {
-	words := "as the model wrote it"
+	words := fmt.Sprintf("item %d of %d", sp.Index, n)
 	if sp.Edited {
-		words = "edited"
+		words += " · edited"
 	}
-	return fmt.Sprintf("item %d of %d · %s", sp.Index, n, words)
+	return words
 }

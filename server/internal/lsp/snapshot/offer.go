@@ -52,6 +52,14 @@ type Offer struct {
 	Title string
 	Verb  Verb
 	On    Target
+	// Full is what a short Title stands for (a state lens's "awaiting
+	// review" for the state in full), for a hover; "" when Title says it
+	// all.
+	Full string
+	// More are the other offers of the place, which a state lens holds
+	// so that a line shows at most two lenses: a client may list them
+	// under it.
+	More []Offer
 }
 
 // Lens is an offer shown above a line of the buffer (0-based).

@@ -371,8 +371,15 @@ func TestCompletionByPlace(t *testing.T) {
 	}
 }
 
+// verbs are what the lenses offer, a lens's own before what it holds
+// (More, a menu under it).
 func verbs(ls []snapshot.Lens) map[snapshot.Verb]snapshot.Lens {
 	out := map[snapshot.Verb]snapshot.Lens{}
+	for _, l := range ls {
+		for _, m := range l.More {
+			out[m.Verb] = snapshot.Lens{Line: l.Line, Offer: m}
+		}
+	}
 	for _, l := range ls {
 		out[l.Verb] = l
 	}
@@ -382,7 +389,8 @@ func verbs(ls []snapshot.Lens) map[snapshot.Verb]snapshot.Lens {
 // TestLensesFollowTrustAndReviewState: on a contract's title, an
 // untrusted workspace offers trust and no run; a trusted one offers the
 // run, and Approve once the stage's output waits for review; both show
-// the assembled context's tokens.
+// the assembled context's tokens; the title holds two lenses, the rest
+// under the state.
 func TestLensesFollowTrustAndReviewState(t *testing.T) {
 	for _, trusted := range []bool{false, true} {
 		t.Run(map[bool]string{false: "untrusted", true: "trusted"}[trusted], func(t *testing.T) {
@@ -393,6 +401,9 @@ func TestLensesFollowTrustAndReviewState(t *testing.T) {
 				t.Fatal(err)
 			}
 			title := at(t, scope, "# Stage: 01-scope").Line
+			if len(ls) > 2 {
+				t.Errorf("%d lenses on the title, want an action and the state: %+v", len(ls), ls)
+			}
 			for _, l := range ls {
 				if l.Line != title {
 					t.Errorf("lens %q is on line %d, want the title's %d", l.Title, l.Line, title)
