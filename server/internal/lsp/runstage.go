@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
@@ -67,7 +68,7 @@ func (r *runs) start(st *snapshot.Workspace, req runRequest) (string, error) {
 	sess := op.Session()
 	ctx, cancel := context.WithCancel(r.e.ctx)
 	a := &activeRun{cancel: cancel}
-	rp := &runProgress{e: r.e, st: st, run: a, item: req.item, tools: map[string]int{}, toolErrors: map[string]int{}}
+	rp := &runProgress{e: r.e, st: st, run: a, item: req.item, single: req.stage != "" && !req.all, stage: req.stage, tools: map[string]int{}, toolErrors: map[string]int{}}
 	run, err := sess.NewRun(session.RunRequest{Stage: req.stage, Item: req.item, Note: req.note, All: req.all, Force: req.force}, rp.event)
 	if err != nil {
 		cancel()
@@ -92,9 +93,13 @@ func (r *runs) start(st *snapshot.Workspace, req runRequest) (string, error) {
 		defer cancel()
 		defer op.Release()
 		defer r.e.bg.recoverLog("run " + a.id)
-		title := "icm: running " + filepath.Base(st.Root())
-		if req.stage != "" {
-			title = "icm: running " + req.stage
+		// VS Code names the notice's source: the title needs no "icm:".
+		title := "Running " + filepath.Base(st.Root())
+		switch {
+		case req.stage != "" && req.item > 0:
+			title = fmt.Sprintf("Running %s item %d again", req.stage, req.item)
+		case rp.single:
+			title = "Running " + req.stage
 		}
 		rp.p = r.e.client.beginProgress(ctx, a.token, title, "starting")
 		sum, err := run.Execute(ctx)
@@ -111,6 +116,18 @@ func (r *runs) start(st *snapshot.Workspace, req runRequest) (string, error) {
 		case sum != nil:
 			msg = sum.Next.Message
 		}
+		// The progress ends first: its Cancel must not stay on screen
+		// beside the notice that tells how the run ended.
+		// Its last words are short: the notice tells the rest, in words
+		// for the editor (msg may name a command line).
+		end := "done"
+		switch {
+		case cancelled:
+			end = "cancelled"
+		case err != nil:
+			end = "failed"
+		}
+		rp.p.end(end)
 		if !rp.finishedAny || err != nil {
 			// No stage reported its end (nothing to run, the lock was held,
 			// the contract was invalid, the model server was not there), or
@@ -138,7 +155,6 @@ func (r *runs) start(st *snapshot.Workspace, req runRequest) (string, error) {
 			}
 			r.e.sendRunFinished(f)
 		}
-		rp.p.end(msg)
 		st.Touch(false)
 		r.e.statusChanged(st)
 	}()
@@ -152,6 +168,10 @@ type runProgress struct {
 	run  *activeRun
 	p    *progress
 	item int // the For each item the run is for, 0 for whole stages
+	// single is a run of one stage, which the progress's title names:
+	// its reports do not name it again.
+	single bool
+	stage  string
 	// tools and toolErrors count each stage's tool calls and failures.
 	tools       map[string]int
 	toolErrors  map[string]int
@@ -166,7 +186,7 @@ func (rp *runProgress) event(ev session.Event) {
 	switch ev.Kind {
 	case session.EventStageStart:
 		rp.e.runs.update(root, func(i *snapshot.Running) { i.Stage, i.Item, i.Items, i.Done = ev.Stage, 0, 0, 0 })
-		rp.report(ev.Stage+": "+ev.Message, -1)
+		rp.report(rp.about(ev.Stage, ev.Message), -1)
 		rp.e.statusChanged(rp.st)
 	case session.EventItemStart, session.EventItemEnd:
 		rp.e.runs.update(root, func(i *snapshot.Running) { i.Item, i.Items, i.Done = ev.Index, ev.Count, ev.Done })
@@ -178,7 +198,7 @@ func (rp *runProgress) event(ev session.Event) {
 		if ev.Kind == session.EventItemEnd {
 			verb = "finished"
 		}
-		rp.report(fmt.Sprintf("%s: %d of %d items done · %s [%d/%d] %s%s", ev.Stage, ev.Done, ev.Count, verb, ev.Index, ev.Count, ev.Item, rp.failures(ev.Stage)), pct)
+		rp.report(rp.about(ev.Stage, fmt.Sprintf("%d of %d items done · %s [%d/%d] %s%s", ev.Done, ev.Count, verb, ev.Index, ev.Count, ev.Item, rp.failures(ev.Stage))), pct)
 		if ev.Kind == session.EventItemEnd {
 			rp.e.statusChanged(rp.st)
 		}
@@ -187,20 +207,20 @@ func (rp *runProgress) event(ev session.Event) {
 		t := ev.Tool
 		if t != nil && t.IsError {
 			rp.toolErrors[ev.Stage]++
-			rp.report(fmt.Sprintf("%s: tool %s failed: %s%s", labelOf(ev), t.Name, snapshot.FirstLine(t.Err), rp.failures(ev.Stage)), -1)
+			rp.report(rp.about(rp.labelOf(ev), fmt.Sprintf("tool %s failed: %s%s", t.Name, snapshot.FirstLine(t.Err), rp.failures(ev.Stage))), -1)
 			return
 		}
 		name := ""
 		if t != nil {
 			name = t.Name
 		}
-		rp.report(fmt.Sprintf("%s: tool %s · %s%s", labelOf(ev), name, snapshot.Plural(rp.tools[ev.Stage], "tool call"), rp.failures(ev.Stage)), -1)
+		rp.report(rp.about(rp.labelOf(ev), fmt.Sprintf("tool %s · %s%s", name, snapshot.Plural(rp.tools[ev.Stage], "tool call"), rp.failures(ev.Stage))), -1)
 	case session.EventModel:
 		if ev.Model != nil {
-			rp.report(fmt.Sprintf("%s: model call %d%s", labelOf(ev), ev.Model.Call, rp.failures(ev.Stage)), -1)
+			rp.report(rp.about(rp.labelOf(ev), fmt.Sprintf("model call %d%s", ev.Model.Call, rp.failures(ev.Stage))), -1)
 		}
 	case session.EventVerify:
-		rp.report(ev.Stage+": "+ev.Message, -1)
+		rp.report(rp.about(ev.Stage, ev.Message), -1)
 	case session.EventStageEnd:
 		rp.finishedAny = true
 		outs := make([]string, 0, len(ev.Outputs))
@@ -258,11 +278,26 @@ func (rp *runProgress) report(msg string, pct int) {
 	}
 }
 
-func labelOf(ev session.Event) string {
-	if ev.Item != "" {
-		return fmt.Sprintf("%s [%d/%d]", ev.Stage, ev.Index, ev.Count)
+// labelOf names what an event is about: "04-draft [3/5]", "04-draft";
+// in a run of one stage, which the title names, "[3/5]" or nothing.
+func (rp *runProgress) labelOf(ev session.Event) string {
+	stage := ev.Stage
+	if rp.single {
+		stage = ""
 	}
-	return ev.Stage
+	if ev.Item != "" {
+		return strings.TrimSpace(fmt.Sprintf("%s [%d/%d]", stage, ev.Index, ev.Count))
+	}
+	return stage
+}
+
+// about is a report about what: "01-scope: model call 1", or "model
+// call 1" when what is the title's stage (or nothing).
+func (rp *runProgress) about(what, msg string) string {
+	if what == "" || rp.single && what == rp.stage {
+		return msg
+	}
+	return what + ": " + msg
 }
 
 func (e *env) sendRunFinished(f runFinished) {

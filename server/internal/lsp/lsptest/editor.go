@@ -504,6 +504,14 @@ func (e *Editor) Notifications(method string) []json.RawMessage {
 	return out
 }
 
+// AllNotifications returns every notification (and server request) so
+// far, in arrival order, for tests of what comes before what.
+func (e *Editor) AllNotifications() []Notification {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]Notification(nil), e.notes...)
+}
+
 // AwaitNotification waits for a notification with the method whose params
 // satisfy cond (nil: any) and returns its params.
 func (e *Editor) AwaitNotification(method, what string, cond func(json.RawMessage) bool) json.RawMessage {
