@@ -42,12 +42,12 @@ func researchTitleHover(t *testing.T, s *session) string {
 func TestHoverCountsToolDefinitions(t *testing.T) {
 	s := newSession(t)
 	got := researchTitleHover(t, s)
-	m := regexp.MustCompile(`First call: (\d+) tokens, estimated, of which 5 tool definitions take (\d+)`).FindStringSubmatch(got)
+	m := regexp.MustCompile(`First call: ([\d,]+) tokens, estimated, of which 5 tool definitions take ([\d,]+)`).FindStringSubmatch(got)
 	if m == nil {
 		t.Fatalf("the first call does not count the 5 tool definitions:\n%s", got)
 	}
-	first, _ := strconv.Atoi(m[1])
-	defs, _ := strconv.Atoi(m[2])
+	first, _ := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
+	defs, _ := strconv.Atoi(strings.ReplaceAll(m[2], ",", ""))
 	ctx := regexp.MustCompile(`~(\d+) tokens \(system`).FindStringSubmatch(got)
 	total, _ := strconv.Atoi(ctx[1])
 	if defs < 500 || first < total+defs {

@@ -151,7 +151,7 @@ func TestForEachItemLensesAndCallCount(t *testing.T) {
 	}
 	// After the run, the hover says what it really used.
 	h, _ = s.Hover(draft, s.Pos(draft, "# Stage", 2))
-	if !regexp.MustCompile(`Last run: [\d,]+ tokens in / [\d,]+ out · \S+ · qwen3\.5:9b · 2 model calls`).MatchString(h) {
+	if !regexp.MustCompile(`Last run: [\d,]+ tokens in / [\d,]+ out · \d+(\.\d)? (ms|s) · qwen3\.5:9b · 2 model calls`).MatchString(h) {
 		t.Errorf("hover lacks the last run:\n%s", h)
 	}
 	// The person edits item 1; item 2 runs again with a note.
@@ -212,6 +212,16 @@ func TestRunsView(t *testing.T) {
 		if !strings.Contains(vd.Text, want) {
 			t.Errorf("the call's document lacks %q:\n%s", want, vd.Text)
 		}
+	}
+	// Its figures are the one vocabulary's, and the window is said to be
+	// the call's (the hover's is the model's): not "window 8192" beside
+	// a hover's 32768.
+	head := regexp.MustCompile(`Run \S+ · qwen3\.5:9b · [\d,]+ tokens in / [\d,]+ out · \d+(\.\d)? (ms|s)( ·|\n)`)
+	if !head.MatchString(vd.Text) || regexp.MustCompile(`window \d{4,}`).MatchString(vd.Text) {
+		t.Errorf("the call's figures:\n%s", vd.Text)
+	}
+	if strings.Contains(vd.Text, "icm counted") && !regexp.MustCompile(`this call's window was [\d,]+ tokens`).MatchString(vd.Text) {
+		t.Errorf("the call's window is not said to be the call's:\n%s", vd.Text)
 	}
 }
 

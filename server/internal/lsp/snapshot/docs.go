@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/icm-tool/icm/server/internal/human"
 	"github.com/icm-tool/icm/server/internal/session"
 )
 
@@ -69,15 +70,17 @@ func exchangeMarkdown(runID string, ex *session.Exchange) string {
 	if ex.Item != "" {
 		fmt.Fprintf(&b, ", item %d: %s", ex.Index, ex.Item)
 	}
-	fmt.Fprintf(&b, "\n\nRun %s · %s · %d tokens in / %d out · %s", runID, m.Model, m.PromptTokens, m.OutputTokens, m.Duration.Round(1e7))
+	fmt.Fprintf(&b, "\n\nRun %s · %s · %s tokens in / %s out · %s", runID, m.Model, human.Count(m.PromptTokens), human.Count(m.OutputTokens), human.Duration(m.Duration))
 	if m.DoneReason != "" {
 		fmt.Fprintf(&b, " · stopped: %s", m.DoneReason)
 	}
 	if m.PromptEstimate > 0 {
-		fmt.Fprintf(&b, " · icm counted %d before the call", m.PromptEstimate)
+		fmt.Fprintf(&b, " · icm counted %s before the call", human.Count(m.PromptEstimate))
 		if m.NumCtx > 0 {
-			// An agent's hand-in (no model of icm's) asked for no window.
-			fmt.Fprintf(&b, ", window %d", m.NumCtx)
+			// The window is the call's, sized to its prompt and answer
+			// (the hover's is the most the model holds). An agent's
+			// hand-in (no model of icm's) asked for none.
+			fmt.Fprintf(&b, "; this call's window was %s", human.Tokens(m.NumCtx))
 		}
 	}
 	b.WriteString("\n")

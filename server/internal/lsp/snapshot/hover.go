@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/document"
+	"github.com/icm-tool/icm/server/internal/human"
 	"github.com/icm-tool/icm/server/internal/promptcount"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/state"
@@ -133,9 +133,9 @@ func windowLine(total, window int, model string, untrusted bool) string {
 	case window <= 0:
 		return fmt.Sprintf("Context window of %s: unknown (the model server did not answer).", model)
 	case total+session.AnswerRoom > window:
-		return fmt.Sprintf("⚠ **Does not fit**: %s has a %d-token window; this context needs %d plus at least %d for the answer. Section-scope or trim the inputs.", model, window, total, session.AnswerRoom)
+		return fmt.Sprintf("⚠ **Does not fit**: %s has a %s-token window; this context needs %s plus at least %s for the answer. Section-scope or trim the inputs.", model, human.Count(window), human.Count(total), human.Count(session.AnswerRoom))
 	default:
-		return fmt.Sprintf("Fits the %d-token window of %s, leaving %d tokens for the answer.", window, model, window-total)
+		return fmt.Sprintf("Fits the %s-token window of %s, leaving %s for the answer (each call's own window is sized to its prompt and answer, up to this).", human.Count(window), model, human.Tokens(window-total))
 	}
 }
 
@@ -151,9 +151,9 @@ func partsTable(cx *assemble.Context, n *promptcount.Stage, item int) string {
 		if n := p.Note(); n != "" {
 			label += " *(" + n + ")*"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %d |\n", label, p.LayerName(), p.Role, p.Tokens)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", label, p.LayerName(), p.Role, human.Count(p.Tokens))
 	}
-	fmt.Fprintf(&b, "| headings and framing | | | %d |\n| **total** | | | **%d** |\n", cx.Framing(), cx.Total)
+	fmt.Fprintf(&b, "| headings and framing | | | %s |\n| **total** | | | **%s** |\n", human.Count(cx.Framing()), human.Count(cx.Total))
 	if n == nil {
 		return b.String()
 	}
@@ -162,9 +162,9 @@ func partsTable(cx *assemble.Context, n *promptcount.Stage, item int) string {
 		first = n.Items[item-1].Count
 	}
 	if n.ToolDefs > 0 {
-		fmt.Fprintf(&b, "| tool definitions (%d tools, %s) | tools | system | %d |\n", n.ToolDefs, first.Label(), n.Tools)
+		fmt.Fprintf(&b, "| tool definitions (%d tools, %s) | tools | system | %s |\n", n.ToolDefs, first.Label(), human.Count(n.Tools))
 	}
-	fmt.Fprintf(&b, "| **first call as the server sees it** (%s) | | | **%d** |\n", first.Label(), first.Tokens)
+	fmt.Fprintf(&b, "| **first call as the server sees it** (%s) | | | **%s** |\n", first.Label(), human.Count(first.Tokens))
 	return b.String()
 }
 
@@ -235,7 +235,7 @@ func (f *File) inputHover(snap *Snapshot, in *contract.Input) string {
 	}
 	n := tokens.Estimate(text)
 	lines := strings.Count(text, "\n") + 1
-	head += fmt.Sprintf(" · ~%d tokens, %d lines", n, lines)
+	head += fmt.Sprintf(" · %s, %s", human.Estimate(n), human.Plural(lines, "line"))
 	if in.Scope != nil {
 		head += " · section: " + in.Scope.Raw
 	}
@@ -396,7 +396,7 @@ func lastRunLine(disk *workspace.Root, stageDir string) string {
 	if err != nil || rec == nil || rec.Status != state.RunDone {
 		return ""
 	}
-	line := fmt.Sprintf("Last run: %s tokens in / %s out · %s", thousands(rec.PromptTokens), thousands(rec.OutputTokens), rec.Finished.Sub(rec.Started).Round(100*time.Millisecond))
+	line := fmt.Sprintf("Last run: %s tokens in / %s out · %s", thousands(rec.PromptTokens), thousands(rec.OutputTokens), human.Duration(rec.Finished.Sub(rec.Started)))
 	if rec.Model != "" {
 		line += " · " + rec.Model
 	}

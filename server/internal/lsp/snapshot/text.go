@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/icm-tool/icm/server/internal/human"
 	"github.com/icm-tool/icm/server/internal/markdown"
 	"github.com/icm-tool/icm/server/internal/promptcount"
 )
@@ -13,13 +14,8 @@ import (
 // previewLines is how many lines of a file or a context part a hover shows.
 const previewLines = 12
 
-// Plural is "1 tool call", "3 tool calls".
-func Plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
-}
+// Plural is "1 tool call", "3 tool calls" (the one vocabulary's).
+func Plural(n int, what string) string { return human.Plural(n, what) }
 
 // FirstLine is the first line of s, trimmed, with " …" when more follow.
 func FirstLine(s string) string {
@@ -31,32 +27,21 @@ func FirstLine(s string) string {
 }
 
 // thousands writes 4504 as 4,504.
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
+func thousands(n int) string { return human.Count(n) }
 
-// approxTokens is a token count for a lens: "~819 tokens", "~5.2k tokens".
-func approxTokens(n int) string {
-	if n < 1000 {
-		return fmt.Sprintf("~%d tokens", n)
-	}
-	k := fmt.Sprintf("%.1f", float64(n)/1000)
-	return "~" + strings.TrimSuffix(k, ".0") + "k tokens"
-}
+// approxTokens is an estimated token count: "~819 tokens", "~5.2k
+// tokens", "~12k tokens", as the CLI and the Pipeline view write it.
+func approxTokens(n int) string { return human.Estimate(n) }
 
 // countLine is the hover's count of a stage's first call and how it was
 // made: "1,300 tokens, exact (model tokenizer: BPE qwen2, 151669 tokens)".
 func countLine(n *promptcount.Stage) string {
-	s := fmt.Sprintf("%d tokens, %s", n.First.Tokens, n.First.Describe())
+	s := fmt.Sprintf("%s, %s", human.Tokens(n.First.Tokens), n.First.Describe())
 	if n.ToolDefs > 0 {
-		s += fmt.Sprintf(", of which %d tool definitions take %d", n.ToolDefs, n.Tools)
+		s += fmt.Sprintf(", of which %s take %s", human.Plural(n.ToolDefs, "tool definition"), human.Count(n.Tools))
 	}
 	if len(n.Items) > 1 {
-		s += fmt.Sprintf("; the whole stage %d tokens in %d first calls", n.Total.Tokens, len(n.Items))
+		s += fmt.Sprintf("; the whole stage %s in %d first calls", human.Tokens(n.Total.Tokens), len(n.Items))
 	}
 	if len(n.ToolsLeftOut) > 0 {
 		s += "\n\n⚠ Counted without the tool definitions of " + strings.Join(n.ToolsLeftOut, "; ")
