@@ -39,8 +39,8 @@ test('runView: every way a run ends has its own word and icon', async (t) => {
     assert.match(runView(run({}, 'boom'), now).description, /^failed · /);
   });
   await t.test('a run a coding agent handed in names the agent, not the 0 tokens no model read', () => {
-    const r = run();
-    r.stages = [{ kind: 'stage', text: '01-scope  done  0s  handed in by agent:claude-code over MCP', stage: '01-scope', agent: 'agent:claude-code' }];
+    const r = run({ status: 'done', durationMs: 309, promptTokens: 0, outputTokens: 0 });
+    r.stages = [{ kind: 'stage', text: '01-scope  done  0 ms  handed in by agent:claude-code over MCP', stage: '01-scope', agent: 'agent:claude-code' }];
     assert.match(runView(r, now).description, /^309 ms · handed in by agent:claude-code over MCP$/);
     // A run where icm's model ran too counts its tokens.
     r.stages.push({ kind: 'stage', text: '02-research  done', stage: '02-research' });
