@@ -242,3 +242,59 @@ func TestForEachOfOneItemSaysOneCall(t *testing.T) {
 		t.Errorf("hover says %q:\n%s", "1 calls", h)
 	}
 }
+
+// TestAToolCallOpensInTheRunsView: a tool call of a run has a document
+// like a model call's: its arguments, its error, and the result the model
+// was given. Before, icm.runs gave tool calls no URI (only model calls
+// could be opened).
+func TestAToolCallOpensInTheRunsView(t *testing.T) {
+	s := newSession(t)
+	writeFile(t, s.dir, "pipeline/01-scope/output/objectives.md", "1. Install Ollama.\n")
+	if _, err := s.ExecuteCommand("icm.approveStage", map[string]any{"workspace": s.dir, "stage": "01-scope"}); err != nil {
+		t.Fatal(err)
+	}
+	// The first call searches; once the (failed) result is back, the notes.
+	s.ollama.On(ollamatest.HasToolResult("")).Reply(ollamatest.Text("## Notes\n- Ollama listens on 11434.\n\nSources: https://example.org/guide\n"))
+	s.ollama.Default(ollamatest.Calls(ollamatest.Call("search-server_search", map[string]any{"query": "install ollama"})))
+	f := runAndWait(t, s, "icm.runStage", map[string]any{"workspace": s.dir, "stage": "02-research"})
+	raw, err := s.ExecuteCommand("icm.runs", map[string]any{"workspace": s.dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Runs []struct {
+			ID, Status string
+			Stages     []struct {
+				Children []struct{ Kind, Text, URI, Error string }
+			}
+		}
+	}
+	if err := json.Unmarshal(raw, &r); err != nil || len(r.Runs) == 0 || r.Runs[0].ID != f.RunID || len(r.Runs[0].Stages) == 0 {
+		t.Fatalf("runs = %s", raw)
+	}
+	uri := ""
+	for _, c := range r.Runs[0].Stages[0].Children {
+		if c.Kind == "tool" {
+			uri = c.URI
+		}
+	}
+	if !strings.HasPrefix(uri, "icm-call:") || !strings.HasSuffix(uri, "/tool-1.md") {
+		t.Fatalf("the tool call's URI = %q in %s", uri, raw)
+	}
+	raw, err = s.ExecuteCommand("icm.virtualDocument", map[string]any{"uri": uri})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vd struct{ Text string }
+	_ = json.Unmarshal(raw, &vd)
+	for _, want := range []string{"# Tool call 1 of 02-research", "search-server_search", "## Arguments", `"query": "install ollama"`, "## Error", "## Result"} {
+		if !strings.Contains(vd.Text, want) {
+			t.Errorf("the tool call's document lacks %q:\n%s", want, vd.Text)
+		}
+	}
+	// No SearXNG listens here: the search failed, and its error, which
+	// the model was given as the result, is told once.
+	if n := strings.Count(vd.Text, "search failed"); n != 1 {
+		t.Errorf("the error is told %d times:\n%s", n, vd.Text)
+	}
+}

@@ -394,3 +394,50 @@ func TestRunProgressReadsOnce(t *testing.T) {
 		t.Errorf("the progress ended at notification %d, the failure was told at %d: the progress must end first", ended, told)
 	}
 }
+
+// runStatus is the status icm.runs gives the run with the id.
+func runStatus(t *testing.T, s *session, id string) string {
+	t.Helper()
+	raw, err := s.ExecuteCommand("icm.runs", map[string]any{"workspace": s.dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Runs []struct{ ID, Status string }
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range r.Runs {
+		if run.ID == id {
+			return run.Status
+		}
+	}
+	return ""
+}
+
+// TestRunsViewSaysRunningThenCancelled: while a run waits on the model
+// the Runs view lists it as running; cancelled from the editor, it is
+// cancelled, not failed.
+func TestRunsViewSaysRunningThenCancelled(t *testing.T) {
+	s := newSession(t)
+	s.ollama.Default(ollamatest.Hang())
+	raw, err := s.ExecuteCommand("icm.runStage", map[string]any{"workspace": s.dir, "stage": "01-scope"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var started struct{ RunID string }
+	_ = json.Unmarshal(raw, &started)
+	s.AwaitNotification("$/progress", "the run reports", func(raw json.RawMessage) bool {
+		return strings.Contains(string(raw), "tokens")
+	})
+	if got := runStatus(t, s, started.RunID); got != "running" {
+		raw, _ := s.ExecuteCommand("icm.runs", map[string]any{"workspace": s.dir})
+		t.Errorf("while it runs, the run %s is %q: %s", started.RunID, got, raw)
+	}
+	if _, err := s.ExecuteCommand("icm.cancel", map[string]any{"workspace": s.dir}); err != nil {
+		t.Fatal(err)
+	}
+	s.AwaitNotification("icm/runFinished", "the cancelled run ends", nil)
+	s.Await("the run is listed as cancelled", func() bool { return runStatus(t, s, started.RunID) == "cancelled" })
+}

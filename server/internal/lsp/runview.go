@@ -16,13 +16,21 @@ const maxRuns = 50
 
 // runEntry is one run in icm.runs (docs/lsp-protocol.md).
 type runEntry struct {
-	ID           string     `json:"id"`
-	Start        time.Time  `json:"start"`
-	DurationMs   int64      `json:"durationMs"`
-	PromptTokens int        `json:"promptTokens"`
-	OutputTokens int        `json:"outputTokens"`
-	Finished     bool       `json:"finished"`
-	Stages       []*runNode `json:"stages"`
+	ID           string    `json:"id"`
+	Start        time.Time `json:"start"`
+	DurationMs   int64     `json:"durationMs"`
+	PromptTokens int       `json:"promptTokens"`
+	OutputTokens int       `json:"outputTokens"`
+	Finished     bool      `json:"finished"`
+	// Status is how the run ended: done, failed, cancelled, refused
+	// (it failed before any work), running or stopped (killed).
+	Status string `json:"status"`
+	// Item, ItemStage and Note say the run was one For each item run
+	// again, and the person's note for it.
+	Item      int        `json:"item,omitempty"`
+	ItemStage string     `json:"itemStage,omitempty"`
+	Note      string     `json:"note,omitempty"`
+	Stages    []*runNode `json:"stages"`
 }
 
 // runNode is one line of a run's tree, as `icm history --run` prints it.
@@ -38,11 +46,16 @@ type runNode struct {
 	DurationMs   int64          `json:"durationMs,omitempty"`
 	Args         map[string]any `json:"args,omitempty"`
 	Size         int            `json:"size,omitempty"`
-	// URI opens a model call's request and reply (icm-call:).
+	// URI opens a model call's request and reply, or a tool call's
+	// arguments, result and error (icm-call:).
 	URI string `json:"uri,omitempty"`
 	// Agent is, on a stage, the agent:NAME that handed its outputs in
 	// over MCP.
-	Agent    string     `json:"agent,omitempty"`
+	Agent string `json:"agent,omitempty"`
+	// Rerun, on a stage, is the For each item the run did again, and
+	// Note the person's note for it.
+	Rerun    int        `json:"rerun,omitempty"`
+	Note     string     `json:"note,omitempty"`
 	Children []*runNode `json:"children,omitempty"`
 }
 
@@ -68,7 +81,8 @@ func runsOf(_ context.Context, _ *env, st *snapshot.Workspace, _ commandArgs) (a
 		if len(r.Stages) == 0 {
 			continue // a run that ran nothing
 		}
-		e := runEntry{ID: r.ID, Start: r.Start, DurationMs: r.Duration.Milliseconds(), PromptTokens: r.Prompt, OutputTokens: r.Output, Finished: r.Finished}
+		e := runEntry{ID: r.ID, Start: r.Start, DurationMs: r.Duration.Milliseconds(), PromptTokens: r.Prompt, OutputTokens: r.Output, Finished: r.Finished,
+			Status: r.Status, Item: r.Item, ItemStage: r.ItemStage, Note: r.Note}
 		for _, n := range session.RunTree(r) {
 			e.Stages = append(e.Stages, wireNode(st.Root(), r.ID, n))
 		}
@@ -79,9 +93,13 @@ func runsOf(_ context.Context, _ *env, st *snapshot.Workspace, _ commandArgs) (a
 
 func wireNode(root, runID string, n *session.RunNode) *runNode {
 	w := &runNode{Kind: n.Kind, Text: n.Text, Stage: n.Stage, Index: n.Index, Call: n.Call, Error: n.Error,
-		PromptTokens: n.PromptTokens, OutputTokens: n.OutputTokens, DurationMs: n.Duration.Milliseconds(), Args: n.Args, Size: n.Size, Agent: n.Agent}
-	if n.Kind == session.NodeModel && n.Call > 0 {
+		PromptTokens: n.PromptTokens, OutputTokens: n.OutputTokens, DurationMs: n.Duration.Milliseconds(), Args: n.Args, Size: n.Size, Agent: n.Agent,
+		Rerun: n.Rerun, Note: n.Note}
+	switch {
+	case n.Kind == session.NodeModel && n.Call > 0:
 		w.URI = callURI(root, runID, n.Stage, n.Index, n.Call)
+	case n.Kind == session.NodeTool && n.Call > 0:
+		w.URI = toolURI(root, runID, n.Stage, n.Index, n.Call)
 	}
 	for _, c := range n.Children {
 		w.Children = append(w.Children, wireNode(root, runID, c))

@@ -44,6 +44,13 @@ func callURI(root, runID, stage string, index, call int) string {
 	return (&url.URL{Scheme: schemeCall, Path: filepath.ToSlash(p)}).String()
 }
 
+// toolURI is the icm-call: URI of one tool call of a run: its arguments,
+// the result the model was given and its error.
+func toolURI(root, runID, stage string, index, call int) string {
+	p := filepath.Join(root, runID, stage, strconv.Itoa(index), "tool-"+strconv.Itoa(call)+".md")
+	return (&url.URL{Scheme: schemeCall, Path: filepath.ToSlash(p)}).String()
+}
+
 // modelURI is the icm-model: URI of an output file.
 func modelURI(output string) string {
 	return (&url.URL{Scheme: schemeModel, Path: filepath.ToSlash(output)}).String()
@@ -102,24 +109,30 @@ func contextText(ctx context.Context, e *env, u *url.URL) (string, error) {
 	return content, err
 }
 
-// callText renders one model call of a run: what was offered, every
-// message of the request, and the reply.
+// callText renders one model call of a run (call-N.md: what was offered,
+// every message of the request, and the reply) or one tool call
+// (tool-N.md: its arguments, the result the model was given, its error).
 func callText(e *env, u *url.URL) (string, error) {
 	parts := strings.Split(strings.TrimSuffix(filepath.FromSlash(u.Path), ".md"), string(filepath.Separator))
 	if len(parts) < 5 {
-		return "", fault.InvalidRequest(fmt.Sprintf("%s is not a model call's URI (WORKSPACE/RUN/STAGE/ITEM/call-N.md)", u), "use the URI icm.runs gives the call")
+		return "", fault.InvalidRequest(fmt.Sprintf("%s is not a call's URI (WORKSPACE/RUN/STAGE/ITEM/call-N.md or tool-N.md)", u), "use the URI icm.runs gives the call")
 	}
 	n := len(parts)
 	root := string(filepath.Separator) + filepath.Join(parts[:n-4]...)
 	runID, stage := parts[n-4], parts[n-3]
 	index, err1 := strconv.Atoi(parts[n-2])
-	call, err2 := strconv.Atoi(strings.TrimPrefix(parts[n-1], "call-"))
+	last := parts[n-1]
+	tool := strings.HasPrefix(last, "tool-")
+	call, err2 := strconv.Atoi(strings.TrimPrefix(strings.TrimPrefix(last, "tool-"), "call-"))
 	if err1 != nil || err2 != nil {
 		return "", fault.InvalidRequest(fmt.Sprintf("%s: the item and the call are numbers", u), "use the URI icm.runs gives the call")
 	}
 	st := e.set.ByName(root)
 	if st == nil {
 		return "", unknownWorkspace(root)
+	}
+	if tool {
+		return st.ToolCall(runID, stage, index, call)
 	}
 	return st.Call(runID, stage, index, call)
 }

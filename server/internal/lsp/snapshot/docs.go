@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/icm-tool/icm/server/internal/human"
+	"github.com/icm-tool/icm/server/internal/markdown"
 	"github.com/icm-tool/icm/server/internal/session"
 )
 
@@ -60,6 +61,57 @@ func (w *Workspace) Call(runID, stage string, index, call int) (string, error) {
 		return "", err
 	}
 	return exchangeMarkdown(runID, ex), nil
+}
+
+// ToolCall is one tool call of a run, as a person reads it: the
+// arguments, the result the model was given, and the error.
+func (w *Workspace) ToolCall(runID, stage string, index, call int) (string, error) {
+	o, err := w.Acquire()
+	if err != nil {
+		return "", err
+	}
+	defer o.Release()
+	ex, err := o.sess.ToolCall(runID, stage, index, call)
+	if err != nil {
+		return "", err
+	}
+	return toolMarkdown(runID, ex), nil
+}
+
+// toolMarkdown is a tool call as a person reads it.
+func toolMarkdown(runID string, ex *session.ToolExchange) string {
+	c := ex.Call
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Tool call %d of %s", c.Call, ex.Stage)
+	if ex.Item != "" {
+		fmt.Fprintf(&b, ", item %d: %s", ex.Index, ex.Item)
+	}
+	fmt.Fprintf(&b, "\n\nRun %s · %s", runID, c.Name)
+	if c.Server != "" && c.Tool != "" {
+		fmt.Fprintf(&b, " (tool %s of %s)", c.Tool, c.Server)
+	}
+	fmt.Fprintf(&b, " · %s · %s\n", human.Duration(c.Duration), human.Size(int64(c.ResultSize)))
+	args, err := json.MarshalIndent(c.Args, "", "  ")
+	if err != nil || c.Args == nil {
+		args = []byte("{}")
+	}
+	b.WriteString("\n## Arguments\n\n" + markdown.Fence("json", string(args)))
+	if c.IsError {
+		b.WriteString("\n## Error\n\n" + fenced(c.Err))
+	}
+	b.WriteString("\n## Result\n\n")
+	switch {
+	case ex.HasResult && c.IsError && strings.TrimSpace(ex.Result) == strings.TrimSpace(c.Err):
+		b.WriteString("The model was given the error above.\n") // said once
+	case ex.HasResult:
+		if c.Truncated {
+			b.WriteString("Cut to fit before the model read it.\n\n")
+		}
+		b.WriteString(fenced(ex.Result))
+	default:
+		b.WriteString("The model never read a result: the run stopped before its next call.\n")
+	}
+	return b.String()
 }
 
 // exchangeMarkdown is a model call as a person reads it.
