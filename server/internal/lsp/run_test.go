@@ -441,3 +441,45 @@ func TestRunsViewSaysRunningThenCancelled(t *testing.T) {
 	s.AwaitNotification("icm/runFinished", "the cancelled run ends", nil)
 	s.Await("the run is listed as cancelled", func() bool { return runStatus(t, s, started.RunID) == "cancelled" })
 }
+
+// TestAModelTypoIsAConfigErrorInTheEditor: a model name the server lacks,
+// saved in config.toml, puts an approved stage in config error with its
+// approval kept (not stale), and fixing it brings the approval back.
+// Before, the language server judged no model names and every approved
+// stage turned stale.
+func TestAModelTypoIsAConfigErrorInTheEditor(t *testing.T) {
+	s := newSession(t)
+	s.ollama.Default(ollamatest.Text("1. Install Ollama.\n"))
+	if f := runAndWait(t, s, "icm.runStage", map[string]any{"workspace": s.dir, "stage": "01-scope"}); !f.OK {
+		t.Fatalf("run: %+v", f)
+	}
+	if _, err := s.ExecuteCommand("icm.approveStage", map[string]any{"workspace": s.dir, "stage": "01-scope"}); err != nil {
+		t.Fatal(err)
+	}
+	s.AwaitNotification("icm/statusChanged", "approved", stageIs("01-scope", "approved"))
+	cfg := filepath.Join(s.dir, "config.toml")
+	text, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	typo := strings.Replace(string(text), `name = "qwen3.5:9b"`, `name = "qwen3.5:9"`, 1)
+	if err := os.WriteFile(cfg, []byte(typo), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.FilesChanged(lsptest.Changed, "config.toml")
+	raw := s.AwaitNotification("icm/statusChanged", "a config error", stageIs("01-scope", "config-error"))
+	var ws struct {
+		Stages []struct{ Name, Status, Kept string }
+	}
+	_ = json.Unmarshal(raw, &ws)
+	for _, st := range ws.Stages {
+		if st.Name == "01-scope" && st.Kept != "approved" {
+			t.Errorf("01-scope keeps %q, want its approval", st.Kept)
+		}
+	}
+	if err := os.WriteFile(cfg, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.FilesChanged(lsptest.Changed, "config.toml")
+	s.AwaitNotification("icm/statusChanged", "approved again", stageIs("01-scope", "approved"))
+}

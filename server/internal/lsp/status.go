@@ -36,9 +36,12 @@ type RunningInfo struct {
 
 // StageStatus is one stage in a WorkspaceStatus.
 type StageStatus struct {
-	Name         string     `json:"name"`
-	Status       string     `json:"status"`
-	Reason       string     `json:"reason"`
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Reason string `json:"reason"`
+	// Kept is, for a config error, the state kept until the setting is
+	// fixed ("approved").
+	Kept         string     `json:"kept,omitempty"`
 	Contract     string     `json:"contract"`
 	Outputs      []string   `json:"outputs"`
 	Tokens       int        `json:"tokens"`
@@ -106,7 +109,7 @@ func statusOf(st *snapshot.Status) WorkspaceStatus {
 
 // stageStatusOf is a stage's row of the status on the wire.
 func stageStatusOf(row snapshot.StageRow) StageStatus {
-	out := StageStatus{Name: row.Name, Status: row.Status, Reason: row.Reason, Contract: row.Contract, Outputs: row.Outputs,
+	out := StageStatus{Name: row.Name, Status: row.Status, Reason: row.Reason, Kept: row.Kept, Contract: row.Contract, Outputs: row.Outputs,
 		Tokens: row.Tokens, Items: row.Items, LastRun: row.LastRun, VerifyFailed: row.VerifyFailed,
 		Rubric: row.Rubric, RubricFailed: row.RubricFailed, ReviewGate: row.ReviewGate, Face: row.Face,
 		LastRunStats: statsOf(row.Record), Calls: row.Calls, StageTokens: row.StageTokens, Downstream: row.Downstream}

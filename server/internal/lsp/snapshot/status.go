@@ -48,7 +48,10 @@ type Status struct {
 // StageRow is one stage in a Status.
 type StageRow struct {
 	Name, Status, Reason string
-	Contract             string
+	// Kept is the state a stage in config error keeps until the setting
+	// is fixed ("approved"); "" otherwise.
+	Kept     string
+	Contract string
 	// Outputs are the stage's outputs as absolute paths.
 	Outputs      []string
 	Tokens       int
@@ -89,7 +92,7 @@ func (w *Workspace) Status(ctx context.Context) *Status {
 	d := sess.Trust()
 	out.Trust = &d
 	disk := sess.Workspace()
-	p, rep, err := sess.Status()
+	p, rep, err := sess.StatusWith(w.modelFacts(sess))
 	if err != nil {
 		out.Err = err
 		return out
@@ -102,7 +105,7 @@ func (w *Workspace) Status(ctx context.Context) *Status {
 	out.Running = running
 	for i, ss := range p.Stages {
 		stg := disk.Stages[i]
-		row := StageRow{Name: ss.Stage, Status: string(ss.Status), Reason: ss.Reason, Contract: stg.Contract,
+		row := StageRow{Name: ss.Stage, Status: string(ss.Status), Reason: ss.Reason, Kept: string(ss.Kept), Contract: stg.Contract,
 			Items: -1, LastRun: ss.LastRun, VerifyFailed: ss.VerifyFailed,
 			Face: state.FaceOf(ss, false, ""), Record: ss.Record, Downstream: down[stg.Name]}
 		if sr := rep.Stage(stg.Name); sr != nil && sr.Contract != nil {
@@ -170,6 +173,14 @@ func (w *Workspace) row(ctx context.Context, stage string) *StageRow {
 	return nil
 }
 
+// modelFacts is what the model server's models are, as last asked (it
+// never waits), for the status to tell a model name the server lacks, a
+// config error that keeps the approvals, from a change of settings.
+func (w *Workspace) modelFacts(sess *session.Session) *session.ModelFacts {
+	names, known := w.set.installedModels(w, sess)
+	return &session.ModelFacts{Installed: names, Known: known}
+}
+
 // Face is how a stage reads on disk now (not as running), for the notice
 // when its run ends; nil when it cannot be read.
 func (w *Workspace) Face(stage string) *state.Face {
@@ -178,7 +189,7 @@ func (w *Workspace) Face(stage string) *state.Face {
 		return nil
 	}
 	defer op.Release()
-	p, _, err := op.sess.Status()
+	p, _, err := op.sess.StatusWith(w.modelFacts(op.sess))
 	if err != nil {
 		return nil
 	}
