@@ -167,6 +167,13 @@ export function stageView(ws: WorkspaceStatus, st: StageStatus, now: Date): Stag
   if (face.detail?.startsWith('last re-run ') === true) {
     parts[0] += ', last re-run failed';
   }
+  // A config error keeps the stage's approval (or its output for review):
+  // the row's words say so, not only its tooltip.
+  if (state === 'config-error' && st.kept === 'approved') {
+    parts[0] += ', its approval is kept';
+  } else if (state === 'config-error' && st.kept === 'awaiting-review') {
+    parts[0] += ', its output is kept for review';
+  }
   if (tokens !== undefined) {
     parts.push(tokens);
   }

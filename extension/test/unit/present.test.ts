@@ -153,6 +153,12 @@ test('stageView', async (t) => {
     const v = stageView(workspace(), stage('01-scope', { status: 'approved', reason: 'approved' }), now);
     assert.equal(v.tooltip.split('approved').length - 1, 1);
   });
+  await t.test('a config error says, to a screen reader too, what it keeps', () => {
+    const v = stageView(workspace(), stage('01-scope', { status: 'config-error', kept: 'approved' }), now);
+    assert.match(v.accessibleLabel, /^01-scope, config error, its approval is kept/);
+    const w = stageView(workspace(), stage('01-scope', { status: 'config-error', kept: 'awaiting-review' }), now);
+    assert.match(w.accessibleLabel, /^01-scope, config error, its output is kept for review/);
+  });
   await t.test('reason is escaped in the tooltip', () => {
     const v = stageView(workspace(), stage('01-scope', { reason: 'input *x* changed' }), now);
     assert.match(v.tooltip, /input \\\*x\\\* changed/);
