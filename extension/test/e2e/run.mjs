@@ -17,6 +17,14 @@
 // VS Code lists the MCP server the extension registers, and a coding agent
 // (a script speaking MCP to the packaged icm) hands in 01-scope's output,
 // which the Runs view and the Pipeline show as agent:NAME's run.
+// For issue 25 too: the lenses at a 1280 px window (two a line, items on
+// their heading lines, the rest under the state lens), a model server
+// killed while a For each stage waits on it (the notice's delay goes to
+// timings.json) and Start Ollama where no ollama is installed, the typo's
+// config error keeping the approvals and its first button, the Runs
+// view's running, failed, cancelled, refused and done runs, and
+// config.toml's colours (the server's semantic tokens) and its completion
+// of keys not set and of values with their quotes.
 // Each step leaves a screenshot in test-artifacts/e2e/.
 //
 // `make e2e` builds what it needs and runs it; the environment says where:
