@@ -195,14 +195,14 @@ func isKeyByte(c byte) bool {
 // value colours one value: a string, an array, an inline table, or a
 // bare word (number, boolean, date).
 func (h *highlighter) value() {
-	switch c := h.peek(0); {
-	case c == '"' || c == '\'':
+	switch c := h.peek(0); c {
+	case '"', '\'':
 		h.str(c)
-	case c == '[':
+	case '[':
 		h.array()
-	case c == '{':
+	case '{':
 		h.inline()
-	case c == 0 || c == '\n' || c == '#':
+	case 0, '\n', '#':
 	default:
 		h.word()
 	}
@@ -235,13 +235,13 @@ func (h *highlighter) str(q byte) {
 func (h *highlighter) array() {
 	h.i++ // [
 	for h.i < len(h.src) {
-		switch c := h.peek(0); {
-		case c == ']':
+		switch h.peek(0) {
+		case ']':
 			h.i++
 			return
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',':
+		case ' ', '\t', '\n', '\r', ',':
 			h.i++
-		case c == '#':
+		case '#':
 			h.comment()
 		default:
 			before := h.i
@@ -258,13 +258,13 @@ func (h *highlighter) inline() {
 	h.i++ // {
 	for h.i < len(h.src) {
 		h.skipBlank()
-		switch c := h.peek(0); {
-		case c == '}':
+		switch h.peek(0) {
+		case '}':
 			h.i++
 			return
-		case c == '\n' || c == 0:
+		case '\n', 0:
 			return
-		case c == ',':
+		case ',':
 			h.i++
 		default:
 			if !h.keyValue(',') {
