@@ -3,6 +3,7 @@ package snapshot
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -167,6 +168,24 @@ func (s *Set) fetchModels(w *Workspace, sess *session.Session, l *modelList) {
 	if changed {
 		w.Touch(false)
 	}
+}
+
+// serverModels is the newest answer of the session's model server to a
+// request for its models, whichever model was in force when it was
+// asked (the lists are kept per model setting; the server's models are
+// the same). asked is false when it was never asked. It asks nothing.
+func (s *Set) serverModels(sess *session.Session) (names []string, known, asked bool) {
+	key := sess.ModelKey()
+	server := key[:strings.LastIndexByte(key, 0)+1] // the key without its model
+	s.models.mu.Lock()
+	defer s.models.mu.Unlock()
+	var newest time.Time
+	for k, l := range s.models.m {
+		if strings.HasPrefix(k, server) && !l.at.IsZero() && l.at.After(newest) {
+			newest, names, known, asked = l.at, l.names, l.known, true
+		}
+	}
+	return names, known, asked
 }
 
 func (m *modelLists) entry(host string) *modelList {
