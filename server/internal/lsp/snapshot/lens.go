@@ -185,12 +185,18 @@ func (f *File) outputLenses(ctx context.Context, sources []Lens) []Lens {
 	if hasModel {
 		st.More = append(st.More, offer("⇄ Compare with the model's version", VerbCompare))
 	}
-	if !running {
+	// Untrusted, a re-run would be refused: the place offers trust, as
+	// the contract's title does.
+	canRun := !running && sess.Trust().Allowed()
+	switch {
+	case canRun:
 		r := offer("▶ Re-run", VerbRunStage)
 		if primary == nil {
 			primary = &r
 		}
 		st.More = append(st.More, r)
+	case !running:
+		st.More = append(st.More, Offer{Title: "Trust this workspace to run it", Verb: VerbTrust, On: Target{Workspace: ws.Root}})
 	}
 	// A For each source's count reads beside the state: "awaiting review
 	// · 3 items for 04-draft".
@@ -228,7 +234,7 @@ func (f *File) outputLenses(ctx context.Context, sources []Lens) []Lens {
 				words += " · as the model wrote it"
 			}
 			first[0].Full = joinWords(first[0].Full, words)
-			if !running {
+			if canRun {
 				rerun.Title = fmt.Sprintf("▶ Re-run item %d (%s)", sp.Index, sp.Title)
 				first[0].More = append(first[0].More, rerun)
 			}
@@ -239,11 +245,11 @@ func (f *File) outputLenses(ctx context.Context, sources []Lens) []Lens {
 			full += " · as the model wrote it"
 		}
 		is := Offer{Title: words, Verb: VerbStatus, On: item, Full: full}
-		if !running {
+		if canRun {
 			is.More = []Offer{rerun}
 		}
 		out = append(out, Lens{Line: pos.Line, Offer: is})
-		if !running {
+		if canRun {
 			out = append(out, Lens{Line: pos.Line, Offer: rerun})
 		}
 	}

@@ -459,3 +459,31 @@ func TestAnUntrustedHoverSaysWhyTheWindowIsUnknown(t *testing.T) {
 		t.Errorf("the untrusted hover on the title:\n%s", h)
 	}
 }
+
+// TestAnUntrustedOutputFileOffersNoRerun: an output file's lenses follow
+// trust as the contract's do: untrusted, neither its lenses nor the
+// actions its state lens holds offer a re-run (a run would be refused);
+// they offer trust instead. Trusted, Re-run is there.
+func TestAnUntrustedOutputFileOffersNoRerun(t *testing.T) {
+	for _, trusted := range []bool{false, true} {
+		t.Run(map[bool]string{false: "untrusted", true: "trusted"}[trusted], func(t *testing.T) {
+			s := newSet(t, trusted)
+			writeFile(t, s.path("pipeline/01-scope/output/objectives.md"), "1. Install a local model server.\n")
+			out := s.open(t, "pipeline/01-scope/output/objectives.md")
+			ls, err := out.Lenses(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := verbs(ls)
+			if _, ok := v[snapshot.VerbApprove]; !ok {
+				t.Errorf("no Approve among %+v", ls)
+			}
+			if _, ok := v[snapshot.VerbRunStage]; ok != trusted {
+				t.Errorf("trusted=%v: a Re-run is offered: %v (%+v)", trusted, ok, ls)
+			}
+			if _, ok := v[snapshot.VerbTrust]; ok == trusted {
+				t.Errorf("trusted=%v: Trust is offered: %v (%+v)", trusted, ok, ls)
+			}
+		})
+	}
+}
