@@ -418,22 +418,8 @@ func (f *File) outputFileHover(ctx context.Context, pos document.Position) *Hove
 	if pos.Line != 0 {
 		return nil
 	}
-	ws := f.ws()
-	stg := ws.StageOf(f.Doc.Path)
-	if stg == nil || stg.Contract == f.Doc.Path {
-		return nil
-	}
-	src, err := ws.Files.ReadFile(stg.Contract)
-	if err != nil {
-		return nil
-	}
-	c := contract.Parse(stg.Contract, src)
-	rel := ws.Rel(f.Doc.Path)
-	isOutput := false
-	for _, o := range state.OutputPaths(ws, stg, c) {
-		isOutput = isOutput || o == rel
-	}
-	if !isOutput {
+	stg, _ := f.outputOf()
+	if stg == nil {
 		return nil
 	}
 	row := f.w.row(ctx, stg.Name)

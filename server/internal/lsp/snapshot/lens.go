@@ -8,6 +8,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 // Lenses are at most two short lenses a line, so that none is cut off
@@ -145,26 +146,11 @@ func (f *File) forEachSourceLenses(snap *Snapshot) []Lens {
 // the state on the first line, or on their own when the file is no
 // stage's output.
 func (f *File) outputLenses(ctx context.Context, sources []Lens) []Lens {
+	stg, c := f.outputOf()
+	if stg == nil {
+		return sources
+	}
 	ws := f.ws()
-	stg := ws.StageOf(f.Doc.Path)
-	if stg == nil || stg.Contract == f.Doc.Path {
-		return sources
-	}
-	src, err := ws.Files.ReadFile(stg.Contract)
-	if err != nil {
-		return sources
-	}
-	c := contract.ParseWith(stg.Contract, src, contract.Options{Vars: ws.Vars})
-	rel := ws.Rel(f.Doc.Path)
-	isOutput := false
-	for _, o := range state.OutputPaths(ws, stg, c) {
-		if o == rel {
-			isOutput = true
-		}
-	}
-	if !isOutput {
-		return sources
-	}
 	row := f.w.row(ctx, stg.Name)
 	if row == nil {
 		return sources
@@ -264,4 +250,28 @@ func itemWords(sp session.ItemSpan, n int) string {
 		words += " · edited"
 	}
 	return words
+}
+
+// outputOf is the stage whose output the file is, with the stage's
+// contract as a run reads it ({{VAR}} filled from [vars]); nil when the
+// file is no stage's output (a contract, a file beside one, a file in no
+// stage).
+func (f *File) outputOf() (*workspace.Stage, *contract.Contract) {
+	ws := f.ws()
+	stg := ws.StageOf(f.Doc.Path)
+	if stg == nil || stg.Contract == f.Doc.Path {
+		return nil, nil
+	}
+	src, err := ws.Files.ReadFile(stg.Contract)
+	if err != nil {
+		return nil, nil
+	}
+	c := contract.ParseWith(stg.Contract, src, contract.Options{Vars: ws.Vars})
+	rel := ws.Rel(f.Doc.Path)
+	for _, o := range state.OutputPaths(ws, stg, c) {
+		if o == rel {
+			return stg, c
+		}
+	}
+	return nil, nil
 }

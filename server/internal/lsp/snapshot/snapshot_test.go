@@ -487,3 +487,27 @@ func TestAnUntrustedOutputFileOffersNoRerun(t *testing.T) {
 		})
 	}
 }
+
+// TestAnOutputNamedByASetupVariableHasItsHover: an output whose name is
+// a {{VAR}} filled from [vars] is the stage's output for its hover as for
+// its lenses (one reading of the contract for both).
+func TestAnOutputNamedByASetupVariableHasItsHover(t *testing.T) {
+	s := newSet(t, true)
+	cfg := s.path("config.toml")
+	writeFile(t, cfg, string(mustRead(t, cfg))+"\n[vars]\nLIST = \"goals\"\n")
+	scope := s.path("pipeline/01-scope/CONTEXT.md")
+	writeFile(t, scope, strings.Replace(string(mustRead(t, scope)), "- objectives.md -> output/", "- {{LIST}}.md -> output/", 1))
+	writeFile(t, s.path("pipeline/01-scope/output/goals.md"), "1. Install a local model server.\n")
+	out := s.open(t, "pipeline/01-scope/output/goals.md")
+	ls, err := out.Lenses(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := verbs(ls)[snapshot.VerbApprove]; !ok {
+		t.Fatalf("the output's lenses: %+v", ls)
+	}
+	h, err := out.Hover(t.Context(), document.Position{Line: 0, Character: 1})
+	if err != nil || h == nil || !strings.Contains(h.Markdown, "**01-scope**") {
+		t.Errorf("the hover on the output%ss first line: %+v, %v", "'", h, err)
+	}
+}
