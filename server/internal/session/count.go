@@ -37,11 +37,12 @@ func (s *Session) CountStage(ctx context.Context, ws *workspace.Workspace, st *w
 }
 
 // countFirstCalls counts a stage's first calls for model as a run is
-// about to send them (workflow.Options.Count): without the tool servers'
-// definitions, which are not listed yet, so a stage with tools is not
-// complete.
+// about to send them (workflow.Options.Count). The tool servers are not
+// started yet: icm's own servers' definitions are known without starting
+// them, so a stage whose tools are only theirs is complete; one that
+// names another server is counted without its definitions, not complete.
 func (s *Session) countFirstCalls(ctx context.Context, st *workspace.Stage, c *contract.Contract, model string) (tokens.Count, int, bool) {
-	call := promptcount.CallOf(ctx, s.ws.Config.Model, c, model, nil)
+	call := promptcount.CallOf(ctx, s.ws.Config.Model, c, model, s.listUnstarted)
 	n, err := s.stageCounter(call.Model, nil).Stage(ctx, s.ws, st, c, assemble.Options{}, call)
 	if err != nil {
 		return tokens.Count{}, 0, false
