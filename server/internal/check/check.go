@@ -1057,7 +1057,9 @@ func (c *checker) refused(st *workspace.Stage, at contract.Range, rel string, er
 }
 
 func (c *checker) servers(st *workspace.Stage, k *contract.Contract) {
-	if k.Tools == nil {
+	if k.Tools == nil || c.ws.ConfigErr != nil {
+		// Unreadable, config.toml names servers icm cannot see: which are
+		// missing is not known (config.toml's own error says why).
 		return
 	}
 	for _, s := range k.Tools.Servers {
