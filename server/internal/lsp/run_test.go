@@ -313,7 +313,9 @@ func TestRunFailureCarriesItsFixes(t *testing.T) {
 
 // TestRunFailureWithoutOllamaOffersInstallAndDemo: where no ollama
 // program is installed, the failure says so and its fixes are installing
-// Ollama and the demo, not starting a server that is not there.
+// Ollama and the demo, not starting a server that is not there. The
+// address here is one the person set (not Ollama's own 11434), so setting
+// it comes first: what listens there is theirs, most likely stopped.
 func TestRunFailureWithoutOllamaOffersInstallAndDemo(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -351,7 +353,7 @@ func TestRunFailureWithoutOllamaOffersInstallAndDemo(t *testing.T) {
 	for _, a := range f.Error.Actions {
 		ids = append(ids, a.ID)
 	}
-	if strings.Join(ids, " ") != "install-server try-demo set-server" || f.Error.Actions[0].URL == "" || f.Error.Actions[0].Model != "qwen3.5:9b" || f.Error.Actions[1].Command != "icm demo" {
+	if strings.Join(ids, " ") != "set-server try-demo install-server" || f.Error.Actions[2].URL == "" || f.Error.Actions[2].Model != "qwen3.5:9b" || f.Error.Actions[1].Command != "icm demo" {
 		t.Errorf("actions = %+v", f.Error.Actions)
 	}
 }

@@ -41,14 +41,30 @@ func (s *Session) onThisMachine(f *fault.Error, model string) *fault.Error {
 	set := fault.Action{ID: fault.SetServer, URL: start.URL}
 	if !onPath("ollama", s.opts.Getenv("PATH")) {
 		g.Msg += ", and Ollama is not installed on this machine"
+		install := fault.Action{ID: fault.InstallServer, URL: OllamaDownload, Model: model}
+		if !defaultAddress(start.URL) {
+			// An address the person chose: what listens there is theirs
+			// (a container, another program), most likely stopped.
+			g.Hint = fmt.Sprintf("start the server you run at %s (a container or another program) and retry, or set another address; to run Ollama on this machine, install Ollama; or try the demo's canned answers", start.URL)
+			g.Actions = []fault.Action{set, demo, install}
+			return &g
+		}
 		g.Hint = "install Ollama, start it and pull the model; or try the pipeline first without a model, with the demo's canned answers"
-		g.Actions = []fault.Action{{ID: fault.InstallServer, URL: OllamaDownload, Model: model}, demo, set}
+		g.Actions = []fault.Action{install, demo, set}
 		return &g
 	}
 	g.Msg += ": Ollama is installed here but not running"
 	g.Hint = fmt.Sprintf("start Ollama (icm expects it at %s), then run again; or point icm at a server that runs, or try the demo's canned answers", start.URL)
 	g.Actions = append(append([]fault.Action(nil), f.Actions...), demo)
 	return &g
+}
+
+// defaultAddress reports whether raw is Ollama's own address on this
+// machine (port 11434 on a loopback host), where an installed Ollama
+// listens unless told otherwise.
+func defaultAddress(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && loopback(raw) && u.Port() == "11434"
 }
 
 // loopback reports whether raw is an address on this machine.
