@@ -231,7 +231,11 @@ export function registerCommands({ server, model, review, log, runs }: Deps): vs
       }
       const plan = await server.execute<SetupPlan>(ServerCommand.setupPlan, { workspace: ws.workspace });
       if (plan.asks.length === 0) {
-        void vscode.window.showInformationMessage('Nothing to set up: every setup-time variable the workspace uses has a value.');
+        void vscode.window.showInformationMessage(
+          plan.questionnaire
+            ? 'Nothing to set up: every setup-time variable the workspace uses has a value.'
+            : 'Nothing to set up: this workspace has no setup questionnaire and no setup-time variable without a value.',
+        );
         return;
       }
       const given: (string | undefined)[] = [];

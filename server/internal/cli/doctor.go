@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -53,7 +54,11 @@ var marks = map[string]string{session.DiagOK: "✓", session.DiagWarn: "!", sess
 
 func printDiagnosis(env *Env, d *session.Diagnosis, g *globalFlags) {
 	out := env.Stdout
-	fmt.Fprintf(out, "icm doctor: %s\n", displayPath(env, d.Workspace))
+	where := displayPath(env, d.Workspace)
+	if where == "." {
+		where = filepath.Base(d.Workspace) // the folder icm runs in: its name
+	}
+	fmt.Fprintf(out, "icm doctor: %s\n", where)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	for _, l := range d.Lines {
 		text := l.Text

@@ -206,3 +206,14 @@ func TestDoctorWindowAndJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestDoctorNamesTheWorkspaceItRunsIn: run inside the workspace, the
+// report's first line names it ("icm doctor: walks"), not ".".
+func TestDoctorNamesTheWorkspaceItRunsIn(t *testing.T) {
+	dir := doctorDir(t, closedPort(t))
+	out, _, _ := runDoctor(t, dir, closedPort(t))
+	first, _, _ := strings.Cut(out, "\n")
+	if first != "icm doctor: "+filepath.Base(dir) {
+		t.Errorf("the first line is %q, want the workspace's name %q", first, filepath.Base(dir))
+	}
+}

@@ -56,7 +56,7 @@ func askSetup(env *Env, sess *session.Session, plan *setup.Plan) error {
 	out := env.Stdout
 	ws := sess.Workspace()
 	if len(plan.Asks) == 0 {
-		fmt.Fprintln(out, "nothing to set up: every setup-time variable the workspace uses has a value in [vars]")
+		fmt.Fprintln(out, "nothing to set up: "+nothingToAsk(plan, len(ws.Vars)))
 		return nil
 	}
 	from := ""
@@ -132,4 +132,14 @@ func placeholders(vars []string) string {
 		q[i] = "{{" + v + "}}"
 	}
 	return strings.Join(q, ", ")
+}
+
+// nothingToAsk says why a plan asks nothing: a workspace with no
+// questionnaire and no variable in [vars] has no setup step at all; one
+// with either has every variable it uses set already.
+func nothingToAsk(plan *setup.Plan, vars int) string {
+	if plan.Questionnaire == "" && vars == 0 {
+		return "the workspace has no setup questionnaire (setup/questionnaire.md) and no {{VARIABLE}} placeholders"
+	}
+	return "every setup-time variable the workspace uses has a value in [vars]"
 }

@@ -225,3 +225,30 @@ Plan a walk from {{START}} to the river.
 		t.Errorf("config.toml:\n%s", data)
 	}
 }
+
+// TestSetupOfAWorkspaceWithNoSetupStep: a workspace with no questionnaire
+// and no {{VARIABLE}} has no setup step, and setup says so; before, it
+// said every variable had a value in [vars], of a workspace with neither.
+func TestSetupOfAWorkspaceWithNoSetupStep(t *testing.T) {
+	dir := wstest.Write(t, `
+-- CLAUDE.md --
+# Guide
+-- stages/01-walk/CONTEXT.md --
+# Stage: 01-walk
+
+## Process
+Plan a walk to the river.
+
+## Outputs
+- walk.md -> output/
+`)
+	var stdout, stderr bytes.Buffer
+	env := &Env{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" },
+		Getwd: func() (string, error) { return dir, nil }, Self: filepath.Join(t.TempDir(), "icm-not-built")}
+	if code := exitCode(env, Run(context.Background(), env, []string{"setup"})); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if got := stdout.String(); !strings.Contains(got, "no setup questionnaire") || strings.Contains(got, "has a value in [vars]") {
+		t.Errorf("setup says:\n%s", got)
+	}
+}
