@@ -53,12 +53,12 @@ class PipelineProvider implements vscode.TreeDataProvider<PipelineNode> {
       const l = legend().find((x) => x.state === node.state);
       const item = new vscode.TreeItem(l?.label ?? node.state, vscode.TreeItemCollapsibleState.None);
       item.id = `icm.legend.${node.state}`;
-      item.description = legendWords[node.state] ?? '';
-      item.tooltip = `${l?.label ?? node.state}: ${legendWords[node.state] ?? ''}`;
+      item.description = l?.words ?? '';
+      item.tooltip = `${l?.label ?? node.state}: ${l?.words ?? ''}`;
       if (l !== undefined) {
         item.iconPath = new vscode.ThemeIcon(l.icon.id, l.icon.color ? new vscode.ThemeColor(l.icon.color) : undefined);
       }
-      item.accessibilityInformation = { label: `Legend: ${l?.label ?? node.state}, ${legendWords[node.state] ?? ''}` };
+      item.accessibilityInformation = { label: `Legend: ${l?.label ?? node.state}, ${l?.words ?? ''}` };
       return item;
     }
     const ws = this.model.get(node.workspace);
@@ -86,17 +86,6 @@ class PipelineProvider implements vscode.TreeDataProvider<PipelineNode> {
     return item;
   }
 }
-
-/** What each state means, for the legend. */
-const legendWords: Record<string, string> = {
-  pending: 'not run yet',
-  running: 'a run is working on it',
-  'awaiting-review': 'output written; read, edit, approve',
-  approved: 'the next stage reads it',
-  stale: 'something it read changed; runs again',
-  failed: 'its last run failed; no good output to keep',
-  invalid: 'its contract has errors; it cannot run',
-};
 
 function stages(ws: WorkspaceStatus): PipelineNode[] {
   return ws.stages.map((st) => ({ kind: 'stage', workspace: ws.workspace, stage: st.name }));

@@ -29,10 +29,22 @@ const icons: Record<StageState, { id: string; color?: string }> = {
   'config-error': { id: 'settings-gear', color: 'errorForeground' },
 };
 
-/** Every state in pipeline order, with its words and icon: the view's legend. */
-export function legend(): { state: StageState; label: string; icon: { id: string; color?: string } }[] {
+/** What each state means, for the legend (every state has its words: the type says so). */
+const meanings: Record<StageState, string> = {
+  pending: 'not run yet',
+  running: 'a run is working on it',
+  'awaiting-review': 'output written; read, edit, approve',
+  approved: 'the next stage reads it',
+  stale: 'something it read changed; runs again',
+  failed: 'its last run failed; no good output to keep',
+  invalid: 'its contract has errors; it cannot run',
+  'config-error': 'a setting cannot be used; its approval is kept',
+};
+
+/** Every state in pipeline order, with its words, meaning and icon: the view's legend. */
+export function legend(): { state: StageState; label: string; words: string; icon: { id: string; color?: string } }[] {
   const order: StageState[] = ['pending', 'running', 'awaiting-review', 'approved', 'stale', 'failed', 'invalid', 'config-error'];
-  return order.map((state) => ({ state, label: labels[state], icon: icons[state] }));
+  return order.map((state) => ({ state, label: labels[state], words: meanings[state], icon: icons[state] }));
 }
 
 /** A stage's face: the server's, or one made from its status (an older server). */

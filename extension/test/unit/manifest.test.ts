@@ -75,3 +75,20 @@ test('config.toml opens as TOML, coloured by the server (no grammar shipped)', (
   assert.equal(conf.comments.lineComment, '#');
   assert.ok(conf.autoClosingPairs.some((p: { open: string }) => p.open === '"'), 'a quote typed is not closed');
 });
+
+test('in Restricted Mode nothing in the views offers a run', () => {
+  const runs = ['icm.pipeline.runNext', 'icm.pipeline.runAll', 'icm.pipeline.runStage'];
+  for (const [where, entries] of Object.entries(manifest.contributes.menus as Record<string, { command: string; when?: string }[]>)) {
+    if (where === 'commandPalette') {
+      continue; // the palette's runs are refused with the trust question
+    }
+    for (const e of entries.filter((x) => runs.includes(x.command))) {
+      assert.match(e.when ?? '', /(^|&& )isWorkspaceTrusted\b/, `${where}: ${e.command} shows in Restricted Mode`);
+    }
+  }
+  for (const w of manifest.contributes.viewsWelcome as { view: string; contents: string; when?: string }[]) {
+    if (/▶|Run a stage/.test(w.contents)) {
+      assert.match(w.when ?? '', /^isWorkspaceTrusted$/, `${w.view}'s welcome offers a run in Restricted Mode`);
+    }
+  }
+});

@@ -333,6 +333,10 @@ test('faces come from the server, the same words everywhere', async (t) => {
     assert.equal(new Set(l.map((x) => x.icon.id)).size, 8, 'two states share an icon');
     assert.equal(l.find((x) => x.state === 'invalid')?.label, 'has errors');
     assert.equal(l.find((x) => x.state === 'config-error')?.label, 'config error');
+    for (const x of l) {
+      assert.ok(x.words.length > 0, `the legend says nothing of ${x.state}`);
+    }
+    assert.match(l.find((x) => x.state === 'config-error')?.words ?? '', /approval is kept/);
   });
 });
 
