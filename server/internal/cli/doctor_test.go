@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
+	"github.com/icm-tool/icm/server/internal/human"
 	"net"
 	"os"
 	"path/filepath"
@@ -184,7 +184,7 @@ func TestDoctorWindowAndJSON(t *testing.T) {
 		srv := ollamatest.New(t, ollamatest.Config{Models: []ollamatest.Model{{Name: "qwen3:4b", ContextLength: tc.window}}})
 		dir := doctorDir(t, closedPort(t))
 		out, _, _ := runDoctor(t, dir, srv.URL())
-		wantLines(t, out, "✓ model", "qwen3:4b is installed", tc.want, fmt.Sprintf("%d tokens; the largest stage, 01-plan", tc.window))
+		wantLines(t, out, "✓ model", "qwen3:4b is installed", tc.want, human.Tokens(tc.window)+"; the largest stage, 01-plan, needs ~")
 		raw, _, code := runDoctor(t, dir, srv.URL(), "--json")
 		var d struct {
 			Lines []struct {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/human"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/mcpserver/search"
 	"github.com/icm-tool/icm/server/internal/state"
@@ -223,15 +224,15 @@ func (s *Session) doctorWindow(ctx context.Context, d *Diagnosis, model string, 
 	case err != nil || w <= 0:
 		l.Status, l.Text = DiagSkip, "the model's window is not known"
 	case largest == 0:
-		l.Status, l.Text = DiagOK, fmt.Sprintf("%d tokens; no stage assembles a context", w)
+		l.Status, l.Text = DiagOK, human.Tokens(w)+"; no stage assembles a context"
 	case largest+AnswerRoom > w:
 		l.Status = DiagFail
-		l.Text = fmt.Sprintf("%d tokens; the largest stage, %s, needs about %d with room for the answer", w, name, largest+AnswerRoom)
+		l.Text = fmt.Sprintf("%s; the largest stage, %s, needs %s with room for the answer", human.Tokens(w), name, human.Estimate(largest+AnswerRoom))
 		need := roundUp(largest+AnswerRoom, 1024)
 		l.Fix = &DiagFix{Setting: fmt.Sprintf("[model] num_ctx = %d in config.toml (a model with a larger window)", need),
 			Action: fault.Action{ID: fault.OpenFile, File: s.ws.Config.Path, Line: 1}}
 	default:
-		l.Status, l.Text = DiagOK, fmt.Sprintf("%d tokens; the largest stage, %s, needs about %d", w, name, largest+AnswerRoom)
+		l.Status, l.Text = DiagOK, fmt.Sprintf("%s; the largest stage, %s, needs %s with room for the answer", human.Tokens(w), name, human.Estimate(largest+AnswerRoom))
 	}
 	d.add(l)
 }
