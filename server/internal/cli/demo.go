@@ -93,8 +93,12 @@ func runDemo(ctx context.Context, env *Env, dir string, yes bool) error {
 		}
 		stage := sum.Next.Stage
 		files := displayAll(env, sess.Workspace(), outputsOf(sum, stage, sum.Ran[len(sum.Ran)-1]))
-		fmt.Fprintf(out, "\nGate %d of %d: read %s (edit it if you like; the demo waits).\n", gate, stages, strings.Join(files, ", "))
-		ok, err := askApprove(out, answers, stage, yes)
+		wait := " (edit it if you like; the demo waits)"
+		if yes {
+			wait = " (--yes approves it at once)"
+		}
+		fmt.Fprintf(out, "\nGate %d of %d: read %s%s.\n", gate, stages, strings.Join(files, ", "), wait)
+		ok, err := askApprove(out, answers, stage, yes, gate == stages)
 		if err != nil {
 			return err
 		}
@@ -109,12 +113,16 @@ func runDemo(ctx context.Context, env *Env, dir string, yes bool) error {
 	}
 }
 
-// askApprove asks whether to approve stage and go on: an empty answer or
-// y is yes, n is no; with yes set it answers itself. The end of the input
-// is no, with why.
-func askApprove(out io.Writer, in *bufio.Reader, stage string, yes bool) (bool, error) {
+// askApprove asks whether to approve stage and go on (at the last gate,
+// to finish): an empty answer or y is yes, n is no; with yes set it
+// answers itself. The end of the input is no, with why.
+func askApprove(out io.Writer, in *bufio.Reader, stage string, yes, last bool) (bool, error) {
+	question := "Approve %s and go on? [Y/n] "
+	if last {
+		question = "Approve %s and finish? [Y/n] "
+	}
 	for {
-		fmt.Fprintf(out, "Approve %s and go on? [Y/n] ", stage)
+		fmt.Fprintf(out, question, stage)
 		if yes {
 			fmt.Fprintln(out, "y (--yes)")
 			return true, nil

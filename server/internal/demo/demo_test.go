@@ -93,7 +93,8 @@ func TestDemoRunsEveryStageThroughItsGates(t *testing.T) {
 		t.Fatalf("icm demo --yes: exit %d\n%s%s", code, out, errOut)
 	}
 	for _, want := range []string{"canned answers", "No model runs here", "icm trusts this copy", "it is icm's own demo",
-		"Gate 1 of 4", "Gate 4 of 4", "Approve 01-scope and go on? [Y/n] y (--yes)", "Approve 04-draft and go on? [Y/n] y (--yes)",
+		"Gate 1 of 4", "Gate 4 of 4", "Approve 01-scope and go on? [Y/n] y (--yes)", "Approve 04-draft and finish? [Y/n] y (--yes)",
+		"(--yes approves it at once)",
 		"Done: all 4 stages ran and are approved"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the demo does not say %q:\n%s", want, out)
@@ -170,5 +171,18 @@ func TestDemoWantsAnEmptyFolder(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(filepath.Join(dir, "notes.md")); string(data) != "mine" {
 		t.Error("the folder's file was changed")
+	}
+}
+
+// TestDemoWithYesSaysItDoesNotWait: with --yes the gate line does not
+// promise a wait it does not make, and the last gate asks to finish, not
+// to go on to a stage that is not there.
+func TestDemoWithYesSaysItDoesNotWait(t *testing.T) {
+	out, errOut, code := demo(t, "", "--yes", "--dir", filepath.Join(t.TempDir(), "demo"))
+	if code != 0 {
+		t.Fatalf("icm demo --yes: exit %d\n%s%s", code, out, errOut)
+	}
+	if strings.Contains(out, "the demo waits") || strings.Contains(out, "Approve 04-draft and go on?") {
+		t.Errorf("the demo with --yes says:\n%s", out)
 	}
 }
