@@ -82,8 +82,8 @@ func runDemo(ctx context.Context, env *Env, dir string, yes bool) error {
 		}
 		switch sum.Next.Action {
 		case state.ActionDone:
-			fmt.Fprintf(out, "Done: all %d stages ran and are approved, in %s, with %s (every answer canned).\n", stages,
-				human.Duration(time.Since(start)), plural(d.Calls(), "model call"))
+			fmt.Fprintf(out, "Done: all %d stages ran and are approved, in %s, with %s to the canned model (the page reader's summaries included).\n", stages,
+				human.Duration(time.Since(start)), plural(d.Calls(), "call"))
 			fmt.Fprintf(out, "Read the drafted course: %s\n", filepath.Join(d.Dir, "pipeline", "04-draft", "output", "draft.md"))
 			fmt.Fprintf(out, "With a real model: install Ollama (%s), start it (ollama serve), `icm pull qwen3.5:9b`, then `make run` in a clone (or `icm run -w DIR` on a workspace).\n", session.OllamaDownload)
 			return nil
