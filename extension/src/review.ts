@@ -23,7 +23,11 @@ export function verifyFailure(err: unknown): string | undefined {
   if (errorDataOf(err)?.kind !== 'verify-failed') {
     return undefined;
   }
-  return messageOf(err);
+  // The question already says which stage failed its checks: the detail
+  // is the checks, one a line ("stage S has failing Verify checks: a; b").
+  const m = messageOf(err);
+  const lead = / has failing Verify checks: /.exec(m);
+  return lead === null ? m : m.slice(lead.index + lead[0].length).split('; ').join('\n');
 }
 
 export interface Comparison {

@@ -6,7 +6,9 @@ import { comparisons, messageOf, parseHistoryTime, verifyFailure } from '../../s
 test('verifyFailure', async (t) => {
   const reply = (message: string, data: unknown) => Object.assign(new Error(message), { code: -32803, data });
   const cases: [unknown, string | undefined][] = [
-    [reply('stage 01-scope has failing Verify checks: objectives.md is empty', { kind: 'verify-failed', actions: [] }), 'stage 01-scope has failing Verify checks: objectives.md is empty'],
+    // The dialog's question names the stage: the detail lists the checks alone.
+    [reply('stage 01-scope has failing Verify checks: objectives.md is empty; no sources', { kind: 'verify-failed', actions: [] }), 'objectives.md is empty\nno sources'],
+    [reply('a wording of its own', { kind: 'verify-failed', actions: [] }), 'a wording of its own'],
     [reply('a run is going', { kind: 'locked', actions: [] }), undefined],
     // The message is never read: only the kind decides.
     [new Error('verify-failed: objectives.md is empty'), undefined],
