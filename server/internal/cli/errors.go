@@ -147,7 +147,7 @@ func suggest(env *Env, a fault.Action, flags usedFlags) (suggestion, bool) {
 		if cmd == "" {
 			cmd = "icm demo"
 		}
-		return suggestion{"or try it without a model", cmd + " (canned answers, no model)"}, true
+		return suggestion{"or try it without a model", cmd + " (canned answers)"}, true
 	case fault.TrustWorkspace:
 		return suggestion{"see what it would be allowed, and trust it", icm("trust")}, true
 	}
