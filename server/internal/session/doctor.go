@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/icm-tool/icm/server/internal/check"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -295,7 +296,7 @@ func (s *Session) doctorSearch(ctx context.Context, d *Diagnosis, allowed bool) 
 		cancel()
 		if err != nil {
 			l.Status, l.Text = DiagFail, "SearXNG at "+url+" does not answer"
-			l.Fix = &DiagFix{Command: "docker compose -f docker/compose.yml up -d searxng", Action: s.entryAction(b.Server)}
+			l.Fix = &DiagFix{Command: s.composeCommand("searxng"), Action: s.entryAction(b.Server)}
 		} else {
 			l.Status, l.Text = DiagOK, "SearXNG at "+url+" answers"
 		}
@@ -359,4 +360,18 @@ func (s *Session) relLoc(loc string) string {
 		return filepath.ToSlash(rest)
 	}
 	return loc
+}
+
+// composeCommand is the command that starts service from icm's
+// docker/compose.yml, runnable from any folder: the file's full path when
+// it sits beside the icm that runs (bin/icm of a checkout), else the path
+// within the icm repository, said so.
+func (s *Session) composeCommand(service string) string {
+	if s.opts.Self != "" {
+		file := filepath.Join(filepath.Dir(filepath.Dir(s.opts.Self)), "docker", "compose.yml")
+		if info, err := os.Stat(file); err == nil && info.Mode().IsRegular() {
+			return "docker compose -f " + file + " up -d " + service
+		}
+	}
+	return "docker compose -f docker/compose.yml up -d " + service + " (in the icm repository)"
 }

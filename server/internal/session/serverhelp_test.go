@@ -1,10 +1,12 @@
 package session
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 )
 
 // TestNoOllamaHereFixesDependOnTheAddress: with no ollama program on this
@@ -35,5 +37,22 @@ func TestNoOllamaHereFixesDependOnTheAddress(t *testing.T) {
 		if len(g.Actions) != 3 || string(g.Actions[0].ID) != tt.first || !strings.Contains(g.Hint, tt.hint) {
 			t.Errorf("%s: actions %+v, hint %q; want %s first and %q", tt.url, g.Actions, g.Hint, tt.first, tt.hint)
 		}
+	}
+}
+
+// TestComposeCommandRunsFromAnyFolder: the doctor's command that starts
+// SearXNG names icm's compose file by its full path when it sits beside
+// the icm that runs (bin/icm of a checkout), so it works from a
+// workspace's folder; elsewhere it says where the relative path holds.
+// Before, it was 'docker compose -f docker/compose.yml ...' from anywhere.
+func TestComposeCommandRunsFromAnyFolder(t *testing.T) {
+	repo := wstest.RepoRoot(t)
+	in := &Session{opts: Options{Self: filepath.Join(repo, "bin", "icm")}}
+	if got, want := in.composeCommand("searxng"), "docker compose -f "+filepath.Join(repo, "docker", "compose.yml")+" up -d searxng"; got != want {
+		t.Errorf("beside a checkout: %q, want %q", got, want)
+	}
+	out := &Session{opts: Options{Self: filepath.Join(t.TempDir(), "bin", "icm")}}
+	if got := out.composeCommand("searxng"); !strings.HasSuffix(got, "(in the icm repository)") {
+		t.Errorf("elsewhere: %q", got)
 	}
 }
