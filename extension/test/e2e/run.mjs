@@ -14,9 +14,9 @@
 // the hint and Start / Retry; everything stays approved), cancel a run, and
 // misspell the model in config.toml (a squiggle that says what was meant,
 // and a failed run whose Use button fixes the name in config.toml); then
-// VS Code lists the MCP server the extension registers, and a coding agent
-// (a script speaking MCP to the packaged icm) hands in 01-scope's output,
-// which the Runs view and the Pipeline show as agent:NAME's run.
+// a coding agent (a script speaking MCP to the packaged icm) hands in
+// 01-scope's output, which the Runs view and the Pipeline show as
+// agent:NAME's run, and VS Code lists the MCP server the extension registers.
 // For issue 25 too: the lenses at a 1280 px window (two a line, items on
 // their heading lines, the rest under the state lens), a model server
 // killed while a For each stage waits on it (the notice's delay goes to
@@ -1053,46 +1053,9 @@ test('the extension in VS Code', async (t) => {
     await screenshot('doctor-fix-opened');
   });
 
-  await step(t, "the extension registers icm's MCP server and VS Code lists it", async () => {
-    // VS Code's MCP support is part of its AI features, off until here
-    // (on, they change the trust editor the first steps use).
-    const settings = JSON.parse(await readFile(userSettings, 'utf8'));
-    settings['chat.disableAIFeatures'] = false;
-    await writeFile(userSettings, JSON.stringify(settings, null, 2));
-    // The window reads it anew when reloaded (the settings file's watcher
-    // does not always tell a running window in time).
-    await runCommand('Developer: Reload Window');
-    await page.waitForLoadState('load');
-    await page.locator('.monaco-workbench').waitFor();
-    await page.locator('.statusbar-item', { hasText: 'awaiting review' }).first().waitFor();
-    await clearNotifications();
-    // VS Code offers the command once it has set its AI features up:
-    // seconds on a quiet machine, minutes on a busy one.
-    const title = 'MCP: List Servers';
-    const since = Date.now();
-    for (let i = 0; ; i++) {
-      await page.keyboard.press('F1');
-      const input = page.locator('.quick-input-widget input');
-      await input.waitFor({ state: 'visible' });
-      await input.fill(`>${title}`);
-      try {
-        await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 2_000 });
-        break;
-      } catch (err) {
-        if (i >= 120) {
-          throw err;
-        }
-        await page.keyboard.press('Escape');
-      }
-    }
-    console.log(`# VS Code offered ${title} after ${Math.round((Date.now() - since) / 1000)} s`);
-    await page.keyboard.press('Enter');
-    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: /^icm/ }).first();
-    await row.waitFor();
-    await screenshot('mcp-servers');
-    await page.keyboard.press('Escape');
-  });
-
+  // Before the MCP step: that step reloads the window, and a file changed
+  // on disk right after a reload can be missed while the new window's file
+  // watcher starts; here the watcher has long been running, as a person's is.
   await step(t, 'an agent run handed in over MCP shows in the Runs view and the Pipeline', async () => {
     const agent = await startAgent('e2e-agent');
     try {
@@ -1144,5 +1107,45 @@ test('the extension in VS Code', async (t) => {
     await call.click();
     await page.locator('.tab.active', { hasText: 'call-1.md' }).waitFor();
     await screenshot('agent-call');
+  });
+
+  await step(t, "the extension registers icm's MCP server and VS Code lists it", async () => {
+    // VS Code's MCP support is part of its AI features, off until here
+    // (on, they change the trust editor the first steps use).
+    const settings = JSON.parse(await readFile(userSettings, 'utf8'));
+    settings['chat.disableAIFeatures'] = false;
+    await writeFile(userSettings, JSON.stringify(settings, null, 2));
+    // The window reads it anew when reloaded (the settings file's watcher
+    // does not always tell a running window in time).
+    await runCommand('Developer: Reload Window');
+    await page.waitForLoadState('load');
+    await page.locator('.monaco-workbench').waitFor();
+    await page.locator('.statusbar-item', { hasText: 'awaiting review' }).first().waitFor();
+    await clearNotifications();
+    // VS Code offers the command once it has set its AI features up:
+    // seconds on a quiet machine, minutes on a busy one.
+    const title = 'MCP: List Servers';
+    const since = Date.now();
+    for (let i = 0; ; i++) {
+      await page.keyboard.press('F1');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ state: 'visible' });
+      await input.fill(`>${title}`);
+      try {
+        await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 2_000 });
+        break;
+      } catch (err) {
+        if (i >= 120) {
+          throw err;
+        }
+        await page.keyboard.press('Escape');
+      }
+    }
+    console.log(`# VS Code offered ${title} after ${Math.round((Date.now() - since) / 1000)} s`);
+    await page.keyboard.press('Enter');
+    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: /^icm/ }).first();
+    await row.waitFor();
+    await screenshot('mcp-servers');
+    await page.keyboard.press('Escape');
   });
 });
