@@ -124,9 +124,16 @@ type Options struct {
 // MissingError says an input file does not exist.
 type MissingError struct {
 	Stage, Path, ProducedBy string
+	// OutsideGit is set for a shared input (a leading /) of a workspace in
+	// no git repository, read from the workspace alone: the file may well
+	// be in the repository above, which the person has not named.
+	OutsideGit bool
 }
 
 func (e *MissingError) Error() string {
+	if e.OutsideGit {
+		return fmt.Sprintf("stage %s: input %s is not in the workspace, and outside a git repository icm reads nothing above it: name the repository root with --repo DIR or ICM_REPO", e.Stage, e.Path)
+	}
 	if e.ProducedBy != "" {
 		return fmt.Sprintf("stage %s: input %s does not exist yet; stage %s produces it: run and approve that stage first", e.Stage, e.Path, e.ProducedBy)
 	}
@@ -409,7 +416,8 @@ func (a *assembler) absent(in contract.Input, loc *Located, role string, layer i
 		if in.Glob {
 			return "", fmt.Errorf("stage %s: no file matches the input %s", a.st.Name, loc.Rel)
 		}
-		return "", &MissingError{Stage: a.st.Name, Path: loc.Rel, ProducedBy: producer}
+		return "", &MissingError{Stage: a.st.Name, Path: loc.Rel, ProducedBy: producer,
+			OutsideGit: producer == "" && strings.HasPrefix(in.Path, "/") && a.ws.Repository == ""}
 	}
 	note := "(missing)"
 	if in.Glob {

@@ -191,3 +191,33 @@ func TestFolderInputSaysWhatItLeavesOut(t *testing.T) {
 		t.Errorf("%d files loaded and %d notes, want %d and 1", loaded, notes, workspace.MaxFolderFiles)
 	}
 }
+
+// TestASharedInputOutsideGitNamesTheRepositoryFlag: outside a git
+// repository a leading / is read from the workspace alone, so a shared
+// input that is not there may well be in the repository above: the run's
+// error says to name that root (check gives it as a note, not an error).
+func TestASharedInputOutsideGitNamesTheRepositoryFlag(t *testing.T) {
+	ws, st, c := load(t, wstest.Write(t, `
+-- CLAUDE.md --
+# Id
+-- stages/01-a/CONTEXT.md --
+# Stage: 01-a
+
+## Inputs
+- Layer 3 (reference): /_core/conventions.md
+
+## Process
+Go.
+
+## Outputs
+- a.md -> output/
+`), "01-a")
+	if ws.Repository != "" {
+		t.Skipf("the temporary folder is inside a repository (%s)", ws.Repository)
+	}
+	_, err := Stage(ws, st, c, Options{})
+	var me *MissingError
+	if !errors.As(err, &me) || !me.OutsideGit || !strings.Contains(err.Error(), "--repo DIR or ICM_REPO") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -436,7 +436,7 @@ func saysNone(text string) bool {
 func (c *checker) input(st *workspace.Stage, k *contract.Contract, in contract.Input) bool {
 	loc, err := assemble.LocateWith(c.ws, st, in, c.isProduced)
 	if err != nil {
-		c.add(contract.Finding{File: st.Contract, Range: in.PathRange, Severity: contract.Error, Code: contract.CodePathEscape,
+		c.add(contract.Finding{File: st.Contract, Range: in.PathRange, Severity: escapeSeverity(err), Code: contract.CodePathEscape,
 			Message: escapeMessage(err)})
 		return false
 	}
@@ -844,8 +844,10 @@ func (c *checker) absent(st *workspace.Stage, in contract.Input, loc *assemble.L
 		return
 	}
 	if strings.HasPrefix(in.Path, "/") && c.ws.Repository == "" {
-		f := at(contract.Error, contract.CodeInputMissing,
-			fmt.Sprintf("input %s does not exist in the workspace; outside a git repository a leading / means the workspace root (name the repository root with --repo DIR or ICM_REPO)", rel))
+		// Not an error: the file may be in the repository above, which
+		// icm does not read until the person names it. A run says the same.
+		f := at(contract.Info, contract.CodeInputMissing,
+			fmt.Sprintf("input %s is not in the workspace; outside a git repository a leading / means the workspace root, and icm reads nothing above it (name the repository root with --repo DIR or ICM_REPO)", rel))
 		f.Data = map[string]string{"path": rel}
 		return
 	}
@@ -1052,7 +1054,7 @@ func (c *checker) refused(st *workspace.Stage, at contract.Range, rel string, er
 	if errors.As(err, &h) {
 		msg += ": " + h.Hint()
 	}
-	c.add(contract.Finding{File: st.Contract, Range: at, Severity: contract.Error, Code: code,
+	c.add(contract.Finding{File: st.Contract, Range: at, Severity: escapeSeverity(err), Code: code,
 		Message: msg, Data: map[string]string{"path": rel}})
 }
 

@@ -110,8 +110,8 @@ func escapeMessage(err error) string {
 		return err.Error() + ": shorten the chain of links"
 	}
 	var esc *workspace.EscapeError
-	if errors.As(err, &esc) && esc.Never {
-		return err.Error()
+	if errors.As(err, &esc) && (esc.Never || esc.NoRepository) {
+		return err.Error() // its reason says what icm reads
 	}
 	return err.Error() + "; icm reads nothing outside the workspace"
 }
@@ -144,4 +144,16 @@ func (c *checker) modelOutput(st *workspace.Stage, k *contract.Contract) {
 // placeholder counts the placeholders of a path.
 func placeholder(p string) int {
 	return strings.Count(contract.PlaceholderGlob(p), "*") - strings.Count(p, "*")
+}
+
+// escapeSeverity is how sure a path's refusal is: an error, but for a
+// path that climbs above a workspace in no git repository with no root
+// named, where what it leads to is not known (a note: a run refuses it
+// with the same words).
+func escapeSeverity(err error) contract.Severity {
+	var esc *workspace.EscapeError
+	if errors.As(err, &esc) && esc.NoRepository {
+		return contract.Info
+	}
+	return contract.Error
 }

@@ -48,7 +48,10 @@ func TestCheckShippedWorkspaces(t *testing.T) {
 }
 
 func TestCheckFindsErrorsWithPositions(t *testing.T) {
+	// A repository's root: climbing above it is certain to leave.
 	dir := wstest.Write(t, `
+-- .git/HEAD --
+ref: refs/heads/main
 -- CLAUDE.md --
 # Id
 -- pipeline/01-a/CONTEXT.md --

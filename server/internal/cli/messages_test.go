@@ -9,9 +9,14 @@ import (
 )
 
 // A stage with several bad paths: probe still shows what it can assemble
-// and lists every error, each with its file, line and column.
+// and lists every error, each with its file, line and column. The
+// workspace is a repository's root, so a path climbing above it is
+// certain to leave (outside git it would be a note: see
+// TestOutsideGitWhatLiesAboveIsANote).
 func TestProbeListsEveryPathError(t *testing.T) {
 	dir := wstest.Write(t, `
+-- .git/HEAD --
+ref: refs/heads/main
 -- CLAUDE.md --
 # Id
 -- stages/01-a/CONTEXT.md --

@@ -16,6 +16,10 @@ type EscapeError struct {
 	// Never is set for a path icm never reads wherever it lies (anything
 	// under .git), rather than one that leaves.
 	Never bool
+	// NoRepository is set for a path that climbs above a workspace in no
+	// git repository, with no root named: it may well lead into the
+	// repository around it, which icm reads only once the person names it.
+	NoRepository bool
 }
 
 func (e *EscapeError) Error() string {
