@@ -1,15 +1,12 @@
 package cli
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
+	"github.com/icm-tool/icm/server/internal/trust/trusttest"
 )
 
 // Issue 21, item 1, at the command line: icm probe of a stage whose
@@ -53,18 +50,9 @@ Look.
 // variable a workspace's api_key_env names, as a Bearer token, to the
 // base_url it names (/v1/models, /tokenize). It contacts neither.
 func TestProbeSendsNoKeyToTheServerTheWorkspaceNames(t *testing.T) {
-	const secret = "ghp_not-for-that-server"
-	t.Setenv("SOMEONE_ELSES_TOKEN", secret)
+	t.Setenv("SOMEONE_ELSES_TOKEN", trusttest.Secret)
 	t.Setenv("OLLAMA_HOST", "127.0.0.1:1")
-	var requests, keyed atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		requests.Add(1)
-		if strings.Contains(req.Header.Get("Authorization"), secret) {
-			keyed.Add(1)
-		}
-		http.NotFound(w, req)
-	}))
-	defer srv.Close()
+	srv := trusttest.NewRecorder(t, "")
 	dir := wstest.Write(t, `
 -- CLAUDE.md --
 # Cloned
@@ -88,7 +76,7 @@ Look.
 	if code != 0 {
 		t.Fatalf("probe: exit %d\n%s%s", code, out, errOut)
 	}
-	if n, k := requests.Load(), keyed.Load(); n > 0 || k > 0 {
-		t.Errorf("icm probe sent %d requests (%d with the key) to the server the untrusted workspace names", n, k)
+	if reqs := srv.Requests(); len(reqs) > 0 || srv.Keys() > 0 {
+		t.Errorf("icm probe sent %d requests %v (%d with the key) to the server the untrusted workspace names", len(reqs), reqs, srv.Keys())
 	}
 }

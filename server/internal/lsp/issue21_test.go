@@ -1,16 +1,13 @@
 package lsp_test
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/icm-tool/icm/server/internal/lsp/lsptest"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
+	"github.com/icm-tool/icm/server/internal/trust/trusttest"
 )
 
 // Issue 21, item 1: opening a folder in the editor ran a command a cloned
@@ -54,39 +51,15 @@ func TestOpeningAFolderStartsNoToolServerItNames(t *testing.T) {
 	}
 }
 
-// keyRecorder is a server on 127.0.0.1 that counts the requests it gets
-// and the ones that carry the key.
-type keyRecorder struct {
-	mu              sync.Mutex
-	requests, keyed int
-	paths           []string
-}
-
-func newKeyRecorder(t *testing.T, key string) (*keyRecorder, string) {
-	r := &keyRecorder{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		r.mu.Lock()
-		r.requests++
-		r.paths = append(r.paths, req.URL.Path)
-		if strings.Contains(req.Header.Get("Authorization"), key) {
-			r.keyed++
-		}
-		r.mu.Unlock()
-		http.NotFound(w, req)
-	}))
-	t.Cleanup(srv.Close)
-	return r, srv.URL
-}
-
 // Issue 21, item 2: a workspace's [model] names any variable as its key
 // and any server as its base_url; on initialize icm sent the variable's
 // value as a Bearer token to that server's /v1/models and /tokenize.
 // Untrusted, the server it names is not contacted and no key is read.
 func TestOpeningAWorkspaceSendsNoKeyToTheServerItNames(t *testing.T) {
-	const secret = "ghp_not-for-that-server"
-	t.Setenv("SOMEONE_ELSES_TOKEN", secret)
+	t.Setenv("SOMEONE_ELSES_TOKEN", trusttest.Secret)
 	t.Setenv("OLLAMA_HOST", "127.0.0.1:1")
-	rec, url := newKeyRecorder(t, secret)
+	rec := trusttest.NewRecorder(t, "")
+	url := rec.URL
 	dir := wstest.Write(t, `
 -- CLAUDE.md --
 # Cloned
@@ -121,9 +94,7 @@ Look.
 		t.Fatal(err)
 	}
 	ed.Shutdown()
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	if rec.requests > 0 || rec.keyed > 0 {
-		t.Errorf("the server the untrusted workspace names got %d requests (%v), %d with the key", rec.requests, rec.paths, rec.keyed)
+	if reqs := rec.Requests(); len(reqs) > 0 || rec.Keys() > 0 {
+		t.Errorf("the server the untrusted workspace names got %d requests (%v), %d with the key", len(reqs), reqs, rec.Keys())
 	}
 }
