@@ -85,7 +85,9 @@ func TestPathEscapesRefused(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(outside, "secret.md"), []byte("secret"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dir := wstest.Write(t, strings.ReplaceAll(escapes, "OUTSIDE", outside))
+	// A repository's root: what climbs above it or links out is certain
+	// to leave (outside git it would be a note: TestOutsideGitWhatLiesAboveIsANote).
+	dir := wstest.Write(t, "-- .git/HEAD --\nref: refs/heads/main\n"+strings.ReplaceAll(escapes, "OUTSIDE", outside))
 	files := &recordingFiles{}
 	ws, err := workspace.Open(dir, files)
 	if err != nil {
