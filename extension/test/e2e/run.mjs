@@ -143,13 +143,43 @@ async function screenshot(name) {
   return file;
 }
 
+/**
+ * Opens a quick pick with `key`, types `text` and returns the first row
+ * holding `rowText` once it shows. A command can be offered only after a
+ * while (VS Code's MCP commands once its AI features are set up), and a key
+ * pressed while a window is still starting can be lost: each try waits
+ * `wait` ms for the row, then closes the pick and opens it again, until
+ * `budget` ms have passed.
+ */
+async function pick(key, text, rowText, { wait = 5_000, budget = stepTimeout } = {}) {
+  const input = page.locator('.quick-input-widget input');
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: rowText }).first();
+  const since = Date.now();
+  for (;;) {
+    try {
+      await page.keyboard.press(key);
+      await input.waitFor({ state: 'visible', timeout: wait });
+      await input.fill(text, { timeout: wait });
+      await row.waitFor({ timeout: wait });
+      return row;
+    } catch (err) {
+      if (Date.now() - since + wait > budget) {
+        throw err;
+      }
+      await page.keyboard.press('Escape');
+    }
+  }
+}
+
+/** Opens a workspace file by Quick Open, as a person does, and waits for its tab. */
+async function quickOpen(file, tab) {
+  await (await pick('Control+P', file, tab)).click();
+  await page.locator('.tab.active', { hasText: tab }).waitFor();
+}
+
 /** Runs a palette command by its title, as a person types it. */
 async function runCommand(title) {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible' });
-  await input.fill(`>${title}`);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
+  await pick('F1', `>${title}`, title);
   await page.keyboard.press('Enter');
 }
 
@@ -671,10 +701,7 @@ test('the extension in VS Code', async (t) => {
         ['pipeline/04-draft/output/draft.md', 'draft.md'],
         ['pipeline/01-scope/output/objectives.md', 'objectives.md'],
       ]) {
-        await page.keyboard.press('Control+P');
-        await page.locator('.quick-input-widget input').fill(file);
-        await page.locator('.quick-input-list .monaco-list-row', { hasText: tab }).first().click();
-        await page.locator('.tab.active', { hasText: tab }).waitFor();
+        await quickOpen(file, tab);
         await page.locator('.monaco-editor .codelens-decoration a').first().waitFor();
         if (tab === 'draft.md') {
           // Item 2's lenses are above its own heading, not on the file's line.
@@ -867,10 +894,7 @@ test('the extension in VS Code', async (t) => {
     const cfg = path.join(workspace, 'config.toml');
     const text = await readFile(cfg, 'utf8');
     await writeFile(cfg, text.replace('name = "qwen3.5:9b"', 'name = "qwen3.5:9"'));
-    await page.keyboard.press('Control+P');
-    await page.locator('.quick-input-widget input').fill('config.toml');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'config.toml' }).first().click();
-    await page.locator('.tab.active', { hasText: 'config.toml' }).waitFor();
+    await quickOpen('config.toml', 'config.toml');
     await page.locator('.monaco-editor .squiggly-warning, .monaco-editor .squiggly-error').first().waitFor();
     // A typo is a config error, not a change of settings: the approved
     // stages keep their approval (and come back approved once it is fixed).
@@ -942,10 +966,7 @@ test('the extension in VS Code', async (t) => {
   await step(t, 'config.toml is coloured by the language server and completes values with their quotes, never a key already set', async () => {
     await page.keyboard.press('Escape');
     await clearNotifications();
-    await page.keyboard.press('Control+P');
-    await page.locator('.quick-input-widget input').fill('config.toml');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'config.toml' }).first().click();
-    await page.locator('.tab.active', { hasText: 'config.toml' }).waitFor();
+    await quickOpen('config.toml', 'config.toml');
     // The key, the string and the comment each get their own colour (no
     // grammar is shipped: without the server's tokens the text is one colour).
     const colours = () =>
@@ -1116,9 +1137,12 @@ test('the extension in VS Code', async (t) => {
     settings['chat.disableAIFeatures'] = false;
     await writeFile(userSettings, JSON.stringify(settings, null, 2));
     // The window reads it anew when reloaded (the settings file's watcher
-    // does not always tell a running window in time).
+    // does not always tell a running window in time). The new page's load
+    // is awaited, not the old one's: the old page is still loaded for a
+    // moment after the command, and a key pressed into it is lost.
+    const reloaded = page.waitForEvent('load');
     await runCommand('Developer: Reload Window');
-    await page.waitForLoadState('load');
+    await reloaded;
     await page.locator('.monaco-workbench').waitFor();
     await page.locator('.statusbar-item', { hasText: 'awaiting review' }).first().waitFor();
     await clearNotifications();
@@ -1126,21 +1150,7 @@ test('the extension in VS Code', async (t) => {
     // seconds on a quiet machine, minutes on a busy one.
     const title = 'MCP: List Servers';
     const since = Date.now();
-    for (let i = 0; ; i++) {
-      await page.keyboard.press('F1');
-      const input = page.locator('.quick-input-widget input');
-      await input.waitFor({ state: 'visible' });
-      await input.fill(`>${title}`);
-      try {
-        await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 2_000 });
-        break;
-      } catch (err) {
-        if (i >= 120) {
-          throw err;
-        }
-        await page.keyboard.press('Escape');
-      }
-    }
+    await pick('F1', `>${title}`, title, { wait: 2_000, budget: 4 * stepTimeout });
     console.log(`# VS Code offered ${title} after ${Math.round((Date.now() - since) / 1000)} s`);
     await page.keyboard.press('Enter');
     const row = page.locator('.quick-input-list .monaco-list-row', { hasText: /^icm/ }).first();
