@@ -517,11 +517,16 @@ func TestSubscribedStageGoesStale(t *testing.T) {
 	}
 
 	// The approved output changes: the next stage's context changes.
+	changed := c.mark()
 	if err := os.WriteFile(filepath.Join(dir, "pipeline", "01-scope", "output", "objectives.md"), []byte("1. Only this.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c.notification("notifications/resources/updated", func(p map[string]any) bool { return p["uri"] == "icm://02-research/context" }, 30*time.Second)
+	c.notificationAfter(changed, "notifications/resources/updated", func(p map[string]any) bool { return p["uri"] == "icm://02-research/context" }, 30*time.Second)
 
+	// Earlier changes (the items of 02-research come from objectives.md)
+	// already changed the lists once: wait for the changes after this one.
+	// Each list says so itself, so a client re-lists what it was told of.
+	before := c.mark()
 	stage := filepath.Join(dir, "pipeline", "05-review")
 	if err := os.MkdirAll(stage, 0o755); err != nil {
 		t.Fatal(err)
@@ -529,10 +534,11 @@ func TestSubscribedStageGoesStale(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(stage, "CONTEXT.md"), []byte("# Stage: 05-review\n\n## Process\nReview the course.\n\n## Outputs\n- review.md -> output/\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c.notification("notifications/resources/list_changed", nil, 30*time.Second)
+	c.notificationAfter(before, "notifications/resources/list_changed", nil, 30*time.Second)
 	if uris := names(c.result("resources/list", map[string]any{}), "resources"); !slices.Contains(uris, "05-review context") {
 		t.Errorf("the new stage is not listed: %v", uris)
 	}
+	c.notificationAfter(before, "notifications/prompts/list_changed", nil, 30*time.Second)
 	if prompts := names(c.result("prompts/list", map[string]any{}), "prompts"); !slices.Contains(prompts, "05-review") {
 		t.Errorf("the new stage has no prompt: %v", prompts)
 	}

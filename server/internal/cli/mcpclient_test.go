@@ -201,11 +201,25 @@ func (c *mcpClient) readResource(uri string) string {
 }
 
 // notification waits for a notification of method whose params satisfy
-// match, for at most wait.
+// match, for at most wait; one that came before the call counts too.
 func (c *mcpClient) notification(method string, match func(map[string]any) bool, wait time.Duration) map[string]any {
 	c.t.Helper()
+	return c.notificationAfter(0, method, match, wait)
+}
+
+// mark is how many notifications came so far, for notificationAfter.
+func (c *mcpClient) mark() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.notes)
+}
+
+// notificationAfter is notification counting only those that came after
+// mark: a list that changes twice in a test sends its list_changed twice.
+func (c *mcpClient) notificationAfter(mark int, method string, match func(map[string]any) bool, wait time.Duration) map[string]any {
+	c.t.Helper()
 	deadline := time.After(wait)
-	seen := 0
+	seen := mark
 	for {
 		c.mu.Lock()
 		notes := c.notes[seen:]
