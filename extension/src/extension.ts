@@ -25,7 +25,12 @@ export function activate(context: vscode.ExtensionContext): void {
   const tests = new TestExplorer(server, log);
   const trust = new TrustFlow(server, model, log);
   server.setHooks({
-    runFinished: (ev) => void review.runFinished(ev),
+    runFinished: (ev) => {
+      // Every run that ends is listed, even one that changed no stage's
+      // state (refused before any work, with the last good run kept).
+      void runs.refresh();
+      void review.runFinished(ev);
+    },
     command: (command, args, next) => {
       // The ▶ Test lens runs its stage's cases in the Test Explorer.
       const a = (args[0] ?? {}) as { workspace?: string; stage?: string; token?: string };
