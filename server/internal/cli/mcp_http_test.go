@@ -5,7 +5,7 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"net"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -17,26 +17,8 @@ import (
 
 func TestMCPSearchOverHTTP(t *testing.T) {
 	fake := fakesearx.New(t, nil)
-	// A free port: bind, note, release (the server binds it again).
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-
 	ctx, stop := context.WithCancel(t.Context())
-	errR, errW := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		done <- Main(ctx, []string{"mcp", "search", "--http", addr, "--searxng", fake.URL}, strings.NewReader(""), &bytes.Buffer{}, errW)
-		errW.Close()
-	}()
-	// The server says on stderr when it listens.
-	sc := bufio.NewScanner(errR)
-	for sc.Scan() && !strings.Contains(sc.Text(), "serving MCP over streamable HTTP") {
-	}
-	go io.Copy(io.Discard, errR)
+	url, done := serveOverHTTP(t, ctx, "mcp", "search", "--searxng", fake.URL)
 	defer func() {
 		stop()
 		if code := <-done; code != 0 {
@@ -44,7 +26,7 @@ func TestMCPSearchOverHTTP(t *testing.T) {
 		}
 	}()
 
-	c, err := client.NewStreamableHttpClient("http://" + addr + "/mcp")
+	c, err := client.NewStreamableHttpClient(url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,4 +48,31 @@ func TestMCPSearchOverHTTP(t *testing.T) {
 	if !ok || res.IsError || !strings.Contains(tc.Text, "[1] Result 1 for over http") {
 		t.Fatalf("result = %+v", res)
 	}
+}
+
+// serveOverHTTP runs icm with args and --http 127.0.0.1:0 until ctx ends,
+// and returns the URL it serves, as its log says, and its exit code to
+// come. The server binds the port itself: a port a test picked and let go
+// of could be taken by another process before the server binds it.
+func serveOverHTTP(t *testing.T, ctx context.Context, args ...string) (string, <-chan int) {
+	t.Helper()
+	errR, errW := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- Main(ctx, append(args, "--http", "127.0.0.1:0"), strings.NewReader(""), &bytes.Buffer{}, errW)
+		errW.Close()
+	}()
+	// The server says on stderr when it listens, and where.
+	serving := regexp.MustCompile(`serving MCP over streamable HTTP.* url=(http://\S+/mcp)`)
+	var said strings.Builder
+	sc := bufio.NewScanner(errR)
+	for sc.Scan() {
+		said.WriteString(sc.Text() + "\n")
+		if m := serving.FindStringSubmatch(sc.Text()); m != nil {
+			go io.Copy(io.Discard, errR)
+			return m[1], done
+		}
+	}
+	t.Fatalf("icm %s did not serve over HTTP (exit %d):\n%s", strings.Join(args, " "), <-done, said.String())
+	return "", nil
 }

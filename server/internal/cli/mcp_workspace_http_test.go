@@ -1,10 +1,7 @@
 package cli
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -30,27 +27,13 @@ func TestWorkspaceServerOverHTTPIsLocalOnly(t *testing.T) {
 		}
 	}
 
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
 	ctx, stop := context.WithCancel(t.Context())
-	errR, errW := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		done <- Main(ctx, []string{"-w", dir, "mcp", "workspace", "--http", addr}, strings.NewReader(""), &bytes.Buffer{}, errW)
-		errW.Close()
-	}()
-	sc := bufio.NewScanner(errR)
-	for sc.Scan() && !strings.Contains(sc.Text(), "serving MCP over streamable HTTP") {
-	}
-	go io.Copy(io.Discard, errR)
+	url, done := serveOverHTTP(t, ctx, "-w", dir, "mcp", "workspace")
 	defer func() {
 		stop()
 		<-done
 	}()
+	addr := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp")
 
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"page","version":"1"}}}`
 	post := func(host, origin string) int {
@@ -93,7 +76,7 @@ func TestWorkspaceServerOverHTTPIsLocalOnly(t *testing.T) {
 		}
 	}
 
-	c, err := client.NewStreamableHttpClient("http://" + addr + "/mcp")
+	c, err := client.NewStreamableHttpClient(url)
 	if err != nil {
 		t.Fatal(err)
 	}
