@@ -5,12 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"github.com/icm-tool/icm/server/internal/human"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/testutil/closedport"
 	"github.com/icm-tool/icm/server/internal/testutil/fakesearx"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
@@ -102,13 +102,7 @@ func TestDoctorUntrusted(t *testing.T) {
 // closedPort is a loopback address nothing listens on.
 func closedPort(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return "http://" + addr
+	return closedport.URL(t)
 }
 
 func wantLines(t *testing.T, out string, lines ...string) {

@@ -3,13 +3,13 @@ package cli
 import (
 	"bytes"
 	"context"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/icm-tool/icm/server/internal/session"
+	"github.com/icm-tool/icm/server/internal/testutil/closedport"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 )
 
@@ -143,11 +143,5 @@ func TestPullViewOnATerminalDrawsBars(t *testing.T) {
 
 // deadURL is an address on which nothing listens.
 func deadURL(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := "http://" + l.Addr().String()
-	l.Close()
-	return u
+	return closedport.URL(t)
 }

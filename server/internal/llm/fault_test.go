@@ -2,22 +2,17 @@ package llm
 
 import (
 	"context"
-	"net"
 	"testing"
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/testutil/closedport"
 )
 
 // The failures people meet most often become faults with the fixes the
 // editor offers as buttons and the CLI as commands.
 func TestErrorsBecomeFaults(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refused := "http://" + l.Addr().String()
-	l.Close()
+	refused := closedport.URL(t)
 	missing := newFake(t)
 	missing.chat = status(404, `{"error":"model 'tiny' not found"}`)
 	busy := newFake(t)

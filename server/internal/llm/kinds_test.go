@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"github.com/icm-tool/icm/server/internal/fault"
-	"net"
+	"github.com/icm-tool/icm/server/internal/testutil/closedport"
 	"net/http"
 	"strings"
 	"testing"
@@ -179,15 +179,10 @@ func TestRetryAfterBeyondBudgetSaysSo(t *testing.T) {
 // refused connection fails at once (no retry loop), saying there is no
 // server there and how to start one.
 func TestUnreachableServer(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close() // nothing listens there now: connection refused
+	addr := closedport.Addr(t) // nothing listens there: connection refused
 	clock := newFakeTime()
 	o := newTestClient(t, "http://"+addr, clock, WithRetry(time.Hour, 4))
-	_, err = o.Chat(context.Background(), ChatRequest{Messages: userMsg("hi")})
+	_, err := o.Chat(context.Background(), ChatRequest{Messages: userMsg("hi")})
 	var e *Error
 	if !errors.As(err, &e) || e.Kind != KindUnavailable {
 		t.Fatalf("err = %v, want KindUnavailable", err)

@@ -2,11 +2,11 @@ package llm
 
 import (
 	"context"
-	"net"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/testutil/closedport"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 )
 
@@ -74,15 +74,6 @@ func TestPoolFillsFreeSlotsFirst(t *testing.T) {
 }
 
 func TestPoolMovesOnFromAFailingServer(t *testing.T) {
-	dead := func() string {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr := ln.Addr().String()
-		ln.Close()
-		return "http://" + addr
-	}
 	cases := []struct {
 		name string
 		turn ollamatest.Turn
@@ -102,7 +93,7 @@ func TestPoolMovesOnFromAFailingServer(t *testing.T) {
 			good.Default(ollamatest.Text("fine"))
 			badURL := bad.URL()
 			if tc.refused {
-				badURL = dead()
+				badURL = closedport.URL(t)
 			}
 			p := poolOf(t, 1, badURL, good.URL())
 			for i := 0; i < 4; i++ {

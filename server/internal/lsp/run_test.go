@@ -2,7 +2,6 @@ package lsp_test
 
 import (
 	"encoding/json"
-	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/icm-tool/icm/server/internal/lsp/lsptest"
+	"github.com/icm-tool/icm/server/internal/testutil/closedport"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 )
 
@@ -260,12 +260,7 @@ func stageIs(stage, status string) func(json.RawMessage) bool {
 // ends with a runFinished whose error says so by kind, with the hint and
 // the fixes, so the editor offers buttons instead of a raw message.
 func TestRunFailureCarriesItsFixes(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	down := "http://" + l.Addr().String()
-	l.Close()
+	down := closedport.URL(t)
 	// Ollama is installed here (a stand-in on the PATH), only not running.
 	bin := t.TempDir()
 	if err := os.WriteFile(filepath.Join(bin, "ollama"), []byte("#!/bin/sh\n"), 0o755); err != nil {
@@ -317,12 +312,7 @@ func TestRunFailureCarriesItsFixes(t *testing.T) {
 // address here is one the person set (not Ollama's own 11434), so setting
 // it comes first: what listens there is theirs, most likely stopped.
 func TestRunFailureWithoutOllamaOffersInstallAndDemo(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	down := "http://" + l.Addr().String()
-	l.Close()
+	down := closedport.URL(t)
 	empty := t.TempDir()
 	s := newSession(t, func(c *lsptest.Config) {
 		c.InitOptions = map[string]any{"ollamaHost": down}

@@ -3,7 +3,6 @@ package workflow_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/testutil/closedport"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 	"github.com/icm-tool/icm/server/internal/workflow"
@@ -183,12 +183,7 @@ func BenchmarkUnchangedPipeline(b *testing.B) {
 // connection before anything ever answered is not retried).
 func BenchmarkRefusedConnectionToError(b *testing.B) {
 	dir := wstest.Write(b, small)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	addr := "http://" + ln.Addr().String()
-	ln.Close()
+	addr := closedport.URL(b)
 	b.Run("in-process", func(b *testing.B) {
 		for b.Loop() {
 			client, err := llm.NewOllama(llm.WithBaseURL(addr))

@@ -1,11 +1,11 @@
 package search
 
 import (
-	"net"
 	"strings"
 	"testing"
 
 	"github.com/icm-tool/icm/server/internal/mcpserver/internal/mcpcall"
+	"github.com/icm-tool/icm/server/internal/testutil/closedport"
 	"github.com/icm-tool/icm/server/internal/testutil/fakesearx"
 )
 
@@ -50,13 +50,8 @@ func TestSearchTool(t *testing.T) {
 }
 
 func TestSearchToolErrors(t *testing.T) {
-	// A port nothing listens on: bind one, note it, close it.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead := "http://" + l.Addr().String()
-	l.Close()
+	// A port nothing listens on.
+	dead := closedport.URL(t)
 
 	forbidden := fakesearx.New(t, nil)
 	forbidden.Fail(403)
