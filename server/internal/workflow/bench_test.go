@@ -161,7 +161,8 @@ func BenchmarkUnchangedPipeline(b *testing.B) {
 	})
 	b.Run("command", func(b *testing.B) {
 		for b.Loop() {
-			cmd := exec.Command(icmBin, "run", "-q")
+			// The workspace names a Script stage: trusted for this command only.
+			cmd := exec.Command(icmBin, "run", "-q", "--trust")
 			cmd.Dir = dir
 			cmd.Env = append(os.Environ(), "OLLAMA_HOST="+srv.URL())
 			if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "nothing to run") {
@@ -198,7 +199,8 @@ func BenchmarkRefusedConnectionToError(b *testing.B) {
 	})
 	b.Run("command", func(b *testing.B) {
 		for b.Loop() {
-			cmd := exec.Command(icmBin, "run", "-q")
+			// The workspace names a Script stage: trusted for this command only.
+			cmd := exec.Command(icmBin, "run", "-q", "--trust")
 			cmd.Dir = dir
 			cmd.Env = append(os.Environ(), "OLLAMA_HOST="+addr)
 			if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "no model server") {
