@@ -16,13 +16,17 @@ import (
 // a grandchild, hangs past the call deadline and then dies mid-call. Each
 // fault reaches the model as a tool error naming the server, the stage
 // still finishes, and no process of the server is left afterwards.
+//
+// The call deadline bounds every call, not only the hang: flood and spawn
+// (which starts a process and waits for its pid file) must answer within
+// it, so it is a few seconds, not one a loaded machine can miss.
 func TestToolServerFaults(t *testing.T) {
 	pids := t.TempDir()
 	h := newSmall(t, ollamatest.Config{})
 	cfg := `[model]
 name = "qwen3.5:9b"
 [workflow]
-tool_timeout = "1s"
+tool_timeout = "3s"
 max_tool_calls = 10
 [mcp.servers.fixture]
 command = "` + fixtureBin + `"
