@@ -132,7 +132,7 @@ type MissingError struct {
 
 func (e *MissingError) Error() string {
 	if e.OutsideGit {
-		return fmt.Sprintf("stage %s: input %s is not in the workspace, and outside a git repository icm reads nothing above it: name the repository root with --repo DIR or ICM_REPO", e.Stage, e.Path)
+		return fmt.Sprintf("stage %s: input %s is not in the workspace; %s", e.Stage, e.Path, workspace.OutsideGitShared)
 	}
 	if e.ProducedBy != "" {
 		return fmt.Sprintf("stage %s: input %s does not exist yet; stage %s produces it: run and approve that stage first", e.Stage, e.Path, e.ProducedBy)
@@ -417,7 +417,7 @@ func (a *assembler) absent(in contract.Input, loc *Located, role string, layer i
 			return "", fmt.Errorf("stage %s: no file matches the input %s", a.st.Name, loc.Rel)
 		}
 		return "", &MissingError{Stage: a.st.Name, Path: loc.Rel, ProducedBy: producer,
-			OutsideGit: producer == "" && strings.HasPrefix(in.Path, "/") && a.ws.Repository == ""}
+			OutsideGit: producer == "" && a.ws.SharedFromItself(in.Path)}
 	}
 	note := "(missing)"
 	if in.Glob {

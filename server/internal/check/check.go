@@ -843,11 +843,10 @@ func (c *checker) absent(st *workspace.Stage, in contract.Input, loc *assemble.L
 		f.Data = map[string]string{"path": rel}
 		return
 	}
-	if strings.HasPrefix(in.Path, "/") && c.ws.Repository == "" {
+	if c.ws.SharedFromItself(in.Path) {
 		// Not an error: the file may be in the repository above, which
 		// icm does not read until the person names it. A run says the same.
-		f := at(contract.Info, contract.CodeInputMissing,
-			fmt.Sprintf("input %s is not in the workspace; outside a git repository a leading / means the workspace root, and icm reads nothing above it (name the repository root with --repo DIR or ICM_REPO)", rel))
+		f := at(contract.Info, contract.CodeInputMissing, fmt.Sprintf("input %s is not in the workspace; %s", rel, workspace.OutsideGitShared))
 		f.Data = map[string]string{"path": rel}
 		return
 	}

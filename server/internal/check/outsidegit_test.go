@@ -2,8 +2,10 @@ package check
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 )
@@ -37,9 +39,14 @@ Go.
 		t.Skipf("the temporary folder is inside a repository (%s)", ws.Repository)
 	}
 	got := map[string]contract.Severity{}
-	for _, f := range Run(ws, Options{}).Findings {
+	var note string
+	rep := Run(ws, Options{})
+	for _, f := range rep.Findings {
 		if f.Code == contract.CodeInputMissing || f.Code == contract.CodePathEscape {
 			got[f.Code] = f.Severity
+		}
+		if f.Code == contract.CodeInputMissing {
+			note = f.Message
 		}
 		if f.Severity == contract.Error || f.Severity == contract.Warning {
 			t.Errorf("%s: %s [%s]", f.Severity, f.Message, f.Code)
@@ -47,5 +54,12 @@ Go.
 	}
 	if got[contract.CodeInputMissing] != contract.Info || got[contract.CodePathEscape] != contract.Info {
 		t.Errorf("the shared input and the climb read %v, want a note each", got)
+	}
+	// A run refuses the shared input in the words of the note.
+	sr := rep.Stage("01-a")
+	_, err := assemble.Stage(ws, sr.Stage, sr.Contract, assemble.Options{})
+	_, why, _ := strings.Cut(note, "; ")
+	if err == nil || why == "" || !strings.HasSuffix(err.Error(), why) {
+		t.Errorf("the run says %v; the note says %q", err, note)
 	}
 }

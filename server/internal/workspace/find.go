@@ -166,7 +166,7 @@ func (w *Workspace) Refused(err error) bool {
 func (w *Workspace) findAbove(dir, p, joined string) (Found, error) {
 	if w.repo == nil {
 		if w.Repository == "" {
-			return Found{}, &EscapeError{Path: p, NoRepository: true, Reason: "it climbs above the workspace folder with ..; outside a git repository icm reads only inside the workspace (name the repository root with --repo DIR or ICM_REPO to read shared files above it)"}
+			return Found{}, &EscapeError{Path: p, NoRepository: true, Reason: "it climbs above the workspace folder with ..; outside a git repository icm reads only inside the workspace (" + NameTheRepository + " to read shared files above it)"}
 		}
 		_, err := w.Resolve(dir, p)
 		return Found{}, err

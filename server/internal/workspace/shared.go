@@ -29,6 +29,21 @@ import (
 // both rules are applied to the path a link leads to, not only to the path
 // as written.
 
+// NameTheRepository says how a person names a repository root.
+const NameTheRepository = "name the repository root with --repo DIR or ICM_REPO"
+
+// OutsideGitShared says how a shared path is read in a workspace that is
+// in no git repository and names no root: check's note and a run's
+// refusal of such an input both give these words.
+const OutsideGitShared = "outside a git repository a leading / means the workspace root, and icm reads nothing above it (" + NameTheRepository + ")"
+
+// SharedFromItself reports whether the shared path p (a leading /) is read
+// from the workspace alone, because it is in no git repository and names
+// no root: whether p is in the repository above it is then not known.
+func (w *Workspace) SharedFromItself(p string) bool {
+	return strings.HasPrefix(p, "/") && w.Repository == ""
+}
+
 // Where the repository root came from.
 const (
 	RepositoryGit   = "git"   // the nearest folder holding .git
