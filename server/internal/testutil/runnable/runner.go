@@ -132,7 +132,7 @@ func (m *measurer) workspace(ctx context.Context) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer srv.Close()
+	defer func() { _ = srv.Close() }()
 	m.srv = srv
 	srv.DefaultFunc((&model{body: sectionBody(ws)}).reply)
 	cfg, err := os.MkdirTemp(m.tmp, "config-")
