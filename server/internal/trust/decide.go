@@ -16,7 +16,8 @@ type State string
 
 // States.
 const (
-	// NotNeeded: the workspace names nothing to run, contact or read.
+	// NotNeeded: the workspace names nothing to run, contact or read
+	// (and Restricted Mode is off).
 	NotNeeded State = "not-needed"
 	// Trusted: a grant covers everything it names (or --trust, or the run
 	// that started this process).
@@ -27,7 +28,7 @@ const (
 	// not cover.
 	Changed State = "changed"
 	// Restricted: the editor's Restricted Mode is on; whatever icm's
-	// record says, the workspace is not trusted.
+	// record says and whatever the workspace names, it is read-only.
 	Restricted State = "restricted"
 )
 
@@ -66,20 +67,21 @@ type Decision struct {
 	Note string `json:"note,omitempty"`
 }
 
-// Decide puts a workspace's parts and its person's grant together: a
-// workspace that names nothing needs no trust; one that does is trusted
-// when --trust says so, when the run that started this process was
-// trusted for the same parts, or when a record covers every part, and
-// never while the editor is in Restricted Mode.
+// Decide puts a workspace's parts and its person's grant together. The
+// editor's Restricted Mode comes first: it makes every workspace
+// read-only, whatever it names. Otherwise a workspace that names nothing
+// needs no trust; one that does is trusted when --trust says so, when the
+// run that started this process was trusted for the same parts, or when
+// a record covers every part.
 func Decide(root string, parts Parts, in Inputs) Decision {
 	parts = parts.sorted()
 	d := Decision{Root: RealPath(root), Parts: parts, Hash: parts.Hash()}
-	if len(parts) == 0 {
-		d.State = NotNeeded
-		return d
-	}
 	if in.Restricted {
 		d.State = Restricted
+		return d
+	}
+	if len(parts) == 0 {
+		d.State = NotNeeded
 		return d
 	}
 	if in.Explicit {
@@ -113,8 +115,9 @@ func Decide(root string, parts Parts, in Inputs) Decision {
 	return d
 }
 
-// Needed reports whether the workspace names anything trust covers.
-func (d Decision) Needed() bool { return d.State != NotNeeded && d.State != "" }
+// Needed reports whether the workspace names anything trust covers (a
+// workspace held read-only by Restricted Mode may name nothing).
+func (d Decision) Needed() bool { return d.State != NotNeeded && d.State != "" && len(d.Parts) > 0 }
 
 // Allowed reports whether icm may act for the workspace: start what it
 // names, contact what it names, read what it names.

@@ -126,9 +126,15 @@ Write.
 	if len(parts) != 0 {
 		t.Fatalf("parts = %v", parts)
 	}
-	d := trust.Decide(ws.Root, parts, trust.Inputs{Store: trust.Store{Dir: t.TempDir()}, Restricted: true})
+	d := trust.Decide(ws.Root, parts, trust.Inputs{Store: trust.Store{Dir: t.TempDir()}})
 	if d.State != trust.NotNeeded || !d.Allowed() || d.Needed() {
 		t.Errorf("decision = %+v", d)
+	}
+	// Restricted Mode is read-only whatever the workspace names: it is
+	// decided before whether trust is needed at all.
+	d = trust.Decide(ws.Root, parts, trust.Inputs{Store: trust.Store{Dir: t.TempDir()}, Restricted: true, Explicit: true})
+	if d.State != trust.Restricted || d.Allowed() || d.Needed() {
+		t.Errorf("restricted, the decision is %+v", d)
 	}
 }
 
