@@ -75,7 +75,13 @@ func (s *Session) Require(what string) error {
 }
 
 func (s *Session) refusal(what string) *fault.Error {
-	return fault.Untrusted(fmt.Sprintf("unable to %s: the workspace %s is %s", what, s.ws.Root, s.trust.Summary()), s.ws.Root)
+	f := fault.Untrusted(fmt.Sprintf("unable to %s: the workspace %s is %s", what, s.ws.Root, s.trust.Summary()), s.ws.Root)
+	if s.trust.State == trust.Restricted {
+		// Trusting the workspace would not lift it: the folder is held
+		// read-only, whatever the workspace names.
+		f.Hint = "the workspace is served read-only while Restricted Mode is on: trust the folder itself first"
+	}
+	return f
 }
 
 // GrantTrust records that the person trusts the workspace for exactly
