@@ -377,8 +377,9 @@ func TestRestrictedServesReadOnly(t *testing.T) {
 // TestTrustMatrixWorkspaceServer: the workspace server on a workspace
 // nobody trusts, which names tool servers, a Script stage, a run: check,
 // a model server and a key: every resource and prompt reads, every tool
-// that reads answers, every tool that acts is refused for want of trust
-// naming icm trust, and nothing the workspace names acts.
+// that reads or asks answers, every tool that acts is refused for want
+// of trust (workspaceToolTrust classifies each), and nothing the
+// workspace names acts.
 func TestTrustMatrixWorkspaceServer(t *testing.T) {
 	cfg := trusttest.ConfigDir(t)
 	h := trusttest.NewHostile(t, trusttest.HostileOptions{MCP: []string{fixtureBin}})
@@ -401,41 +402,7 @@ func TestTrustMatrixWorkspaceServer(t *testing.T) {
 	for _, p := range names(c.result("prompts/list", map[string]any{}), "prompts") {
 		c.result("prompts/get", map[string]any{"name": p})
 	}
-	id := func(stage string) string {
-		text, isErr := c.tool("probe", map[string]any{"stage": stage})
-		if isErr {
-			t.Fatalf("probe %s untrusted: %s", stage, text)
-		}
-		return decodeProbe(t, text).ContextID
-	}
-	reads := []struct {
-		tool string
-		args map[string]any
-	}{
-		{"status", nil}, {"check", nil}, {"next", nil},
-		{"probe", map[string]any{"stage": "03-c"}},
-		{"request_review", map[string]any{"stage": "01-a"}},
-	}
-	for _, r := range reads {
-		if text, isErr := c.tool(r.tool, r.args); isErr {
-			t.Errorf("%s was refused untrusted; it only reads: %s", r.tool, text)
-		}
-	}
-	acts := []struct {
-		tool string
-		args map[string]any
-	}{
-		{"run_stage", map[string]any{"stage": "02-b"}},
-		{"run_stage", map[string]any{"stage": "01-a"}},
-		{"submit_outputs", map[string]any{"stage": "01-a", "context_id": id("01-a"), "files": []any{map[string]any{"path": "output/a.md", "content": "a"}}}},
-		{"approve_stage", map[string]any{"stage": "01-a"}},
-	}
-	for _, a := range acts {
-		text, isErr := c.tool(a.tool, a.args)
-		if !isErr || !strings.Contains(text, "not trusted") {
-			t.Errorf("%s %v was not refused for want of trust (isError %v): %s", a.tool, a.args, isErr, text)
-		}
-	}
+	callEveryTool(t, c, "not trusted")
 	h.AssertQuiet(t, "the workspace server")
 	if _, err := os.Stat(filepath.Join(h.Dir, "pipeline", "01-a", "output", "a.md")); err == nil {
 		t.Error("an untrusted workspace took an output")

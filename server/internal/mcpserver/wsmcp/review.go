@@ -27,7 +27,7 @@ func (s *Server) reviewTool() (mcp.Tool, server.ToolHandlerFunc) {
 	opts := append(s.workspaceArg(),
 		stageArg(true, "The stage awaiting review, e.g. 01-scope."),
 		mcp.WithString("summary", mcp.Description("What you did and what the person should look at, in a sentence or two.")))
-	t := tool(toolReview, "Ask the person to review a stage waiting at its gate. Where your client can ask them, their answer comes back here as a note for the record, never an approval; otherwise this says the stage awaits their review and where they approve it. Stop after calling it: a person approves.", false, opts...)
+	t := tool(toolReview, "Ask the person to review a stage waiting at its gate. Where your client can ask them, their answer comes back here as a note for the record, never an approval; otherwise this says the stage awaits their review and where they approve it. Stop after calling it: a person approves.", opts...)
 	return t, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		w, err := s.workspaceNamed(req.GetString("workspace", ""))
 		if err != nil {
@@ -124,7 +124,7 @@ func (s *Server) keepAnswer(sess *session.Session, stage, asker string, a *mcp.E
 		n.Note, _ = m["note"].(string)
 	}
 	kept, note := "", "This is a note for the record"
-	if err := s.guard(sess, "keep a review note"); err != nil {
+	if err := s.guard(sess, toolRules[toolReview].what); err != nil {
 		// Read-only: the answer goes back to the agent and nowhere else.
 		kept, note = " (not kept: the workspace is served read-only)", "It is not an approval either"
 	} else if err := sess.NoteReview(n); err != nil {

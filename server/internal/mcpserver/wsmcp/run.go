@@ -14,12 +14,9 @@ import (
 
 func (s *Server) runTool() (mcp.Tool, server.ToolHandlerFunc) {
 	opts := append(s.workspaceArg(), stageArg(false, "The stage to run, e.g. 02-research; leave it out for the next stage that needs running."))
-	t := tool(toolRun, "Run a stage with icm's own model, as `icm run` does, and stop at its review gate. Use it for Script stages or when the person wants icm's model; to do a stage's work yourself, use probe and submit_outputs instead.", false, opts...)
+	t := tool(toolRun, "Run a stage with icm's own model, as `icm run` does, and stop at its review gate. Use it for Script stages or when the person wants icm's model; to do a stage's work yourself, use probe and submit_outputs instead.", opts...)
 	return t, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return s.call(req, func(_ *served, sess *session.Session) (string, error) {
-			if err := s.guard(sess, "run its stages"); err != nil {
-				return "", err
-			}
 			progress := s.progress(ctx, req)
 			run, err := sess.NewRun(session.RunRequest{Stage: req.GetString("stage", "")}, progress)
 			if err != nil {

@@ -181,8 +181,8 @@ func (s *Server) open(w *served) (*session.Session, error) {
 }
 
 // guard asks the session's trust gate whether icm may act for the
-// workspace: an untrusted workspace (or one an editor holds in
-// Restricted Mode) is served read-only.
+// workspace: an untrusted workspace (or any served with --restricted,
+// what an editor in Restricted Mode asks) is served read-only.
 func (s *Server) guard(sess *session.Session, what string) error {
 	return sess.Require(what)
 }

@@ -26,6 +26,41 @@ const (
 	toolApprove = "approve_stage"
 )
 
+// access is what a tool may do to a workspace. It decides what a
+// workspace served read-only (untrusted, or with --restricted) gets.
+type access int
+
+const (
+	// reads: it only reads, and is answered read-only.
+	reads access = iota + 1
+	// asks: it asks the person; read-only, their answer goes back to the
+	// agent and nothing is kept.
+	asks
+	// acts: it writes outputs or approvals, or runs stages; read-only, it
+	// is refused.
+	acts
+)
+
+// toolRule is a tool's access and, for one that writes, what the trust
+// gate's refusal says it would have done.
+type toolRule struct {
+	access access
+	what   string
+}
+
+// toolRules classifies every tool. A tool missing here is refused as if
+// it acted, and TestEveryToolIsClassified fails until it is classified.
+var toolRules = map[string]toolRule{
+	toolStatus:  {reads, ""},
+	toolCheck:   {reads, ""},
+	toolProbe:   {reads, ""},
+	toolNext:    {reads, ""},
+	toolRun:     {acts, "run its stages"},
+	toolSubmit:  {acts, "write its outputs"},
+	toolReview:  {asks, "keep a review note"},
+	toolApprove: {acts, "approve its stages"},
+}
+
 // addTools registers every tool; approve_stage only where the person's
 // own settings allow agents to approve.
 func (s *Server) addTools() {
@@ -59,16 +94,24 @@ func stageArg(required bool, desc string) mcp.ToolOption {
 	return mcp.WithString("stage", opts...)
 }
 
-// tool builds a tool from its name, description and options.
-func tool(name, desc string, readOnly bool, opts ...mcp.ToolOption) mcp.Tool {
+// tool builds a tool from its name, description and options; it is
+// read-only to clients exactly when toolRules says it only reads.
+func tool(name, desc string, opts ...mcp.ToolOption) mcp.Tool {
+	readOnly := toolRules[name].access == reads
 	all := append([]mcp.ToolOption{mcp.WithDescription(desc), mcp.WithReadOnlyHintAnnotation(readOnly),
 		mcp.WithDestructiveHintAnnotation(false), mcp.WithOpenWorldHintAnnotation(false)}, opts...)
 	return mcp.NewTool(name, all...)
 }
 
-// call opens the workspace a call names and runs do with its session;
-// bad input and refusals become tool errors, as every fault does.
+// call opens the workspace a call names and runs do with its session,
+// once the trust gate allows a tool that acts (toolRules); bad input and
+// refusals become tool errors, as every fault does.
 func (s *Server) call(req mcp.CallToolRequest, do func(w *served, sess *session.Session) (string, error)) (*mcp.CallToolResult, error) {
+	rule, ok := toolRules[req.Params.Name]
+	if !ok {
+		// Nobody said whether it writes: it is refused, as one that does.
+		return mcp.NewToolResultError(fmt.Sprintf("tool %q has no rule saying whether it writes, so icm refuses it: this is a bug in icm, please report it", req.Params.Name)), nil
+	}
 	w, err := s.workspaceNamed(req.GetString("workspace", ""))
 	if err != nil {
 		return mcp.NewToolResultError(err.Error()), nil
@@ -78,6 +121,11 @@ func (s *Server) call(req mcp.CallToolRequest, do func(w *served, sess *session.
 		return mcp.NewToolResultError(faultText(err)), nil
 	}
 	defer sess.Close()
+	if rule.access == acts {
+		if err := s.guard(sess, rule.what); err != nil {
+			return mcp.NewToolResultError(faultText(err)), nil
+		}
+	}
 	text, err := do(w, sess)
 	if err != nil {
 		return mcp.NewToolResultError(faultText(err)), nil
@@ -127,7 +175,7 @@ func canElicit(ctx context.Context) bool {
 }
 
 func (s *Server) statusTool() (mcp.Tool, server.ToolHandlerFunc) {
-	t := tool(toolStatus, "Show each stage's state (pending, awaiting review, approved, stale, failed, has errors), why, and what to do next.", true, s.workspaceArg()...)
+	t := tool(toolStatus, "Show each stage's state (pending, awaiting review, approved, stale, failed, has errors), why, and what to do next.", s.workspaceArg()...)
 	return t, func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return s.call(req, func(w *served, sess *session.Session) (string, error) {
 			p, _, err := sess.Status()
@@ -162,7 +210,7 @@ func nextText(n state.Next) string {
 }
 
 func (s *Server) nextTool() (mcp.Tool, server.ToolHandlerFunc) {
-	t := tool(toolNext, "Say what to do next in the workspace: the stage to run or the one awaiting a person's review.", true, s.workspaceArg()...)
+	t := tool(toolNext, "Say what to do next in the workspace: the stage to run or the one awaiting a person's review.", s.workspaceArg()...)
 	return t, func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return s.call(req, func(w *served, sess *session.Session) (string, error) {
 			p, _, err := sess.Status()
@@ -180,7 +228,7 @@ func (s *Server) nextTool() (mcp.Tool, server.ToolHandlerFunc) {
 
 func (s *Server) checkTool() (mcp.Tool, server.ToolHandlerFunc) {
 	opts := append(s.workspaceArg(), stageArg(false, "Only this stage's findings, e.g. 01-scope; leave it out for all."))
-	t := tool(toolCheck, "Check the workspace's stage contracts and list the findings, file:line:col first. An error means a stage cannot run as written.", true, opts...)
+	t := tool(toolCheck, "Check the workspace's stage contracts and list the findings, file:line:col first. An error means a stage cannot run as written.", opts...)
 	return t, func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return s.call(req, func(_ *served, sess *session.Session) (string, error) {
 			return checkText(sess, req.GetString("stage", ""))
@@ -192,7 +240,7 @@ func (s *Server) probeTool() (mcp.Tool, server.ToolHandlerFunc) {
 	opts := append(s.workspaceArg(),
 		stageArg(true, "The stage, e.g. 01-scope."),
 		mcp.WithInteger("item", mcp.Description("For a For each stage, the item to show (1-based); leave it out for the stage."), mcp.Min(1)))
-	t := tool(toolProbe, "Get a stage's exact context as icm sends it to its model: system and user text, token counts, and its context_id. Read it before doing a stage's work yourself, and hand its context_id to submit_outputs.", true, opts...)
+	t := tool(toolProbe, "Get a stage's exact context as icm sends it to its model: system and user text, token counts, and its context_id. Read it before doing a stage's work yourself, and hand its context_id to submit_outputs.", opts...)
 	return t, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return s.call(req, func(_ *served, sess *session.Session) (string, error) {
 			doc, _, err := s.probeDoc(ctx, sess, req.GetString("stage", ""), req.GetInt("item", 0), true)
