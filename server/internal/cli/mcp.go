@@ -17,6 +17,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/fetch"
 	"github.com/icm-tool/icm/server/internal/mcpserver/browser"
+	"github.com/icm-tool/icm/server/internal/mcpserver/mcpgate"
 	"github.com/icm-tool/icm/server/internal/mcpserver/search"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/termsafe"
@@ -65,7 +66,7 @@ func newMCPSearchCmd(env *Env) *cobra.Command {
 			logger := newLogger(env)
 			logger.Info("search server", "searxng", searxng)
 			srv := search.NewServer(search.Deps{Searcher: &search.Client{BaseURL: searxng}, Version: Version})
-			return serveMCP(cmd.Context(), env, logger, srv, tf.http)
+			return serveMCP(cmd.Context(), env, logger, srv, serving{addr: tf.http})
 		},
 	}
 	tf.add(cmd)
@@ -191,7 +192,7 @@ func runBrowser(ctx context.Context, env *Env, f *browserFlags) error {
 		SnippetChars: f.snippet,
 		Version:      Version,
 	})
-	return serveMCP(ctx, env, logger, srv, f.http)
+	return serveMCP(ctx, env, logger, srv, serving{addr: f.http})
 }
 
 func pickBackend(f *browserFlags, fetcher *fetch.Fetcher, stderr io.Writer) (browser.Backend, func(), error) {
@@ -221,10 +222,19 @@ func newLogger(env *Env) *slog.Logger {
 	return slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 }
 
-// serveMCP serves srv on stdio, or on streamable HTTP when addr is set,
-// until the input ends or ctx is cancelled.
-func serveMCP(ctx context.Context, env *Env, logger *slog.Logger, srv *server.MCPServer, addr string) error {
-	if addr == "" {
+// serving is how serveMCP serves a server.
+type serving struct {
+	// addr serves streamable HTTP there; "" serves stdio.
+	addr string
+	// token, when set, is asked of every HTTP request; tokenFile is where
+	// it is kept, for what a refusal says.
+	token, tokenFile string
+}
+
+// serveMCP serves srv on stdio, or on streamable HTTP when how.addr is
+// set, until the input ends or ctx is cancelled.
+func serveMCP(ctx context.Context, env *Env, logger *slog.Logger, srv *server.MCPServer, how serving) error {
+	if how.addr == "" {
 		stdio := server.NewStdioServer(srv)
 		stdio.SetErrorLogger(log.New(env.Stderr, "mcp: ", log.LstdFlags))
 		err := stdio.Listen(ctx, env.Stdin, termsafe.Raw(env.Stdout)) // protocol frames, byte for byte
@@ -233,19 +243,25 @@ func serveMCP(ctx context.Context, env *Env, logger *slog.Logger, srv *server.MC
 		}
 		return nil
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := net.Listen("tcp", how.addr)
 	if err != nil {
-		return fmt.Errorf("unable to listen on %s for --http: %w", addr, err)
+		return fmt.Errorf("unable to listen on %s for --http: %w", how.addr, err)
 	}
 	h := server.NewStreamableHTTPServer(srv)
 	mux := http.NewServeMux()
 	var handler http.Handler = h
+	if how.token != "" {
+		handler = mcpgate.RequireToken(how.token, how.tokenFile, handler)
+	}
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && tcp.IP.IsLoopback() {
 		// Served to this machine: a page in a browser is not a client.
-		handler = localOnly(h)
+		handler = localOnly(handler)
 	}
 	mux.Handle("/mcp", handler)
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	if how.token != "" {
+		logger.Info("every request must carry the token kept in the config folder", "file", how.tokenFile)
+	}
 	logger.Info("serving MCP over streamable HTTP", "url", "http://"+ln.Addr().String()+"/mcp")
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()

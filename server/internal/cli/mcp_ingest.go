@@ -60,7 +60,7 @@ addresses unless --allow-host names them; only http(s) URLs are cloned.`,
 				d.Cloner = &ingest.Cloner{Proxy: proxy, Timeout: cloneTimeout}
 			}
 			logger.Info("ingest server", "root", root, "clone", !noClone, "allow", strings.Join(allow, ","))
-			return serveMCP(cmd.Context(), env, logger, ingest.NewServer(d), tf.http)
+			return serveMCP(cmd.Context(), env, logger, ingest.NewServer(d), serving{addr: tf.http})
 		},
 	}
 	tf.add(cmd)

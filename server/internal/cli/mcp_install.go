@@ -22,7 +22,24 @@ type agentClient struct {
 	// goes and the client's own command, if it has one (stderr).
 	config func(command string, args []string) (string, error)
 	how    func(command string, args []string) string
+	// remote is the configuration of a client that reaches the server
+	// over HTTP at url, naming the token only by where the client reads
+	// it from; remoteHow says where it goes (the token is said apart).
+	remote    func(url string) (string, error)
+	remoteHow func(url, token string) string
+	// asksToken: the client asks the person for the token itself, rather
+	// than reading it from tokenEnv.
+	asksToken bool
 }
+
+// bearerFrom is an Authorization header whose token the client reads
+// from ref (a variable reference in the client's own syntax).
+func bearerFrom(ref string) map[string]string {
+	return map[string]string{"Authorization": "Bearer " + ref}
+}
+
+// vscodeTokenInput is the id of the input VS Code asks the token with.
+const vscodeTokenInput = "icm-mcp-token"
 
 // serverName is the entry's name in every client's configuration.
 const serverName = "icm"
@@ -35,6 +52,12 @@ var agentClients = map[string]agentClient{
 		},
 		how: func(c string, a []string) string {
 			return "Claude Code: save this as .mcp.json at the project's root (shared with the project), or add it for yourself with\n  claude mcp add --transport stdio " + serverName + " -- " + shellLine(c, a) + "\n"
+		},
+		remote: func(url string) (string, error) {
+			return jsonConfig("mcpServers", httpEntry{Type: "http", URL: url, Headers: bearerFrom("${" + tokenEnv + "}")})
+		},
+		remoteHow: func(url, token string) string {
+			return "Claude Code: save this as .mcp.json at the project's root (shared with the project: it names the token's variable, " + tokenEnv + ", never the token), or add it for yourself alone with\n  claude mcp add --transport http --scope user " + serverName + " " + url + " --header " + shellLine("Authorization: Bearer "+token, nil) + "\n"
 		},
 	},
 	"codex": {
@@ -49,6 +72,12 @@ var agentClients = map[string]agentClient{
 		how: func(c string, a []string) string {
 			return "Codex CLI: add this to ~/.codex/config.toml (or .codex/config.toml in a trusted project), or run\n  codex mcp add " + serverName + " -- " + shellLine(c, a) + "\n"
 		},
+		remote: func(url string) (string, error) {
+			return fmt.Sprintf("[mcp_servers.%s]\nurl = %s\nbearer_token_env_var = %s\n", serverName, tomlString(url), tomlString(tokenEnv)), nil
+		},
+		remoteHow: func(string, string) string {
+			return "Codex CLI: add this to ~/.codex/config.toml (or .codex/config.toml in a trusted project); Codex reads the token from " + tokenEnv + ".\n"
+		},
 	},
 	"cursor": {
 		title: "Cursor",
@@ -57,6 +86,12 @@ var agentClients = map[string]agentClient{
 		},
 		how: func(string, []string) string {
 			return "Cursor: save this as .cursor/mcp.json in the project (or ~/.cursor/mcp.json for every project).\n"
+		},
+		remote: func(url string) (string, error) {
+			return jsonConfig("mcpServers", httpEntry{URL: url, Headers: bearerFrom("${env:" + tokenEnv + "}")})
+		},
+		remoteHow: func(string, string) string {
+			return "Cursor: save this as .cursor/mcp.json in the project (or ~/.cursor/mcp.json for every project); Cursor reads the token from " + tokenEnv + ".\n"
 		},
 	},
 	"vscode": {
@@ -67,6 +102,16 @@ var agentClients = map[string]agentClient{
 		how: func(string, []string) string {
 			return "VS Code: the icm extension registers this server for the open workspace by itself. Without it, save this as .vscode/mcp.json.\n"
 		},
+		remote: func(url string) (string, error) {
+			return jsonFile(map[string]any{
+				"inputs":  []promptInput{{Type: "promptString", ID: vscodeTokenInput, Description: "The token of icm's workspace server", Password: true}},
+				"servers": map[string]any{serverName: httpEntry{Type: "http", URL: url, Headers: bearerFrom("${input:" + vscodeTokenInput + "}")}},
+			})
+		},
+		remoteHow: func(string, string) string {
+			return "VS Code: save this as .vscode/mcp.json; VS Code asks for the token once and keeps it in its secret storage.\n"
+		},
+		asksToken: true,
 	},
 }
 
@@ -83,7 +128,7 @@ func clientNames() []string {
 // newMCPInstallCmd is `icm mcp install`: a client's configuration for
 // the workspace MCP server.
 func newMCPInstallCmd(env *Env, g *globalFlags) *cobra.Command {
-	var client, command string
+	var client, command, addr string
 	cmd := &cobra.Command{
 		Use:   "install --client NAME [FOLDER...]",
 		Short: "Print a coding agent's configuration for icm's workspace server",
@@ -113,6 +158,9 @@ Clients: ` + strings.Join(clientNames(), ", ") + `.`,
 					serve = append(serve, absFrom(env, a))
 				}
 			}
+			if addr != "" {
+				return printRemote(env, c, command, addr, serve)
+			}
 			text, err := c.config(command, serve)
 			if err != nil {
 				return err
@@ -124,8 +172,37 @@ Clients: ` + strings.Join(clientNames(), ", ") + `.`,
 	}
 	cmd.Flags().StringVar(&client, "client", "", "the coding agent: "+strings.Join(clientNames(), ", "))
 	cmd.Flags().StringVar(&command, "command", "icm", "the icm the client starts (a full path when icm is not on the client's PATH)")
+	cmd.Flags().StringVar(&addr, "http", "", "set the client up to reach a server you start with icm mcp workspace --http ADDR (a loopback address), with the server's token")
 	_ = cmd.MarkFlagRequired("client")
 	return cmd
+}
+
+// printRemote prints a client's configuration for the server over HTTP
+// at addr, serving serve (the arguments after icm): the configuration,
+// which names the token only by where the client reads it, on standard
+// output; where it goes, the server's command and the token itself on
+// standard error, for the person alone.
+func printRemote(env *Env, c agentClient, command, addr string, serve []string) error {
+	if err := loopbackAddr(addr); err != nil {
+		return err
+	}
+	token, file, err := serverToken(env)
+	if err != nil {
+		return err
+	}
+	url := "http://" + addr + "/mcp"
+	text, err := c.remote(url)
+	if err != nil {
+		return err
+	}
+	start := append([]string{serve[0], serve[1], "--http", addr}, serve[2:]...)
+	fmt.Fprint(env.Stderr, c.remoteHow(url, token))
+	fmt.Fprintf(env.Stderr, "Start the server with\n  %s\nEvery request must carry its token, kept in %s (yours alone; never put it in the project's files):\n  %s\n", shellLine(command, start), file, token)
+	if !c.asksToken {
+		fmt.Fprintf(env.Stderr, "Set %s to it where the client starts, e.g.\n  export %s=\"$(cat %s)\"\n", tokenEnv, tokenEnv, shellLine(file, nil))
+	}
+	fmt.Fprint(env.Stdout, text)
+	return nil
 }
 
 // absFrom makes a folder argument absolute from the current folder.
@@ -148,13 +225,34 @@ type stdioEntry struct {
 	Args    []string `json:"args"`
 }
 
+// httpEntry is a server a JSON client file reaches over HTTP.
+type httpEntry struct {
+	Type    string            `json:"type,omitempty"`
+	URL     string            `json:"url"`
+	Headers map[string]string `json:"headers"`
+}
+
+// promptInput is a value VS Code asks the person for, a password kept
+// in its secret storage.
+type promptInput struct {
+	Type        string `json:"type"`
+	ID          string `json:"id"`
+	Description string `json:"description"`
+	Password    bool   `json:"password"`
+}
+
 // jsonConfig is a JSON client file with one server under key.
-func jsonConfig(key string, entry stdioEntry) (string, error) {
+func jsonConfig(key string, entry any) (string, error) {
+	return jsonFile(map[string]any{key: map[string]any{serverName: entry}})
+}
+
+// jsonFile is v as a client's JSON file, indented, "&" and "<" as they are.
+func jsonFile(v any) (string, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(map[string]any{key: map[string]any{serverName: entry}}); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return "", fmt.Errorf("unable to write the configuration: %w", err)
 	}
 	return b.String(), nil

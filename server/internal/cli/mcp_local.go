@@ -12,13 +12,13 @@ import (
 
 // loopbackAddr checks that an --http address listens on this machine
 // only (127.0.0.1, ::1 or localhost): the workspace server writes
-// outputs and runs stages, and asks no one who calls it.
+// outputs and runs stages for whoever holds its token.
 func loopbackAddr(addr string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err == nil && isLoopbackHost(host) {
 		return nil
 	}
-	return fault.InvalidRequest(fmt.Sprintf("--http %s: the workspace server listens on a loopback address only (127.0.0.1, ::1 or localhost): it writes outputs and runs stages for whoever calls it", addr),
+	return fault.InvalidRequest(fmt.Sprintf("--http %s: the workspace server listens on a loopback address only (127.0.0.1, ::1 or localhost): it writes outputs and runs stages for whoever holds its token", addr),
 		"use --http 127.0.0.1:PORT, or stdio (no --http)")
 }
 

@@ -42,11 +42,18 @@ approve tool unless their own settings file says
 approval is shown apart. A workspace that is not trusted (icm trust) is served
 read-only: its contexts can be read, nothing is run, handed in or approved;
 --restricted serves every one read-only, as an editor in Restricted Mode asks.
-See icm help agents.`,
+With --http, every request must carry the token kept in your config folder
+(mcp-token, made on first use); icm mcp install --http prints a client's
+setup. See icm help agents.`,
 		Example: "  icm mcp workspace\n  icm mcp workspace workspaces/course-research\n  icm mcp workspace workspaces",
 		RunE: func(cmd *cobra.Command, args []string) error {
+			how := serving{addr: tf.http}
 			if tf.http != "" {
 				if err := loopbackAddr(tf.http); err != nil {
+					return err
+				}
+				var err error
+				if how.token, how.tokenFile, err = serverToken(env); err != nil {
 					return err
 				}
 			}
@@ -84,7 +91,7 @@ See icm help agents.`,
 			ctx, cancel := context.WithCancel(cmd.Context())
 			defer cancel()
 			go srv.Watch(ctx)
-			return serveMCP(ctx, env, logger, srv.MCP(), tf.http)
+			return serveMCP(ctx, env, logger, srv.MCP(), how)
 		},
 	}
 	tf.add(cmd)

@@ -8,15 +8,18 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/icm-tool/icm/server/internal/trust/trusttest"
 )
 
 // TestWorkspaceServerOverHTTPIsLocalOnly: the workspace server writes
-// outputs and runs stages with no authentication, so over HTTP it listens
-// on a loopback address only, and a request another site's page makes
-// through the person's browser (a Host or an Origin that is not this
-// machine's, as DNS rebinding gives) is refused; an MCP client on the
-// machine is served.
+// outputs and runs stages, so over HTTP it listens on a loopback address
+// only, and a request another site's page makes through the person's
+// browser (a Host or an Origin that is not this machine's, as DNS
+// rebinding gives) is refused, token or not; an MCP client on the
+// machine with the token is served.
 func TestWorkspaceServerOverHTTPIsLocalOnly(t *testing.T) {
 	dir := trustedCopy(t, "course-research")
 	vars := agentVars(t)
@@ -34,6 +37,7 @@ func TestWorkspaceServerOverHTTPIsLocalOnly(t *testing.T) {
 		<-done
 	}()
 	addr := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp")
+	token := workspaceToken(t, trusttest.ConfigDir(t))
 
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"page","version":"1"}}}`
 	post := func(host, origin string) int {
@@ -43,6 +47,7 @@ func TestWorkspaceServerOverHTTPIsLocalOnly(t *testing.T) {
 		}
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+token)
 		if host != "" {
 			req.Host = host
 		}
@@ -76,7 +81,7 @@ func TestWorkspaceServerOverHTTPIsLocalOnly(t *testing.T) {
 		}
 	}
 
-	c, err := client.NewStreamableHttpClient(url)
+	c, err := client.NewStreamableHttpClient(url, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
 	if err != nil {
 		t.Fatal(err)
 	}
