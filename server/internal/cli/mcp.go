@@ -229,15 +229,25 @@ type serving struct {
 	// token, when set, is asked of every HTTP request; tokenFile is where
 	// it is kept, for what a refusal says.
 	token, tokenFile string
+	// maxRequest caps one request in bytes, a line over stdio or a body
+	// over HTTP; 0 reads requests whole.
+	maxRequest int
 }
 
 // serveMCP serves srv on stdio, or on streamable HTTP when how.addr is
 // set, until the input ends or ctx is cancelled.
 func serveMCP(ctx context.Context, env *Env, logger *slog.Logger, srv *server.MCPServer, how serving) error {
+	tooLarge := func() {
+		logger.Warn("a request over the size cap was answered with an error, unread", "max bytes", how.maxRequest)
+	}
 	if how.addr == "" {
 		stdio := server.NewStdioServer(srv)
 		stdio.SetErrorLogger(log.New(env.Stderr, "mcp: ", log.LstdFlags))
-		err := stdio.Listen(ctx, env.Stdin, termsafe.Raw(env.Stdout)) // protocol frames, byte for byte
+		in, out := env.Stdin, termsafe.Raw(env.Stdout) // protocol frames, byte for byte
+		if how.maxRequest > 0 {
+			in, out = mcpgate.Stdio(in, out, how.maxRequest, tooLarge)
+		}
+		err := stdio.Listen(ctx, in, out)
 		if err != nil && !errors.Is(err, context.Canceled) {
 			return fmt.Errorf("MCP over stdio stopped: %w", err)
 		}
@@ -250,6 +260,9 @@ func serveMCP(ctx context.Context, env *Env, logger *slog.Logger, srv *server.MC
 	h := server.NewStreamableHTTPServer(srv)
 	mux := http.NewServeMux()
 	var handler http.Handler = h
+	if how.maxRequest > 0 {
+		handler = mcpgate.LimitBody(how.maxRequest, tooLarge, handler)
+	}
 	if how.token != "" {
 		handler = mcpgate.RequireToken(how.token, how.tokenFile, handler)
 	}

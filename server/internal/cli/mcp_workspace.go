@@ -47,7 +47,7 @@ With --http, every request must carry the token kept in your config folder
 setup. See icm help agents.`,
 		Example: "  icm mcp workspace\n  icm mcp workspace workspaces/course-research\n  icm mcp workspace workspaces",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			how := serving{addr: tf.http}
+			how := serving{addr: tf.http, maxRequest: wsmcp.MaxRequest}
 			if tf.http != "" {
 				if err := loopbackAddr(tf.http); err != nil {
 					return err

@@ -21,10 +21,18 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/icm-tool/icm/server/internal/session"
+	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 // Name is the server's MCP name.
 const Name = "icm-workspace"
+
+// MaxRequest caps one request to the server, a line over stdio or a body
+// over HTTP. The largest a client has reason to send is a submit_outputs
+// carrying an output at the default cap on one output's size
+// (workflow.max_file_size, 8 MB); twice that leaves room for JSON's
+// escapes and the other, smaller outputs.
+const MaxRequest = 2 * workspace.DefaultMaxRead
 
 // DefaultPoll is how often subscribed resources are read again to tell a
 // client they changed.
