@@ -87,6 +87,11 @@ func (l *lineCap) next() ([]byte, error) {
 			l.line = l.line[:0]
 			continue
 		}
+		if errors.Is(err, bufio.ErrBufferFull) && cap(l.line) < l.max+len(chunk) {
+			// A long line: room for the longest at once, rather than
+			// growing by steps and leaving each step to the collector.
+			l.line = append(make([]byte, 0, l.max+len(chunk)), l.line...)
+		}
 		l.line = append(l.line, chunk...)
 		if !errors.Is(err, bufio.ErrBufferFull) {
 			return l.line, err
