@@ -97,7 +97,7 @@ setup. See icm help agents.`,
 	tf.add(cmd)
 	cmd.Flags().DurationVar(&poll, "poll", wsmcp.DefaultPoll, "how often subscribed resources are read again")
 	_ = cmd.Flags().MarkHidden("poll")
-	cmd.Flags().BoolVar(&restricted, "restricted", false, "serve the workspaces read-only, trusted or not: no runs, no outputs handed in, no approvals (what an editor in Restricted Mode asks)")
+	cmd.Flags().BoolVar(&restricted, "restricted", false, "serve the workspaces read-only, trusted or not and whatever they name: no runs, no outputs handed in, no approvals (what an editor in Restricted Mode asks)")
 	return cmd
 }
 
