@@ -41,25 +41,15 @@ func TestWorkspaceServerOverHTTPIsLocalOnly(t *testing.T) {
 
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"page","version":"1"}}}`
 	post := func(host, origin string) int {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+"/mcp", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Authorization", "Bearer "+token)
+		headers := map[string]string{"Authorization": "Bearer " + token}
 		if host != "" {
-			req.Host = host
+			headers["Host"] = host
 		}
 		if origin != "" {
-			req.Header.Set("Origin", origin)
+			headers["Origin"] = origin
 		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
-		return res.StatusCode
+		code, _ := postMCP(t, ctx, "http://"+addr+"/mcp", strings.NewReader(body), int64(len(body)), headers)
+		return code
 	}
 	_, port, _ := net.SplitHostPort(addr)
 	for _, tc := range []struct{ host, origin string }{

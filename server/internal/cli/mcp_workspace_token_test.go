@@ -53,21 +53,12 @@ func TestWorkspaceServerOverHTTPAsksForItsToken(t *testing.T) {
 
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"other","version":"1"}}}`
 	post := func(auth string) int {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
+		headers := map[string]string{}
 		if auth != "" {
-			req.Header.Set("Authorization", auth)
+			headers["Authorization"] = auth
 		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
-		return res.StatusCode
+		code, _ := postMCP(t, ctx, url, strings.NewReader(body), int64(len(body)), headers)
+		return code
 	}
 	// The same length, one character off.
 	last := "A"
