@@ -47,9 +47,9 @@ func (s *Session) StatusWith(facts *ModelFacts) (*state.PipelineState, *check.Re
 }
 
 // Check runs the workspace's checks (what `icm check` reports) over files,
-// or the disk when files is nil, knowing the session's tool servers.
+// or the disk when files is nil, with nothing learned from a server.
 func (s *Session) Check(files workspace.Files) *check.Report {
-	return check.Run(s.view(files), check.Options{Servers: s.box.Names(), Conventions: s.opts.Settings.Conventions})
+	return s.CheckWith(files, CheckFacts{})
 }
 
 // view is the workspace read through files (nil: as opened).
@@ -105,7 +105,7 @@ func (s *Session) Probe(files workspace.Files, stage string, item int) (*Probe, 
 	if err != nil {
 		return nil, fault.From(err)
 	}
-	rep := check.Run(ws, check.Options{Servers: s.box.Names()})
+	rep := check.Run(ws, s.CheckOptions(CheckFacts{}))
 	sr := rep.Stage(st.Name)
 	if sr == nil || sr.Contract == nil {
 		return nil, fault.ContractInvalid(st.Name, st.Contract, 0, []string{"it has no readable " + workspace.ContractFile})

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/codecheck"
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
@@ -72,7 +71,7 @@ func (s *Session) NewRun(req RunRequest, observe func(workflow.Event)) (*Run, er
 		All:      req.All,
 		Force:    req.Force,
 		Tools:    s.box.Opener(s.toolOptions(s.ws.Root)),
-		Servers:  s.box.Names(),
+		Check:    s.CheckOptions(CheckFacts{}),
 		Self:     s.opts.Self,
 		ChildEnv: s.inherited(),
 		// code-blocks Verify checks run in this binary's sandbox.
@@ -143,7 +142,7 @@ func (r *Run) reach(ctx context.Context) error {
 // needs a model and its server does not answer, instead of after the
 // retries of the first call. stage names that stage.
 func (r *Run) reachable(ctx context.Context) (stage string, err error) {
-	rep := check.Run(r.s.ws, check.Options{Servers: r.s.box.Names()})
+	rep := r.s.Check(nil)
 	p, err := rep.Pipeline(r.s.opts.Settings.Model)
 	if err != nil {
 		return "", nil // the run itself reports it

@@ -48,7 +48,7 @@ func (s *Session) NewSubmission(sub Submission, observe func(workflow.Event)) (*
 		Model:      s.opts.Settings.Model,
 		Gate:       s.opts.Settings.Gate,
 		Stage:      sub.Stage,
-		Servers:    s.box.Names(),
+		Check:      s.CheckOptions(CheckFacts{}),
 		Tools:      s.box.Opener(tools.DefaultOptions(s.ws.Root, s.ws.Config)),
 		Self:       s.opts.Self,
 		ChildEnv:   s.inherited(),

@@ -197,7 +197,7 @@ func (p *TestPlan) Run(ctx context.Context) (*TestRun, error) {
 	b := stagetest.Backend{
 		Client:     client,
 		Tools:      s.ToolOpener,
-		Servers:    s.box.Names(),
+		Check:      s.CheckOptions(CheckFacts{}),
 		CodeBlocks: s.CodeBlocks(),
 		Self:       s.opts.Self,
 		ChildEnv:   s.inherited(),

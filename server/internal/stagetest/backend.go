@@ -1,6 +1,7 @@
 package stagetest
 
 import (
+	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/verify"
 	"github.com/icm-tool/icm/server/internal/workflow"
@@ -16,8 +17,9 @@ type Backend struct {
 	// against the copy, never the real workspace); nil means stages with
 	// tools cannot run.
 	Tools func(root string) workflow.ToolOpener
-	// Servers lists the MCP server names stages may use (nil: config.toml's).
-	Servers map[string]bool
+	// Check are the options a job's run checks its copy with (the
+	// session's, as a run of the workspace itself uses).
+	Check check.Options
 	// CodeBlocks runs `code-blocks` checks; nil makes them fail as unavailable.
 	CodeBlocks verify.CodeChecker
 	// Self is the icm binary Script stages call as $ICM_BIN ("" means this

@@ -73,7 +73,7 @@ func (r *Runner) runJob(ctx context.Context, j job) *Result {
 	}
 	eng, err := workflow.New(cp, workflow.Options{
 		Client: client, Model: j.model, Stage: j.sel.Stage.Name, Force: true, Gate: workflow.GateExplicit,
-		Tools: tools, Servers: r.backend.Servers, CodeBlocks: r.backend.CodeBlocks, Self: r.backend.Self,
+		Tools: tools, Check: r.backend.Check, CodeBlocks: r.backend.CodeBlocks, Self: r.backend.Self,
 		ChildEnv: r.childEnv(), Seed: &seed, Now: r.opts.Now,
 	})
 	if err != nil {

@@ -86,7 +86,7 @@ func TestSampleWorkspaceCasesAreGreen(t *testing.T) {
 			store := trusttest.Store(t)
 			granted := trust.Decide(ws.Root, trust.Of(ws, trust.Options{}), trust.Inputs{Store: store})
 			backend := Backend{
-				Client: client, Self: icmBin, Servers: box.Names(), CodeBlocks: &codecheck.Checker{},
+				Client: client, Self: icmBin, Check: check.Options{Servers: box.Names()}, CodeBlocks: &codecheck.Checker{},
 				Tools: func(root string) workflow.ToolOpener {
 					return box.Opener(tools.DefaultOptions(root, ws.Config))
 				},

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/icm-tool/icm/server/internal/agent"
+	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/telemetry"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
@@ -163,7 +164,7 @@ WRITE the part shown below.
 	var printed atomic.Int32
 	eng, err := workflow.New(ws, workflow.Options{
 		Client: client, All: true,
-		Servers:  map[string]bool{"lookup": true},
+		Check:    check.Options{Servers: map[string]bool{"lookup": true}},
 		Tools:    func(context.Context, workflow.ToolRequest) (workflow.Toolset, error) { return lookupTools{}, nil },
 		Progress: telemetry.Tee(x.Observe(telemetry.RunInfo{Workspace: dir, Provider: "ollama"}), func(workflow.Event) { printed.Add(1) }),
 	})

@@ -107,7 +107,7 @@ func (h *harness) run(opts workflow.Options) (*workflow.Summary, error) {
 	box, _ := toolbox.LoadWith(ws, toolbox.Self{Path: icmBin}, nil)
 	opts.Client = h.client
 	opts.Tools = box.Opener(tools.DefaultOptions(ws.Root, ws.Config))
-	opts.Servers = box.Names()
+	opts.Check.Servers = box.Names()
 	opts.Progress = func(e workflow.Event) { h.events = append(h.events, e) }
 	eng, err := workflow.New(ws, opts)
 	if err != nil {

@@ -90,8 +90,11 @@ type Options struct {
 	Seed *int
 	// Tools starts MCP servers; nil means stages with tools cannot run.
 	Tools ToolOpener
-	// Servers lists the configured MCP server names (for checks).
-	Servers map[string]bool
+	// Check are the options every check of the run uses: the session's
+	// (session.CheckOptions), so a stage the editor and icm check call
+	// broken is the stage a run refuses. The zero value checks with
+	// config.toml's tool servers and no window.
+	Check check.Options
 	// CodeBlocks runs `code-blocks` Verify checks; nil makes them fail as unavailable.
 	CodeBlocks verify.CodeChecker
 	// Self is the icm binary Script stages can call as $ICM_BIN; "" means
@@ -197,12 +200,6 @@ func New(ws *workspace.Workspace, opts Options) (*Engine, error) {
 	if opts.Gate != GateExplicit && opts.Gate != GateRerun {
 		return nil, fmt.Errorf("unknown gate mode %q; use %q or %q", opts.Gate, GateExplicit, GateRerun)
 	}
-	if opts.Servers == nil {
-		opts.Servers = map[string]bool{}
-		for name := range ws.Config.MCP.Servers {
-			opts.Servers[name] = true
-		}
-	}
 	return &Engine{ws: ws, opts: opts, runID: NewRunID(opts.Now())}, nil
 }
 
@@ -260,7 +257,7 @@ func (e *Engine) Run(ctx context.Context) (*Summary, error) {
 		if err := ctx.Err(); err != nil {
 			return sum, err
 		}
-		rep := check.Run(e.ws, check.Options{Servers: e.opts.Servers})
+		rep := check.Run(e.ws, e.opts.Check)
 		p, err := rep.Pipeline(e.opts.Model)
 		if err != nil {
 			return sum, err
@@ -408,7 +405,7 @@ func (e *Engine) invalid(rep *check.Report, name string) error {
 
 // pipeline checks the workspace afresh and derives the stages' states.
 func (e *Engine) pipeline() (*state.PipelineState, error) {
-	return check.Run(e.ws, check.Options{Servers: e.opts.Servers}).Pipeline(e.opts.Model)
+	return check.Run(e.ws, e.opts.Check).Pipeline(e.opts.Model)
 }
 
 func stateOf(p *state.PipelineState, name string) *state.StageState {

@@ -61,9 +61,7 @@ func (w *Workspace) analyze() {
 	w.ensureWindow(o) // started first, so a hover right after the diagnostics can wait for it
 	view := *ws
 	view.Files = docs.Over(ws.Disk)
-	opts := w.checkOptions(sess)
-	opts.Models, opts.ModelServer = w.set.modelFacts(w, sess)
-	rep := check.Run(&view, opts)
+	rep := check.Run(&view, sess.CheckOptions(w.checkFacts(sess)))
 	// The snapshot keeps the hold Acquire took.
 	snap := &Snapshot{o: o, view: &view, docs: docs, report: rep, window: w.windowSize()}
 	w.set.opts.Publish(w.ctx, w.root, snap.findings())

@@ -189,21 +189,14 @@ func (w *Workspace) listFiles() []string {
 	return w.files
 }
 
-func (w *Workspace) checkOptions(sess *session.Session) check.Options {
-	listed := sess.Listed()
-	return check.Options{
-		Window:  w.windowSize(),
-		Reserve: session.AnswerRoom,
-		Servers: sess.Servers(),
-		Tools: func(server string) ([]string, bool) {
-			names, ok := listed[server]
-			return names, ok
-		},
-		// Walking the workspace for a path suggestion on every keystroke
-		// would put disk reads on the typing path: list once, until a file
-		// is created or deleted.
-		Files: w.listFiles,
-	}
+// checkFacts are what the editor learned that its checks use: the
+// window the model server told, its models, and the workspace's files,
+// listed once until a file is created or deleted (walking the workspace
+// for a path suggestion on every keystroke would put disk reads on the
+// typing path).
+func (w *Workspace) checkFacts(sess *session.Session) session.CheckFacts {
+	models, server := w.set.modelFacts(w, sess)
+	return session.CheckFacts{Window: w.windowSize(), Models: models, ModelServer: server, Files: w.listFiles}
 }
 
 // knowsContract reports whether path is the contract of a stage the
