@@ -1,7 +1,6 @@
 package trust
 
 import (
-	"bytes"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -28,17 +27,16 @@ type Options struct {
 // tool server would contact (the model's base_url and [[model.servers]],
 // HTTP tool servers, addresses in a server's arguments and environment),
 // every environment variable read for a key (api_key_env, ${env:NAME} in
-// a server entry) with where it goes, every Script stage and `run:`
-// Verify check. Values are as written, so a copy of the workspace
-// elsewhere names the same parts. Nothing is read from the environment
-// and nothing is started.
+// a server entry) with where it goes, every Script stage, `run:` Verify
+// check and `run:` expectation of a stage test case. Values are as written, so a
+// copy of the workspace elsewhere names the same parts. Nothing is read
+// from the environment and nothing is started.
 func Of(ws *workspace.Workspace, opts Options) Parts {
+	l := &lister{ws: ws}
 	var ps Parts
-	ps = append(ps, modelParts(ws.Config)...)
-	for _, s := range tools.Written(ws.Root, ws.Config) {
-		ps = append(ps, serverParts(ws.Root, s)...)
+	for _, s := range sources {
+		ps = append(ps, s.parts(l)...)
 	}
-	ps = append(ps, contractParts(ws)...)
 	ps = append(ps, opts.Extra...)
 	return ps.sorted()
 }
@@ -82,8 +80,8 @@ func modelParts(cfg config.Config) Parts {
 // serverParts are one tool server entry's command or address, the
 // addresses its arguments and environment name, and the variables its
 // ${...} references read.
-func serverParts(root string, s tools.Server) Parts {
-	where := entryWhere(root, s)
+func (l *lister) serverParts(s tools.Server) Parts {
+	where := entryWhere(l.ws.Root, s)
 	var ps Parts
 	var target string
 	switch s.Transport {
@@ -157,14 +155,15 @@ func commandLine(s tools.Server) string {
 
 // contractParts are the stages' Script commands and `run:` checks, read
 // from the contracts on disk (what a run would run).
-func contractParts(ws *workspace.Workspace) Parts {
+func contractParts(l *lister) Parts {
+	ws := l.ws
 	var ps Parts
 	for _, st := range ws.Stages {
 		src, err := ws.Disk.ReadFile(st.Contract)
 		if err != nil {
 			continue // an unreadable contract cannot run either
 		}
-		if !namesCommands(src) {
+		if !namesAny(src, "script", "run:") {
 			continue // no ## Script, no run: check: nothing to parse for
 		}
 		// Parsed as a run parses it: [vars] filled, optional blocks applied.
@@ -173,21 +172,12 @@ func contractParts(ws *workspace.Workspace) Parts {
 			ps = append(ps, Part{Kind: Script, Where: st.ContractRel() + " ## Script", Value: c.Script.Command})
 		}
 		for _, v := range c.Verify {
-			if v.Kind == "run" && strings.TrimSpace(v.Arg) != "" {
+			if v.Kind == contract.CheckRun && strings.TrimSpace(v.Arg) != "" {
 				ps = append(ps, Part{Kind: Check, Where: st.ContractRel() + " ## Verify", Value: v.Arg})
 			}
 		}
 	}
 	return ps
-}
-
-// namesCommands reports whether a contract may name a command: a Script
-// section's heading holds "script" and a run check starts "run:", in any
-// case, so a contract with neither holds none, and is not parsed (a
-// session decides its trust on every opening, icm check's included).
-func namesCommands(src []byte) bool {
-	lower := bytes.ToLower(src)
-	return bytes.Contains(lower, []byte("script")) || bytes.Contains(lower, []byte("run:"))
 }
 
 // envRef matches the ways a server entry reads the environment:
