@@ -82,3 +82,42 @@ Write one line.
 		t.Errorf("icm test after the case changed: %v\n%s", err, errOut)
 	}
 }
+
+// TestPullRefusesARegistryTheWorkspaceNames: config.toml names a model
+// on a registry host of its own (issue 30, item 8: icm pull asked the
+// person's Ollama to pull from it). Untrusted, icm pull refuses and the
+// person's server is not asked; icm trust --show lists the host.
+func TestPullRefusesARegistryTheWorkspaceNames(t *testing.T) {
+	trusttest.ConfigDir(t)
+	person := trusttest.NewRecorder(t, "")
+	registry := trusttest.NewRecorder(t, "")
+	host := strings.TrimPrefix(registry.URL, "http://")
+	t.Setenv("OLLAMA_HOST", person.URL)
+	dir := wstest.Write(t, `
+-- CLAUDE.md --
+# Notes
+-- config.toml --
+[model]
+name = "`+host+`/ns/model:latest"
+-- pipeline/01-a/CONTEXT.md --
+# Stage: 01-a
+
+## Process
+Write.
+
+## Outputs
+- a.md -> output/
+`)
+	_, errOut, err := inWorkspace(t, dir, "pull")
+	if fault.KindOf(err) != fault.KindUntrusted || !strings.Contains(errOut, "icm trust") {
+		t.Errorf("icm pull: %v (kind %s)\n%s", err, fault.KindOf(err), errOut)
+	}
+	for _, r := range person.Requests() {
+		if strings.Contains(r, "/api/pull") {
+			t.Errorf("the person's Ollama was asked to pull from %s: %v", host, person.Requests())
+		}
+	}
+	if out, _, _ := inWorkspace(t, dir, "trust", "--show"); !strings.Contains(out, "pulls from "+host) {
+		t.Errorf("icm trust --show does not list the registry:\n%s", out)
+	}
+}

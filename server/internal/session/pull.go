@@ -9,6 +9,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/suggest"
+	"github.com/icm-tool/icm/server/internal/trust"
 )
 
 // PullProgress is one step of a model download: Ollama's status line,
@@ -42,8 +43,11 @@ type ModelPull struct {
 // force: the settings' model, else config.toml's) onto the session's
 // model server (for a folder that is no workspace, open it as one for its
 // config.toml). Only an Ollama server can be asked to download a model;
-// any other provider is a config-invalid fault, and a server an untrusted
-// workspace names is not contacted.
+// any other provider is a config-invalid fault. Untrusted, neither a
+// server the workspace names is contacted nor a model it names on a
+// registry other than Ollama's own pulled (the server would contact that
+// registry): a name the person gives that the workspace does not name is
+// theirs.
 func (s *Session) PreparePull(model string) (*ModelPull, error) {
 	cfg := s.ws.Config
 	source := ""
@@ -61,6 +65,9 @@ func (s *Session) PreparePull(model string) (*ModelPull, error) {
 	}
 	if s.modelBlocked() {
 		return nil, s.refusal("pull a model onto the model server it names")
+	}
+	if v, other := trust.PullValue(model); other && !s.trust.Allowed() && s.trust.Parts.Names(trust.Pull, v) {
+		return nil, s.refusal(fmt.Sprintf("pull %s, which the model server would fetch from %s", model, trust.RegistryHost(model)))
 	}
 	// The session's client, for the server it contacts (the model to pull
 	// is named in the request).

@@ -7,6 +7,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
+	"github.com/icm-tool/icm/server/internal/trust/trusttest"
 )
 
 // TestAFailedPullOffersWhatCanWork pulls a misspelt name the registry
@@ -61,5 +62,51 @@ func TestAFailedPullWithNothingClose(t *testing.T) {
 	}
 	if !strings.Contains(fe.Hint, "llama3.2:3b") {
 		t.Errorf("hint %q does not name what the server has", fe.Hint)
+	}
+}
+
+// TestAPullFromARegistryTheWorkspaceNamesNeedsTrust: a model on a
+// registry of its own that an untrusted workspace names (config.toml or
+// a contract's Model section) is not pulled, whoever asks, and the
+// refusal names the registry; a name the person gives that the
+// workspace does not name is theirs, and so is a pull once the
+// workspace is trusted.
+func TestAPullFromARegistryTheWorkspaceNamesNeedsTrust(t *testing.T) {
+	trusttest.ConfigDir(t)
+	archive := `
+-- CLAUDE.md --
+# Notes
+-- config.toml --
+[model]
+name = "models.example.test/ns/m:latest"
+-- pipeline/01-a/CONTEXT.md --
+# Stage: 01-a
+
+## Model
+model: other.example.test/ns/n
+
+## Process
+Write.
+
+## Outputs
+- a.md -> output/
+`
+	ws := openWS(t, archive)
+	s := Open(ws, Options{Settings: Settings{Host: "http://127.0.0.1:1"}})
+	defer s.Close()
+	for _, model := range []string{"", "other.example.test/ns/n"} {
+		_, err := s.PreparePull(model)
+		if fault.KindOf(err) != fault.KindUntrusted || !strings.Contains(err.Error(), "example.test") {
+			t.Errorf("pull %q untrusted: %v, want a refusal naming the registry", model, err)
+		}
+	}
+	if _, err := s.PreparePull("mine.example.test/me/m"); err != nil {
+		t.Errorf("the person's own name: %v", err)
+	}
+	trusttest.Grant(t, ws.Root)
+	trusted := Open(ws, Options{Settings: Settings{Host: "http://127.0.0.1:1"}})
+	defer trusted.Close()
+	if _, err := trusted.PreparePull(""); err != nil {
+		t.Errorf("trusted: %v", err)
 	}
 }

@@ -27,8 +27,9 @@ type Options struct {
 // tool server would contact (the model's base_url and [[model.servers]],
 // HTTP tool servers, addresses in a server's arguments and environment),
 // every environment variable read for a key (api_key_env, ${env:NAME} in
-// a server entry) with where it goes, every Script stage, `run:` Verify
-// check and `run:` expectation of a stage test case. Values are as written, so a
+// a server entry) with where it goes, every model name on a registry
+// other than Ollama's own, every Script stage, `run:` Verify check and
+// `run:` expectation of a stage test case. Values are as written, so a
 // copy of the workspace elsewhere names the same parts. Nothing is read
 // from the environment and nothing is started.
 func Of(ws *workspace.Workspace, opts Options) Parts {
@@ -153,8 +154,9 @@ func commandLine(s tools.Server) string {
 	return line
 }
 
-// contractParts are the stages' Script commands and `run:` checks, read
-// from the contracts on disk (what a run would run).
+// contractParts are the stages' Script commands, `run:` checks and model
+// names on other registries, read from the contracts on disk (what a run
+// would run).
 func contractParts(l *lister) Parts {
 	ws := l.ws
 	var ps Parts
@@ -163,8 +165,8 @@ func contractParts(l *lister) Parts {
 		if err != nil {
 			continue // an unreadable contract cannot run either
 		}
-		if !namesAny(src, "script", "run:") {
-			continue // no ## Script, no run: check: nothing to parse for
+		if !namesAny(src, "script", "run:") && !modelHeading(src) {
+			continue // no ## Script, no run: check, no ## Model: nothing to parse for
 		}
 		// Parsed as a run parses it: [vars] filled, optional blocks applied.
 		c := contract.ParseWith(st.Contract, src, contract.Options{Vars: ws.Vars})
@@ -175,6 +177,9 @@ func contractParts(l *lister) Parts {
 			if v.Kind == contract.CheckRun && strings.TrimSpace(v.Arg) != "" {
 				ps = append(ps, Part{Kind: Check, Where: st.ContractRel() + " ## Verify", Value: v.Arg})
 			}
+		}
+		if c.Model != nil {
+			ps = append(ps, pulls(st.ContractRel()+" ## Model", c.Model.Models...)...)
 		}
 	}
 	return ps

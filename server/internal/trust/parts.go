@@ -3,8 +3,8 @@
 // acting for it is not until its person says so: starting a command it
 // names (a tool server, a Script stage, a `run:` check of a contract or
 // of a stage test case), contacting a server it names (a model server, a
-// tool server's URL, a search address in a server's arguments), reading
-// an environment variable it names (an API key). Parts lists exactly
+// tool server's URL, a search address in a server's arguments, a model
+// registry), reading an environment variable it names (an API key). Parts lists exactly
 // those, as written; a Store keeps a person's grant of them
 // in the user's config folder, keyed by the workspace's real path, with
 // the parts themselves, so a later change says what changed (as direnv
@@ -36,6 +36,9 @@ const (
 	// CaseCheck is a `run:` expectation of a stage test case: `icm test`
 	// and the editor's Test Explorer run it.
 	CaseCheck Kind = "test-check"
+	// Pull is a model name on a registry other than Ollama's own: a pull
+	// of it makes the person's Ollama contact that registry.
+	Pull Kind = "pull"
 	// Server is an address contacted: a model server, an HTTP tool
 	// server, an address a tool server's arguments or environment name.
 	Server Kind = "server"
@@ -45,7 +48,7 @@ const (
 )
 
 // kindInfo is what icm says of each kind, in the parts' order: what runs
-// first, then what is contacted, then what is read. A new kind
+// first, then what is pulled or contacted, then what is read. A new kind
 // is a row here (and a part of it in trusttest's hostile workspace:
 // TestTheHostileWorkspaceNamesEveryKind fails until it names one).
 var kindInfo = []struct {
@@ -57,6 +60,7 @@ var kindInfo = []struct {
 	{Script, "run", "Script stage", "Script stages"},
 	{Check, "run", "run: check", "run: checks"},
 	{CaseCheck, "run", "test case run: check", "test case run: checks"},
+	{Pull, "pull", "model from another registry", "models from other registries"},
 	{Server, "contact", "server address", "server addresses"},
 	{Key, "read", "key variable", "key variables"},
 }
@@ -71,8 +75,8 @@ func (k Kind) order() int {
 	return len(kindInfo)
 }
 
-// Verb is what icm would do with a part, for a person: run, contact,
-// read.
+// Verb is what icm would do with a part, for a person: run, pull,
+// contact, read.
 func (k Kind) Verb() string {
 	if i := k.order(); i < len(kindInfo) {
 		return kindInfo[i].verb
@@ -87,8 +91,8 @@ type Part struct {
 	// workspace: "config.toml [mcp.servers.search]",
 	// "pipeline/02-build/CONTEXT.md ## Script".
 	Where string `json:"where"`
-	// Value is what would run, be contacted or be read, as written
-	// (placeholders with a value filled in).
+	// Value is what would run, be pulled, be contacted or be read, as
+	// written (placeholders with a value filled in).
 	Value string `json:"value"`
 }
 
@@ -127,6 +131,17 @@ func (ps Parts) Hash() string {
 	b, _ := json.Marshal(ps.sorted())
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// Names reports whether a part of the kind has the value (a model to
+// pull, say): what an operation about to act asks before it does.
+func (ps Parts) Names(kind Kind, value string) bool {
+	for _, p := range ps {
+		if p.Kind == kind && p.Value == value {
+			return true
+		}
+	}
+	return false
 }
 
 // Count says how many parts of each kind, in words: "2 commands, 1

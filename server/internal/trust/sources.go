@@ -27,7 +27,7 @@ type source struct {
 // sources are the kinds of files that can act, in the order Of reads them.
 var sources = []source{
 	{
-		what:  "config.toml ([model] servers and keys, [mcp.servers]) and the editors' MCP configurations (.vscode/mcp.json, .mcp.json)",
+		what:  "config.toml ([model] servers, keys and model names, [test] models, [mcp.servers]) and the editors' MCP configurations (.vscode/mcp.json, .mcp.json)",
 		holds: isServerConfig,
 		parts: configParts,
 	},
@@ -66,6 +66,7 @@ func isServerConfig(ws *workspace.Workspace, abs string) bool {
 func configParts(l *lister) Parts {
 	ws := l.ws
 	ps := modelParts(ws.Config)
+	ps = append(ps, configPulls(ws.Config)...)
 	for _, s := range tools.Written(ws.Root, ws.Config) {
 		ps = append(ps, l.serverParts(s)...)
 	}
@@ -96,6 +97,23 @@ func containsFold(src []byte, lower string) bool {
 	}
 	for i := 0; i+len(lower) <= len(src); i++ {
 		if c := src[i]; (c == first || c == upper) && bytes.EqualFold(src[i:i+len(lower)], []byte(lower)) {
+			return true
+		}
+	}
+	return false
+}
+
+// modelHeading reports whether src has a heading that mentions a model
+// (where a contract names one).
+func modelHeading(src []byte) bool {
+	for len(src) > 0 {
+		line := src
+		if i := bytes.IndexByte(src, '\n'); i >= 0 {
+			line, src = src[:i], src[i+1:]
+		} else {
+			src = nil
+		}
+		if t := bytes.TrimLeft(line, " "); len(t) > 0 && t[0] == '#' && containsFold(t, "model") {
 			return true
 		}
 	}
