@@ -26,13 +26,15 @@ func newTrustCmd(env *Env, g *globalFlags) *cobra.Command {
 		Long: `Trust lists exactly what the workspace would be allowed: every tool server
 command with its arguments, every server address icm or a tool server would
 contact, every environment variable read for a key (and where it is sent),
-every Script stage and every run: Verify check. At a terminal it then asks;
---yes trusts without asking.
+every model it names on a registry other than Ollama's own, every Script
+stage, every run: Verify check and every run: expectation of a stage test
+case, each command with the files it runs (pinned by their content). At a
+terminal it then asks; --yes trusts without asking.
 
 The grant is kept in the user's config folder ($ICM_CONFIG_DIR, else
 ~/.config/icm on Linux), keyed by the workspace's real path, with the list
-itself: when anything on the list changes, the workspace is untrusted
-again and icm says what changed. A workspace that names nothing to run,
+itself: when anything on the list changes (a script a command runs
+included), the workspace is untrusted again and icm says what changed. A workspace that names nothing to run,
 contact or read needs no trust.
 
 Until it is trusted, icm reads and shows the workspace (check, status,
@@ -136,6 +138,9 @@ func printTrust(w io.Writer, d trust.Decision) {
 			fmt.Fprintf(w, "  %-8s %s\n", "", l)
 		}
 		fmt.Fprintf(w, "  %-8s from %s\n", "", trust.Printable(p.Where))
+		for _, pin := range p.Pins {
+			fmt.Fprintf(w, "  %-8s %s\n", "", trust.Printable(pin.String()))
+		}
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "Now: %s\n", trust.Printable(d.Summary()))

@@ -83,6 +83,48 @@ Write one line.
 	}
 }
 
+// TestARewrittenScriptUntrusts: a trusted Script stage runs `sh
+// ./build.sh`; a pull rewrites build.sh (issue 30, item 5: it ran under
+// the old grant). The run is refused and icm trust --show names the file.
+func TestARewrittenScriptUntrusts(t *testing.T) {
+	trusttest.ConfigDir(t)
+	marker := filepath.Join(t.TempDir(), "rewritten-ran")
+	dir := wstest.Write(t, `
+-- CLAUDE.md --
+# Notes
+-- pipeline/01-b/CONTEXT.md --
+# Stage: 01-b
+
+## Script
+sh ./build.sh
+
+## Outputs
+- b.md -> output/
+-- pipeline/01-b/build.sh --
+printf 'b\n' > "$ICM_OUTPUT/b.md"
+`)
+	if _, errOut, err := inWorkspace(t, dir, "trust", "--yes"); err != nil {
+		t.Fatalf("icm trust --yes: %v\n%s", err, errOut)
+	}
+	if out, errOut, err := inWorkspace(t, dir, "run", "--stage", "01-b"); err != nil {
+		t.Fatalf("the trusted script: %v\n%s%s", err, out, errOut)
+	}
+	script := filepath.Join(dir, "pipeline", "01-b", "build.sh")
+	if err := os.WriteFile(script, []byte("touch '"+marker+"'\nprintf 'b\\n' > \"$ICM_OUTPUT/b.md\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, err := inWorkspace(t, dir, "run", "--stage", "01-b")
+	if fault.KindOf(err) != fault.KindUntrusted || !strings.Contains(errOut, "pipeline/01-b/build.sh changed since you trusted it") {
+		t.Errorf("the run after build.sh changed: %v\n%s", err, errOut)
+	}
+	if exists(marker) {
+		t.Error("the rewritten script ran under the old grant")
+	}
+	if out, _, _ := inWorkspace(t, dir, "trust", "--show"); !strings.Contains(out, "pipeline/01-b/build.sh changed since you trusted it") {
+		t.Errorf("icm trust --show does not name the changed file:\n%s", out)
+	}
+}
+
 // TestPullRefusesARegistryTheWorkspaceNames: config.toml names a model
 // on a registry host of its own (issue 30, item 8: icm pull asked the
 // person's Ollama to pull from it). Untrusted, icm pull refuses and the

@@ -57,19 +57,27 @@ type TrustInfo struct {
 
 // TrustPart is one thing the workspace would be allowed.
 type TrustPart struct {
-	// Kind is command, script, check, server or key.
+	// Kind is command, script, check, test-check, pull, server or key.
 	Kind string `json:"kind"`
-	// Verb is run, contact or read.
+	// Verb is run, pull, contact or read.
 	Verb  string `json:"verb"`
 	Value string `json:"value"`
 	Where string `json:"where"`
+	// Pins say, for a command, how each program and file it names is
+	// held: "pins tools/build.sh by its content (sha256 ...)", "npx
+	// fetches the code it runs when it runs: what runs cannot be pinned".
+	Pins []string `json:"pins,omitempty"`
 }
 
 // TrustChange is a part the grant did not cover.
 type TrustChange struct {
 	TrustPart
-	// Was is the value granted at the same place ("" when new).
+	// Was is the value granted at the same place ("" when new, or when
+	// the command is the one granted and Files say what changed).
 	Was string `json:"was,omitempty"`
+	// Files say what changed in the files a granted command runs:
+	// "tools/build.sh changed since you trusted it".
+	Files []string `json:"files,omitempty"`
 }
 
 func trustStatus(d trust.Decision) TrustStatus {
@@ -77,7 +85,11 @@ func trustStatus(d trust.Decision) TrustStatus {
 }
 
 func trustPart(p trust.Part) TrustPart {
-	return TrustPart{Kind: string(p.Kind), Verb: p.Kind.Verb(), Value: trust.Printable(p.Value), Where: trust.Printable(p.Where)}
+	out := TrustPart{Kind: string(p.Kind), Verb: p.Kind.Verb(), Value: trust.Printable(p.Value), Where: trust.Printable(p.Where)}
+	for _, pin := range p.Pins {
+		out.Pins = append(out.Pins, trust.Printable(pin.String()))
+	}
+	return out
 }
 
 func trustInfo(d trust.Decision) TrustInfo {
@@ -87,7 +99,11 @@ func trustInfo(d trust.Decision) TrustInfo {
 		out.Parts = append(out.Parts, trustPart(p))
 	}
 	for _, c := range d.Changes {
-		out.Changes = append(out.Changes, TrustChange{TrustPart: trustPart(c.Part), Was: trust.Printable(c.Was)})
+		ch := TrustChange{TrustPart: trustPart(c.Part), Was: trust.Printable(c.Was)}
+		for _, f := range c.Files {
+			ch.Files = append(ch.Files, trust.Printable(f))
+		}
+		out.Changes = append(out.Changes, ch)
 	}
 	return out
 }

@@ -217,3 +217,12 @@ func (s *Session) listUnstarted(ctx context.Context, server string) ([]ToolInfo,
 	}
 	return infos, err
 }
+
+// TrustReads reports whether a change to the file at abs may change the
+// session's trust decision: a file of a kind that can name what acts
+// (config.toml, an MCP configuration, a contract, a stage test case) or
+// a file one of its commands runs. A front end that keeps a session
+// opens a new one when such a file changes.
+func (s *Session) TrustReads(abs string) bool {
+	return trust.Reads(s.ws, s.trust.Parts, abs)
+}

@@ -31,7 +31,7 @@ func caseParts(l *lister) Parts {
 // caseChecks are the parts a parsed test case's `run:` expectations
 // are: each command as written, where the case names it
 // ("pipeline/01-a/tests/short.md ## Expect": the section, not the line,
-// so an edit above it keeps the grant).
+// so an edit above it keeps the grant), pinned as run in the stage folder.
 func (l *lister) caseChecks(st *workspace.Stage, c *testcase.Case) Parts {
 	var ps Parts
 	where := l.ws.Rel(c.File) + " ## Expect"
@@ -39,7 +39,7 @@ func (l *lister) caseChecks(st *workspace.Stage, c *testcase.Case) Parts {
 		if e.Check == nil || e.Check.Kind != contract.CheckRun || strings.TrimSpace(e.Check.Arg) == "" {
 			continue
 		}
-		ps = append(ps, Part{Kind: CaseCheck, Where: where, Value: e.Check.Arg})
+		ps = append(ps, Part{Kind: CaseCheck, Where: where, Value: e.Check.Arg, Pins: l.pins.shell(st.Dir, e.Check.Arg)})
 	}
 	return ps
 }

@@ -29,11 +29,12 @@ type Options struct {
 // every environment variable read for a key (api_key_env, ${env:NAME} in
 // a server entry) with where it goes, every model name on a registry
 // other than Ollama's own, every Script stage, `run:` Verify check and
-// `run:` expectation of a stage test case. Values are as written, so a
+// `run:` expectation of a stage test case; each command with its pins
+// (the files it runs, by their content). Values are as written, so a
 // copy of the workspace elsewhere names the same parts. Nothing is read
 // from the environment and nothing is started.
 func Of(ws *workspace.Workspace, opts Options) Parts {
-	l := &lister{ws: ws}
+	l := &lister{ws: ws, pins: newPinner(ws)}
 	var ps Parts
 	for _, s := range sources {
 		ps = append(ps, s.parts(l)...)
@@ -95,7 +96,7 @@ func (l *lister) serverParts(s tools.Server) Parts {
 		ps = append(ps, Part{Kind: Server, Where: where, Value: v})
 		target = "sent to " + u
 	default:
-		ps = append(ps, Part{Kind: Command, Where: where, Value: commandLine(s)})
+		ps = append(ps, Part{Kind: Command, Where: where, Value: commandLine(s), Pins: l.pins.argv(l.serverDir(s), append([]string{s.Command}, s.Args...), true)})
 		target = fmt.Sprintf("passed to tool server %q", s.Name)
 		for _, a := range s.Args {
 			for _, u := range addresses(a) {
@@ -154,6 +155,19 @@ func commandLine(s tools.Server) string {
 	return line
 }
 
+// serverDir is the folder a tool server starts in: its cwd, else the
+// workspace.
+func (l *lister) serverDir(s tools.Server) string {
+	dir := strings.ReplaceAll(s.Dir, "${workspaceFolder}", l.ws.Root)
+	switch {
+	case dir == "":
+		return l.ws.Root
+	case !filepath.IsAbs(dir):
+		return filepath.Join(l.ws.Root, dir)
+	}
+	return dir
+}
+
 // contractParts are the stages' Script commands, `run:` checks and model
 // names on other registries, read from the contracts on disk (what a run
 // would run).
@@ -171,11 +185,11 @@ func contractParts(l *lister) Parts {
 		// Parsed as a run parses it: [vars] filled, optional blocks applied.
 		c := contract.ParseWith(st.Contract, src, contract.Options{Vars: ws.Vars})
 		if c.Script != nil && strings.TrimSpace(c.Script.Command) != "" {
-			ps = append(ps, Part{Kind: Script, Where: st.ContractRel() + " ## Script", Value: c.Script.Command})
+			ps = append(ps, Part{Kind: Script, Where: st.ContractRel() + " ## Script", Value: c.Script.Command, Pins: l.pins.shell(st.Dir, c.Script.Command)})
 		}
 		for _, v := range c.Verify {
 			if v.Kind == contract.CheckRun && strings.TrimSpace(v.Arg) != "" {
-				ps = append(ps, Part{Kind: Check, Where: st.ContractRel() + " ## Verify", Value: v.Arg})
+				ps = append(ps, Part{Kind: Check, Where: st.ContractRel() + " ## Verify", Value: v.Arg, Pins: l.pins.shell(st.Dir, v.Arg)})
 			}
 		}
 		if c.Model != nil {

@@ -4,8 +4,9 @@
 // names (a tool server, a Script stage, a `run:` check of a contract or
 // of a stage test case), contacting a server it names (a model server, a
 // tool server's URL, a search address in a server's arguments, a model
-// registry), reading an environment variable it names (an API key). Parts lists exactly
-// those, as written; a Store keeps a person's grant of them
+// registry), reading an environment variable it names (an API key).
+// Parts lists exactly those, as written, each command with the files it
+// runs pinned by their content; a Store keeps a person's grant of them
 // in the user's config folder, keyed by the workspace's real path, with
 // the parts themselves, so a later change says what changed (as direnv
 // does); Decide puts the two together. A workspace that names nothing
@@ -17,6 +18,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -94,12 +96,28 @@ type Part struct {
 	// Value is what would run, be pulled, be contacted or be read, as
 	// written (placeholders with a value filled in).
 	Value string `json:"value"`
+	// Pins say, for a command, how each program and file it names is
+	// held to what the person trusted: by its content, by its name, or
+	// not at all (and why).
+	Pins []Pin `json:"pins,omitempty"`
 }
 
 // String is the part in one line: "run sh -c make (pipeline/02-build/CONTEXT.md ## Script)".
 func (p Part) String() string {
 	return fmt.Sprintf("%s %s (%s)", p.Kind.Verb(), p.Value, p.Where)
 }
+
+// at identifies the command or address a part names, pins aside.
+func (p Part) at() string { return string(p.Kind) + "\x00" + p.Where + "\x00" + p.Value }
+
+// sameAt reports whether two parts name the same command or address at
+// the same place.
+func (p Part) sameAt(q Part) bool {
+	return p.Kind == q.Kind && p.Where == q.Where && p.Value == q.Value
+}
+
+// equal reports whether two parts are the same, pins included.
+func (p Part) equal(q Part) bool { return p.sameAt(q) && slices.Equal(p.Pins, q.Pins) }
 
 // Parts is what a workspace names, sorted.
 type Parts []Part
@@ -118,8 +136,16 @@ func (ps Parts) sorted() Parts {
 		return a.Value < b.Value
 	})
 	uniq := out[:0]
-	for i, p := range out {
-		if i == 0 || p != out[i-1] {
+	for _, p := range out {
+		// Equal parts are next to each other, among those at the same place.
+		dup := false
+		for i := len(uniq) - 1; i >= 0 && uniq[i].sameAt(p); i-- {
+			if uniq[i].equal(p) {
+				dup = true
+				break
+			}
+		}
+		if !dup {
 			uniq = append(uniq, p)
 		}
 	}
@@ -139,6 +165,20 @@ func (ps Parts) Names(kind Kind, value string) bool {
 	for _, p := range ps {
 		if p.Kind == kind && p.Value == value {
 			return true
+		}
+	}
+	return false
+}
+
+// Pinned reports whether a part pins the file rel (relative to the
+// workspace, as Pin.File names it): a change to it may change the
+// decision.
+func (ps Parts) Pinned(rel string) bool {
+	for _, p := range ps {
+		for _, pin := range p.Pins {
+			if pin.File == rel && (pin.How == Content || pin.How == TooLarge) {
+				return true
+			}
 		}
 	}
 	return false

@@ -49,9 +49,23 @@ var sources = []source{
 	},
 }
 
-// lister is what reading one workspace's parts shares.
+// lister is what reading one workspace's parts shares: the workspace and
+// the pins made so far.
 type lister struct {
-	ws *workspace.Workspace
+	ws   *workspace.Workspace
+	pins *pinner
+}
+
+// Reads reports whether a change to the file at abs may change what the
+// workspace names: a file of a kind that can act (sources), or a file a
+// command of parts runs (pinned by its content).
+func Reads(ws *workspace.Workspace, parts Parts, abs string) bool {
+	for _, s := range sources {
+		if s.holds(ws, abs) {
+			return true
+		}
+	}
+	return parts.Pinned(ws.InputRel(abs))
 }
 
 // isServerConfig reports whether abs is config.toml or an MCP

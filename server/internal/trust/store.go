@@ -27,8 +27,12 @@ const recordsDir = "trusted"
 // allocation.
 const maxRecord = 1 << 20
 
-// recordVersion is the record format written.
-const recordVersion = 1
+// recordVersion is the record format written. Version 2 pins the files
+// each command runs by their content (Part.Pins); a record of version 1
+// pinned the command lines only, so it no longer stands for what the
+// person would be trusting: such a workspace is untrusted, with a note
+// saying to trust it once more.
+const recordVersion = 2
 
 // Store keeps trust records, one file per workspace.
 type Store struct {
@@ -117,8 +121,10 @@ func (s Store) Load(root string) (*Record, error) {
 		return nil, fmt.Errorf("the trust record %s is not icm's: %w", path, err)
 	}
 	switch {
-	case r.Version != recordVersion:
-		return nil, fmt.Errorf("the trust record %s has version %d; this icm writes %d", path, r.Version, recordVersion)
+	case r.Version < recordVersion:
+		return nil, fmt.Errorf("the trust record %s was written by an older icm, which did not pin the files the workspace's commands run: look at the list again and trust it once more", path)
+	case r.Version > recordVersion:
+		return nil, fmt.Errorf("the trust record %s has version %d, written by a newer icm; this icm writes %d: trust the workspace again with this icm, or use the newer one", path, r.Version, recordVersion)
 	case r.Path != root:
 		return nil, fmt.Errorf("the trust record %s is for %s, not %s", path, r.Path, root)
 	case r.Parts.Hash() != r.Hash:

@@ -226,6 +226,9 @@ func TestBadRecordsAreUntrustedWithANote(t *testing.T) {
 		{"edited by hand", "changed by hand", func() {
 			os.WriteFile(file, []byte(strings.Replace(string(good), "make site", "make evil", 1)), 0o600)
 		}},
+		{"an older icm's", "written by an older icm, which did not pin the files the workspace's commands run: look at the list again and trust it once more", func() {
+			os.WriteFile(file, []byte(strings.Replace(string(good), `"version": 2`, `"version": 1`, 1)), 0o600)
+		}},
 		{"oversize", "unreadable", func() {
 			f, _ := os.Create(file)
 			f.Truncate(64 << 20)

@@ -65,9 +65,9 @@ type DiskChange struct {
 
 // DiskChanged asks each workspace whose files changed for a new snapshot,
 // and returns them. A stage folder, a contract, config.toml or an MCP
-// configuration file appearing or going also makes the workspace be read
-// again; the server's own writes (probes) and run traces change nothing
-// a contract reads.
+// configuration file appearing or going, or a change to a file the trust
+// decision reads, also makes the workspace be read again; the server's
+// own writes (probes) and run traces change nothing a contract reads.
 func (s *Set) DiskChanged(changes []DiskChange) []*Workspace {
 	touched := map[*Workspace]bool{}
 	var order []*Workspace
@@ -76,7 +76,7 @@ func (s *Set) DiskChanged(changes []DiskChange) []*Workspace {
 		if w == nil || ignoredChange(w.root, c.Path) {
 			continue
 		}
-		reopen := !c.Changed || isContract(c.Path) || session.IsServerConfig(c.Path)
+		reopen := !c.Changed || isContract(c.Path) || session.IsServerConfig(c.Path) || w.trustReads(c.Path)
 		if _, seen := touched[w]; !seen {
 			order = append(order, w)
 		}
@@ -86,6 +86,17 @@ func (s *Set) DiskChanged(changes []DiskChange) []*Workspace {
 		w.Touch(touched[w])
 	}
 	return order
+}
+
+// trustReads reports whether the trust decision of the workspace's
+// current session depends on the file at path (a stage test case, a
+// script one of its commands runs): its change opens the workspace
+// again, so what trust lists and allows follows the disk.
+func (w *Workspace) trustReads(path string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	// Under mu, the current opening cannot be let go.
+	return w.cur != nil && !w.stale && w.cur.sess.TrustReads(path)
 }
 
 // ignoredChange filters out the server's own writes (probes) and run
