@@ -103,13 +103,16 @@ func inWorkspace(t *testing.T, dir string, args ...string) (string, string, erro
 }
 
 // TestTrustMatrixCLI: every command of icm, on a workspace that names a
-// tool server (a command that leaves a marker), a Script stage and a run:
-// check that leave markers, a model server and a search address (a
-// recording server on 127.0.0.1) and a key variable holding a secret,
-// with nobody's trust: no marker is written, no request is made, no key
-// is sent; the commands that would act are refused, naming icm trust and
-// --trust. After icm trust --yes the same workspace runs; after a change
-// to the trusted command it is refused again, naming the change.
+// tool server (a command that leaves a marker), a Script stage (with a
+// script of its own), a run: check and a stage test case's run:
+// expectation that leave markers, a model server and a search address
+// (a recording server on 127.0.0.1), a model on a registry of its own and
+// a key variable holding a secret, with nobody's trust: no marker is
+// written, no request is made, no key is sent; the commands that would
+// act are refused, naming icm trust and --trust. After icm trust --yes
+// the same workspace runs, its test case too; after a pull rewrites the
+// script, or a change to the trusted command, it is refused again,
+// naming the change.
 func TestTrustMatrixCLI(t *testing.T) {
 	trusttest.ConfigDir(t)
 	model := ollamatest.New(t, ollamatest.Config{AllowUnscripted: true, Models: []ollamatest.Model{{Name: "m", ContextLength: 8192}}})
@@ -198,6 +201,22 @@ func TestTrustMatrixCLI(t *testing.T) {
 	}
 	if len(h.Rec.Requests()) == 0 || h.Rec.Keys() == 0 {
 		t.Errorf("after trusting, the model server got %v with %d keys: the run did not use it", h.Rec.Requests(), h.Rec.Keys())
+	}
+
+	// The stage test case's run: expectation runs under the grant too.
+	if out, errOut, err := inWorkspace(t, h.Dir, "test", "01-a"); err != nil || !strings.Contains(strings.Join(h.Traces(), ","), "test-check") {
+		t.Errorf("the test case after trusting: %v, ran %v\n%s%s", err, h.Traces(), out, errOut)
+	}
+
+	// A pull rewrites the script the trusted Script stage runs: untrusted
+	// again, naming the file, and the new script does not run.
+	h.RewriteScript(t)
+	if _, errOut, err := inWorkspace(t, h.Dir, "run", "--stage", "02-b"); fault.KindOf(err) != fault.KindUntrusted ||
+		!strings.Contains(errOut, h.Script+" changed since you trusted it") {
+		t.Errorf("the run after the script changed: %v, want a refusal naming %s\n%s", err, h.Script, errOut)
+	}
+	if strings.Contains(strings.Join(h.Traces(), ","), "rewritten-script") {
+		t.Error("the rewritten script ran under the old grant")
 	}
 
 	// A change to the trusted command: untrusted again, saying what changed.

@@ -182,8 +182,9 @@ func trustLenses(t *testing.T, e *trustEditor, p string) string {
 // hovers and lenses still come (with no Run lens), the commands that
 // would act are refused as untrusted. Restricted Mode refuses a grant;
 // icm.trustGrant then trusts exactly the list icm.trustList showed, at
-// once: Run is offered and a stage runs. A change to the trusted command
-// untrusts it again, naming the change.
+// once: Run is offered, a stage runs and so does a test case. A pull
+// that rewrites the script a trusted stage runs, then a change to the
+// trusted command, untrust it again, naming the change.
 func TestTrustMatrixLSP(t *testing.T) {
 	trusttest.ConfigDir(t)
 	model := ollamatest.New(t, ollamatest.Config{AllowUnscripted: true, Models: []ollamatest.Model{{Name: "m", ContextLength: 8192}}})
@@ -300,6 +301,36 @@ func TestTrustMatrixLSP(t *testing.T) {
 	// started too.)
 	if got := strings.Join(h.Traces(), ","); !strings.Contains(got, "script-stage") {
 		t.Errorf("after the grant, ran %s", got)
+	}
+
+	// The Test Explorer runs the case's run: expectation under the grant.
+	if _, err := e.ExecuteCommand("icm.testRun", map[string]any{"workspace": h.Dir, "stage": "01-a", "token": "trusted"}); err != nil {
+		t.Fatalf("icm.testRun after the grant: %v", err)
+	}
+	e.AwaitNotification("icm/testFinished", "the test run ends", nil)
+	if got := strings.Join(h.Traces(), ","); !strings.Contains(got, "test-check") {
+		t.Errorf("after the grant, the test run ran %s", got)
+	}
+
+	// A pull rewrites the script the trusted Script stage runs: the list
+	// says so at once, and the stage is refused.
+	h.RewriteScript(t)
+	e.FilesChanged(lsptest.Changed, h.Script)
+	raw, err = e.ExecuteCommand("icm.trustList", map[string]any{"workspace": h.Dir})
+	var changed struct {
+		State   string
+		Changes []struct{ Files []string }
+	}
+	if err != nil || json.Unmarshal(raw, &changed) != nil || changed.State != "changed" || len(changed.Changes) != 1 ||
+		!strings.Contains(strings.Join(changed.Changes[0].Files, " "), h.Script+" changed since you trusted it") {
+		t.Errorf("icm.trustList after the script changed: %s, %v", raw, err)
+	}
+	_, err = e.ExecuteCommand("icm.runStage", map[string]any{"workspace": h.Dir, "stage": "02-b"})
+	if re, _ := lsptest.AsReplyError(err); errorKind(err) != "untrusted" || !strings.Contains(re.Message, h.Script+" changed since you trusted it") {
+		t.Errorf("run after the script changed: %v", err)
+	}
+	if strings.Contains(strings.Join(h.Traces(), ","), "rewritten-script") {
+		t.Error("the rewritten script ran under the old grant")
 	}
 
 	// The trusted command changes on disk: untrusted again, saying what.

@@ -82,12 +82,19 @@ func (r *Recorder) Keys() int {
 
 // Hostile is a workspace, as a stranger might ship one, that names
 // something of every kind trust covers, each leaving a trace when it
-// acts: its commands write files into Markers, its servers are Rec, its
-// key is SecretEnv.
+// acts: its commands write files into Markers (a stage test case's
+// `run:` expectation too), its servers are Rec, its key is SecretEnv, a
+// model it names is on Rec's host as a registry; its Script stage runs
+// a script of the workspace, which RewriteScript changes as a pull
+// would.
 type Hostile struct {
 	Dir     string
 	Markers string
 	Rec     *Recorder
+	// Script is the script the Script stage runs, relative to Dir.
+	Script string
+	// Registry is the registry host of the model its stage 03-c names.
+	Registry string
 }
 
 // HostileOptions shape the hostile workspace.
@@ -107,7 +114,8 @@ type HostileOptions struct {
 // environment holds SecretEnv (t.Setenv).
 func NewHostile(t testing.TB, o HostileOptions) *Hostile {
 	t.Helper()
-	h := &Hostile{Dir: t.TempDir(), Markers: t.TempDir(), Rec: NewRecorder(t, o.Upstream)}
+	h := &Hostile{Dir: t.TempDir(), Markers: t.TempDir(), Rec: NewRecorder(t, o.Upstream), Script: "pipeline/02-b/build.sh"}
+	h.Registry = strings.TrimPrefix(h.Rec.URL, "http://")
 	if real, err := filepath.EvalSymlinks(h.Dir); err == nil {
 		h.Dir = real
 	}
@@ -163,15 +171,25 @@ Write one line.
 ## Outputs
 - a.md -> output/
 `,
+		"pipeline/01-a/tests/one-line.md": `# Case: one line
+
+## Expect
+- non-empty
+- run: touch ` + mark("test-check") + `
+`,
 		"pipeline/02-b/CONTEXT.md": `# Stage: 02-b
 
 ## Script
-touch ` + mark("script-stage") + `; printf 'b\n' > "$ICM_OUTPUT/b.md"
+touch ` + mark("script-stage") + `; sh ./build.sh
 
 ## Outputs
 - b.md -> output/
 `,
+		h.Script: buildScript,
 		"pipeline/03-c/CONTEXT.md": `# Stage: 03-c
+
+## Model
+model: ` + h.Registry + `/ns/m:latest
 
 ## Tools
 remote: fetch
@@ -195,6 +213,20 @@ Search and write.
 		}
 	}
 	return h
+}
+
+// buildScript is what the Script stage's script does when it is
+// trusted: write the stage's output.
+const buildScript = "printf 'b\\n' > \"$ICM_OUTPUT/b.md\"\n"
+
+// RewriteScript changes the script the trusted Script stage runs, as a
+// pull would: run, it would leave the marker "rewritten-script".
+func (h *Hostile) RewriteScript(t testing.TB) {
+	t.Helper()
+	text := "touch " + shq(filepath.Join(h.Markers, "rewritten-script")) + "\n" + buildScript
+	if err := os.WriteFile(filepath.Join(h.Dir, filepath.FromSlash(h.Script)), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Traces lists the marker files written so far: the commands that ran.
