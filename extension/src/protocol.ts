@@ -209,13 +209,15 @@ export interface TrustStatus {
 
 /** One thing trusting a workspace allows (icm.trustList). */
 export interface TrustPart {
-  /** command, script, check, server or key. */
+  /** command, script, check, test-check, pull, server or key. */
   kind: string;
-  /** run, contact or read. */
+  /** run, pull, contact or read. */
   verb: string;
   value: string;
   /** Where the workspace names it: "config.toml [mcp.servers.x]". */
   where: string;
+  /** For a command: how each program and file it runs is held, a line each. */
+  pins?: string[];
 }
 
 /** What icm.trustList and icm.trustGrant answer. */
@@ -224,8 +226,8 @@ export interface TrustInfo extends TrustStatus {
   /** Identifies the list: icm.trustGrant takes it back. */
   hash: string;
   parts: TrustPart[];
-  /** The parts a grant no longer covers, with the value it had. */
-  changes: (TrustPart & { was?: string })[];
+  /** The parts a grant no longer covers, with the value it had, or what changed in the files a granted command runs. */
+  changes: (TrustPart & { was?: string; files?: string[] })[];
   by?: string;
   note?: string;
 }

@@ -21,10 +21,15 @@ export function folderName(path: string): string {
 /** The modal question: a message, and the list as its detail. */
 export function trustQuestion(info: TrustInfo): { message: string; detail: string } {
   const name = folderName(info.workspace);
-  const lines = info.parts.map((p) => `• ${partLine(p)}`);
+  const lines = info.parts.map((p) => [`• ${partLine(p)}`, ...(p.pins ?? []).map((pin) => `    – ${pin}`)].join('\n'));
   let detail = `Trusting ${info.workspace} allows icm to do exactly this:\n\n${lines.join('\n')}`;
   if (info.changes.length > 0) {
-    const changed = info.changes.map((c) => `• ${c.where}: ${c.was ? `${c.was} → ${c.value}` : `new: ${c.value}`}`);
+    const changed = info.changes.map((c) => {
+      if (c.files && c.files.length > 0) {
+        return `• ${c.files.join('; ')} (${c.where})`;
+      }
+      return `• ${c.where}: ${c.was ? `${c.was} → ${c.value}` : `new: ${c.value}`}`;
+    });
     detail = `It changed since it was trusted:\n${changed.join('\n')}\n\n${detail}`;
   }
   detail += '\n\nA change to any of it untrusts the workspace again.';

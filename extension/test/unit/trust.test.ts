@@ -30,6 +30,19 @@ test('the question says what changed since it was trusted', () => {
   assert.match(q.detail, /^It changed since it was trusted:\n• config\.toml \[mcp\.servers\.x\]: sh -c fine → sh -c evil/);
 });
 
+test('a changed script a granted command runs is named, and each command says what it pins', () => {
+  const script = {
+    kind: 'script',
+    verb: 'run',
+    value: 'sh ./build.sh',
+    where: 'pipeline/02-b/CONTEXT.md ## Script',
+    pins: ['sh is found on PATH: pinned by its name', 'pins pipeline/02-b/build.sh by its content (sha256 0123456789ab)'],
+  };
+  const q = trustQuestion(info({ state: 'changed', parts: [script], changes: [{ ...script, files: ['pipeline/02-b/build.sh changed since you trusted it'] }] }));
+  assert.match(q.detail, /^It changed since it was trusted:\n• pipeline\/02-b\/build\.sh changed since you trusted it \(pipeline\/02-b\/CONTEXT\.md ## Script\)/);
+  assert.match(q.detail, /• run sh \.\/build\.sh \(from pipeline\/02-b\/CONTEXT\.md ## Script\)\n {4}– sh is found on PATH: pinned by its name\n {4}– pins pipeline\/02-b\/build\.sh by its content/);
+});
+
 test('a multi-line script reads on one line', () => {
   assert.equal(partLine({ kind: 'script', verb: 'run', value: 'make\nmake install', where: 'pipeline/02-b/CONTEXT.md ## Script' }), 'run make ⏎ make install (from pipeline/02-b/CONTEXT.md ## Script)');
 });
