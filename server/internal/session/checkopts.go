@@ -14,10 +14,10 @@ type CheckFacts struct {
 	// Window is the model's context window as the model server told it
 	// (0: not asked, or no answer). A window config.toml states wins.
 	Window int
-	// Models are the model server's installed models and ModelServer
-	// names it; nil while it has not answered.
-	Models      []string
-	ModelServer string
+	// Models are what the model server said of its models; nil (or not
+	// Known) while it has not answered, which leaves config.toml's model
+	// name unjudged.
+	Models *ModelFacts
 	// Files lists the workspace's files for path suggestions; nil walks
 	// the disk once per check.
 	Files func() []string
@@ -37,7 +37,7 @@ func (s *Session) CheckOptions(facts CheckFacts) check.Options {
 		window = w
 	}
 	listed := s.Listed()
-	return check.Options{
+	opts := check.Options{
 		Window:  window,
 		Reserve: AnswerRoom,
 		Servers: s.box.Names(),
@@ -46,10 +46,13 @@ func (s *Session) CheckOptions(facts CheckFacts) check.Options {
 			return names, ok
 		},
 		Files:       facts.Files,
-		Models:      facts.Models,
-		ModelServer: facts.ModelServer,
 		Conventions: s.opts.Settings.Conventions,
 	}
+	if m := facts.Models; m != nil && m.Known {
+		opts.Models = append([]string{}, m.Installed...)
+		opts.ModelServer = s.serverName()
+	}
+	return opts
 }
 
 // CheckWith runs the workspace's checks over files (nil: the disk) with

@@ -212,10 +212,7 @@ func (s *Session) modelCheck(facts *ModelFacts) state.ModelCheck {
 	if facts == nil {
 		return nil
 	}
-	server := "the model server"
-	if u := s.ServerURL(); u != "" {
-		server += " at " + u
-	}
+	server := s.serverName()
 	return func(model string) (string, bool) {
 		if !facts.Known {
 			return fmt.Sprintf("whether %s has %q cannot be checked: it does not answer", server, model), false
@@ -229,6 +226,15 @@ func (s *Session) modelCheck(facts *ModelFacts) state.ModelCheck {
 		}
 		return problem, true
 	}
+}
+
+// serverName names the model server in force for messages: "the model
+// server at URL".
+func (s *Session) serverName() string {
+	if u := s.ServerURL(); u != "" {
+		return "the model server at " + u
+	}
+	return "the model server"
 }
 
 // installedModel reports whether model is among installed, as Ollama

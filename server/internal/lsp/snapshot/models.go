@@ -202,21 +202,16 @@ func (m *modelLists) entry(host string) *modelList {
 	return l
 }
 
-// modelFacts is what config.toml's model check needs: the installed models
-// (nil while the server has not answered, which skips the check) and how
-// to name the server.
-func (s *Set) modelFacts(w *Workspace, sess *session.Session) ([]string, string) {
-	names, ok := s.installedModels(w, sess)
-	if !ok {
-		return nil, ""
+// modelFacts is what the workspace's model server said of its models,
+// for config.toml's model check: nil while it has not answered, which
+// skips the check. A list older than modelListTTL is asked for again in
+// the background; it never waits.
+func (s *Set) modelFacts(w *Workspace, sess *session.Session) *session.ModelFacts {
+	names, known := s.installedModels(w, sess)
+	if !known {
+		return nil
 	}
-	if names == nil {
-		names = []string{}
-	}
-	if u := sess.ServerURL(); u != "" {
-		return names, "the model server at " + u
-	}
-	return names, "the model server"
+	return &session.ModelFacts{Installed: names, Known: true}
 }
 
 // ForgetModels drops every list, so the next check asks again (after a pull).

@@ -195,8 +195,7 @@ func (w *Workspace) listFiles() []string {
 // for a path suggestion on every keystroke would put disk reads on the
 // typing path).
 func (w *Workspace) checkFacts(sess *session.Session) session.CheckFacts {
-	models, server := w.set.modelFacts(w, sess)
-	return session.CheckFacts{Window: w.windowSize(), Models: models, ModelServer: server, Files: w.listFiles}
+	return session.CheckFacts{Window: w.windowSize(), Models: w.set.modelFacts(w, sess), Files: w.listFiles}
 }
 
 // knowsContract reports whether path is the contract of a stage the
