@@ -4,17 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/icm-tool/icm/server/internal/human"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/human"
+	"github.com/icm-tool/icm/server/internal/usersettings"
+
 	"github.com/icm-tool/icm/server/internal/testutil/closedport"
 	"github.com/icm-tool/icm/server/internal/testutil/fakesearx"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
-	"github.com/icm-tool/icm/server/internal/trust"
 	"github.com/icm-tool/icm/server/internal/trust/trusttest"
 )
 
@@ -59,7 +60,7 @@ func runDoctor(t *testing.T, dir, host string, args ...string) (string, string, 
 func runDoctorPath(t *testing.T, dir, host, path string, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	vars := map[string]string{"OLLAMA_HOST": host, "PATH": path, trust.ConfigDirEnv: os.Getenv(trust.ConfigDirEnv)}
+	vars := map[string]string{"OLLAMA_HOST": host, "PATH": path, usersettings.ConfigDirEnv: os.Getenv(usersettings.ConfigDirEnv)}
 	env := &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return vars[k] },
 		Getwd: func() (string, error) { return dir, nil }, Self: filepath.Join(t.TempDir(), "icm-not-built")}
 	code := exitCode(env, Run(context.Background(), env, append([]string{"doctor"}, args...)))

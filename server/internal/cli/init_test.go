@@ -10,7 +10,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
-	"github.com/icm-tool/icm/server/internal/trust"
+	"github.com/icm-tool/icm/server/internal/usersettings"
 )
 
 // runIn runs the command line in dir with only the environment vars holds.
@@ -19,7 +19,7 @@ func runIn(t *testing.T, dir string, vars map[string]string, args ...string) (st
 	var out, errb bytes.Buffer
 	env := &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
 		Getenv: func(k string) string {
-			if v, ok := vars[k]; ok || k != trust.ConfigDirEnv {
+			if v, ok := vars[k]; ok || k != usersettings.ConfigDirEnv {
 				return v
 			}
 			// The test's config folder (trust records), never the person's.

@@ -3,10 +3,11 @@ package cli
 import (
 	"bytes"
 	"context"
-	"github.com/icm-tool/icm/server/internal/trust"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/icm-tool/icm/server/internal/usersettings"
 )
 
 // runAsUser runs a command line in dir as a person at a terminal sees it:
@@ -16,7 +17,7 @@ func runAsUser(t *testing.T, dir string, vars map[string]string, args ...string)
 	var out, errb bytes.Buffer
 	env := &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
 		Getenv: func(k string) string {
-			if v, ok := vars[k]; ok || k != trust.ConfigDirEnv {
+			if v, ok := vars[k]; ok || k != usersettings.ConfigDirEnv {
 				return v
 			}
 			// The test's config folder (trust records), never the person's.

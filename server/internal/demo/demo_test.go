@@ -15,7 +15,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/cli"
 	"github.com/icm-tool/icm/server/internal/testutil/gobin"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
-	"github.com/icm-tool/icm/server/internal/trust"
+	"github.com/icm-tool/icm/server/internal/usersettings"
 )
 
 // icmBin is icm itself: the copy's search and reader servers are
@@ -34,7 +34,7 @@ func demo(t *testing.T, stdin string, args ...string) (string, string, int) {
 	var out, errb bytes.Buffer
 	env := &cli.Env{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb, Self: icmBin,
 		Getenv: func(k string) string {
-			if k == trust.ConfigDirEnv {
+			if k == usersettings.ConfigDirEnv {
 				return os.Getenv(k)
 			}
 			return ""

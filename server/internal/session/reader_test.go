@@ -8,6 +8,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/trust"
 	"github.com/icm-tool/icm/server/internal/trust/trusttest"
+	"github.com/icm-tool/icm/server/internal/usersettings"
 )
 
 // The reader's summarize and extract use the workspace's model servers
@@ -17,7 +18,7 @@ func TestReaderClientFollowsWorkspaceConfig(t *testing.T) {
 	dir := t.TempDir()
 	cfgDir := trusttest.ConfigDir(t)
 	getenv := func(k string) string {
-		return map[string]string{"KEY": "secret", trust.ConfigDirEnv: cfgDir}[k]
+		return map[string]string{"KEY": "secret", usersettings.ConfigDirEnv: cfgDir}[k]
 	}
 	trusted := true
 	check := func(cfg, host, want string) {

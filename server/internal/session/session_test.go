@@ -19,8 +19,8 @@ import (
 	"github.com/icm-tool/icm/server/internal/testutil/closedport"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
-	"github.com/icm-tool/icm/server/internal/trust"
 	"github.com/icm-tool/icm/server/internal/trust/trusttest"
+	"github.com/icm-tool/icm/server/internal/usersettings"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -114,7 +114,7 @@ func TestPrecedence(t *testing.T) {
 				switch k {
 				case "OLLAMA_HOST":
 					return c.env
-				case trust.ConfigDirEnv:
+				case usersettings.ConfigDirEnv:
 					return os.Getenv(k)
 				}
 				return ""
@@ -195,7 +195,7 @@ func TestRunSendsItsSpansBeforeReturning(t *testing.T) {
 	srv := ollamatest.New(t, ollamatest.Config{AllowUnscripted: true, Models: []ollamatest.Model{{Name: "config-model"}}})
 	srv.Default(ollamatest.Text("done"))
 	ws := openTrusted(t, strings.Replace(threeStages, "%s", `base_url = "`+srv.URL()+`"`, 1))
-	env := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": collector.URL, trust.ConfigDirEnv: os.Getenv(trust.ConfigDirEnv)}
+	env := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": collector.URL, usersettings.ConfigDirEnv: os.Getenv(usersettings.ConfigDirEnv)}
 	s := Open(ws, Options{Getenv: func(k string) string { return env[k] }})
 	r, err := s.NewRun(RunRequest{Stage: "01-a"}, nil)
 	if err != nil {

@@ -10,15 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/usersettings"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
-// ConfigDirEnv moves the user's icm config folder (tests use a temporary
-// one).
-const ConfigDirEnv = "ICM_CONFIG_DIR"
 
 // recordsDir is the folder of trust records inside the config folder.
 const recordsDir = "trusted"
@@ -40,31 +37,15 @@ type Store struct {
 	Dir string
 }
 
-// StoreFor is the store in the user's config folder: $ICM_CONFIG_DIR,
-// else the platform's config folder's icm/ (~/.config/icm on Linux),
-// read through getenv.
+// StoreFor is the store in the user's config folder (usersettings.Dir:
+// $ICM_CONFIG_DIR, else the platform's config folder's icm/), read
+// through getenv.
 func StoreFor(getenv func(string) string) (Store, error) {
-	base := strings.TrimSpace(getenv(ConfigDirEnv))
-	if base == "" {
-		dir, err := userConfigDir(getenv)
-		if err != nil {
-			return Store{}, fmt.Errorf("unable to find the user's config folder for trust records (set %s): %w", ConfigDirEnv, err)
-		}
-		base = filepath.Join(dir, "icm")
-	}
-	if !filepath.IsAbs(base) {
-		return Store{}, fmt.Errorf("%s=%q is not an absolute path", ConfigDirEnv, base)
+	base, err := usersettings.Dir(getenv)
+	if err != nil {
+		return Store{}, fmt.Errorf("unable to find the user's config folder for trust records: %w", err)
 	}
 	return Store{Dir: filepath.Join(base, recordsDir)}, nil
-}
-
-// userConfigDir is os.UserConfigDir with XDG_CONFIG_HOME read through
-// getenv.
-func userConfigDir(getenv func(string) string) (string, error) {
-	if d := getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
-		return d, nil
-	}
-	return os.UserConfigDir()
 }
 
 // Record is a person's grant: the workspace, what it named when they

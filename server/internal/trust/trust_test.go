@@ -10,6 +10,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 	"github.com/icm-tool/icm/server/internal/trust"
+	"github.com/icm-tool/icm/server/internal/usersettings"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -314,7 +315,7 @@ func TestCarryTrustsTheCopyUntilUndone(t *testing.T) {
 func TestStoreForUsesICMConfigDir(t *testing.T) {
 	dir := t.TempDir()
 	s, err := trust.StoreFor(func(k string) string {
-		if k == trust.ConfigDirEnv {
+		if k == usersettings.ConfigDirEnv {
 			return dir
 		}
 		return ""
@@ -323,7 +324,7 @@ func TestStoreForUsesICMConfigDir(t *testing.T) {
 		t.Errorf("store %q, %v", s.Dir, err)
 	}
 	if _, err := trust.StoreFor(func(k string) string {
-		if k == trust.ConfigDirEnv {
+		if k == usersettings.ConfigDirEnv {
 			return "relative/dir"
 		}
 		return ""

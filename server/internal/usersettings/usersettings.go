@@ -65,7 +65,7 @@ func Dir(getenv func(string) string) (string, error) {
 
 // errNoFolder is a user with no config folder (no home): their settings
 // are the defaults.
-var errNoFolder = errors.New("no user config folder")
+var errNoFolder = fmt.Errorf("this account has no config folder (no home folder): set %s to one", ConfigDirEnv)
 
 // Load reads the settings file. No file means the defaults. A file that
 // lies inside one of the workspaces (a config folder pointed into one)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/trust"
+	"github.com/icm-tool/icm/server/internal/usersettings"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -19,11 +20,11 @@ var dirs sync.Map // testing.TB -> its config folder
 // own (the same one for every call within a test) and returns it.
 func ConfigDir(t testing.TB) string {
 	t.Helper()
-	if d, ok := dirs.Load(t); ok && os.Getenv(trust.ConfigDirEnv) == d.(string) {
+	if d, ok := dirs.Load(t); ok && os.Getenv(usersettings.ConfigDirEnv) == d.(string) {
 		return d.(string)
 	}
 	d := t.TempDir()
-	t.Setenv(trust.ConfigDirEnv, d)
+	t.Setenv(usersettings.ConfigDirEnv, d)
 	dirs.Store(t, d)
 	t.Cleanup(func() { dirs.Delete(t) })
 	return d
