@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"strings"
 	"time"
@@ -101,9 +100,6 @@ setup. See icm help agents.`,
 	return cmd
 }
 
-// discoverDepth is how deep below a folder workspaces are looked for.
-const discoverDepth = 3
-
 // servedRoots are the workspaces the server serves: for each folder, the
 // workspace it is, else the workspaces in it, else the workspace around
 // it.
@@ -140,7 +136,7 @@ func servedRoots(env *Env, g *globalFlags, args []string) ([]string, error) {
 		// The workspaces in the folder before the one around it: a
 		// repository's own CLAUDE.md or AGENTS.md above a folder of
 		// workspaces marks no workspace the person meant.
-		if found := below(dir); len(found) > 0 {
+		if found := workspace.Below(dir); len(found) > 0 {
 			for _, r := range found {
 				add(r)
 			}
@@ -148,35 +144,10 @@ func servedRoots(env *Env, g *globalFlags, args []string) ([]string, error) {
 		}
 		root, err := workspace.Find(dir)
 		if err != nil {
-			return nil, fault.NotFound(fmt.Sprintf("%s holds no ICM workspace (a folder with CLAUDE.md, or CONTEXT.md and its stages) within %d levels, and is in none", dir, discoverDepth),
+			return nil, fault.NotFound(fmt.Sprintf("%s holds no ICM workspace (a folder with CLAUDE.md, or CONTEXT.md and its stages) within %d levels, and is in none", dir, workspace.DiscoverDepth),
 				"name a workspace's folder, or a folder that holds workspaces")
 		}
 		add(root)
 	}
 	return roots, nil
-}
-
-// below finds the workspaces in a folder, not looking into hidden
-// folders, outputs, histories or node_modules.
-func below(dir string) []string {
-	var out []string
-	base := strings.Count(dir, string(filepath.Separator))
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.IsDir() {
-			return nil
-		}
-		name := d.Name()
-		if p != dir && (strings.HasPrefix(name, ".") || name == "node_modules" || name == workspace.OutputDir || name == workspace.HistoryDir) {
-			return filepath.SkipDir
-		}
-		if strings.Count(p, string(filepath.Separator))-base > discoverDepth {
-			return filepath.SkipDir
-		}
-		if workspace.IsRoot(p) {
-			out = append(out, p)
-			return filepath.SkipDir
-		}
-		return nil
-	})
-	return out
 }

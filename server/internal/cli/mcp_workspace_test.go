@@ -600,8 +600,8 @@ func TestServingAFolderOfWorkspaces(t *testing.T) {
 // served as those workspaces even inside a repository whose root has an
 // agents' file of its own (AGENTS.md, which also marks a workspace); a
 // folder inside a workspace serves that workspace; hidden folders,
-// node_modules and workspaces deeper than three levels are not looked
-// into; a folder with no workspace in or around it is refused, naming
+// node_modules and workspaces deeper than four levels (the one depth
+// every front end discovers to) are not looked into; a folder with no workspace in or around it is refused, naming
 // it.
 func TestFindingTheWorkspacesOfAFolder(t *testing.T) {
 	repo := t.TempDir()
@@ -622,7 +622,7 @@ func TestFindingTheWorkspacesOfAFolder(t *testing.T) {
 	place("course-rust", "courses/more/rust")
 	place("course-rust", "courses/.cache/rust")
 	place("course-rust", "courses/node_modules/rust")
-	place("course-rust", "courses/a/b/c/rust")
+	place("course-rust", "courses/a/b/c/d/rust")
 	served := func(args ...string) string {
 		c := startMCP(t, repo, agentVars(t), "finder", nil, append([]string{"mcp", "workspace"}, args...)...)
 		text, _ := c.tool("status", nil)

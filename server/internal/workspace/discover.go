@@ -160,11 +160,43 @@ func countStages(r *Root, dir string) int {
 	return n
 }
 
+// DiscoverDepth is how many folders below a folder workspaces are looked
+// for: deep enough for a repository's workspaces/NAME/ or
+// projects/GROUP/NAME/, shallow enough that opening a home folder does not
+// walk it.
+const DiscoverDepth = 4
+
+// Below lists the workspaces inside dir (dir itself included when it is
+// one), at most DiscoverDepth folders down, as absolute paths, sorted: the
+// one walk every front end discovers workspaces with (the editor's
+// folders, the workspace MCP server's). A workspace's own folders are not
+// looked into (a stage is not a workspace of its own), nor hidden
+// folders, node_modules, outputs or histories; links are never followed.
+func Below(dir string) []string {
+	r, err := OpenRoot(dir, RootOptions{ReadOnly: true})
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
+	var out []string
+	if isRootIn(r, ".") {
+		return []string{dir}
+	}
+	for _, rel := range belowIn(r, ".", DiscoverDepth) {
+		out = append(out, filepath.Join(dir, filepath.FromSlash(rel)))
+	}
+	return out
+}
+
 // nestedWorkspaces lists, for a folder with no stages of its own (r), the
-// workspaces one or two levels below it (a repository holding several,
-// such as the ICM template's workspaces/), relative and sorted. Folders
-// are listed through r and links are not descended into.
-func nestedWorkspaces(r *Root) []string {
+// workspaces below it (a repository holding several, such as the ICM
+// template's workspaces/), relative and sorted.
+func nestedWorkspaces(r *Root) []string { return belowIn(r, ".", DiscoverDepth) }
+
+// belowIn lists the workspaces below dir inside r, at most depth folders
+// down, relative to r and sorted. Folders are listed through r, so links
+// are not descended into.
+func belowIn(r *Root, dir string, depth int) []string {
 	var out []string
 	var walk func(dir string, depth int)
 	walk = func(dir string, depth int) {
@@ -174,7 +206,7 @@ func nestedWorkspaces(r *Root) []string {
 		}
 		for _, e := range entries {
 			name := e.Name()
-			if !e.IsDir() || strings.HasPrefix(name, ".") || name == "node_modules" {
+			if !e.IsDir() || strings.HasPrefix(name, ".") || name == "node_modules" || name == OutputDir || name == HistoryDir {
 				continue
 			}
 			p := path.Join(dir, name)
@@ -182,12 +214,12 @@ func nestedWorkspaces(r *Root) []string {
 				out = append(out, p)
 				continue
 			}
-			if depth < 2 {
-				walk(p, depth+1)
+			if depth > 1 {
+				walk(p, depth-1)
 			}
 		}
 	}
-	walk(".", 1)
+	walk(dir, depth)
 	sort.Strings(out)
 	return out
 }

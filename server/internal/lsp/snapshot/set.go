@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"context"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -16,10 +15,6 @@ import (
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
-
-// discoverDepth bounds how deep below an editor folder workspaces are
-// looked for (a repository holding workspaces/NAME/ is two levels down).
-const discoverDepth = 4
 
 // Options are what a Set needs from the front end that owns it.
 type Options struct {
@@ -98,24 +93,9 @@ func (s *Set) Discover(folder string) {
 	if root, err := workspace.Find(folder); err == nil {
 		s.ensure(root)
 	}
-	base := strings.Count(folder, string(filepath.Separator))
-	_ = filepath.WalkDir(folder, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.IsDir() {
-			return nil
-		}
-		name := d.Name()
-		if p != folder && (strings.HasPrefix(name, ".") || name == "node_modules" || name == workspace.OutputDir || name == workspace.HistoryDir) {
-			return filepath.SkipDir
-		}
-		if strings.Count(p, string(filepath.Separator))-base > discoverDepth {
-			return filepath.SkipDir
-		}
-		if workspace.IsRoot(p) {
-			s.ensure(p)
-			return filepath.SkipDir // stages are not workspaces of their own
-		}
-		return nil
-	})
+	for _, root := range workspace.Below(folder) {
+		s.ensure(root)
+	}
 }
 
 // ensure returns the workspace at root, opening it when new; nil once the
