@@ -17,7 +17,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/fetch"
 	"github.com/icm-tool/icm/server/internal/mcpserver/browser"
-	"github.com/icm-tool/icm/server/internal/mcpserver/mcpgate"
+	"github.com/icm-tool/icm/server/internal/wsmcp/mcpgate"
 	"github.com/icm-tool/icm/server/internal/mcpserver/search"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/termsafe"

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/icm-tool/icm/server/internal/fault"
-	"github.com/icm-tool/icm/server/internal/mcpserver/mcpgate"
+	"github.com/icm-tool/icm/server/internal/wsmcp/mcpgate"
 	"github.com/icm-tool/icm/server/internal/usersettings"
 )
 

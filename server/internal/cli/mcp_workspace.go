@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/icm-tool/icm/server/internal/fault"
-	"github.com/icm-tool/icm/server/internal/mcpserver/wsmcp"
+	"github.com/icm-tool/icm/server/internal/wsmcp"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/usersettings"
 	"github.com/icm-tool/icm/server/internal/workspace"

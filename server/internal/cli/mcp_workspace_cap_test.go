@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/icm-tool/icm/server/internal/mcpserver/wsmcp"
+	"github.com/icm-tool/icm/server/internal/wsmcp"
 	"github.com/icm-tool/icm/server/internal/trust/trusttest"
 )
 

@@ -14,7 +14,7 @@ import (
 func TestFrontEndsImportOnlyTheSession(t *testing.T) {
 	const mod = "github.com/icm-tool/icm/server/internal/"
 	banned := []string{"llm", "tools", "workflow", "stagetest", "telemetry", "agent"}
-	for _, front := range []string{"cli", "lsp", "lsp/snapshot", "mcpserver/wsmcp"} {
+	for _, front := range []string{"cli", "lsp", "lsp/snapshot", "wsmcp"} {
 		out, err := exec.CommandContext(t.Context(), "go", "list", "-f", `{{join .Imports "\n"}}`, "../"+front).Output()
 		if err != nil {
 			t.Fatal(err)
@@ -44,7 +44,7 @@ func TestProtocolLibrariesStayAtTheEdges(t *testing.T) {
 	allowed := map[string][]string{
 		"github.com/tliron/glsp":          {"lsp"},
 		"github.com/sourcegraph/jsonrpc2": {"lsp"},
-		"github.com/mark3labs/mcp-go":     {"tools", "toolbox", "mcpserver", "cli"},
+		"github.com/mark3labs/mcp-go":     {"tools", "toolbox", "mcpserver", "wsmcp", "cli"},
 	}
 	out, err := exec.CommandContext(t.Context(), "go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "../...").Output()
 	if err != nil {
