@@ -1089,29 +1089,6 @@ func (c *checker) servers(st *workspace.Stage, k *contract.Contract) {
 	}
 }
 
-// fileSettings checks files named by Model format and Verify json-schema.
-func (c *checker) fileSettings(st *workspace.Stage, k *contract.Contract) {
-	check := func(p string, r contract.Range, what string) {
-		abs, err := c.ws.Resolve(st.Dir, p)
-		if err != nil {
-			c.add(contract.Finding{File: st.Contract, Range: r, Severity: contract.Error, Code: contract.CodePathEscape, Message: err.Error()})
-			return
-		}
-		if _, err := c.ws.Files.Stat(abs); err != nil {
-			c.add(contract.Finding{File: st.Contract, Range: r, Severity: contract.Error, Code: contract.CodeFormatFileMissing,
-				Message: fmt.Sprintf("%s %s does not exist", what, c.ws.Rel(abs))})
-		}
-	}
-	if m := k.Model; m != nil && m.Format != "" && m.Format != "json" {
-		check(m.Format, m.FormatRange, "the format schema")
-	}
-	for _, v := range k.Verify {
-		if v.Kind == contract.CheckJSONSchema {
-			check(v.Arg, v.Range, "the json-schema file")
-		}
-	}
-}
-
 func (c *checker) budget(st *workspace.Stage, k *contract.Contract, ctx *assemble.Context) {
 	if budget := c.ws.Config.Workflow.TokenBudget; budget > 0 && ctx.Total > budget {
 		// The method's 8,000 is a rule of thumb, a note; a budget the

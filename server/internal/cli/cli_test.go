@@ -14,6 +14,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	contractsschema "github.com/icm-tool/icm/contracts-schema"
+	"github.com/icm-tool/icm/server/internal/schemas"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -109,15 +110,7 @@ func TestProbeIsDeterministicAndSized(t *testing.T) {
 // contractSchema compiles contracts-schema/contract.schema.json.
 func contractSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	c := jsonschema.NewCompiler()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(contractsschema.Schema))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.AddResource("contract.schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile("contract.schema.json")
+	sch, err := schemas.Compile("contract.schema.json", contractsschema.Schema)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -175,6 +175,12 @@ const (
 	CodeNoInputLoaded = "no-input-loaded"
 	// CodeConventions: a rule of the opt-in conventions profile.
 	CodeConventions = "conventions"
+	// CodeSchemaRef: a reference of a schema file (a Verify json-schema,
+	// a Model format) that icm will not follow: to a file outside the
+	// workspace, a web address, a workspace file it cannot read.
+	CodeSchemaRef = "schema-ref"
+	// CodeBadSchema: a schema file that is not JSON or not a JSON Schema.
+	CodeBadSchema = "bad-schema"
 )
 
 // codeBasis is the basis of the findings of a code, when the finding
@@ -192,7 +198,7 @@ var codeBasis = map[string]Basis{
 	CodePathEscape: BasisFiles, CodeInputMissing: BasisFiles, CodeScopeNotFound: BasisFiles,
 	CodeNoContract: BasisFiles, CodeFormatFileMissing: BasisFiles, CodeContractTooLarge: BasisFiles,
 	CodeTooDeep: BasisFiles, CodeFileRefused: BasisFiles, CodeEmptyInput: BasisFiles, CodeInclude: BasisFiles,
-	CodeNoStages:   BasisFiles,
+	CodeNoStages: BasisFiles, CodeSchemaRef: BasisFiles, CodeBadSchema: BasisFiles,
 	CodeInputLater: BasisStages, CodeOutputConflict: BasisStages, CodeForEachSource: BasisStages,
 	CodeConventions: BasisConventions,
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/agent"
 	"github.com/icm-tool/icm/server/internal/llm"
-	"github.com/icm-tool/icm/server/internal/verify"
+	"github.com/icm-tool/icm/server/internal/schemas"
 )
 
 // RubricSchema is the JSON Schema of the answer to one rubric criterion.
@@ -25,7 +25,7 @@ var RubricSchema []byte
 var rubricCompiled = sync.OnceValue(mustCompileRubric)
 
 func mustCompileRubric() *jsonschema.Schema {
-	s, err := verify.CompileSchema("rubric.schema.json", RubricSchema)
+	s, err := schemas.Compile("rubric.schema.json", RubricSchema)
 	if err != nil {
 		panic(err)
 	}

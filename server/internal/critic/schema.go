@@ -19,7 +19,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/icm-tool/icm/server/internal/contract"
-	"github.com/icm-tool/icm/server/internal/verify"
+	"github.com/icm-tool/icm/server/internal/schemas"
 )
 
 // Schema is the JSON Schema the model's answer must match.
@@ -49,7 +49,7 @@ type Judgment struct {
 var compiled = sync.OnceValue(mustCompile)
 
 func mustCompile() *jsonschema.Schema {
-	s, err := verify.CompileSchema("critique.schema.json", Schema)
+	s, err := schemas.Compile("critique.schema.json", Schema)
 	if err != nil {
 		panic(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/ollama/ollama/api"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/icm-tool/icm/server/internal/schemas"
 	"github.com/icm-tool/icm/server/internal/testutil/realollama"
 	"github.com/icm-tool/icm/server/internal/tokens"
 )
@@ -260,15 +261,7 @@ func loadedWindow(t *testing.T, base, model string) int {
 // compileSchema returns a validator for JSON text against schema.
 func compileSchema(t *testing.T, schema string) func(string) error {
 	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(schema))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile("schema.json")
+	sch, err := schemas.Compile("schema.json", []byte(schema))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -138,6 +138,7 @@ func (ev *evaluation) verifyCheck(ctx context.Context, ch Check, c contract.Chec
 		// Schema files of a case are read next to the case, then in the
 		// stage folder (of the real workspace: cases are not copied).
 		Resolve:    func(p string) (string, error) { return testcase.Resolve(ev.src, ev.st, ev.c, p) },
+		Schemas:    ev.src,
 		CodeBlocks: ev.codeBlocks, Provenance: ev.provenance,
 	})
 	r := res[0]

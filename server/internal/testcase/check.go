@@ -92,7 +92,7 @@ func OutputFor(con *contract.Contract, name string) (contract.Output, bool) {
 // the stage has none) to a case's own findings: stand-ins that do not
 // exist or replace nothing the stage reads, working inputs with no
 // stand-in that are not there, outputs the stage does not write, schema
-// files that are missing.
+// files that are missing or that a run could not compile.
 func Check(ws *workspace.Workspace, st *workspace.Stage, con *contract.Contract, c *Case) []contract.Finding {
 	var out []contract.Finding
 	add := func(r Range, sev contract.Severity, code, msg string) {
@@ -142,8 +142,11 @@ func Check(ws *workspace.Workspace, st *workspace.Stage, con *contract.Contract,
 			}
 		}
 		if e.Check != nil && e.Check.Kind == contract.CheckJSONSchema {
-			if _, err := Resolve(ws, st, c, e.Check.Arg); err != nil {
+			abs, err := Resolve(ws, st, c, e.Check.Arg)
+			if err != nil {
 				add(e.Range, contract.Error, CodeFileMissing, "the schema "+err.Error())
+			} else if code, msg := schemaProblem(ws, abs); code != "" {
+				add(e.Range, contract.Error, code, msg)
 			}
 		}
 	}

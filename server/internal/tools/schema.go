@@ -11,6 +11,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/icm-tool/icm/server/internal/schemas"
 )
 
 // emptyObjectSchema is offered for tools that declare no input schema.
@@ -37,14 +39,6 @@ func normalizeSchema(raw json.RawMessage) json.RawMessage {
 	return b
 }
 
-// refuseLoader stops a tool's schema from making the validator read files or
-// fetch URLs through $ref: a schema comes from a server and is not trusted.
-type refuseLoader struct{}
-
-func (refuseLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("schema reference %s is outside the tool's own schema; icm does not load it", url)
-}
-
 // argSchema checks a tool's arguments and explains failures to the model.
 type argSchema struct {
 	compiled *jsonschema.Schema
@@ -55,23 +49,11 @@ type argSchema struct {
 }
 
 // newArgSchema compiles a tool's input schema (draft 2020-12 unless the
-// schema names another).
+// schema names another). A schema comes from a server and is not trusted:
+// it may refer only to itself (package schemas).
 func newArgSchema(tool string, raw json.RawMessage) *argSchema {
 	a := &argSchema{expected: describeExpected(raw)}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		a.compileErr = err
-		return a
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(refuseLoader{})
-	loc := "mem:///tools/" + ExposedName("s", tool) + ".json"
-	if err := c.AddResource(loc, doc); err != nil {
-		a.compileErr = err
-		return a
-	}
-	a.compiled, a.compileErr = c.Compile(loc)
+	a.compiled, a.compileErr = schemas.Compile("tools/"+ExposedName("s", tool)+".json", raw)
 	return a
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/icm-tool/icm/server/internal/schemas"
 	"github.com/icm-tool/icm/server/internal/state"
 )
 
@@ -18,11 +19,14 @@ func jsonSchema(o Output, data []byte, schemaPath string, env Env) ([]state.Veri
 	if err != nil {
 		return nil, fmt.Errorf("json-schema: %w", err)
 	}
-	raw, err := env.read(abs)
+	if env.Schemas == nil {
+		return nil, fmt.Errorf("json-schema: no workspace to read %s from", schemaPath)
+	}
+	raw, err := env.Schemas.Files.ReadFile(abs)
 	if err != nil {
 		return nil, fmt.Errorf("unable to read schema %s: %w", schemaPath, err)
 	}
-	sch, err := CompileSchema(abs, raw)
+	sch, err := schemas.CompileIn(env.Schemas, abs, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -34,23 +38,6 @@ func jsonSchema(o Output, data []byte, schemaPath string, env Env) ([]state.Veri
 		return []state.VerifyFinding{{File: o.Rel, Message: "does not match " + schemaPath + ": " + oneLine(err.Error())}}, nil
 	}
 	return nil, nil
-}
-
-// CompileSchema compiles a JSON Schema document (name is used in errors).
-func CompileSchema(name string, raw []byte) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, fmt.Errorf("schema %s is not JSON: %w", name, err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource(name, doc); err != nil {
-		return nil, fmt.Errorf("unable to load schema %s: %w", name, err)
-	}
-	sch, err := c.Compile(name)
-	if err != nil {
-		return nil, fmt.Errorf("schema %s is not valid: %w", name, err)
-	}
-	return sch, nil
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -45,12 +45,16 @@ type Env struct {
 	// record written before icm kept it), which leaves `sources` checking
 	// the form only and makes `sources-from-tools` say it cannot tell.
 	Provenance *Provenance
-	// Files reads the outputs and schema files: the workspace's, so a link
-	// out of it is refused. nil reads them as regular files, capped.
+	// Files reads the outputs: the workspace's, so a link out of it is
+	// refused. nil reads them as regular files, capped.
 	Files workspace.Files
+	// Schemas is the workspace the json-schema files lie in: each is read
+	// through its Files, and the schema files their references name must
+	// lie inside it (package schemas).
+	Schemas *workspace.Workspace
 }
 
-// read reads a file for a check through env.Files.
+// read reads an output through env.Files.
 func (env Env) read(p string) ([]byte, error) {
 	if env.Files != nil {
 		return env.Files.ReadFile(p)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 func write(t *testing.T, dir, name, text string) Output {
@@ -39,7 +40,12 @@ func TestChecks(t *testing.T) {
 	schema := write(t, dir, "s.json", `{"type":"object","required":["score"],"properties":{"score":{"type":"integer"}}}`)
 	okJSON := write(t, dir, "ok.json", `{"score": 3}`)
 	badJSON := write(t, dir, "bad.json", `{"score": "high"}`)
-	env := Env{StageDir: dir, Stage: "01-x", Resolve: func(p string) (string, error) { return filepath.Join(dir, p), nil }}
+	ws, err := workspace.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	env := Env{StageDir: dir, Stage: "01-x", Resolve: func(p string) (string, error) { return filepath.Join(dir, p), nil }, Schemas: ws}
 	_ = schema
 	tests := []struct {
 		check string

@@ -240,7 +240,7 @@ func (e *Engine) keepIncomplete(st *workspace.Stage, inc *IncompleteError) error
 // provenance of the tool calls of the run that wrote the outputs.
 func verifyEnv(ws *workspace.Workspace, st *workspace.Stage, code verify.CodeChecker, prov *verify.Provenance) verify.Env {
 	return verify.Env{
-		StageDir: st.Dir, Workspace: ws.Root, Stage: st.Name, Files: ws.Disk,
+		StageDir: st.Dir, Workspace: ws.Root, Stage: st.Name, Files: ws.Disk, Schemas: ws,
 		Resolve:    func(p string) (string, error) { return ws.Resolve(st.Dir, p) },
 		CodeBlocks: code, Provenance: prov,
 	}

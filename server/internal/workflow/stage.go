@@ -19,6 +19,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/document"
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/schemas"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/verify"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -321,8 +322,11 @@ func (r *run) agentConfig() (agent.Config, error) {
 		if err != nil {
 			return cfg, fmt.Errorf("stage %s: unable to read the format schema: %w", r.st.Name, err)
 		}
-		if !json.Valid(raw) {
-			return cfg, fmt.Errorf("stage %s: the format schema %s is not valid JSON", r.st.Name, f)
+		// Compiled only to refuse what it may not name (a file outside, a
+		// web address) and what no model could follow: the model server
+		// gets the file as written.
+		if _, err := schemas.CompileIn(r.e.ws, abs, raw); err != nil {
+			return cfg, fmt.Errorf("stage %s: the format schema %s cannot be used: %w", r.st.Name, f, err)
 		}
 		cfg.Format = json.RawMessage(raw)
 	}

@@ -10,6 +10,8 @@ import (
 	"sort"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/icm-tool/icm/server/internal/schemas"
 )
 
 // jsonTypes are the type names JSON Schema knows.
@@ -160,29 +162,14 @@ func deepCopy(v any) any {
 	return v
 }
 
-// noLoader refuses every external reference: a schema comes from a model
-// and must not make us read files or fetch URLs.
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("external schema references are not followed (%s)", url)
-}
-
+// compile compiles a caller's schema. It comes from a model and may refer
+// only to itself: no file is read, no address fetched (package schemas).
 func compile(schema map[string]any) (*jsonschema.Schema, error) {
 	raw, err := json.Marshal(schema)
 	if err != nil {
 		return nil, err
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	c.UseLoader(noLoader{})
-	if err := c.AddResource("mem:///extract.json", doc); err != nil {
-		return nil, err
-	}
-	return c.Compile("mem:///extract.json")
+	return schemas.Compile("extract.json", raw)
 }
 
 // decodeObject reads a model's JSON answer into a map (numbers kept exact).
