@@ -27,11 +27,10 @@ export function registerMcpServer(context: vscode.ExtensionContext, log: vscode.
       let command: string;
       try {
         command = resolveServerPath({
-          setting: vscode.workspace.getConfiguration('icm').get<string>('server.path', ''),
+          config: vscode.workspace.getConfiguration('icm'),
           extensionPath: context.extensionPath,
           platform: process.platform,
           homeDir: os.homedir(),
-          workspaceFolder: folders[0],
           exists: (p) => fs.existsSync(p),
         }).command;
       } catch (err) {

@@ -83,11 +83,10 @@ export class IcmServer implements vscode.Disposable {
     let command: string;
     try {
       const resolved = resolveServerPath({
-        setting: vscode.workspace.getConfiguration('icm').get<string>('server.path', ''),
+        config: vscode.workspace.getConfiguration('icm'),
         extensionPath: this.context.extensionPath,
         platform: process.platform,
         homeDir: os.homedir(),
-        workspaceFolder: folder,
         exists: (p) => fs.existsSync(p),
       });
       command = resolved.command;
