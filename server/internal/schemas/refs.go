@@ -81,7 +81,7 @@ func (l *refs) load(u string) (any, *RefError) {
 		return nil, &RefError{Reason: "leads out of a schema that may refer only to itself", Todo: "put what it needs under $defs"}
 	case pu.Scheme == "http" || pu.Scheme == "https":
 		return nil, &RefError{Reason: "is a web address, and icm loads no schema from the network; " + onlyInside, Todo: copyIn}
-	case pu.Scheme != "file":
+	case pu.Scheme != "file" || (pu.Host != "" && pu.Host != "localhost"):
 		return nil, &RefError{Reason: "is not a file of the workspace; " + onlyInside, Todo: copyIn}
 	}
 	path, err := jsonschema.FileLoader{}.ToFile(u)

@@ -86,6 +86,7 @@ func TestCompileInFollowsOnlyTheWorkspace(t *testing.T) {
 		{`{"$ref": "../.git/s.json"}`, "lies in a .git folder"},
 		{`{"$ref": "http://127.0.0.1:9/s.json"}`, "is a web address, and icm loads no schema from the network"},
 		{`{"$ref": "ftp://127.0.0.1/s.json"}`, "is not a file of the workspace"},
+		{`{"$ref": "file://elsewhere` + filepath.ToSlash(filepath.Join(dir, "defs/str.json")) + `"}`, "is not a file of the workspace"},
 		{`{"$ref": "../defs/none.json"}`, "$ref ../defs/none.json cannot be read"},
 	} {
 		err := compile(tc.src)
