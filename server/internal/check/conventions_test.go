@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/testutil/need"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -69,15 +70,9 @@ Notes.
 // not (names the template itself ships in capitals; "/_core/…" resolved
 // from the file system's root), icm's judged count.
 func TestConventionsBesideValidatePy(t *testing.T) {
-	root := filepath.Join(wstest.RepoRoot(t), "..", "shared", "corpus", "upstream-icm-template")
+	root := wstest.Shared(t, "corpus", "upstream-icm-template")
 	script := filepath.Join(root, "bin", "validate.py")
-	if _, err := os.Stat(script); err != nil {
-		t.Skip("the shared corpus is not here")
-	}
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 is not installed")
-	}
+	python := need.Program(t, "python3")
 	var out bytes.Buffer
 	cmd := exec.Command(python, script, root)
 	cmd.Stdout = &out

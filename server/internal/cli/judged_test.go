@@ -94,6 +94,7 @@ type figures struct {
 // workspaces, and on an input that exists and is not loaded. Run with -v
 // for the figures, before and now.
 func TestCorpusJudged(t *testing.T) {
+	wstest.Shared(t) // every judged workspace is read there: one skip, not one per workspace
 	files, _ := filepath.Glob(filepath.Join("testdata", "judged", "*.txt"))
 	if len(files) == 0 {
 		t.Fatal("no judged workspaces")

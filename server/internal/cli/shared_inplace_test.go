@@ -39,7 +39,7 @@ func TestSharedFoldersAreReadInPlace(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads every shared workspace")
 	}
-	shared := filepath.Join(wstest.RepoRoot(t), "..", "shared")
+	shared := wstest.Shared(t)
 	var dirs []string
 	for _, top := range []string{"fixtures/icm-template", "corpus"} {
 		_ = filepath.WalkDir(filepath.Join(shared, top), func(p string, d fs.DirEntry, err error) error {

@@ -30,10 +30,7 @@ func TestSharedWorkspacesRunAsTheirAuthorsMeant(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every shared workspace")
 	}
-	shared := filepath.Join(wstest.RepoRoot(t), "..", "shared")
-	if _, err := os.Stat(shared); err != nil {
-		t.Skipf("no ../shared: %v", err)
-	}
+	shared := wstest.Shared(t)
 	repos := []runnable.Repo{{Name: "fixtures/icm-template", Dir: filepath.Join(shared, "fixtures", "icm-template")}}
 	entries, err := os.ReadDir(filepath.Join(shared, "corpus"))
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"golang.org/x/tools/txtar"
+
+	"github.com/icm-tool/icm/server/internal/testutil/need"
 )
 
 // Write creates a workspace in a temporary folder from a txtar archive and
@@ -62,18 +64,29 @@ func RepoRoot(t testing.TB) string {
 // repository (../shared: the corpus of other people's workspaces and the
 // ICM template fixtures), which tests read in place and never copy into
 // the project. elem is the path below it, such as "fixtures",
-// "icm-template".
+// "icm-template". A clone with nothing beside it (a user's) skips the
+// test, saying so, or fails it under need.RequireAllEnv, as CI runs; a
+// ../shared that lacks elem fails it.
 func Shared(t testing.TB, elem ...string) string {
 	t.Helper()
-	p := filepath.Join(append([]string{RepoRoot(t), "..", "shared"}, elem...)...)
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("the shared material %s is not beside the repository: %v", p, err)
-	}
-	abs, err := filepath.Abs(p)
+	return sharedBeside(t, RepoRoot(t), elem...)
+}
+
+func sharedBeside(t testing.TB, repo string, elem ...string) string {
+	t.Helper()
+	top, err := filepath.Abs(filepath.Join(repo, "..", "shared"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return abs
+	if _, err := os.Stat(top); err != nil {
+		need.Missing(t, "../shared", "there is no folder "+top+" beside the repository (a fresh clone has none); "+
+			"the tests that read other people's workspaces in place run where it is")
+	}
+	p := filepath.Join(append([]string{top}, elem...)...)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("the shared material beside the repository lacks %s: %v", p, err)
+	}
+	return p
 }
 
 // TemplateFixtures returns the folder holding the four ICM-template
