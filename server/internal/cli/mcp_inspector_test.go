@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/testutil/fakesearx"
+	"github.com/icm-tool/icm/server/internal/testutil/need"
 	"github.com/icm-tool/icm/server/internal/testutil/sites"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 )
@@ -22,16 +23,11 @@ import (
 // drives; .ci/run installs the same one.
 const inspectorVersion = "2.12.0"
 
-// inspector returns the MCP Inspector's launcher, installing it with npm
-// into $CACHE_DIR/inspector (default ~/.cache/icm-dev) when missing.
+// inspector returns the MCP Inspector's launcher in $CACHE_DIR/inspector
+// (default ~/.cache/icm-dev), where `make mcp-inspector` installs it.
 func inspector(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed; the MCP Inspector test needs Node.js and npm")
-	}
-	if _, err := exec.LookPath("npm"); err != nil {
-		t.Skip("npm is not installed; the MCP Inspector test needs Node.js and npm")
-	}
+	need.Program(t, "node")
 	cache := os.Getenv("CACHE_DIR")
 	if cache == "" {
 		home, err := os.UserHomeDir()
@@ -41,18 +37,11 @@ func inspector(t *testing.T) string {
 		cache = filepath.Join(home, ".cache", "icm-dev")
 	}
 	dir := filepath.Join(cache, "inspector")
-	bin := filepath.Join(dir, "node_modules", ".bin", "mcp-inspector")
 	pkg := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "inspector", "package.json")
-	if b, err := os.ReadFile(pkg); err == nil && strings.Contains(string(b), `"version": "`+inspectorVersion+`"`) {
-		return bin
+	if b, err := os.ReadFile(pkg); err != nil || !strings.Contains(string(b), `"version": "`+inspectorVersion+`"`) {
+		need.Missing(t, "the MCP Inspector "+inspectorVersion, "it is not installed in "+dir+"; `make mcp-inspector` installs it (.ci/run does)")
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "npm", "install", "--prefix", dir, "--no-audit", "--no-fund", "@modelcontextprotocol/inspector@"+inspectorVersion)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("unable to install the MCP Inspector into %s: %v\n%s", dir, err, out)
-	}
-	return bin
+	return filepath.Join(dir, "node_modules", ".bin", "mcp-inspector")
 }
 
 // buildICM builds the icm binary into a temporary folder.

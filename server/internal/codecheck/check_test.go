@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/sandbox"
+	"github.com/icm-tool/icm/server/internal/testutil/need"
 	"github.com/icm-tool/icm/server/internal/verify"
 )
 
@@ -61,9 +62,8 @@ func TestCheckPython(t *testing.T) {
 
 func TestCheckGo(t *testing.T) {
 	needSandbox(t)
-	if _, err := systemTool("", "go"); err != nil {
-		t.Skip(err)
-	}
+	_, err := systemTool("", "go")
+	need.Check(t, "go", err)
 	for _, tc := range []struct {
 		name, code      string
 		ok, parsed, ran bool
@@ -113,9 +113,8 @@ func TestVerifyFindings(t *testing.T) {
 }
 
 func TestParseOutsideTheSandbox(t *testing.T) {
-	if _, err := systemTool("", "python3"); err != nil {
-		t.Skip(err)
-	}
+	_, err := systemTool("", "python3")
+	need.Check(t, "python3", err)
 	for _, tc := range []struct {
 		code string
 		ok   bool

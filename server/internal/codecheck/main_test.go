@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/icm-tool/icm/server/internal/sandbox"
+	"github.com/icm-tool/icm/server/internal/testutil/need"
 )
 
 // The test binary serves as the sandbox's init and launcher.
@@ -15,7 +16,5 @@ func TestMain(m *testing.M) {
 
 func needSandbox(t testing.TB) {
 	t.Helper()
-	if err := sandbox.Available(); err != nil {
-		t.Skip(err)
-	}
+	need.Check(t, "the code sandbox", sandbox.Available())
 }

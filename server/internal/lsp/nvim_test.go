@@ -10,16 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/testutil/need"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 )
 
 // TestNeovimClient runs icm lsp under Neovim, a real LSP client icm did not
 // write, headless: diagnostics and a hover must reach it.
 func TestNeovimClient(t *testing.T) {
-	nvim, err := exec.LookPath("nvim")
-	if err != nil {
-		t.Skip("nvim is not installed here (CI installs the Debian package neovim through .ci/run); skipping the Neovim client test")
-	}
+	nvim := need.Program(t, "nvim")
 	dir := wstest.Copy(t, "course-research")
 	contract := filepath.Join(dir, filepath.FromSlash(scope))
 	src, err := os.ReadFile(contract)

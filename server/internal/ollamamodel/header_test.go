@@ -27,9 +27,7 @@ func (c *countingFile) Read(p []byte) (int, error) {
 // only the header is read (the bounded walk and the decode), never the
 // tensors that follow it.
 func TestReadingTheVocabularyReadsNoTensorData(t *testing.T) {
-	if _, err := realollama.Qwen3TokenizerPath(); errors.Is(err, realollama.ErrQwen3Missing) && os.Getenv("CI") == "" {
-		t.Skipf("SKIPPED: %v", err)
-	}
+	realollama.NeedQwen3(t)
 	dir := t.TempDir()
 	if err := realollama.LayOut(dir, "q", realollama.ModelSpec{Vocabulary: realollama.VocabQwen3}, ""); err != nil {
 		t.Fatal(err)

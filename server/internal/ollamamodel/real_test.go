@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 
@@ -21,9 +19,7 @@ func startQwen3(t *testing.T) *realollama.Server {
 	if testing.Short() {
 		t.Skip("realollama: -short skips tests that start a real Ollama server")
 	}
-	if _, err := realollama.Qwen3TokenizerPath(); errors.Is(err, realollama.ErrQwen3Missing) && os.Getenv("CI") == "" {
-		t.Skipf("SKIPPED: %v", err)
-	}
+	realollama.NeedQwen3(t)
 	return realollama.Start(t, realollama.Options{Model: realollama.ModelSpec{Vocabulary: realollama.VocabQwen3, ContextLength: 32768}})
 }
 

@@ -2,9 +2,7 @@ package promptcount_test
 
 import (
 	"context"
-	"errors"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -121,9 +119,7 @@ func TestSampleStagesMatchRealServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("realollama: -short skips tests that start a real Ollama server")
 	}
-	if _, err := realollama.Qwen3TokenizerPath(); errors.Is(err, realollama.ErrQwen3Missing) && os.Getenv("CI") == "" {
-		t.Skipf("SKIPPED: %v", err)
-	}
+	realollama.NeedQwen3(t)
 	srv := realollama.Start(t, realollama.Options{Model: realollama.ModelSpec{Vocabulary: realollama.VocabQwen3, ContextLength: 32768}})
 	exact, err := llm.NewOllama(llm.WithBaseURL(srv.URL), llm.WithModelFiles(ollamamodel.NewCache([]string{srv.ModelsDir})))
 	if err != nil {
@@ -243,16 +239,14 @@ func TestWholeContractStagesMatchRealServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("realollama: -short skips tests that start a real Ollama server")
 	}
-	if _, err := realollama.Qwen3TokenizerPath(); errors.Is(err, realollama.ErrQwen3Missing) && os.Getenv("CI") == "" {
-		t.Skipf("SKIPPED: %v", err)
-	}
+	realollama.NeedQwen3(t)
+	repo := wstest.TemplateFixtures(t) // before the server starts: a clone without ../shared skips at once
 	srv := realollama.Start(t, realollama.Options{Model: realollama.ModelSpec{Vocabulary: realollama.VocabQwen3, ContextLength: 32768}})
 	exact, err := llm.NewOllama(llm.WithBaseURL(srv.URL), llm.WithModelFiles(ollamamodel.NewCache([]string{srv.ModelsDir})))
 	if err != nil {
 		t.Fatal(err)
 	}
 	counter := &promptcount.Counter{Client: exact}
-	repo := wstest.TemplateFixtures(t)
 	writers := 0
 	for _, name := range []string{"course-deck-production", "research-pipeline-new", "script-to-animation", "workspace-builder"} {
 		ws, err := workspace.OpenWith(filepath.Join(repo, name), workspace.Options{Repository: repo})

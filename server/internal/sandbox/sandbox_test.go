@@ -19,17 +19,16 @@ import (
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/sandbox"
+	"github.com/icm-tool/icm/server/internal/testutil/need"
 )
 
 const python = "/usr/bin/python3"
 
 func needSandbox(t *testing.T) {
 	t.Helper()
-	if err := sandbox.Available(); err != nil {
-		t.Skip(err)
-	}
+	need.Check(t, "the code sandbox", sandbox.Available())
 	if _, err := os.Stat(python); err != nil {
-		t.Skipf("%s is needed (.ci/run installs python3): %v", python, err)
+		need.Missing(t, "python3", fmt.Sprintf("%v; install the Debian package python3 (.ci/run does)", err))
 	}
 }
 
@@ -230,14 +229,11 @@ print(r.stdout[-500:], r.stderr[-500:])
 		t.Errorf("pip in the sandbox reached the package index %d times", hits.Load()-before)
 	}
 
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go toolchain for the go get case")
-	}
+	goBin := need.Program(t, "go")
 	goBin, _ = filepath.EvalSymlinks(goBin)
 	goroot := filepath.Dir(filepath.Dir(goBin))
 	r := &sandbox.Runner{}
-	res, err = r.Run(context.Background(), sandbox.Spec{
+	res, err := r.Run(context.Background(), sandbox.Spec{
 		Files: map[string][]byte{"go.mod": []byte("module snippet\n\ngo 1.22\n")},
 		Steps: []sandbox.Step{{Name: "get", Args: []string{goBin, "get", "example.com/left/pad@v1.0.0"},
 			Env:    []string{"PATH=/usr/bin:/bin", "HOME=/tmp", "GOROOT=" + goroot, "GOPATH=/tmp/gopath", "GOCACHE=/tmp/gocache", "GOPROXY=" + index, "GOSUMDB=off", "GOTOOLCHAIN=local", "GOTELEMETRY=off"},
@@ -482,9 +478,7 @@ func TestSpecValidation(t *testing.T) {
 		{"bind outside", sandbox.Spec{Binds: []sandbox.Bind{{Host: "/etc", Target: "/etc"}}, Steps: []sandbox.Step{{Name: "x", Args: []string{"/bin/true"}}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if sandbox.Available() != nil {
-				t.Skip("needs the sandbox")
-			}
+			need.Check(t, "the code sandbox", sandbox.Available())
 			r := &sandbox.Runner{}
 			if _, err := r.Run(context.Background(), tc.spec); err == nil {
 				t.Error("accepted")

@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"errors"
 	"math"
 	"os"
 	"strings"
@@ -208,9 +207,7 @@ func TestCalibratedFromHistoryRealServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("realollama: -short skips tests that start a real Ollama server")
 	}
-	if _, err := realollama.Qwen3TokenizerPath(); errors.Is(err, realollama.ErrQwen3Missing) && os.Getenv("CI") == "" {
-		t.Skipf("SKIPPED: %v", err)
-	}
+	realollama.NeedQwen3(t)
 	srv := realollama.Start(t, realollama.Options{Model: realollama.ModelSpec{Vocabulary: realollama.VocabQwen3, ContextLength: 32768}})
 	checkCalibratedFromHistory(t, srv.URL, srv.Model, 0.02)
 }

@@ -8,16 +8,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/icm-tool/icm/server/internal/testutil/need"
 )
 
 // The JUnit XML of a run with passes, a failure, an error and a
 // cancelled job validates against the Jenkins xUnit plugin's published
 // JUnit schema, checked by xmllint.
 func TestJUnitValidatesAgainstThePublishedSchema(t *testing.T) {
-	xmllint, err := exec.LookPath("xmllint")
-	if err != nil {
-		t.Fatal("xmllint is not installed: install the Debian package libxml2-utils (.ci/run does)")
-	}
+	xmllint := need.Program(t, "xmllint")
 	_, client := scripted(t)
 	ws := openSmall(t)
 	rep := runCases(t, ws, client, Options{Models: []string{"alpha", "beta"}})
@@ -58,10 +57,7 @@ func TestJUnitValidatesAgainstThePublishedSchema(t *testing.T) {
 
 // A broken XML would also fail xmllint: the check can fail.
 func TestXmllintRejectsWhatTheSchemaDoesNot(t *testing.T) {
-	xmllint, err := exec.LookPath("xmllint")
-	if err != nil {
-		t.Fatal("xmllint is not installed: install the Debian package libxml2-utils (.ci/run does)")
-	}
+	xmllint := need.Program(t, "xmllint")
 	bad := filepath.Join(t.TempDir(), "bad.xml")
 	os.WriteFile(bad, []byte(`<testsuites><testsuite name="x"><testcase name="y"/></testsuite></testsuites>`), 0o644)
 	if err := exec.Command(xmllint, "--noout", "--schema", filepath.Join("testdata", "junit-10.xsd"), bad).Run(); err == nil {

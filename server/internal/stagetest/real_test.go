@@ -10,6 +10,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/testutil/need"
 	"github.com/icm-tool/icm/server/internal/testutil/realollama"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -131,15 +132,14 @@ Another stand-in.
 			t.Errorf("%s #%d from the cache: %+v", r.Case, r.Repeat, r.Cache)
 		}
 	}
-	xmllint, err := exec.LookPath("xmllint")
-	if err != nil {
-		t.Fatal("xmllint is not installed: install the Debian package libxml2-utils (.ci/run does)")
-	}
-	out := filepath.Join(t.TempDir(), "junit.xml")
-	if err := WriteJUnitFile(out, first); err != nil {
-		t.Fatal(err)
-	}
-	if msg, err := exec.Command(xmllint, "--noout", "--schema", filepath.Join("testdata", "junit-10.xsd"), out).CombinedOutput(); err != nil {
-		t.Errorf("xmllint: %v\n%s", err, msg)
-	}
+	t.Run("the JUnit file validates", func(t *testing.T) {
+		xmllint := need.Program(t, "xmllint")
+		out := filepath.Join(t.TempDir(), "junit.xml")
+		if err := WriteJUnitFile(out, first); err != nil {
+			t.Fatal(err)
+		}
+		if msg, err := exec.Command(xmllint, "--noout", "--schema", filepath.Join("testdata", "junit-10.xsd"), out).CombinedOutput(); err != nil {
+			t.Errorf("xmllint: %v\n%s", err, msg)
+		}
+	})
 }

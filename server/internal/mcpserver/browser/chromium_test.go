@@ -10,16 +10,14 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/icm-tool/icm/server/internal/fetch"
+	"github.com/icm-tool/icm/server/internal/testutil/need"
 	"github.com/icm-tool/icm/server/internal/testutil/sites"
 )
 
 func newChromium(t *testing.T, site *sites.Site) *ChromiumBackend {
 	t.Helper()
 	if !chromiumAvailable("") {
-		if os.Getenv("CI") != "" {
-			t.Fatal("chromium is not installed; .ci/run installs it")
-		}
-		t.Skip("chromium is not installed (apt-get install chromium); skipping the browser backend tests")
+		need.Missing(t, "chromium", "neither chromium nor chromium-browser is on PATH; install the Debian package chromium (.ci/run does)")
 	}
 	b := &ChromiumBackend{Fetcher: newFetcher(t, site.Host())}
 	t.Cleanup(func() { b.Close() })

@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/icm-tool/icm/server/internal/fetch"
+	"github.com/icm-tool/icm/server/internal/testutil/need"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -159,10 +160,7 @@ func TestLocalPathsStayInside(t *testing.T) {
 // gitServer serves a repository over git's smart HTTP protocol on loopback.
 func gitServer(t *testing.T) string {
 	t.Helper()
-	git, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git is not installed")
-	}
+	git := need.Program(t, "git")
 	out, err := exec.Command(git, "--exec-path").Output()
 	if err != nil {
 		t.Skip(err)

@@ -22,8 +22,8 @@ const (
 )
 
 // ErrQwen3Missing means Qwen3's tokenizer.json cannot be found: the npm
-// packages of the repository are not installed. Off CI, tests that need
-// the Qwen3 model skip on it; on CI it is a failure.
+// packages of the repository are not installed. Tests that need the
+// Qwen3 model skip on it (NeedQwen3), or fail under need.RequireAllEnv.
 var ErrQwen3Missing = errors.New("Qwen3's tokenizer.json is not installed: run `npm ci` at the repository root " +
 	"(make test does), or set " + Qwen3TokenizerEnv + " to a tokenizer.json")
 

