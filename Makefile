@@ -20,10 +20,12 @@ vet: ## go vet and gofmt check
 	@out=$$(gofmt -l server contracts-schema 2>/dev/null); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
 # Every Go test, each test binary under an explicit TEST_TIMEOUT, through
-# testreport: go test's own lines, then the tests that skipped and why (a
-# test whose program this machine lacks skips; the report says which).
+# testreport: go test's own lines, then a summary: what failed, each with
+# the first line of why; the tests that skipped and why (a test whose
+# program or ../shared this machine lacks skips, unless
+# ICM_TEST_REQUIRE_ALL=1, as .ci/run sets, makes that a failure); the counts.
 TEST_TIMEOUT ?= 20m
-test: vet test-extension test-deps ## vet, the extension's unit tests, every Go test; then the skipped tests and why
+test: vet test-extension test-deps ## vet, the extension's unit tests, every Go test; then what failed, what skipped and why
 	set -o pipefail; $(GO) test -timeout $(TEST_TIMEOUT) -json ./... | $(GO) run ./server/internal/testutil/testreport/cmd/testreport
 
 # The real Ollama server that the llm, promptcount and realollama tests

@@ -10,7 +10,7 @@ import (
 // module of our own: one skip, one skip with a framed message in a
 // subtest, one failure, one package that does not build) and checks the
 // report: build errors and the failure as go test prints them, and the
-// skips listed last, each with its reason on one line.
+// skips listed near the end, each reason on one line.
 func TestReport(t *testing.T) {
 	f, err := os.Open("testdata/run.jsonl")
 	if err != nil {
@@ -32,7 +32,7 @@ func TestReport(t *testing.T) {
 		"--- FAIL: TestC (0.00s)\n    a_test.go:5: hello\n    a_test.go:5: bad\n",
 		"FAIL\tjt\t0.010s\n",
 		"go: warning: a line that is not JSON\n",
-		"skipped: 2 tests, and why:\n  jt TestA: no nvim on PATH\n  jt TestB/sub: SKIPPED: x because y\n",
+		"skipped, and why:\n  SKIPPED: x because y (1 test):\n    jt: TestB/sub\n  no nvim on PATH (1 test):\n    jt: TestA\n",
 		"tests: 2 passed, 1 failed, 2 skipped; 1 package did not build\n",
 	} {
 		if !strings.Contains(out, want) {

@@ -1,7 +1,7 @@
 // Command testreport reads `go test -json` on stdin and prints the run as
-// a person wants it, ending with the skipped tests and why (make test
-// pipes the whole suite through it). It exits 1 when a test failed or a
-// package did not build.
+// a person wants it, ending with what failed and why, the skipped tests
+// and why, and the counts (make test pipes the whole suite through it).
+// It exits 1 when a test or a package failed or a package did not build.
 //
 //	go test -json ./... | testreport
 package main
