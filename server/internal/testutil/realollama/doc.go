@@ -35,9 +35,9 @@
 // HTTP 500 {"error":"pull model manifest: file does not exist"} (v0.17.4).
 //
 // Skips: `go test -short` skips every test that calls Start. A test also
-// skips, loudly, when the Debian packages nlohmann-json3-dev and libstb-dev
-// are missing on a developer's machine; on CI (CI set) that is a failure,
-// because .ci/run installs them.
+// skips, saying why, when the Debian packages nlohmann-json3-dev and
+// libstb-dev are missing on a developer's machine; under
+// ICM_TEST_REQUIRE_ALL (.ci/run, which installs them) that is a failure.
 //
 // # The tiny model
 //
