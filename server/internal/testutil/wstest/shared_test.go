@@ -1,36 +1,37 @@
 package wstest
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
-
-	"github.com/icm-tool/icm/server/internal/testutil/need"
 )
 
-// A clone with nothing beside it: a test reading ../shared skips (it
-// does not fail), and where ../shared is there it gets the path.
+// A clone with nothing beside it gets the error a test skips on, naming
+// the folder; a ../shared without the asked-for folder gets another
+// error (a failure); where both are there, the path.
 func TestSharedBesideAFreshClone(t *testing.T) {
-	t.Setenv(need.RequireAllEnv, "")
 	top := t.TempDir()
 	repo := filepath.Join(top, "icm")
 	if err := os.Mkdir(repo, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var inner *testing.T
-	t.Run("no shared", func(t *testing.T) {
-		inner = t
-		sharedBeside(t, repo, "fixtures")
-		t.Error("the test went on without ../shared")
-	})
-	if !inner.Skipped() || inner.Failed() {
-		t.Errorf("without ../shared: skipped %v, failed %v", inner.Skipped(), inner.Failed())
+	shared := filepath.Join(top, "shared")
+	if _, err := sharedPath(repo, "fixtures"); !errors.Is(err, errNoShared) || !strings.Contains(err.Error(), "no folder "+shared+" beside the repository") {
+		t.Errorf("without ../shared: %v", err)
 	}
-	want := filepath.Join(top, "shared", "fixtures")
-	if err := os.MkdirAll(want, 0o755); err != nil {
+	if err := os.Mkdir(shared, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if got := sharedBeside(t, repo, "fixtures"); got != want {
-		t.Errorf("sharedBeside = %q, want %q", got, want)
+	if _, err := sharedPath(repo, "fixtures"); err == nil || errors.Is(err, errNoShared) {
+		t.Errorf("../shared without fixtures: %v", err)
+	}
+	want := filepath.Join(shared, "fixtures")
+	if err := os.Mkdir(want, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := sharedPath(repo, "fixtures"); got != want || err != nil {
+		t.Errorf("sharedPath = %q, %v; want %q", got, err, want)
 	}
 }

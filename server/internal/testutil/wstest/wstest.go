@@ -3,6 +3,8 @@
 package wstest
 
 import (
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -69,24 +71,33 @@ func RepoRoot(t testing.TB) string {
 // ../shared that lacks elem fails it.
 func Shared(t testing.TB, elem ...string) string {
 	t.Helper()
-	return sharedBeside(t, RepoRoot(t), elem...)
-}
-
-func sharedBeside(t testing.TB, repo string, elem ...string) string {
-	t.Helper()
-	top, err := filepath.Abs(filepath.Join(repo, "..", "shared"))
-	if err != nil {
+	p, err := sharedPath(RepoRoot(t), elem...)
+	if errors.Is(err, errNoShared) {
+		need.Missing(t, "../shared", err.Error())
+	} else if err != nil {
 		t.Fatal(err)
 	}
+	return p
+}
+
+// errNoShared marks a repository with no ../shared beside it.
+var errNoShared = errors.New("a fresh clone has none: these tests read other people's workspaces there")
+
+// sharedPath returns the absolute path of elem in the shared folder beside
+// the repository at repo.
+func sharedPath(repo string, elem ...string) (string, error) {
+	top, err := filepath.Abs(filepath.Join(repo, "..", "shared"))
+	if err != nil {
+		return "", err
+	}
 	if _, err := os.Stat(top); err != nil {
-		need.Missing(t, "../shared", "there is no folder "+top+" beside the repository (a fresh clone has none); "+
-			"the tests that read other people's workspaces in place run where it is")
+		return "", fmt.Errorf("no folder %s beside the repository (%w)", top, errNoShared)
 	}
 	p := filepath.Join(append([]string{top}, elem...)...)
 	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("the shared material beside the repository lacks %s: %v", p, err)
+		return "", fmt.Errorf("the shared material beside the repository lacks %s: %w", p, err)
 	}
-	return p
+	return p, nil
 }
 
 // TemplateFixtures returns the folder holding the four ICM-template
