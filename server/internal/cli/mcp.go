@@ -17,10 +17,10 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/fetch"
 	"github.com/icm-tool/icm/server/internal/mcpserver/browser"
-	"github.com/icm-tool/icm/server/internal/wsmcp/mcpgate"
 	"github.com/icm-tool/icm/server/internal/mcpserver/search"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/termsafe"
+	"github.com/icm-tool/icm/server/internal/wsmcp/mcpgate"
 )
 
 // newMCPCmd is `icm mcp`: icm's own MCP tool servers. Each speaks MCP on

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/icm-tool/icm/server/internal/fault"
-	"github.com/icm-tool/icm/server/internal/wsmcp/mcpgate"
 	"github.com/icm-tool/icm/server/internal/usersettings"
+	"github.com/icm-tool/icm/server/internal/wsmcp/mcpgate"
 )
 
 // tokenEnv is the variable a client's configuration reads the workspace

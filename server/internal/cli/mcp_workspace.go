@@ -10,10 +10,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/icm-tool/icm/server/internal/fault"
-	"github.com/icm-tool/icm/server/internal/wsmcp"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/usersettings"
 	"github.com/icm-tool/icm/server/internal/workspace"
+	"github.com/icm-tool/icm/server/internal/wsmcp"
 )
 
 // newMCPWorkspaceCmd is `icm mcp workspace`: the workspace MCP server a

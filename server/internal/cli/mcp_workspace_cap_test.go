@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/icm-tool/icm/server/internal/wsmcp"
 	"github.com/icm-tool/icm/server/internal/trust/trusttest"
+	"github.com/icm-tool/icm/server/internal/wsmcp"
 )
 
 // submitOfSize is a submit_outputs request with id, exactly size bytes

@@ -44,25 +44,46 @@ func TestTheEditorAndTheCLIFindTheSame(t *testing.T) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		dir := cases[name]
-		t.Run(name, func(t *testing.T) {
-			trusttest.Grant(t, dir)
-			cli := cliFindings(t, dir)
-			if name == "over-window" && !hasCode(cli, "context-over-window") {
-				t.Errorf("icm check finds no stage over the 2,048-token window config.toml states:\n%s", strings.Join(cli, "\n"))
-			}
-			ed := lsptest.Start(t, lsptest.Config{Root: dir, Options: lsp.Options{Log: io.Discard, Self: filepath.Join(t.TempDir(), "icm-not-built")},
-				InitOptions: map[string]any{"ollamaHost": dead}})
-			if _, err := ed.ExecuteCommand("icm.status", map[string]any{"workspace": dir}); err != nil {
-				t.Fatalf("icm.status: %v", err)
-			}
-			var got []string
-			ed.Await("the editor's diagnostics to equal icm check's", func() bool {
-				got = editorFindings(ed, dir, cli)
-				return strings.Join(got, "\n") == strings.Join(cli, "\n")
-			})
-		})
+		t.Run(name, func(t *testing.T) { sameFindings(t, name, cases[name], dead) })
 	}
+	// Workspaces other people wrote, in a copy of their repository (a
+	// .git marks its root, so their shared /_core/ inputs resolve).
+	t.Run("icm-template", func(t *testing.T) {
+		repo := wstest.CopyDir(t, wstest.TemplateFixtures(t))
+		if err := os.Mkdir(filepath.Join(repo, ".git"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range []string{"course-deck-production", "research-pipeline-new", "script-to-animation", "workspace-builder"} {
+			t.Run(w, func(t *testing.T) { sameFindings(t, w, filepath.Join(repo, w), dead) })
+		}
+	})
+}
+
+// sameFindings checks the workspace at dir, trusted, through icm check
+// --json and through the language server (its model server at dead),
+// and fails unless both find the same.
+func sameFindings(t *testing.T, name, dir, dead string) {
+	t.Helper()
+	trusttest.Grant(t, dir)
+	cli := cliFindings(t, dir)
+	if name == "over-window" && !hasCode(cli, "context-over-window") {
+		t.Errorf("icm check finds no stage over the 2,048-token window config.toml states:\n%s", strings.Join(cli, "\n"))
+	}
+	ed := lsptest.Start(t, lsptest.Config{Root: dir, Options: lsp.Options{Log: io.Discard, Self: filepath.Join(t.TempDir(), "icm-not-built")},
+		InitOptions: map[string]any{"ollamaHost": dead}})
+	if _, err := ed.ExecuteCommand("icm.status", map[string]any{"workspace": dir}); err != nil {
+		t.Fatalf("icm.status: %v", err)
+	}
+	var got []string
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the editor's findings:\n%s\nicm check's:\n%s", strings.Join(got, "\n"), strings.Join(cli, "\n"))
+		}
+	})
+	ed.Await("the editor's diagnostics to equal icm check's", func() bool {
+		got = editorFindings(ed, dir, cli)
+		return strings.Join(got, "\n") == strings.Join(cli, "\n")
+	})
 }
 
 // setModel points the workspace's model at an OpenAI-compatible server

@@ -16,7 +16,6 @@ import (
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
-
 // recordsDir is the folder of trust records inside the config folder.
 const recordsDir = "trusted"
 
