@@ -2,9 +2,9 @@
 // into a folder of its own and wired to canned stand-ins on 127.0.0.1, so
 // a person can watch the whole pipeline run, stop at each gate and move on
 // without a model server, a search engine or the internet. The stand-ins
-// are the ones icm's tests use: the scripted Ollama-compatible server
-// (ollamatest) answering from script.json, a fake SearXNG (fakesearx) and
-// the fixture site (sites) serving pages written for the demo. The copy's
+// are the demo's own (package canned): a model server speaking Ollama's
+// API that answers from script.json, a search backend speaking SearXNG's
+// and a site serving pages written for the demo. The copy's
 // page reader may read that one site, though it is on a loopback address;
 // for every other workspace the reader's refusal of private addresses
 // stays as it is. The tracked sample is only read, never written.
@@ -21,9 +21,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/icm-tool/icm/server/internal/testutil/fakesearx"
-	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
-	"github.com/icm-tool/icm/server/internal/testutil/sites"
+	"github.com/icm-tool/icm/server/internal/demo/canned"
 	"github.com/icm-tool/icm/server/internal/trust"
 	"github.com/icm-tool/icm/server/internal/workspace"
 	"github.com/icm-tool/icm/workspaces"
@@ -44,9 +42,9 @@ type Demo struct {
 	// Dir is the copy of the sample workspace.
 	Dir string
 
-	model  *ollamatest.Server
-	search *fakesearx.Server
-	site   *sites.Site
+	model  *canned.Model
+	search *canned.Search
+	site   *canned.Site
 }
 
 // Start copies the sample workspace into dir (a new temporary folder
@@ -61,23 +59,11 @@ func Start(dir string) (*Demo, error) {
 	if err := copySample(dir); err != nil {
 		return nil, err
 	}
-	d := &Demo{Dir: dir, site: sites.StartWith(pages)}
-	d.search = fakesearx.Start(func(string) []fakesearx.Result {
-		return []fakesearx.Result{
-			{Title: "Install Ollama and pull a model", URL: d.site.Page(pathInstall), Content: "Install, start the server, pull a model.", Engine: "demo"},
-			{Title: "Call the local chat API", URL: d.site.Page(pathAPI), Content: "POST /api/chat from any language.", Engine: "demo"},
-		}
-	})
-	sf, err := ollamatest.ParseScript("script.json", []byte(strings.ReplaceAll(string(script), siteMark, d.site.URL)))
-	if err != nil {
+	d := &Demo{Dir: dir}
+	if err := d.start(); err != nil {
 		d.Close()
 		return nil, err
 	}
-	if d.model, err = ollamatest.Listen("127.0.0.1:0", sf.Config()); err != nil {
-		d.Close()
-		return nil, err
-	}
-	sf.Apply(d.model.Engine)
 	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(d.config()), 0o644); err != nil {
 		d.Close()
 		return nil, fmt.Errorf("unable to write the demo's config.toml: %w", err)
@@ -89,16 +75,40 @@ func Start(dir string) (*Demo, error) {
 	return d, nil
 }
 
+// start starts the stand-ins: the site first, since the search results
+// and the script name its address.
+func (d *Demo) start() error {
+	var err error
+	if d.site, err = canned.StartSite(pages); err != nil {
+		return err
+	}
+	d.search, err = canned.StartSearch(func(string) []canned.SearchResult {
+		return []canned.SearchResult{
+			{Title: "Install Ollama and pull a model", URL: d.site.Page(pathInstall), Content: "Install, start the server, pull a model.", Engine: "demo"},
+			{Title: "Call the local chat API", URL: d.site.Page(pathAPI), Content: "POST /api/chat from any language.", Engine: "demo"},
+		}
+	})
+	if err != nil {
+		return err
+	}
+	sc, err := canned.ParseScript("script.json", []byte(strings.ReplaceAll(string(script), siteMark, d.site.URL())))
+	if err != nil {
+		return err
+	}
+	d.model, err = canned.StartModel(sc)
+	return err
+}
+
 // ModelURL is the canned model server's address.
 func (d *Demo) ModelURL() string { return d.model.URL() }
 
 // Calls counts the model calls the canned server answered.
-func (d *Demo) Calls() int { return len(d.model.ChatRequests()) }
+func (d *Demo) Calls() int { return d.model.Calls() }
 
 // Close stops the stand-ins; the copy stays.
 func (d *Demo) Close() {
 	if d.model != nil {
-		_ = d.model.Close()
+		d.model.Close()
 	}
 	if d.search != nil {
 		d.search.Close()
@@ -133,7 +143,7 @@ args = ["mcp", "search", "--searxng", %q]
 [mcp.servers.browser-server]
 command = "icm"
 args = ["mcp", "browser", "--allow-host", %q, "--no-cache"]
-`, Model, d.model.URL(), d.search.URL, d.site.Host())
+`, Model, d.model.URL(), d.search.URL(), d.site.Host())
 }
 
 // prepare returns the folder to copy into: a new temporary one, or dir

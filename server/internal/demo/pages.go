@@ -1,6 +1,6 @@
 package demo
 
-import "github.com/icm-tool/icm/server/internal/testutil/sites"
+import "github.com/icm-tool/icm/server/internal/demo/canned"
 
 // The demo's pages on the fixture site: what its search finds and its
 // reader reads. Each names itself (guide-install, guide-api) so the canned
@@ -10,7 +10,7 @@ const (
 	pathAPI     = "/guide/api"
 )
 
-var pages = map[string]sites.Extra{
+var pages = map[string]canned.Page{
 	pathInstall: {Title: "Install Ollama and pull a model", Body: `<h1>Install Ollama and pull a model</h1>
 <p>This page (guide-install) was written for icm's demo; it stands in for a real install guide.</p>
 <h2>Install</h2>

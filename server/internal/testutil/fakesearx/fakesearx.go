@@ -1,32 +1,29 @@
 // Package fakesearx is a stand-in for SearXNG's JSON search API on
 // 127.0.0.1, for tests of the search tool and of runs that search. Like a
 // real SearXNG it answers GET /search?q=...&format=json, refuses formats
-// it was not configured for with 403, and can be told to rate-limit (429)
-// as SearXNG's limiter does.
+// it was not configured for with 403 (both as icm demo's canned search
+// backend does, whose handler it wraps), and can be told to rate-limit
+// (429) as SearXNG's limiter does; it records every query.
 package fakesearx
 
 import (
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/icm-tool/icm/server/internal/demo/canned"
 )
 
 // Result is one search hit, with SearXNG's field names.
-type Result struct {
-	Title   string `json:"title"`
-	URL     string `json:"url"`
-	Content string `json:"content"`
-	Engine  string `json:"engine,omitempty"`
-}
+type Result = canned.SearchResult
 
 // Server is a running fake SearXNG.
 type Server struct {
 	*httptest.Server
 	mu      sync.Mutex
-	answer  func(query string) []Result
+	searxng http.Handler
 	queries []string
 	status  int
 }
@@ -37,7 +34,7 @@ func Start(answer func(query string) []Result) *Server {
 	if answer == nil {
 		answer = Canned
 	}
-	s := &Server{answer: answer}
+	s := &Server{searxng: canned.SearXNG(answer)}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.handle))
 	return s
 }
@@ -64,37 +61,21 @@ func (s *Server) Queries() []string {
 	return append([]string(nil), s.queries...)
 }
 
+// handle records the query and fails as told, or lets SearXNG's
+// answer through.
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != "/search" {
-		http.NotFound(w, r)
-		return
-	}
 	q := r.URL.Query()
-	s.mu.Lock()
-	s.queries = append(s.queries, q.Get("q"))
-	status := s.status
-	s.mu.Unlock()
-	if q.Get("format") != "json" {
-		http.Error(w, "403 Forbidden", http.StatusForbidden)
-		return
+	if r.URL.Path == "/search" {
+		s.mu.Lock()
+		s.queries = append(s.queries, q.Get("q"))
+		status := s.status
+		s.mu.Unlock()
+		if status != 0 && q.Get("format") == "json" {
+			http.Error(w, http.StatusText(status), status)
+			return
+		}
 	}
-	if status != 0 {
-		http.Error(w, http.StatusText(status), status)
-		return
-	}
-	results := s.answer(q.Get("q"))
-	if results == nil {
-		results = []Result{}
-	}
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{
-		"query":                q.Get("q"),
-		"number_of_results":    len(results),
-		"results":              results,
-		"answers":              []any{},
-		"suggestions":          []any{},
-		"unresponsive_engines": []any{},
-	})
+	s.searxng.ServeHTTP(w, r)
 }
 
 // Canned answers any query with eight numbered results whose URLs are on

@@ -2,45 +2,19 @@ package ollamatest
 
 import (
 	"encoding/json"
-	"strings"
 	"unicode/utf8"
+
+	"github.com/icm-tool/icm/server/internal/demo/canned"
 )
 
-// promptText is the text whose token count stands for the prompt: each
-// message's role, content, thinking and tool calls, then the offered tools
-// and the format, as JSON. The real server counts its rendered template;
-// this is a documented, deterministic stand-in for it.
-func promptText(req *Request) string {
-	var b strings.Builder
-	for _, m := range req.Messages {
-		b.WriteString(m.Role)
-		b.WriteByte('\n')
-		b.WriteString(m.Content)
-		if m.Thinking != "" {
-			b.WriteByte('\n')
-			b.WriteString(m.Thinking)
-		}
-		for _, c := range m.ToolCalls {
-			b.WriteByte('\n')
-			b.WriteString(c.Function.Name)
-			b.WriteString(c.Function.Arguments.String())
-		}
-		b.WriteByte('\n')
-	}
-	if len(req.Tools) > 0 {
-		b.WriteString(req.Tools.String())
-	}
-	b.Write(req.Format)
-	return b.String()
-}
-
 // PromptTokens counts a request's prompt the way the server does: the
-// configured CountTokens (default bytes/4, rounded up) over the role,
-// content, thinking and tool calls of every message plus the tools' and
-// format's JSON. Tests use it to know in advance what prompt_eval_count a
+// configured CountTokens (default bytes/4, rounded up) over
+// canned.PromptText (the role, content, thinking and tool calls of every
+// message plus the tools' and format's JSON), as icm demo's canned model
+// counts it. Tests use it to know in advance what prompt_eval_count a
 // call will report before clamping.
 func (e *Engine) PromptTokens(req *Request) int {
-	return e.cfg.CountTokens(promptText(req))
+	return e.cfg.CountTokens(canned.PromptText(&req.ChatRequest))
 }
 
 // outputTokens counts an answer: content, thinking and tool calls.

@@ -1,32 +1,6 @@
 package ollamatest
 
-import (
-	"strings"
-	"testing"
-)
-
-func TestPieces(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []string
-	}{
-		{"", nil},
-		{"one", []string{"one"}},
-		{"Hello big world", []string{"Hello", " big", " world"}},
-		{"  lead and trail  ", []string{"  lead", " and", " trail", "  "}},
-		{"a\n\nb", []string{"a", "\n\nb"}},
-		{"héllo wörld", []string{"héllo", " wörld"}},
-	}
-	for _, tt := range tests {
-		got := pieces(tt.in)
-		if strings.Join(got, "|") != strings.Join(tt.want, "|") || len(got) != len(tt.want) {
-			t.Errorf("pieces(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-		if strings.Join(got, "") != tt.in {
-			t.Errorf("pieces(%q) lose text", tt.in)
-		}
-	}
-}
+import "testing"
 
 func TestCutToTokens(t *testing.T) {
 	tests := []struct {
@@ -76,19 +50,6 @@ func TestParameterCount(t *testing.T) {
 	for _, tt := range tests {
 		if got := parameterCount(tt.in); got != tt.want {
 			t.Errorf("parameterCount(%q) = %d, want %d", tt.in, got, tt.want)
-		}
-	}
-}
-
-func TestPosition(t *testing.T) {
-	data := []byte("{\n  \"a\": 1,\n  \"b\"")
-	tests := []struct {
-		off  int64
-		want string
-	}{{0, "1:1"}, {1, "1:2"}, {2, "2:1"}, {4, "2:3"}, {int64(len(data)), "3:6"}, {-5, "1:1"}, {999, "3:6"}}
-	for _, tt := range tests {
-		if got := position(data, tt.off); got != tt.want {
-			t.Errorf("position(%d) = %s, want %s", tt.off, got, tt.want)
 		}
 	}
 }

@@ -7,11 +7,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
-	"unicode"
 
+	"github.com/icm-tool/icm/server/internal/demo/canned"
 	"github.com/ollama/ollama/api"
 )
 
@@ -207,12 +206,12 @@ func (s *Server) base(req *Request) api.ChatResponse {
 // the tool calls together in one chunk, as Ollama's tool parser emits them.
 func (s *Server) chunks(req *Request, rep *Reply) []api.ChatResponse {
 	var out []api.ChatResponse
-	for _, p := range pieces(rep.Turn.Thinking) {
+	for _, p := range canned.Pieces(rep.Turn.Thinking) {
 		c := s.base(req)
 		c.Message.Thinking = p
 		out = append(out, c)
 	}
-	for _, p := range pieces(rep.Turn.Content) {
+	for _, p := range canned.Pieces(rep.Turn.Content) {
 		c := s.base(req)
 		c.Message.Content = p
 		out = append(out, c)
@@ -225,46 +224,10 @@ func (s *Server) chunks(req *Request, rep *Reply) []api.ChatResponse {
 	return out
 }
 
-// pieces cuts text before each run of spaces that follows a word, so
-// "Hello big world" streams as "Hello", " big", " world".
-func pieces(text string) []string {
-	var out []string
-	start := 0
-	prevSpace := true
-	for i, r := range text {
-		space := unicode.IsSpace(r)
-		if space && !prevSpace && i > start {
-			out = append(out, text[start:i])
-			start = i
-		}
-		prevSpace = space
-	}
-	if start < len(text) {
-		out = append(out, text[start:])
-	}
-	return out
-}
-
-// toolCalls converts scripted calls to Ollama's shape, arguments in key
-// order so the encoding is stable.
+// toolCalls converts scripted calls to Ollama's shape, with the engine's
+// predictable ids.
 func (s *Server) toolCalls(calls []ToolCall) []api.ToolCall {
-	var out []api.ToolCall
-	for i, c := range calls {
-		args := api.NewToolCallFunctionArguments()
-		keys := make([]string, 0, len(c.Arguments))
-		for k := range c.Arguments {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			args.Set(k, c.Arguments[k])
-		}
-		out = append(out, api.ToolCall{
-			ID:       fmt.Sprintf("call_%08d", s.nextToolCallID()),
-			Function: api.ToolCallFunction{Index: i, Name: c.Name, Arguments: args},
-		})
-	}
-	return out
+	return canned.WireToolCalls(calls, s.nextToolCallID)
 }
 
 // metrics fills the done chunk's counts and durations. Durations are real

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/icm-tool/icm/server/internal/demo/canned"
 )
 
 // handleOpenAIChat answers POST /v1/chat/completions the way vLLM's
@@ -197,10 +199,10 @@ func (s *Server) writeOAStream(ctx context.Context, w http.ResponseWriter, req *
 	}
 	var chunks []map[string]any
 	chunks = append(chunks, chunk(map[string]any{"role": "assistant", "content": ""}, nil))
-	for _, p := range pieces(rep.Turn.Thinking) {
+	for _, p := range canned.Pieces(rep.Turn.Thinking) {
 		chunks = append(chunks, chunk(map[string]any{"reasoning_content": p}, nil))
 	}
-	for _, p := range pieces(rep.Turn.Content) {
+	for _, p := range canned.Pieces(rep.Turn.Content) {
 		chunks = append(chunks, chunk(map[string]any{"content": p}, nil))
 	}
 	for _, c := range s.oaCalls(rep.Turn.ToolCalls) {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+
+	"github.com/icm-tool/icm/server/internal/demo/canned"
 )
 
 // Tokenize endpoints, as OpenAI-compatible servers offer them.
@@ -92,7 +94,7 @@ func (s *Server) handleApplyTemplate(w http.ResponseWriter, r *http.Request) {
 		writeOAError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"prompt": promptText(&Request{ChatRequest: cr})})
+	writeJSON(w, http.StatusOK, map[string]string{"prompt": canned.PromptText(&cr)})
 }
 
 // tokenIDs stands in for n token ids.

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/icm-tool/icm/server/internal/demo/canned"
 )
 
 // ScriptFile is a script in its JSON form, read by the scripted-ollama
@@ -75,33 +77,10 @@ type ScriptTurn struct {
 }
 
 // ScriptToolCall is a tool call in a script file.
-type ScriptToolCall struct {
-	Name      string         `json:"name"`
-	Arguments map[string]any `json:"arguments"`
-}
+type ScriptToolCall = canned.ToolCall
 
 // Duration is a time.Duration written as a Go duration string ("200ms", "1.5s").
-type Duration time.Duration
-
-// UnmarshalJSON reads a duration string.
-func (d *Duration) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("a duration is a string like \"200ms\", not %s", b)
-	}
-	v, err := time.ParseDuration(s)
-	if err != nil {
-		return fmt.Errorf("bad duration %q: %w", s, err)
-	}
-	if v < 0 {
-		return fmt.Errorf("bad duration %q: it must not be negative", s)
-	}
-	*d = Duration(v)
-	return nil
-}
-
-// MarshalJSON writes the duration as a string.
-func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+type Duration = canned.Duration
 
 // ReadScriptFile reads and checks a script file.
 func ReadScriptFile(path string) (*ScriptFile, error) {
@@ -114,44 +93,17 @@ func ReadScriptFile(path string) (*ScriptFile, error) {
 
 // ParseScript parses and checks a script; name (usually the path) prefixes
 // errors, which give line and column where the JSON is at fault. Unknown
-// fields are errors, so a misspelt condition cannot silently match everything.
+// fields are errors, so a misspelt condition cannot silently match
+// everything. icm demo's canned model reads its script the same way.
 func ParseScript(name string, data []byte) (*ScriptFile, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var f ScriptFile
-	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("%s:%s: invalid script: %w", name, position(data, errorOffset(err, dec.InputOffset())), err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("%s:%s: invalid script: text after the script object", name, position(data, dec.InputOffset()))
+	if err := canned.DecodeScript(name, data, &f); err != nil {
+		return nil, err
 	}
 	if err := f.check(); err != nil {
 		return nil, fmt.Errorf("%s: invalid script: %w (see the ollamatest package doc for the format)", name, err)
 	}
 	return &f, nil
-}
-
-// errorOffset returns where a decoding error points (for a type error,
-// just after the value), or fallback.
-func errorOffset(err error, fallback int64) int64 {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
-		return syn.Offset - 1 // Offset counts the offending byte; point at it
-	case errors.As(err, &typ):
-		return typ.Offset
-	}
-	return fallback
-}
-
-// position turns a byte offset into "line:column", both counted from 1.
-func position(data []byte, off int64) string {
-	off = min(max(off, 0), int64(len(data)))
-	before := data[:off]
-	line := bytes.Count(before, []byte("\n")) + 1
-	col := int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
-	return fmt.Sprintf("%d:%d", line, col)
 }
 
 // check validates what JSON decoding cannot, and compiles the patterns.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/icm-tool/icm/server/internal/demo/canned"
 )
 
 // Turn is what the scripted model does for one chat call: answer (text,
@@ -58,11 +60,9 @@ type Turn struct {
 	FloodCount int
 }
 
-// ToolCall is one function call in a scripted answer.
-type ToolCall struct {
-	Name      string
-	Arguments map[string]any
-}
+// ToolCall is one function call in a scripted answer: the canned demo
+// model's, so both servers send a call the same way.
+type ToolCall = canned.ToolCall
 
 // Text answers with content.
 func Text(content string) Turn { return Turn{Content: content} }

@@ -33,25 +33,10 @@ type Site struct {
 	hits map[string]int
 }
 
-// Extra is a page a caller serves beside the fixtures (icm demo's own
-// pages): its title and the HTML of its main content, which the site puts
-// inside the same chrome as the fixtures.
-type Extra struct {
-	Title string
-	Body  string
-}
-
 // Start serves the fixture site on 127.0.0.1; Close stops it.
-func Start() *Site { return StartWith(nil) }
-
-// StartWith serves the fixture site and extra pages, keyed by path, on
-// 127.0.0.1; Close stops it.
-func StartWith(extra map[string]Extra) *Site {
+func Start() *Site {
 	s := &Site{hits: map[string]int{}}
 	mux := http.NewServeMux()
-	for path, p := range extra {
-		mux.HandleFunc(path, page(chrome(p.Title, "<main><article>"+p.Body+"</article></main>")))
-	}
 	mux.HandleFunc(PathLong, page(LongDoc()))
 	mux.HandleFunc(PathScript, page(scriptPage))
 	mux.HandleFunc(PathLinks, page(linksPage))
