@@ -1,25 +1,38 @@
-// Package gobin builds the programs a test binary runs as processes (icm
-// itself, test MCP servers) once, before its tests.
+// Package gobin gives the tests the programs they run as processes (icm
+// itself, test MCP servers), built once per change of their source and
+// shared by every test package of the checkout: a test binary that needs
+// icm does not link an icm of its own.
 package gobin
 
 import (
+	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"testing"
+	"time"
 )
 
-// Main is a TestMain body: it builds each package (import path) into a
-// temporary folder, stores the executable's path in the variable it is
-// keyed by, points ICM_CONFIG_DIR at an empty folder, runs the tests,
-// removes the folder and exits with their code.
+// buildWait bounds building the programs (and waiting for another test
+// process that builds them) before any test runs.
+const buildWait = 15 * time.Minute
+
+// Main is a TestMain body: it gets each package (import path) from Build,
+// stores the executable's path in the variable it is keyed by, points
+// ICM_CONFIG_DIR at an empty folder, runs the tests, removes the folder
+// and exits with their code.
 func Main(m *testing.M, bins map[*string]string) {
-	dir, err := os.MkdirTemp("", "icm-test-bin-")
+	os.Exit(run(m, bins))
+}
+
+func run(m *testing.M, bins map[*string]string) int {
+	ctx, cancel := context.WithTimeout(context.Background(), buildWait)
+	defer cancel()
+	module, err := moduleDir()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		return 1
 	}
 	// Build in a fixed order so a failure report is the same every time.
 	pkgs := make([]string, 0, len(bins))
@@ -30,26 +43,38 @@ func Main(m *testing.M, bins map[*string]string) {
 	}
 	sort.Strings(pkgs)
 	for _, pkg := range pkgs {
-		exe := filepath.Join(dir, filepath.Base(pkg))
-		cmd := exec.Command("go", "build", "-o", exe, pkg)
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-		if err := cmd.Run(); err != nil {
+		exe, err := Build(ctx, module, pkg)
+		if err != nil {
 			fmt.Fprintf(os.Stderr, "unable to build %s for the tests: %v\n", pkg, err)
-			os.RemoveAll(dir)
-			os.Exit(1)
+			return 1
 		}
 		*dest[pkg] = exe
 	}
 	// No test reads or writes the person's own trust records: every
 	// test starts with an empty config folder (a test that trusts a
 	// workspace makes its own, package trust/trusttest).
-	cfg := filepath.Join(dir, "config")
-	if err := os.Mkdir(cfg, 0o700); err != nil || os.Setenv("ICM_CONFIG_DIR", cfg) != nil {
+	cfg, err := os.MkdirTemp("", "icm-test-config-")
+	if err != nil || os.Setenv("ICM_CONFIG_DIR", cfg) != nil {
 		fmt.Fprintln(os.Stderr, "unable to make an empty config folder for the tests:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
+		return 1
 	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	defer os.RemoveAll(cfg)
+	return m.Run()
+}
+
+// moduleDir is the folder of the go.mod that holds the working folder (a
+// test runs in its package's folder).
+func moduleDir() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("unable to find the module to build in: %w", err)
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("unable to find the module to build in: no go.mod in %s or above", dir)
+		}
+	}
 }

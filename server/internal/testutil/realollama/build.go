@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/icm-tool/icm/server/internal/testutil/devcache"
 )
 
 // ollamaModule is the Go module whose main package is the Ollama server.
@@ -46,7 +48,7 @@ var ErrHeadersMissing = errors.New("the Debian packages nlohmann-json3-dev and l
 
 // BuildOptions configure Build.
 type BuildOptions struct {
-	// CacheDir holds the built server; empty means CacheDir().
+	// CacheDir holds the built server; empty means devcache.Dir().
 	CacheDir string
 	// Log receives the compiler's output as it runs; nil discards it
 	// (a failed build's output is in the error either way).
@@ -61,19 +63,6 @@ type Binary struct {
 	Version string
 }
 
-// CacheDir returns the folder for slow, reusable build products: $CACHE_DIR
-// (the Makefile exports it) or else $HOME/.cache/icm-dev.
-func CacheDir() (string, error) {
-	if dir := os.Getenv("CACHE_DIR"); dir != "" {
-		return dir, nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("unable to find the cache folder: CACHE_DIR is unset and %w", err)
-	}
-	return filepath.Join(home, ".cache", "icm-dev"), nil
-}
-
 // Build returns the Ollama server built from the ollama module version that
 // the ollamaserver module's go.mod pins, building it into
 // <cache>/ollama-<version>/ollama the first time. It must run from the icm
@@ -84,7 +73,7 @@ func Build(ctx context.Context, opts BuildOptions) (Binary, error) {
 	cache := opts.CacheDir
 	if cache == "" {
 		var err error
-		if cache, err = CacheDir(); err != nil {
+		if cache, err = devcache.Dir(); err != nil {
 			return Binary{}, err
 		}
 	}
@@ -103,7 +92,7 @@ func Build(ctx context.Context, opts BuildOptions) (Binary, error) {
 	if err := os.MkdirAll(cache, 0o755); err != nil {
 		return Binary{}, fmt.Errorf("unable to create cache folder %s: %w", cache, err)
 	}
-	unlock, err := lockFile(ctx, filepath.Join(cache, "ollama-"+version+".lock"))
+	unlock, err := devcache.Lock(ctx, filepath.Join(cache, "ollama-"+version+".lock"))
 	if err != nil {
 		return Binary{}, err
 	}

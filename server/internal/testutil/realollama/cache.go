@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/icm-tool/icm/server/internal/testutil/devcache"
 )
 
 // modelFormat names the way this package builds weights; change it when
@@ -21,7 +23,7 @@ const modelFormat = "icm-tiny-1"
 func cachedModel(spec ModelSpec, cacheDir string) (string, error) {
 	if cacheDir == "" {
 		var err error
-		if cacheDir, err = CacheDir(); err != nil {
+		if cacheDir, err = devcache.Dir(); err != nil {
 			return "", err
 		}
 	}

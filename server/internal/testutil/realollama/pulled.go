@@ -26,7 +26,7 @@ const (
 // digest), without a server: what a local Ollama's models folder looks
 // like to icm's exact counting, for tests and benchmarks. The Qwen3
 // model's GGUF is generated once into the cache and hard-linked when it
-// can be (copied otherwise); cacheDir "" means CacheDir.
+// can be (copied otherwise); cacheDir "" means devcache.Dir().
 func LayOut(dir, name string, spec ModelSpec, cacheDir string) error {
 	spec = spec.withDefaults()
 	n := model.ParseName(name)

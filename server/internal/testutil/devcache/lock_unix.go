@@ -1,6 +1,6 @@
 //go:build unix
 
-package realollama
+package devcache
 
 import (
 	"context"
@@ -9,11 +9,11 @@ import (
 	"syscall"
 )
 
-// lockFile takes an exclusive flock on path, waiting until it is free or
-// ctx ends. The lock is the kernel's, so it frees itself if the holder
+// Lock takes an exclusive flock on path (made if missing), waiting until
+// it is free or ctx ends; unlock releases it. The lock is the kernel's, so it frees itself if the holder
 // dies. A wait that ctx abandons still ends cleanly: the lock, if it comes
 // later, is released at once.
-func lockFile(ctx context.Context, path string) (unlock func(), err error) {
+func Lock(ctx context.Context, path string) (unlock func(), err error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("unable to open lock file %s: %w", path, err)
