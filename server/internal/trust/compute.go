@@ -59,7 +59,7 @@ func modelParts(cfg config.Config) Parts {
 	}
 	if len(m.Servers) == 0 {
 		to := "the model server in force (the editor's setting, OLLAMA_HOST or Ollama's default)"
-		if b := strings.TrimSpace(m.BaseURL); b != "" {
+		if b := serverValue(m.BaseURL, nil); b != "" {
 			ps = append(ps, Part{Kind: Server, Where: "config.toml [model] base_url", Value: b})
 			to = b
 		}
@@ -68,7 +68,7 @@ func modelParts(cfg config.Config) Parts {
 	}
 	for i, s := range m.Servers {
 		where := fmt.Sprintf("config.toml [[model.servers]] #%d", i+1)
-		u := strings.TrimSpace(s.URL)
+		u := serverValue(s.URL, nil)
 		ps = append(ps, Part{Kind: Server, Where: where + " url", Value: u})
 		name := s.APIKeyEnv
 		if name == "" {
@@ -88,13 +88,8 @@ func (l *lister) serverParts(s tools.Server) Parts {
 	var target string
 	switch s.Transport {
 	case tools.TransportHTTP, tools.TransportSSE:
-		u := s.URL
-		v := s.URL
-		if len(s.Headers) > 0 {
-			v += " (headers " + strings.Join(sortedKeys(s.Headers), ", ") + ")"
-		}
-		ps = append(ps, Part{Kind: Server, Where: where, Value: v})
-		target = "sent to " + u
+		ps = append(ps, Part{Kind: Server, Where: where, Value: serverValue(s.URL, sortedKeys(s.Headers))})
+		target = "sent to " + s.URL
 	default:
 		ps = append(ps, Part{Kind: Command, Where: where, Value: commandLine(s), Pins: l.pins.argv(l.serverDir(s), append([]string{s.Command}, s.Args...), true)})
 		target = fmt.Sprintf("passed to tool server %q", s.Name)
@@ -119,6 +114,17 @@ func (l *lister) serverParts(s tools.Server) Parts {
 		ps = append(ps, Part{Kind: Key, Where: where, Value: name + ", " + target})
 	}
 	return ps
+}
+
+// serverValue is the value of a server's part: its address as written
+// (spaces around it aside), with the names of the headers an HTTP tool
+// server's entry sends (sorted).
+func serverValue(addr string, headers []string) string {
+	v := strings.TrimSpace(addr)
+	if len(headers) == 0 {
+		return v
+	}
+	return v + " (headers " + strings.Join(headers, ", ") + ")"
 }
 
 // entryWhere names a server entry's place: "config.toml
