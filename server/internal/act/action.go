@@ -38,6 +38,9 @@ type Action struct {
 	Kind Kind
 	// Argv is the process as it starts: its program and arguments.
 	Argv []string
+	// Path is the program's file when Argv[0] is not (a process that
+	// names itself); "" means Argv[0].
+	Path string
 	// Dir is the folder it starts in.
 	Dir string
 	// URL is the server contacted: its scheme and host are the only ones

@@ -59,7 +59,16 @@ var pointerOnly = map[string]map[string]bool{
 // own, with a target no workspace names, and so may use Own; each says
 // why. A package that starts a process or opens a connection for a
 // workspace takes the session's permit instead.
-var ownUsers = map[string]string{}
+var ownUsers = map[string]string{
+	"reap":              "the reaper starts the command its parent asked the permit of before starting the reaper",
+	"sandbox":           "the code sandbox re-executes icm as its init and launcher, and runs the code a check hands it, fenced in",
+	"codecheck":         "the code-blocks check parses a snippet with its own parser",
+	"fetch":             "the page reader connects where the model or the person points it, under its address policy",
+	"mcpserver/browser": "the page reader's own browser (Chromium, camofox at the address on its command line)",
+	"mcpserver/search":  "the search server's SearXNG, at the address on its own command line or in SEARXNG_URL",
+	"mcpserver/ingest":  "ingest's git clone, every connection through the page reader's guarded proxy",
+	"telemetry":         "spans to the OTLP collector the person's environment names",
+}
 
 // skipped are the folders below server/ that hold test helpers, not
 // icm: scripted servers and fixtures that tests start.
@@ -218,7 +227,7 @@ func check(f source) []offence {
 		}
 		if opt, ok := gated[path][name]; ok {
 			call, isCall := parent.(*ast.CallExpr)
-			if !isCall || call.Fun != sel || !passes(call, id.Name, opt, actName) {
+			if !isCall || call.Fun != sel || !passes(enclosing(stack), call, id.Name, opt, actName) {
 				out = append(out, offence{at, fmt.Sprintf("%s.%s acts on its own unless given %s.%s with act's client or hook", id.Name, name, id.Name, opt)})
 			}
 		}
@@ -232,35 +241,76 @@ func check(f source) []offence {
 	return out
 }
 
-// passes reports whether call has an argument pkg.opt(...) whose
-// arguments refer to package act.
-func passes(call *ast.CallExpr, pkg, opt, actName string) bool {
+// enclosing is the innermost function (declared or literal) on the
+// stack, or the last node when there is none.
+func enclosing(stack []ast.Node) ast.Node {
+	for i := len(stack) - 1; i >= 0; i-- {
+		switch stack[i].(type) {
+		case *ast.FuncDecl, *ast.FuncLit:
+			return stack[i]
+		}
+	}
+	return stack[len(stack)-1]
+}
+
+// passes reports whether call is given its option pkg.opt(...) with
+// arguments that refer to package act: among its arguments, or in what
+// fn (the calling function) assigns to a variable it passes (options
+// are often gathered in a slice first).
+func passes(fn ast.Node, call *ast.CallExpr, pkg, opt, actName string) bool {
 	if actName == "" {
 		return false
 	}
 	for _, arg := range call.Args {
-		c, ok := arg.(*ast.CallExpr)
+		if makesOption(arg, pkg, opt, actName) {
+			return true
+		}
+		id, ok := arg.(*ast.Ident)
 		if !ok {
 			continue
 		}
-		sel, ok := c.Fun.(*ast.SelectorExpr)
-		if !ok || !isPkg(sel.X, pkg) || sel.Sel.Name != opt {
-			continue
-		}
-		uses := false
-		for _, a := range c.Args {
-			ast.Inspect(a, func(n ast.Node) bool {
-				if s, ok := n.(*ast.SelectorExpr); ok && isPkg(s.X, actName) {
-					uses = true
+		found := false
+		ast.Inspect(fn, func(n ast.Node) bool {
+			if as, ok := n.(*ast.AssignStmt); ok {
+				for i, lhs := range as.Lhs {
+					if isPkg(lhs, id.Name) && i < len(as.Rhs) && makesOption(as.Rhs[i], pkg, opt, actName) {
+						found = true
+					}
 				}
-				return !uses
-			})
-		}
-		if uses {
+			}
+			return !found
+		})
+		if found {
 			return true
 		}
 	}
 	return false
+}
+
+// makesOption reports whether x holds a call pkg.opt(...) whose
+// arguments refer to package act.
+func makesOption(x ast.Expr, pkg, opt, actName string) bool {
+	found := false
+	ast.Inspect(x, func(n ast.Node) bool {
+		c, ok := n.(*ast.CallExpr)
+		if !ok || found {
+			return !found
+		}
+		sel, ok := c.Fun.(*ast.SelectorExpr)
+		if !ok || !isPkg(sel.X, pkg) || sel.Sel.Name != opt {
+			return true
+		}
+		for _, a := range c.Args {
+			ast.Inspect(a, func(n ast.Node) bool {
+				if s, ok := n.(*ast.SelectorExpr); ok && isPkg(s.X, actName) {
+					found = true
+				}
+				return !found
+			})
+		}
+		return !found
+	})
+	return found
 }
 
 // isPkg reports whether x is the identifier name.
@@ -332,6 +382,15 @@ func f(ctx context.Context, p act.Permit) {
 	chromedp.NewExecAllocator(ctx, chromedp.ModifyCmdFunc(func(cmd *exec.Cmd) { act.Guard(p, act.Action{}, cmd) }))
 	_ = http.DefaultTransport.(*http.Transport)
 }
+
+func g(ctx context.Context, p act.Permit) {
+	opts := []chromedp.ExecAllocatorOption{chromedp.ModifyCmdFunc(func(cmd *exec.Cmd) { act.Guard(p, act.Action{}, cmd) })}
+	chromedp.NewExecAllocator(ctx, opts...)
+}
+
+func h(ctx context.Context) {
+	chromedp.NewExecAllocator(ctx, opts...)
+}
 `
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "p.go", src, parser.SkipObjectResolution)
@@ -343,7 +402,7 @@ func f(ctx context.Context, p act.Permit) {
 	for _, o := range got {
 		lines = append(lines, o.pos.Line)
 	}
-	want := []int{15, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 35}
+	want := []int{15, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 35, 44}
 	if fmt.Sprint(lines) != fmt.Sprint(want) {
 		t.Fatalf("offences on lines %v, want %v:\n%v", lines, want, got)
 	}

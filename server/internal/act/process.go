@@ -6,7 +6,8 @@ import (
 	"os/exec"
 )
 
-// Command is the process a.Argv describes, in a.Dir, stopped when ctx
+// Command is the process a.Argv describes (its program a.Path when set),
+// in a.Dir, stopped when ctx
 // ends: exec.CommandContext's *exec.Cmd, asked of p first. Refused, the
 // command's Err is the *Refusal, so Start, Run and Output return it and
 // nothing starts. The caller sets the rest (environment, pipes, process
@@ -18,7 +19,8 @@ func Command(ctx context.Context, p Permit, a Action) *exec.Cmd {
 		cmd.Err = &Refusal{Action: a, Err: errNoProgram}
 		return cmd
 	}
-	cmd := exec.CommandContext(ctx, a.Argv[0], a.Argv[1:]...)
+	cmd := exec.CommandContext(ctx, a.path(), a.Argv[1:]...)
+	cmd.Args[0] = a.Argv[0]
 	cmd.Dir = a.Dir
 	Guard(p, a, cmd)
 	return cmd
@@ -36,8 +38,8 @@ func Guard(p Permit, a Action, cmd *exec.Cmd) {
 	}
 }
 
-// StartProcess is os.StartProcess of a.Argv (a.Argv[0] a path), asked of
-// p first.
+// StartProcess is os.StartProcess of the program of a (a.Path, else
+// a.Argv[0], a path) run as a.Argv, asked of p first.
 func StartProcess(p Permit, a Action, attr *os.ProcAttr) (*os.Process, error) {
 	if len(a.Argv) == 0 {
 		return nil, &Refusal{Action: a, Err: errNoProgram}
@@ -45,5 +47,13 @@ func StartProcess(p Permit, a Action, attr *os.ProcAttr) (*os.Process, error) {
 	if err := Ask(p, a); err != nil {
 		return nil, err
 	}
-	return os.StartProcess(a.Argv[0], a.Argv, attr)
+	return os.StartProcess(a.path(), a.Argv, attr)
+}
+
+// path is the program's file.
+func (a Action) path() string {
+	if a.Path != "" {
+		return a.Path
+	}
+	return a.Argv[0]
 }

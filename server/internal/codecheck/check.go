@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/human"
 	"github.com/icm-tool/icm/server/internal/sandbox"
 )
@@ -155,8 +156,9 @@ func parseOutside(ctx context.Context, py, code string, env []string) (*sandbox.
 	}
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, py, "-I", "-c", parseScript)
-	cmd.Dir, cmd.Env = dir, env
+	// icm's own parser, on a snippet it wrote: the code is only parsed.
+	cmd := act.Command(ctx, act.Own("the code-blocks check's parser"), act.Action{Kind: act.Self, Argv: []string{py, "-I", "-c", parseScript}, Dir: dir})
+	cmd.Env = env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second

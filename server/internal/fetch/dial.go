@@ -9,7 +9,19 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/icm-tool/icm/server/internal/act"
 )
+
+// own is the page reader's permit: the pages it reads are the model's
+// or the person's choice, held to the address policy at every connect,
+// never something a workspace names.
+func own() act.Permit { return act.Own("the page reader, under its address policy") }
+
+// contact is a connection the page reader opens.
+func contact() act.Action {
+	return act.Action{Kind: act.Contact, Reason: "the page reader, under its address policy"}
+}
 
 // Resolver looks host names up. *net.Resolver satisfies it; tests inject
 // one whose answers change between calls (DNS rebinding).
@@ -43,8 +55,7 @@ func (d *Dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 	}
 	var firstErr error
 	for _, ip := range ips {
-		nd := &net.Dialer{Timeout: d.Timeout, Control: d.control(host)}
-		conn, err := nd.DialContext(ctx, network, net.JoinHostPort(ip.String(), port))
+		conn, err := act.Dial(ctx, own(), contact(), network, net.JoinHostPort(ip.String(), port), act.Dialing{Timeout: d.Timeout, Control: d.control(host)})
 		if err == nil {
 			return conn, nil
 		}

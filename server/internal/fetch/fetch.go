@@ -13,6 +13,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/icm-tool/icm/server/internal/act"
 )
 
 // Defaults for Options left zero.
@@ -90,23 +92,21 @@ func New(opts Options) (*Fetcher, error) {
 	}
 	f := &Fetcher{opts: opts}
 	f.dialer = &Dialer{Policy: pol, Resolver: opts.Resolver, Timeout: opts.IdleTimeout, Guard: opts.Guard}
-	tr := &http.Transport{
+	f.client = act.HTTPClient(own(), contact(), act.HTTP{Dial: f.dialer.DialContext, CheckRedirect: f.checkRedirect, Tune: func(tr *http.Transport) {
 		// No proxy from the environment: a proxy would connect for us and
 		// the address check would never see the real destination.
-		Proxy:                  nil,
-		DialContext:            f.dialer.DialContext,
-		ForceAttemptHTTP2:      true,
-		TLSClientConfig:        &tls.Config{MinVersion: tls.VersionTLS12},
-		TLSHandshakeTimeout:    opts.IdleTimeout,
-		ResponseHeaderTimeout:  opts.IdleTimeout,
-		MaxResponseHeaderBytes: 64 << 10,
+		tr.Proxy = nil
+		tr.ForceAttemptHTTP2 = true
+		tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+		tr.TLSHandshakeTimeout = opts.IdleTimeout
+		tr.ResponseHeaderTimeout = opts.IdleTimeout
+		tr.MaxResponseHeaderBytes = 64 << 10
 		// Decompression is done here, so both the wire and the inflated
 		// size can be capped.
-		DisableCompression: true,
-		MaxIdleConns:       16,
-		IdleConnTimeout:    30 * time.Second,
-	}
-	f.client = &http.Client{Transport: tr, CheckRedirect: f.checkRedirect}
+		tr.DisableCompression = true
+		tr.MaxIdleConns = 16
+		tr.IdleConnTimeout = 30 * time.Second
+	}})
 	return f, nil
 }
 

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/icm-tool/icm/server/internal/act"
 )
 
 // BlockedHeader marks a proxy answer that refused a destination, so a
@@ -24,7 +26,7 @@ type Proxy struct {
 	dialer *Dialer
 	ln     net.Listener
 	srv    *http.Server
-	tr     *http.Transport
+	tr     *act.RoundTripper
 
 	mu      sync.Mutex
 	blocked map[string]error // by host, the last refusal
@@ -38,15 +40,14 @@ func StartProxy(d *Dialer) (*Proxy, error) {
 		return nil, fmt.Errorf("unable to start the browser's proxy: %w", err)
 	}
 	p := &Proxy{dialer: d, ln: ln, blocked: map[string]error{}}
-	p.tr = &http.Transport{
-		Proxy:                 nil,
-		DialContext:           d.DialContext,
-		ForceAttemptHTTP2:     false,
-		ResponseHeaderTimeout: 30 * time.Second,
-		MaxIdleConns:          16,
-		IdleConnTimeout:       30 * time.Second,
-		DisableCompression:    true,
-	}
+	p.tr = act.Transport(own(), contact(), act.HTTP{Dial: d.DialContext, Tune: func(tr *http.Transport) {
+		tr.Proxy = nil
+		tr.ForceAttemptHTTP2 = false
+		tr.ResponseHeaderTimeout = 30 * time.Second
+		tr.MaxIdleConns = 16
+		tr.IdleConnTimeout = 30 * time.Second
+		tr.DisableCompression = true
+	}})
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
 	go p.srv.Serve(ln)
 	return p, nil

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/icm-tool/icm/server/internal/act"
 )
 
 func init() {
@@ -44,7 +46,9 @@ func reaperMain(mode Mode, argv []string) int {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	wd, _ := os.Getwd()
-	child, err := os.StartProcess(argv[0], argv, &os.ProcAttr{
+	// What the reaper starts is what its parent asked the permit of
+	// before starting the reaper: here it is icm's own work.
+	child, err := act.StartProcess(act.Own("the reaper starting the command its parent was permitted"), act.Action{Kind: act.Self, Argv: argv}, &os.ProcAttr{
 		Dir: wd, Env: os.Environ(), Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
 		// The command goes if the reaper does; it stays in the reaper's group.
 		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},

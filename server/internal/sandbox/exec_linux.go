@@ -9,6 +9,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/icm-tool/icm/server/internal/act"
 )
 
 // execMain launches one step: it applies the limits, forbids gaining
@@ -43,7 +45,7 @@ func execMain() int {
 		fmt.Fprintf(os.Stderr, "sandbox: unable to enter %s: %v\n", dir, err)
 		return 126
 	}
-	err := syscall.Exec(st.Args[0], st.Args, st.Env)
+	err := act.Exec(own(), act.Action{Kind: act.Self, Argv: st.Args, Dir: dir}, st.Env)
 	fmt.Fprintf(os.Stderr, "sandbox: unable to run %s: %v\n", st.Args[0], err)
 	return 127
 }

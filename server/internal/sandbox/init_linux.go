@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/icm-tool/icm/server/internal/act"
 )
 
 // initMain is the sandbox's PID 1: it prepares the private mounts, runs
@@ -197,7 +199,7 @@ func runStep(cfg *initConfig, st Step) StepResult {
 		}
 	}
 	start := time.Now()
-	pid, err := syscall.ForkExec("/proc/self/exe", []string{"icm-sandbox-exec", execArg, string(arg)}, &syscall.ProcAttr{
+	pid, err := act.ForkExec(own(), act.Action{Kind: act.Self, Path: "/proc/self/exe", Argv: []string{"icm-sandbox-exec", execArg, string(arg)}}, &syscall.ProcAttr{
 		Dir:   WorkDir,
 		Env:   []string{},
 		Files: []uintptr{devnull.Fd(), outW.Fd(), errW.Fd()},

@@ -9,10 +9,10 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"syscall"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/human"
 )
 
@@ -23,6 +23,10 @@ type Runner struct {
 	// "" means os.Executable.
 	Exe string
 }
+
+// own is the sandbox's permit: what it starts is icm's own (itself as
+// init and launcher, and the code a check hands it, fenced in).
+func own() act.Permit { return act.Own("the code sandbox") }
 
 // initConfig is what the parent hands the init on file descriptor 3.
 type initConfig struct {
@@ -96,9 +100,8 @@ func (r *Runner) Run(ctx context.Context, spec Spec) (*Result, error) {
 	// it the init dies, and with it its whole PID namespace.
 	ctx, cancel := context.WithTimeout(ctx, total+10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, exe, initArg)
+	cmd := act.Command(ctx, own(), act.Action{Kind: act.Self, Argv: []string{exe, initArg}, Dir: "/"})
 	cmd.Env = []string{}
-	cmd.Dir = "/"
 	cmd.ExtraFiles = []*os.File{cfgR, resW}
 	var diag bytes.Buffer
 	cmd.Stdout = &capWriter{buf: &diag, max: 16 << 10}

@@ -3,12 +3,16 @@ package telemetry
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"google.golang.org/grpc"
+
+	"github.com/icm-tool/icm/server/internal/act"
 )
 
 // Protocols OTEL_EXPORTER_OTLP_PROTOCOL may name.
@@ -74,9 +78,17 @@ func FromEnv(ctx context.Context, getenv func(string) string, o Options) (*Expor
 	var exp sdktrace.SpanExporter
 	switch ep.Protocol {
 	case ProtocolGRPC:
-		exp, err = otlptracegrpc.New(ctx, otlptracegrpc.WithEndpointURL(ep.URL))
+		exp, err = otlptracegrpc.New(ctx, otlptracegrpc.WithEndpointURL(ep.URL),
+			otlptracegrpc.WithDialOption(grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
+				return act.Dial(ctx, own(), collector(ep.URL), "tcp", addr, act.Dialing{})
+			})))
 	default:
-		exp, err = otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(ep.URL))
+		var settings act.HTTP
+		if settings, err = httpSettings(getenv); err != nil {
+			return nil, err
+		}
+		exp, err = otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(ep.URL),
+			otlptracehttp.WithHTTPClient(act.HTTPClient(own(), collector(ep.URL), settings)))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("unable to set up the OTLP exporter for %s: %w", ep.URL, err)

@@ -11,7 +11,10 @@
 // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set, as the OpenTelemetry
 // convention has it; OTEL_EXPORTER_OTLP_PROTOCOL picks http/protobuf (the
 // default) or grpc, and the SDK reads the other standard variables
-// (OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT, _COMPRESSION, certificates) itself.
+// (OTEL_EXPORTER_OTLP_HEADERS, _COMPRESSION, and for grpc _TIMEOUT and
+// the certificates) itself. Spans go out through package act like every
+// connection icm opens; for http/protobuf icm hands the exporter that
+// client, so it reads _TIMEOUT and the certificates for it.
 package telemetry
 
 import (

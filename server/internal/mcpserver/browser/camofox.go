@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/fetch"
 )
 
@@ -43,7 +44,10 @@ func (b *CamofoxBackend) client() *http.Client {
 	if b.HTTP != nil {
 		return b.HTTP
 	}
-	return &http.Client{Timeout: 60 * time.Second}
+	// camofox is the server the reader's own command line names; the
+	// pages it fetches were held to the address policy before.
+	const why = "the page reader's camofox browser"
+	return act.HTTPClient(act.Own(why), act.Action{Kind: act.Contact, URL: b.BaseURL, Reason: why}, act.HTTP{Timeout: 60 * time.Second})
 }
 
 func (b *CamofoxBackend) user() string {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/fetch"
 )
 
@@ -94,6 +95,12 @@ func (b *ChromiumBackend) start() (context.Context, error) {
 		chromedp.Flag("proxy-bypass-list", "<-loopback>"),
 		chromedp.Flag("dns-prefetch-disable", true),
 		chromedp.CombinedOutput(out),
+		// The browser is icm's own; every connection it makes goes
+		// through the guarded proxy above.
+		chromedp.ModifyCmdFunc(func(cmd *exec.Cmd) {
+			act.Guard(act.Own("the page reader's browser"), act.Action{Kind: act.Self, Reason: "the page reader's browser"}, cmd)
+			dieWithParent(cmd)
+		}),
 	)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)

@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/fetch"
 	"github.com/icm-tool/icm/server/internal/human"
 )
@@ -58,11 +58,13 @@ func (c *Cloner) Clone(ctx context.Context, rawURL string) (dir string, cleanup 
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	dst := tmp + "/repo"
-	cmd := exec.CommandContext(ctx, git,
-		"-c", "http.proxy=http://"+c.Proxy.Addr(),
+	// icm's own clone of the URL the model gave, every connection of it
+	// through the guarded proxy.
+	cmd := act.Command(ctx, act.Own("ingest's clone through the guarded proxy"), act.Action{Kind: act.Self, Argv: []string{git,
+		"-c", "http.proxy=http://" + c.Proxy.Addr(),
 		"-c", "protocol.allow=never", "-c", "protocol.https.allow=always", "-c", "protocol.http.allow=always",
 		"-c", "core.symlinks=false", "-c", "credential.helper=",
-		"clone", "--depth", "1", "--single-branch", "--no-tags", "--quiet", "--", u.String(), dst)
+		"clone", "--depth", "1", "--single-branch", "--no-tags", "--quiet", "--", u.String(), dst}})
 	// No prompts, no user or system configuration, no proxy bypass.
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + tmp, "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1",
 		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_ASKPASS=/bin/false", "NO_PROXY=", "no_proxy=", "LANG=C"}

@@ -12,6 +12,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/icm-tool/icm/server/internal/act"
 )
 
 // DefaultURL is where docker/compose.yml publishes SearXNG.
@@ -58,7 +60,11 @@ func (c *Client) Search(ctx context.Context, query string, n int) ([]Result, err
 	}
 	hc := c.HTTP
 	if hc == nil {
-		hc = &http.Client{Timeout: 20 * time.Second}
+		// SearXNG is the address this server's own command line (or
+		// SEARXNG_URL) gives: the server was started, or not, by its
+		// entry's permit.
+		const why = "the search server's SearXNG"
+		hc = act.HTTPClient(act.Own(why), act.Action{Kind: act.Contact, URL: base, Reason: why}, act.HTTP{Timeout: 20 * time.Second})
 	}
 	u := base + "/search?" + url.Values{"q": {query}, "format": {"json"}}.Encode()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
