@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 )
@@ -23,7 +24,7 @@ func newServer(t testing.TB) *ollamatest.Server {
 // retried, so error cases answer at once.
 func newClient(t testing.TB, srv *ollamatest.Server) *llm.Ollama {
 	t.Helper()
-	c, err := llm.NewOllama(
+	c, err := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")),
 		llm.WithBaseURL(srv.URL()),
 		llm.WithModel("tiny"),
 		llm.WithGetenv(func(string) string { return "" }),

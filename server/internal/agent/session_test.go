@@ -9,6 +9,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/tools"
@@ -32,7 +33,7 @@ func TestRunWithMCPSession(t *testing.T) {
 	mcpSrv := httptest.NewServer(server.NewStreamableHTTPServer(mcpfixture.New(mcpfixture.Options{Name: "fix"})))
 	t.Cleanup(mcpSrv.Close)
 	reg := tools.Registry{"fix": {Name: "fix", Transport: tools.TransportHTTP, URL: mcpSrv.URL + "/mcp", Source: "test"}}
-	sess, err := tools.Open(context.Background(), reg, map[string][]string{"fix": {"add", "fail", "big"}}, tools.Options{})
+	sess, err := tools.Open(context.Background(), reg, map[string][]string{"fix": {"add", "fail", "big"}}, tools.Options{Permit: act.Own("a test's own MCP server")})
 	if err != nil {
 		t.Fatal(err)
 	}

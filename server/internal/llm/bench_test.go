@@ -36,7 +36,7 @@ func BenchmarkChatOverhead(b *testing.B) {
 		}
 	}))
 	defer srv.Close()
-	o, err := NewOllama(WithBaseURL(srv.URL), WithModel("qwen3"))
+	o, err := NewOllama(WithPermit(testPermit), WithBaseURL(srv.URL), WithModel("qwen3"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/icm-tool/icm/server/internal/human"
 	"io"
 	"net"
 	"net/http"
@@ -12,6 +11,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/icm-tool/icm/server/internal/act"
+	"github.com/icm-tool/icm/server/internal/human"
 )
 
 // retryClass says whether a failed attempt may be tried again.
@@ -161,6 +163,11 @@ func (o *conn) transportFailure(parent, attempt context.Context, err error) *fai
 	}
 	if errors.Is(err, errAnswerCap) {
 		return &failure{kind: KindStream, retry: retryNever, capped: true, msg: "the answer's body went past its cap", err: err}
+	}
+	var refused *act.Refusal
+	if errors.As(err, &refused) {
+		// Nothing was sent: asking again gets the same answer.
+		return &failure{kind: KindOther, retry: retryNever, msg: "no request was sent", err: refused}
 	}
 	var dl *deadlineError
 	if errors.As(context.Cause(attempt), &dl) {

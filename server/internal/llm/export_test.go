@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/tokens"
 )
 
@@ -95,3 +96,7 @@ func WithPoolBudget(d time.Duration) PoolOption { return func(p *Pool) { p.budge
 
 // WithPoolClock replaces time.Now for cooldowns.
 func WithPoolClock(now func() time.Time) PoolOption { return func(p *Pool) { p.now = now } }
+
+// testPermit lets a test's client contact the test's own servers and
+// ask them for pulls.
+var testPermit = act.PermitFunc(func(act.Action) error { return nil })

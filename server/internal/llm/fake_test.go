@@ -182,7 +182,7 @@ func newTestClient(t *testing.T, url string, clock *fakeTime, opts ...OllamaOpti
 		WithBackoff(time.Second, 16*time.Second),
 		WithRetry(time.Hour, 6),
 	}
-	o, err := NewOllama(append(base, opts...)...)
+	o, err := NewOllama(append(append([]Option{WithPermit(testPermit)}, base...), opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

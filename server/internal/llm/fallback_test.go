@@ -35,7 +35,7 @@ func TestFallback(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := ollamatest.New(t, ollamatest.Config{Models: tc.models, AllowUnscripted: true})
 			srv.DefaultFunc(func(r *ollamatest.Request) ollamatest.Turn { return tc.turns[r.Model] })
-			inner, err := NewOllama(WithBaseURL(srv.URL()), WithRetry(0, 1))
+			inner, err := NewOllama(WithPermit(testPermit), WithBaseURL(srv.URL()), WithRetry(0, 1))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -46,7 +46,7 @@ func TestFromConfig(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := FromConfig(tc.m, getenv)
+			c, err := FromConfig(tc.m, getenv, WithPermit(testPermit))
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("error %v, want %q", err, tc.err)

@@ -50,16 +50,16 @@ func TestOllamaHostURL(t *testing.T) {
 
 func TestNewOllamaReadsOllamaHost(t *testing.T) {
 	env := map[string]string{"OLLAMA_HOST": "127.0.0.1:4321"}
-	o, err := NewOllama(WithGetenv(func(k string) string { return env[k] }))
+	o, err := NewOllama(WithPermit(testPermit), WithGetenv(func(k string) string { return env[k] }))
 	if err != nil || o.BaseURL() != "http://127.0.0.1:4321" {
 		t.Fatalf("base %v, err %v; want OLLAMA_HOST", o, err)
 	}
-	o, err = NewOllama(WithGetenv(func(k string) string { return env[k] }), WithBaseURL("http://10.0.0.2:11434"))
+	o, err = NewOllama(WithPermit(testPermit), WithGetenv(func(k string) string { return env[k] }), WithBaseURL("http://10.0.0.2:11434"))
 	if err != nil || o.BaseURL() != "http://10.0.0.2:11434" {
 		t.Fatalf("an explicit base URL must win over OLLAMA_HOST: %v %v", o, err)
 	}
 	env["OLLAMA_HOST"] = "box:bad"
-	if _, err := NewOllama(WithGetenv(func(k string) string { return env[k] })); err == nil || !strings.Contains(err.Error(), "OLLAMA_HOST") {
+	if _, err := NewOllama(WithPermit(testPermit), WithGetenv(func(k string) string { return env[k] })); err == nil || !strings.Contains(err.Error(), "OLLAMA_HOST") {
 		t.Errorf("err = %v, want it to name OLLAMA_HOST", err)
 	}
 }

@@ -4,13 +4,14 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/config"
 	"github.com/icm-tool/icm/server/internal/ollamamodel"
 	"github.com/icm-tool/icm/server/internal/tokens"
@@ -45,7 +46,10 @@ const (
 // API and the OpenAI-compatible one) share them, so every option works for
 // either; an option that means nothing to a backend is ignored by it.
 type settings struct {
-	hc     *http.Client
+	hc *http.Client
+	// permit is asked before every request the client makes (package
+	// act); nil refuses them all.
+	permit act.Permit
 	model  string
 	getenv func(string) string
 
@@ -127,6 +131,12 @@ func WithGetenv(getenv func(string) string) Option {
 	return func(o *settings) { o.getenv = getenv }
 }
 
+// WithPermit sets what allows the client to contact its server (and a
+// pull from the registry a model name names): the session's, which is
+// the workspace's trust and the person's own settings. A client without
+// one contacts nothing.
+func WithPermit(p act.Permit) Option { return func(o *settings) { o.permit = p } }
+
 // WithModel sets the model used when a request names none.
 func WithModel(name string) Option { return func(o *settings) { o.model = name } }
 
@@ -181,8 +191,11 @@ func NewOllama(opts ...Option) (*Ollama, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
+	if strings.TrimSpace(addr) == "" {
+		addr = DefaultOllamaHost
+	}
 	if st.hc == nil {
-		st.hc = defaultHTTPClient()
+		st.hc = newHTTPClient(st.permit, base, addr)
 	}
 	return &Ollama{conn: newConn(st, base, ollamaDialect), models: newModelCache()}, nil
 }
@@ -190,13 +203,16 @@ func NewOllama(opts ...Option) (*Ollama, error) {
 // BaseURL returns the server address the client talks to.
 func (o *Ollama) BaseURL() string { return o.base.String() }
 
-func defaultHTTPClient() *http.Client {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.DialContext = (&net.Dialer{Timeout: DefaultConnectTimeout, KeepAlive: 30 * time.Second}).DialContext
-	// Several calls may run at once (For each items); keep their
-	// connections instead of reopening one per call.
-	t.MaxIdleConnsPerHost = 16
-	return &http.Client{Transport: t}
+// newHTTPClient is the client of the server at base, configured as
+// addr (the setting, OLLAMA_HOST or the default, as written): every
+// request asks permit, and none goes to another server.
+func newHTTPClient(permit act.Permit, base *url.URL, addr string) *http.Client {
+	a := act.Action{Kind: act.Contact, URL: base.String(), Named: act.Named{Address: addr}}
+	return act.HTTPClient(permit, a, act.HTTP{ConnectTimeout: DefaultConnectTimeout, Tune: func(t *http.Transport) {
+		// Several calls may run at once (For each items); keep their
+		// connections instead of reopening one per call.
+		t.MaxIdleConnsPerHost = 16
+	}})
 }
 
 func sleepContext(ctx context.Context, d time.Duration) error {

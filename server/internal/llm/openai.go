@@ -63,7 +63,7 @@ func NewOpenAI(opts ...Option) (*OpenAI, error) {
 		return nil, err
 	}
 	if st.hc == nil {
-		st.hc = defaultHTTPClient()
+		st.hc = newHTTPClient(st.permit, base, st.baseURL)
 	}
 	return &OpenAI{conn: newConn(st, base, openAIDialect), models: newModelCache()}, nil
 }

@@ -30,7 +30,7 @@ func TestOpenAIAgainstRealOllama(t *testing.T) {
 			WithContextLength(srv.ContextLength), WithMaxOutput(16), WithStreamTimeouts(2*time.Minute, 30*time.Second),
 			WithRetry(30*time.Second, 2),
 		}
-		o, err := NewOpenAI(append(base, opts...)...)
+		o, err := NewOpenAI(append(append([]Option{WithPermit(testPermit)}, base...), opts...)...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,7 +41,7 @@ func TestOpenAIAgainstRealOllama(t *testing.T) {
 
 	t.Run("the model list is read", func(t *testing.T) {
 		rec := &pathRecorder{base: http.DefaultTransport}
-		asked, err := NewOpenAI(WithBaseURL(srv.URL+"/v1"), WithModel(srv.Model), WithGetenv(func(string) string { return "" }),
+		asked, err := NewOpenAI(WithPermit(testPermit), WithBaseURL(srv.URL+"/v1"), WithModel(srv.Model), WithGetenv(func(string) string { return "" }),
 			WithHTTPClient(&http.Client{Transport: rec}))
 		if err != nil {
 			t.Fatal(err)

@@ -26,7 +26,7 @@ func newTestOpenAI(t *testing.T, url string, clock *fakeTime, opts ...Option) *O
 		WithBackoff(time.Second, 16*time.Second),
 		WithRetry(time.Hour, 6),
 	}
-	o, err := NewOpenAI(append(base, opts...)...)
+	o, err := NewOpenAI(append(append([]Option{WithPermit(testPermit)}, base...), opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +236,7 @@ func TestOpenAISendsTheKeyAndNoModelList(t *testing.T) {
 		_, _ = w.Write([]byte(`{"model":"m","choices":[{"message":{"content":"hello"},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":1}}`))
 	}))
 	defer srv.Close()
-	o, err := NewOpenAI(WithBaseURL(srv.URL+"/gw/v1"), WithModel("m"), WithAPIKey("sk-test"), WithRetry(0, 1))
+	o, err := NewOpenAI(WithPermit(testPermit), WithBaseURL(srv.URL+"/gw/v1"), WithModel("m"), WithAPIKey("sk-test"), WithRetry(0, 1))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ func poolOf(t *testing.T, slots int, urls ...string) *Pool {
 	t.Helper()
 	var members []PoolMember
 	for _, u := range urls {
-		c, err := NewOllama(WithBaseURL(u), WithModel("tiny"), WithRetry(0, 1), WithGetenv(func(string) string { return "" }))
+		c, err := NewOllama(WithPermit(testPermit), WithBaseURL(u), WithModel("tiny"), WithRetry(0, 1), WithGetenv(func(string) string { return "" }))
 		if err != nil {
 			t.Fatal(err)
 		}

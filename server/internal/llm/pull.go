@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/ollama/ollama/api"
+
+	"github.com/icm-tool/icm/server/internal/act"
 )
 
 // pullChunk is one line of /api/pull's answer, or an error object.
@@ -24,6 +26,11 @@ func (o *Ollama) Pull(ctx context.Context, model string, progress func(PullProgr
 	}
 	if model == "" {
 		return &Error{Kind: KindBadRequest, Msg: "no model named", Hint: "name one: icm pull MODEL, or set [model] name in config.toml"}
+	}
+	// The server would fetch the model from the registry its name
+	// names: that is asked of the permit before the server is.
+	if err := act.Ask(o.permit, act.Action{Kind: act.Pull, URL: o.base.String(), Named: act.Named{Model: model}}); err != nil {
+		return &Error{Kind: KindOther, Model: model, Msg: "the server was not asked to pull " + model, Err: err}
 	}
 	body, err := json.Marshal(api.PullRequest{Model: model, Stream: ptr(true)})
 	if err != nil {

@@ -47,7 +47,7 @@ func TestRealOllama(t *testing.T) {
 			WithHTTPClient(&http.Client{Transport: transport}), WithMaxOutput(64),
 			WithStreamTimeouts(2*time.Minute, 30*time.Second),
 		}
-		o, err := NewOllama(append(base, opts...)...)
+		o, err := NewOllama(append(append([]Option{WithPermit(testPermit)}, base...), opts...)...)
 		if err != nil {
 			t.Fatal(err)
 		}

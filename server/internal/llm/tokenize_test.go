@@ -157,7 +157,7 @@ func TestTokenizeRoot(t *testing.T) {
 		"https://gateway/openai/v1/":      "https://gateway/openai",
 		"https://gateway/openai/serve/v1": "https://gateway/openai/serve",
 	} {
-		o, err := NewOpenAI(WithBaseURL(base))
+		o, err := NewOpenAI(WithPermit(testPermit), WithBaseURL(base))
 		if err != nil {
 			t.Fatal(err)
 		}

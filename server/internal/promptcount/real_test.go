@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/llm"
@@ -121,11 +122,11 @@ func TestSampleStagesMatchRealServer(t *testing.T) {
 	}
 	realollama.NeedQwen3(t)
 	srv := realollama.Start(t, realollama.Options{Model: realollama.ModelSpec{Vocabulary: realollama.VocabQwen3, ContextLength: 32768}})
-	exact, err := llm.NewOllama(llm.WithBaseURL(srv.URL), llm.WithModelFiles(ollamamodel.NewCache([]string{srv.ModelsDir})))
+	exact, err := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL(srv.URL), llm.WithModelFiles(ollamamodel.NewCache([]string{srv.ModelsDir})))
 	if err != nil {
 		t.Fatal(err)
 	}
-	remote, err := llm.NewOllama(llm.WithBaseURL(srv.URL), llm.WithModelFiles(ollamamodel.NewCache([]string{t.TempDir()})))
+	remote, err := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL(srv.URL), llm.WithModelFiles(ollamamodel.NewCache([]string{t.TempDir()})))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +243,7 @@ func TestWholeContractStagesMatchRealServer(t *testing.T) {
 	realollama.NeedQwen3(t)
 	repo := wstest.TemplateFixtures(t) // before the server starts: a clone without ../shared skips at once
 	srv := realollama.Start(t, realollama.Options{Model: realollama.ModelSpec{Vocabulary: realollama.VocabQwen3, ContextLength: 32768}})
-	exact, err := llm.NewOllama(llm.WithBaseURL(srv.URL), llm.WithModelFiles(ollamamodel.NewCache([]string{srv.ModelsDir})))
+	exact, err := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL(srv.URL), llm.WithModelFiles(ollamamodel.NewCache([]string{srv.ModelsDir})))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/agent"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
@@ -28,7 +29,7 @@ func (f *fakeTools) Call(ctx context.Context, name string, args map[string]any) 
 
 func TestRoundsStopWhenNothingIsMissing(t *testing.T) {
 	srv := ollamatest.New(t, ollamatest.Config{Models: []ollamatest.Model{{Name: "m", ContextLength: 32768, Capabilities: []string{"completion"}}}})
-	client, _ := llm.NewOllama(llm.WithBaseURL(srv.URL()), llm.WithRetry(0, 1))
+	client, _ := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL(srv.URL()), llm.WithRetry(0, 1))
 	srv.On(ollamatest.LastUserContains("Round 1 of 3")).Reply(ollamatest.JSON(map[string]any{"queries": []map[string]string{{"query": "ollama format schema", "reason": "how structured output works"}, {"query": "OLLAMA FORMAT  schema", "reason": "duplicate"}}}))
 	srv.On(ollamatest.LastUserContains("Round 2 of 3")).Reply(ollamatest.JSON(map[string]any{"queries": []map[string]string{{"query": "ollama format schema", "reason": "asked before"}, {"query": "tool calling", "reason": "the other half"}}}))
 	srv.On(ollamatest.LastUserContains("Round 3 of 3")).Reply(ollamatest.JSON(map[string]any{"queries": []any{}}))

@@ -32,7 +32,7 @@ func (s *Session) Client() (llm.Client, error) {
 }
 
 func (s *Session) newClient(extra ...llm.Option) (llm.Client, error) {
-	var opts []llm.Option
+	opts := []llm.Option{llm.WithPermit(s.permit())}
 	if m := s.Model(); m != "" {
 		opts = append(opts, llm.WithModel(m))
 	}

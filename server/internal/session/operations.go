@@ -72,7 +72,7 @@ func (s *Session) Approve(ctx context.Context, stage string, force bool) (*state
 		}
 	}
 	a, err := workflow.Approve(ctx, s.ws, stage, workflow.ApproveOptions{
-		Force: force, Model: s.opts.Settings.Model, CodeBlocks: s.CodeBlocks()})
+		Force: force, Model: s.opts.Settings.Model, CodeBlocks: s.CodeBlocks(), Permit: s.permit()})
 	if err != nil {
 		return nil, fault.From(err)
 	}

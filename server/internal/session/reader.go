@@ -6,6 +6,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/trust"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -46,7 +47,10 @@ func ReaderClient(dir, model, host string, opts Options) (llm.Client, error) {
 			}
 		}
 	}
-	c, err := llm.NewOllama(llm.WithBaseURL(host), llm.WithGetenv(opts.Getenv), llm.WithModel(model))
+	// The address is the reader's own (its --ollama, OLLAMA_HOST or
+	// Ollama's default), never a workspace's.
+	own := trust.Person(host, opts.Getenv("OLLAMA_HOST"), llm.DefaultOllamaHost)
+	c, err := llm.NewOllama(llm.WithPermit(own), llm.WithBaseURL(host), llm.WithGetenv(opts.Getenv), llm.WithModel(model))
 	if err != nil {
 		return nil, fault.InvalidRequest(fmt.Sprintf("--ollama: %v", err), "give the Ollama server's address, as OLLAMA_HOST takes it").Because(err)
 	}

@@ -71,6 +71,7 @@ func (s *Session) NewRun(req RunRequest, observe func(workflow.Event)) (*Run, er
 		All:      req.All,
 		Force:    req.Force,
 		Tools:    s.box.Opener(s.toolOptions(s.ws.Root)),
+		Permit:   s.permit(),
 		Check:    s.CheckOptions(CheckFacts{}),
 		Self:     s.opts.Self,
 		ChildEnv: s.inherited(),

@@ -6,7 +6,6 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/state"
-	"github.com/icm-tool/icm/server/internal/tools"
 	"github.com/icm-tool/icm/server/internal/workflow"
 	"github.com/icm-tool/icm/server/internal/writeout"
 )
@@ -49,7 +48,8 @@ func (s *Session) NewSubmission(sub Submission, observe func(workflow.Event)) (*
 		Gate:       s.opts.Settings.Gate,
 		Stage:      sub.Stage,
 		Check:      s.CheckOptions(CheckFacts{}),
-		Tools:      s.box.Opener(tools.DefaultOptions(s.ws.Root, s.ws.Config)),
+		Tools:      s.box.Opener(s.toolOptions(s.ws.Root)),
+		Permit:     s.permit(),
 		Self:       s.opts.Self,
 		ChildEnv:   s.inherited(),
 		CodeBlocks: s.CodeBlocks(),
@@ -73,7 +73,7 @@ func (s *Session) ApproveAs(ctx context.Context, stage, by string) (*state.Appro
 		return nil, err
 	}
 	a, err := workflow.Approve(ctx, s.ws, stage, workflow.ApproveOptions{
-		By: by, Model: s.opts.Settings.Model, CodeBlocks: s.CodeBlocks()})
+		By: by, Model: s.opts.Settings.Model, CodeBlocks: s.CodeBlocks(), Permit: s.permit()})
 	if err != nil {
 		return nil, fault.From(err)
 	}

@@ -202,6 +202,7 @@ func (p *TestPlan) Run(ctx context.Context) (*TestRun, error) {
 		Self:       s.opts.Self,
 		ChildEnv:   s.inherited(),
 		Trust:      s.CarryTrust,
+		Permit:     s.permitIn,
 	}
 	rep := stagetest.New(s.ws, b, p.opts).Run(ctx, p.Cases)
 	run := &TestRun{TestReport: rep}

@@ -93,6 +93,10 @@ func (s *Session) KeepTools(prev *Session) bool {
 	c, listed := prev.catalog, prev.listed
 	prev.catalog, prev.listed = nil, map[string][]ToolInfo{}
 	prev.mu.Unlock()
+	if c != nil {
+		// What it starts from now on asks this session's decision.
+		c.SetPermit(s.permit())
+	}
 	s.mu.Lock()
 	s.catalog, s.listed = c, listed
 	s.mu.Unlock()
@@ -145,7 +149,10 @@ func (s *Session) ToolOpener(root string) workflow.ToolOpener {
 }
 
 // toolOptions are the options tool servers of the workspace (or of a
-// copy of it at root) start with.
+// copy of it at root) start with: a run's engine gives its own permit
+// (a stage test's, for its copy) with each request.
 func (s *Session) toolOptions(root string) tools.Options {
-	return tools.DefaultOptions(root, s.ws.Config)
+	o := tools.DefaultOptions(root, s.ws.Config)
+	o.Permit = s.permit()
+	return o
 }

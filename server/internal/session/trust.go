@@ -6,10 +6,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/config"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/trust"
+	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 // The trust gate. A session is opened with a trust decision (package
@@ -19,7 +22,9 @@ import (
 // command the workspace names, contact a server it names or read an
 // environment variable it names asks the decision here first; refused,
 // it returns a fault of kind Untrusted whose action is to trust the
-// workspace. Reading goes on untrusted: checks, status, probes, counts
+// workspace. What it hands the engine carries the decision as a permit
+// (package act), asked again as each process starts and each connection
+// opens, with each command's files pinned as they are then. Reading goes on untrusted: checks, status, probes, counts
 // (from local model files or by estimate), and icm's own tool servers'
 // tool lists, taken from their definitions in this process.
 
@@ -58,6 +63,32 @@ func (s *Session) editorParts() []trust.Part {
 		return []trust.Part{{Kind: trust.Server, Where: EditorHostSetting, Value: strings.TrimSpace(set.Host)}}
 	}
 	return nil
+}
+
+// permit is what the session's operations start and contact with
+// (package act): its trust decision, with the files of the workspace
+// pinned as they are when each command starts, and the person's own
+// model servers.
+func (s *Session) permit() act.Permit { return s.permitIn(s.ws) }
+
+// permitIn is the session's permit for ws: the workspace or a stage
+// test's copy of it, whose files are the ones that run.
+func (s *Session) permitIn(ws *workspace.Workspace) act.Permit {
+	return s.trust.Permit(ws, s.ownHosts()...)
+}
+
+// ownHosts are the model servers the person's own settings name, which
+// need no trust: their host setting (not one the workspace's editor
+// settings gave), OLLAMA_HOST, and Ollama's default address.
+func (s *Session) ownHosts() []string {
+	var own []string
+	if set := s.opts.Settings; set.Host != "" && !set.HostFromWorkspace {
+		own = append(own, set.Host)
+	}
+	if h := s.opts.Getenv("OLLAMA_HOST"); h != "" {
+		own = append(own, h)
+	}
+	return append(own, llm.DefaultOllamaHost)
 }
 
 // Trust is the session's trust decision: what the workspace names, and
@@ -148,7 +179,7 @@ func (s *Session) modelConfig() config.Model {
 	if !s.trust.Allowed() {
 		m.BaseURL, m.APIKeyEnv, m.Servers = "", "", nil
 	}
-	if h := s.host(); h != "" && len(m.Servers) == 0 && !sameAddress(h, m.BaseURL) {
+	if h := s.host(); h != "" && len(m.Servers) == 0 && !trust.SameAddress(h, m.BaseURL) {
 		m.APIKeyEnv = ""
 	}
 	return m
@@ -167,7 +198,7 @@ func (s *Session) modelNamed() bool {
 		return true
 	}
 	if set.Host != "" {
-		return sameAddress(set.Host, m.BaseURL) && strings.TrimSpace(m.APIKeyEnv) != ""
+		return trust.SameAddress(set.Host, m.BaseURL) && strings.TrimSpace(m.APIKeyEnv) != ""
 	}
 	return strings.TrimSpace(m.BaseURL) != "" || strings.TrimSpace(m.APIKeyEnv) != ""
 }
@@ -181,13 +212,6 @@ func (s *Session) modelBlocked() bool { return !s.trust.Allowed() && s.modelName
 // (its window, its models, its token counts) until the person trusts the
 // workspace.
 func (s *Session) ModelServerAwaitsTrust() bool { return s.modelBlocked() }
-
-// sameAddress compares two server addresses as written, ignoring case
-// and a trailing slash.
-func sameAddress(a, b string) bool {
-	norm := func(s string) string { return strings.ToLower(strings.TrimRight(strings.TrimSpace(s), "/")) }
-	return norm(a) != "" && norm(a) == norm(b)
-}
 
 // runsCommands reports whether approving the stage would run a `run:`
 // check its contract names.

@@ -1,10 +1,12 @@
 package stagetest
 
 import (
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/verify"
 	"github.com/icm-tool/icm/server/internal/workflow"
+	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 // Backend is what runs need from the session that composes them: one
@@ -32,4 +34,9 @@ type Backend struct {
 	// (its record), so an icm the copy's stages start acts there as in
 	// the original; undo takes it back when the job ends.
 	Trust func(root string) (undo func(), err error)
+	// Permit is what allows a job's copy cp to run what the workspace
+	// names (its Script stage, its `run:` checks, its tool servers, the
+	// case's `run:` expectations): the original's trust, with the copy's
+	// files pinned as they are when each starts. nil runs none of them.
+	Permit func(cp *workspace.Workspace) act.Permit
 }

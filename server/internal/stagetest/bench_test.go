@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
@@ -57,7 +58,7 @@ func BenchmarkMatrix(b *testing.B) {
 				s.Default(ollamatest.Text("A short summary of the topic."))
 			}
 			ws := benchWorkspace(b, 20, 2, s1.URL(), s2.URL())
-			client, err := llm.FromConfig(ws.Config.Model, os.Getenv)
+			client, err := llm.FromConfig(ws.Config.Model, os.Getenv, llm.WithPermit(act.Own("a test's own model server")))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -71,7 +72,7 @@ func BenchmarkMatrix(b *testing.B) {
 			}
 			var wall, seq time.Duration
 			for i := 0; i < b.N; i++ {
-				rep := New(ws, Backend{Client: client}, Options{Models: []string{"alpha", "beta"}, Repeat: 3, Parallel: p}).Run(context.Background(), sel)
+				rep := New(ws, Backend{Client: client, Permit: allowAll}, Options{Models: []string{"alpha", "beta"}, Repeat: 3, Parallel: p}).Run(context.Background(), sel)
 				if !rep.Passed || len(rep.Results) != 120 {
 					b.Fatalf("passed %v, %d results: %+v", rep.Passed, len(rep.Results), rep.Matrix[0])
 				}

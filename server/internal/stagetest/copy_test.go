@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
@@ -124,7 +125,7 @@ func TestCaseOfAStageReadingSharedInputsRuns(t *testing.T) {
 	defer ws.Close()
 	srv := ollamatest.New(t, ollamatest.Config{Models: []ollamatest.Model{{Name: "alpha", ContextLength: 8192}}})
 	srv.On(ollamatest.LastUserContains("A stand-in.")).Reply(ollamatest.Text("Written.\n"))
-	client, err := llm.NewOllama(llm.WithBaseURL(srv.URL()), llm.WithRetry(0, 1), llm.WithModel("alpha"))
+	client, err := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL(srv.URL()), llm.WithRetry(0, 1), llm.WithModel("alpha"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +133,7 @@ func TestCaseOfAStageReadingSharedInputsRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := New(ws, Backend{Client: client}, Options{Models: []string{"alpha"}}).Run(context.Background(), sel)
+	rep := New(ws, Backend{Client: client, Permit: allowAll}, Options{Models: []string{"alpha"}}).Run(context.Background(), sel)
 	if !rep.Passed || len(rep.Results) != 1 {
 		t.Fatalf("passed %v: %+v", rep.Passed, rep.Results)
 	}

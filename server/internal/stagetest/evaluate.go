@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/critic"
 	"github.com/icm-tool/icm/server/internal/document"
@@ -39,6 +40,8 @@ type evaluation struct {
 	// provenance is where the run's citable URLs came from (its record),
 	// so a case's `sources` checks what its own Verify section would.
 	provenance *verify.Provenance
+	// permit allows the case's `run:` expectations (the job's).
+	permit act.Permit
 }
 
 // checks runs every expectation of the case on the copy's outputs.
@@ -139,7 +142,7 @@ func (ev *evaluation) verifyCheck(ctx context.Context, ch Check, c contract.Chec
 		// stage folder (of the real workspace: cases are not copied).
 		Resolve:    func(p string) (string, error) { return testcase.Resolve(ev.src, ev.st, ev.c, p) },
 		Schemas:    ev.src,
-		CodeBlocks: ev.codeBlocks, Provenance: ev.provenance,
+		CodeBlocks: ev.codeBlocks, Provenance: ev.provenance, Permit: ev.permit, RunKind: act.CaseCheck,
 	})
 	r := res[0]
 	ch.OK, ch.Findings = r.OK, r.Findings

@@ -11,12 +11,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
+
+// allowAll permits what every copy names, as a trusted workspace's
+// permit does.
+func allowAll(*workspace.Workspace) act.Permit {
+	return act.PermitFunc(func(act.Action) error { return nil })
+}
 
 // small is a workspace with one model stage and two cases: one kept as a
 // file with an inline stand-in, one as a folder with its stand-in beside it.
@@ -90,7 +97,7 @@ func scripted(t *testing.T) (*ollamatest.Server, llm.Client) {
 	srv.On(ollamatest.And(ollamatest.ModelIs("beta"), ollamatest.LastUserContains("Learn Go"))).Reply(ollamatest.Text("1. Write programs.\n2. Test them.\n"))
 	srv.On(ollamatest.LastUserContains("Learn Go")).Reply(ollamatest.Text("1. Write Go programs.\n2. Test Go code.\n3. Ship a Go binary.\n"))
 	srv.On(ollamatest.LastUserContains("Learn Python")).Reply(ollamatest.Text("1. Write Python scripts.\n2. Package them.\n"))
-	c, err := llm.NewOllama(llm.WithBaseURL(srv.URL()), llm.WithRetry(0, 1))
+	c, err := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL(srv.URL()), llm.WithRetry(0, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +123,7 @@ func runCases(t *testing.T, ws *workspace.Workspace, client llm.Client, opts Opt
 	if len(sel) == 0 {
 		t.Fatal("no case selected")
 	}
-	return New(ws, Backend{Client: client}, opts).Run(context.Background(), sel)
+	return New(ws, Backend{Client: client, Permit: allowAll}, opts).Run(context.Background(), sel)
 }
 
 // hashTree hashes every file and folder under root (path, mode and

@@ -8,6 +8,7 @@ import (
 	"path"
 	"sort"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/agent"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/critic"
@@ -67,6 +68,10 @@ func (r *Runner) runJob(ctx context.Context, j job) *Result {
 		defer func() { res.Cache = cache.snapshot() }()
 	}
 	seed := j.seed
+	var permit act.Permit
+	if r.backend.Permit != nil {
+		permit = r.backend.Permit(cp)
+	}
 	var tools workflow.ToolOpener
 	if r.backend.Tools != nil {
 		tools = r.backend.Tools(cp.Root)
@@ -74,7 +79,7 @@ func (r *Runner) runJob(ctx context.Context, j job) *Result {
 	eng, err := workflow.New(cp, workflow.Options{
 		Client: client, Model: j.model, Stage: j.sel.Stage.Name, Force: true, Gate: workflow.GateExplicit,
 		Tools: tools, Check: r.backend.Check, CodeBlocks: r.backend.CodeBlocks, Self: r.backend.Self,
-		ChildEnv: r.childEnv(), Seed: &seed, Now: r.opts.Now,
+		ChildEnv: r.childEnv(), Seed: &seed, Now: r.opts.Now, Permit: permit,
 	})
 	if err != nil {
 		r.fail(res, err)
@@ -103,7 +108,7 @@ func (r *Runner) runJob(ctx context.Context, j job) *Result {
 		return res
 	}
 	cst, _ := cp.Stage(j.sel.Stage.Name)
-	ev := &evaluation{src: r.ws, st: j.sel.Stage, cp: cp, cst: cst, con: j.sel.Contract, c: j.sel.Case, codeBlocks: r.backend.CodeBlocks, stageVerify: sr.Verify}
+	ev := &evaluation{src: r.ws, st: j.sel.Stage, cp: cp, cst: cst, con: j.sel.Contract, c: j.sel.Case, codeBlocks: r.backend.CodeBlocks, stageVerify: sr.Verify, permit: permit}
 	ev.outs, ev.primary = outputsOf(cp, cst, j.sel.Contract)
 	if rec, err := state.ReadRecord(cp.Disk, cst.Dir); err == nil && rec != nil {
 		ev.provenance = verify.ProvenanceOf(rec.Sources)

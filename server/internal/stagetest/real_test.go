@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/testutil/need"
@@ -81,7 +82,7 @@ Another stand-in.
 		t.Fatal(err)
 	}
 	url, counter := realollama.CountChats(t, srv.URL)
-	client, err := llm.FromConfig(ws.Config.Model, func(string) string { return "" }, llm.WithBaseURL(url))
+	client, err := llm.FromConfig(ws.Config.Model, func(string) string { return "" }, llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL(url))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ Another stand-in.
 		t.Fatal(err)
 	}
 	run := func(opts Options) *Report {
-		return New(ws, Backend{Client: client}, opts).Run(context.Background(), sel)
+		return New(ws, Backend{Client: client, Permit: allowAll}, opts).Run(context.Background(), sel)
 	}
 	// Repeats 1 and 2 of the first run have seeds 7 and 8; the second run
 	// starts at 8, so its first repeat must say what the first run's second did.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/state"
@@ -183,7 +184,7 @@ func TestBaselineShowsARegression(t *testing.T) {
 	srv.On(ollamatest.HasFormat()).Reply(ollamatest.JSON(map[string]any{"score": 8, "reason": "Verbs first."}))
 	srv.On(ollamatest.LastUserContains("Learn Go")).ReplyFunc(func(*ollamatest.Request) ollamatest.Turn { return ollamatest.Text(answer) })
 	srv.On(ollamatest.LastUserContains("Learn Python")).Reply(ollamatest.Text("1. Write Python scripts.\n"))
-	client, err := llm.NewOllama(llm.WithBaseURL(srv.URL()), llm.WithRetry(0, 1))
+	client, err := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL(srv.URL()), llm.WithRetry(0, 1))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/codecheck"
 	"github.com/icm-tool/icm/server/internal/llm"
@@ -74,7 +75,7 @@ func TestSampleWorkspaceCasesAreGreen(t *testing.T) {
 					t.Errorf("%s has %d cases, want at least %d", st, counts[st], n)
 				}
 			}
-			client, err := llm.NewOllama(llm.WithBaseURL(srv.URL()), llm.WithRetry(0, 1))
+			client, err := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL(srv.URL()), llm.WithRetry(0, 1))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,7 +91,8 @@ func TestSampleWorkspaceCasesAreGreen(t *testing.T) {
 				Tools: func(root string) workflow.ToolOpener {
 					return box.Opener(tools.DefaultOptions(root, ws.Config))
 				},
-				Trust: func(root string) (func(), error) { return store.Carry(granted, root, time.Now()) },
+				Trust:  func(root string) (func(), error) { return store.Carry(granted, root, time.Now()) },
+				Permit: func(cp *workspace.Workspace) act.Permit { return granted.Permit(cp) },
 			}
 			res := New(ws, backend, Options{Parallel: 3}).Run(context.Background(), sel)
 			for _, r := range res.Results {

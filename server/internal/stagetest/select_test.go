@@ -91,7 +91,7 @@ func TestCancelledRun(t *testing.T) {
 	sel, _ := Select(ws, check.Run(ws, check.Options{}), Filter{})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	rep := New(ws, Backend{Client: client}, Options{Repeat: 2}).Run(ctx, sel)
+	rep := New(ws, Backend{Client: client, Permit: allowAll}, Options{Repeat: 2}).Run(ctx, sel)
 	if rep.Complete || rep.Passed || rep.Counts[StatusCancelled] != 4 {
 		t.Errorf("complete %v passed %v counts %v", rep.Complete, rep.Passed, rep.Counts)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/agent"
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/llm"
@@ -72,9 +73,9 @@ Installing the tool.
 	srv.On(ollamatest.HasToolResult("")).ReplyFunc(func(*ollamatest.Request) ollamatest.Turn {
 		return ollamatest.Text("## Install\n\n- Run the installer.\n\nSources: " + cite + "\n")
 	})
-	client, _ := llm.NewOllama(llm.WithBaseURL(srv.URL()), llm.WithRetry(0, 1))
+	client, _ := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL(srv.URL()), llm.WithRetry(0, 1))
 	ws, _ := workspace.Open(dir, nil)
-	backend := Backend{Client: client, Tools: func(string) workflow.ToolOpener {
+	backend := Backend{Client: client, Permit: allowAll, Tools: func(string) workflow.ToolOpener {
 		return func(context.Context, workflow.ToolRequest) (workflow.Toolset, error) { return fakeTools{}, nil }
 	}}
 	run := func() *Result {

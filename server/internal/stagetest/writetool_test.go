@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
@@ -59,7 +60,7 @@ func TestCaseReadsTheFileTheModelNamed(t *testing.T) {
 		ollamatest.Call("write_output", map[string]any{"path": "output/hills-plan.md", "content": "# Hills\n\nUp the ridge and down the valley.\n"}),
 	))
 	srv.Default(ollamatest.Text("Wrote the plan."))
-	client, err := llm.NewOllama(llm.WithBaseURL(srv.URL()), llm.WithRetry(0, 1))
+	client, err := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL(srv.URL()), llm.WithRetry(0, 1))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/agent"
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/llm"
@@ -157,7 +158,7 @@ WRITE the part shown below.
 	if err != nil {
 		t.Fatal(err)
 	}
-	client, err := llm.NewOllama(llm.WithBaseURL(srv.URL()))
+	client, err := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL(srv.URL()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -157,10 +157,15 @@ func (b *Box) Names() map[string]bool {
 	return out
 }
 
-// Opener returns the engine's way of starting a stage's tools.
+// Opener returns the engine's way of starting a stage's tools: with the
+// request's permit (the run's) when it has one, else opts'.
 func (b *Box) Opener(opts tools.Options) workflow.ToolOpener {
 	return func(ctx context.Context, req workflow.ToolRequest) (workflow.Toolset, error) {
-		s, err := tools.Open(ctx, b.With(req.Env), req.Allow, opts)
+		o := opts
+		if req.Permit != nil {
+			o.Permit = req.Permit
+		}
+		s, err := tools.Open(ctx, b.With(req.Env), req.Allow, o)
 		if err != nil {
 			return nil, err
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/icm-tool/icm/server/internal/act"
 )
 
 // Catalog lists the tools of configured servers for the editor (hover,
@@ -59,7 +61,7 @@ func (c *Catalog) ListTools(ctx context.Context, reg Registry, server string) ([
 		e = &catalogEntry{done: make(chan struct{})}
 		c.entries[key] = e
 		c.filling.Add(1)
-		go c.fill(e, s)
+		go c.fill(e, s, c.opts)
 	}
 	c.mu.Unlock()
 
@@ -71,13 +73,21 @@ func (c *Catalog) ListTools(ctx context.Context, reg Registry, server string) ([
 	}
 }
 
-// fill starts the server, lists its tools and stops it.
-func (c *Catalog) fill(e *catalogEntry, s Server) {
+// SetPermit makes p the permit the servers the catalog starts from now
+// on ask (a new session that takes the catalog over gives its own).
+func (c *Catalog) SetPermit(p act.Permit) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.opts.Permit = p
+}
+
+// fill starts the server with opts, lists its tools and stops it.
+func (c *Catalog) fill(e *catalogEntry, s Server, opts Options) {
 	defer c.filling.Done()
 	defer close(e.done)
-	ctx, cancel := context.WithTimeout(context.Background(), c.opts.StartTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), opts.StartTimeout)
 	defer cancel()
-	conn, err := dial(ctx, s, c.opts)
+	conn, err := dial(ctx, s, opts)
 	if err == nil {
 		e.tools, err = conn.listTools(ctx)
 		if cerr := conn.close(); err == nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,6 +14,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/icm-tool/icm/server/internal/act"
 )
 
 // ToolInfo is one tool a server offers.
@@ -51,7 +54,7 @@ func dial(ctx context.Context, s Server, opts Options) (*conn, error) {
 	var tr transport.Interface
 	switch s.Transport {
 	case TransportStdio, "":
-		p, err := startProc(s, procConfig{dir: opts.Dir, lookupEnv: opts.LookupEnv, ringSize: opts.StderrBytes, exitLinger: opts.exitLinger, reaper: opts.Reaper})
+		p, err := startProc(life, s, procConfig{dir: opts.Dir, lookupEnv: opts.LookupEnv, ringSize: opts.StderrBytes, exitLinger: opts.exitLinger, reaper: opts.Reaper, permit: opts.Permit})
 		if err != nil {
 			cancel()
 			return nil, &ServerError{Server: s.Name, Kind: FailStart, Err: err}
@@ -59,14 +62,16 @@ func dial(ctx context.Context, s Server, opts Options) (*conn, error) {
 		c.proc = p
 		tr = transport.NewIO(p.stdout, deadlineWriter{f: p.stdin, timeout: opts.CallTimeout}, nil)
 	case TransportHTTP:
-		h, err := transport.NewStreamableHTTP(s.URL, transport.WithHTTPHeaders(s.Headers), transport.WithHTTPLogger(opts.Logger))
+		h, err := transport.NewStreamableHTTP(s.URL, transport.WithHTTPHeaders(s.Headers), transport.WithHTTPLogger(opts.Logger),
+			transport.WithHTTPBasicClient(act.HTTPClient(opts.Permit, contact(s), act.HTTP{})))
 		if err != nil {
 			cancel()
 			return nil, &ServerError{Server: s.Name, Kind: FailStart, Err: fmt.Errorf("url %q (from %s): %w", s.URL, s.Location(), err)}
 		}
 		tr = h
 	case TransportSSE:
-		h, err := transport.NewSSE(s.URL, transport.WithHeaders(s.Headers), transport.WithSSELogger(opts.Logger))
+		h, err := transport.NewSSE(s.URL, transport.WithHeaders(s.Headers), transport.WithSSELogger(opts.Logger),
+			transport.WithHTTPClient(act.HTTPClient(opts.Permit, contact(s), act.HTTP{})))
 		if err != nil {
 			cancel()
 			return nil, &ServerError{Server: s.Name, Kind: FailStart, Err: fmt.Errorf("url %q (from %s): %w", s.URL, s.Location(), err)}
@@ -77,6 +82,18 @@ func dial(ctx context.Context, s Server, opts Options) (*conn, error) {
 		return nil, &ServerError{Server: s.Name, Kind: FailStart, Err: fmt.Errorf("unknown transport %q", s.Transport)}
 	}
 	return c.initialize(ctx, life, tr)
+}
+
+// contact is what connecting to an HTTP server is, for its permit: its
+// url, and its entry's url and header names as written.
+func contact(s Server) act.Action {
+	w := s.named()
+	headers := make([]string, 0, len(w.Headers))
+	for k := range w.Headers {
+		headers = append(headers, k)
+	}
+	sort.Strings(headers)
+	return act.Action{Kind: act.Contact, URL: s.URL, Named: act.Named{Address: w.URL, Headers: headers}}
 }
 
 // initialize starts the MCP client over tr and sends initialize; on

@@ -23,6 +23,8 @@ var serverName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 // server cannot be used; the problems say why.
 func (e entry) finish(exp expander) (s Server, problems []Problem, ok bool) {
 	s = e.server
+	written := e.server
+	s.Written = &written
 	failed := false
 	report := func(field string, sev Severity, msg string) {
 		line := s.Line

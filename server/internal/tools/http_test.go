@@ -50,7 +50,7 @@ func TestRemoteServers(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			reg := Registry{tc.server.Name: tc.server}
-			s, err := Open(context.Background(), reg, map[string][]string{tc.server.Name: {"echo", "add"}}, Options{})
+			s, err := Open(context.Background(), reg, map[string][]string{tc.server.Name: {"echo", "add"}}, Options{Permit: allowAll})
 			if tc.wantErr != "" {
 				if err == nil {
 					s.Close()

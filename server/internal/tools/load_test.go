@@ -64,6 +64,19 @@ func TestLoadServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg, problems := testLoader().Load(dir, cfg)
+	// Each server keeps its entry as written, for the permit it starts
+	// with: compared here, and apart from what it expands to below.
+	written := map[string]*Server{}
+	for n, s := range reg {
+		written[n], s.Written = s.Written, nil
+		reg[n] = s
+	}
+	if w := written["search"]; w == nil || !reflect.DeepEqual(w.Args, []string{"mcp", "search", "--root", "${workspaceFolder}"}) {
+		t.Errorf("search as written: %+v", w)
+	}
+	if w := written["remote"]; w == nil || w.Headers["Authorization"] != "Bearer ${env:TOKEN}" {
+		t.Errorf("remote as written: %+v", w)
+	}
 
 	want := Registry{
 		"search": {Name: "search", Transport: TransportStdio, Command: "icm", Args: []string{"mcp", "search", "--root", dir},

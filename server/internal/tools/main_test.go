@@ -64,9 +64,11 @@ func (f *fixture) pids() []int {
 }
 
 // testOptions keep shutdown quick; deadlines stay long unless a test is
-// about them, so a slow machine cannot turn a pass into a timeout.
+// about them, so a slow machine cannot turn a pass into a timeout. Their
+// permit allows every server, as a trusted workspace's allows the
+// servers it names.
 func testOptions() Options {
-	return Options{CallTimeout: time.Minute, StartTimeout: time.Minute, ShutdownGrace: 500 * time.Millisecond}
+	return Options{CallTimeout: time.Minute, StartTimeout: time.Minute, ShutdownGrace: 500 * time.Millisecond, Permit: allowAll}
 }
 
 // alive reports whether pid exists and is not a zombie.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/config"
 	"github.com/icm-tool/icm/server/internal/reap"
 )
@@ -38,6 +39,9 @@ type Options struct {
 	ClientVersion string
 	// Logger receives mcp-go's transport logs (default: discarded).
 	Logger *slog.Logger
+	// Permit is asked as each server is about to start or be contacted
+	// (package act): the workspace's trust. nil refuses every server.
+	Permit act.Permit
 	// Reaper is the binary that runs each stdio server as a child
 	// subreaper, so processes it starts that leave its process group
 	// (setsid) are still ended with the toolset (default: this binary, on

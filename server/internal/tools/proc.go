@@ -3,6 +3,7 @@
 package tools
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/reap"
 )
 
@@ -69,11 +71,38 @@ type procConfig struct {
 	// subreaper (see package reap), so helpers that leave the process
 	// group are ended too.
 	reaper string
+	// permit is asked before the server starts.
+	permit act.Permit
+}
+
+// program finds a stdio server's program as exec.Command would; when a
+// reaper is to start it, it also finds out here that it cannot be, so
+// the error says so rather than "exited during start-up" (a relative
+// path is relative to the server's folder).
+func program(command, dir string, reaper bool) (string, error) {
+	path := command
+	if filepath.Base(command) == command {
+		p, err := exec.LookPath(command)
+		if err != nil {
+			return "", err
+		}
+		path = p
+	}
+	if reaper {
+		p := path
+		if !filepath.IsAbs(p) && dir != "" {
+			p = filepath.Join(dir, p)
+		}
+		if _, err := exec.LookPath(p); err != nil {
+			return "", err
+		}
+	}
+	return path, nil
 }
 
 // startProc starts a stdio server in its own process group with a minimal
 // environment; its stderr is drained into a ring from the first byte.
-func startProc(s Server, pc procConfig) (*proc, error) {
+func startProc(ctx context.Context, s Server, pc procConfig) (*proc, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("unable to start MCP server %q: %w", s.Name, err)
@@ -92,23 +121,22 @@ func startProc(s Server, pc procConfig) (*proc, error) {
 	if s.Dir != "" {
 		dir = s.Dir
 	}
-	cmd := exec.Command(s.Command, s.Args...)
-	if cmd.Err == nil && pc.reaper != "" {
-		// The reaper would start it: find out here that it cannot be, so
-		// the error says so rather than "exited during start-up". A
-		// relative path is relative to the server's folder.
-		p := cmd.Path
-		if !filepath.IsAbs(p) && dir != "" {
-			p = filepath.Join(dir, p)
-		}
-		_, cmd.Err = exec.LookPath(p)
+	path, err := program(s.Command, dir, pc.reaper != "")
+	if err != nil {
+		closeAll(inR, inW, outR, outW, errR, errW)
+		return nil, fmt.Errorf("unable to start MCP server %q (%s, from %s): %w; check the command and that it is installed", s.Name, s.Command, s.Location(), err)
 	}
+	w := s.named()
+	a := act.Action{Kind: act.ToolServer, Argv: append([]string{s.Command}, s.Args...), Path: path, Dir: dir,
+		Named: act.Named{Command: w.Command, Args: w.Args, Env: w.Env, Dir: w.Dir}}
+	if pc.reaper != "" {
+		a.Argv, a.Path = append([]string{pc.reaper}, reap.Args(reap.Group, path, s.Args)...), ""
+	}
+	// The server outlives the start-up: stop ends it, not ctx.
+	cmd := act.Command(context.WithoutCancel(ctx), pc.permit, a)
 	if cmd.Err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
-		return nil, fmt.Errorf("unable to start MCP server %q (%s, from %s): %w; check the command and that it is installed", s.Name, s.Command, s.Location(), cmd.Err)
-	}
-	if pc.reaper != "" {
-		cmd = exec.Command(pc.reaper, reap.Args(reap.Group, cmd.Path, s.Args)...)
+		return nil, fmt.Errorf("unable to start MCP server %q (from %s): %w", s.Name, s.Location(), cmd.Err)
 	}
 	cmd.Env = childEnv(pc.lookupEnv, s.Env)
 	cmd.Dir = dir

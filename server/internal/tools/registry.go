@@ -31,6 +31,20 @@ type Server struct {
 	// Source is the file the entry came from and Line its line there (0 if unknown).
 	Source string
 	Line   int
+	// Written is the entry as the workspace writes it, before its
+	// variables are expanded (and before `icm` is pointed at this
+	// binary): what its person trusted, and so what the permit is told
+	// as the server starts or is contacted. nil for a server built in
+	// code, which is told as it is.
+	Written *Server
+}
+
+// named is the server as the workspace writes it.
+func (s Server) named() Server {
+	if s.Written != nil {
+		return *s.Written
+	}
+	return s
 }
 
 // Location is "file:line" (or just the file) for messages.

@@ -71,7 +71,7 @@ func (p permit) Permit(a act.Action) error {
 // settings name.
 func (p permit) owns(addr string) bool {
 	for _, o := range p.own {
-		if sameAddress(o, addr) {
+		if SameAddress(o, addr) {
 			return true
 		}
 	}
@@ -119,9 +119,9 @@ func (p permit) untrusted(root string) error {
 	return f
 }
 
-// sameAddress compares two server addresses as written, ignoring case,
+// SameAddress compares two server addresses as written, ignoring case,
 // spaces around them and a trailing slash.
-func sameAddress(a, b string) bool {
+func SameAddress(a, b string) bool {
 	norm := func(s string) string { return strings.ToLower(strings.TrimRight(strings.TrimSpace(s), "/")) }
 	return norm(a) != "" && norm(a) == norm(b)
 }

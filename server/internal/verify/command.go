@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/state"
 )
 
@@ -54,12 +55,16 @@ func runCommand(ctx context.Context, command string, env Env) ([]state.VerifyFin
 
 // ShellRunner runs command with `sh -c` in the stage folder, with the
 // ICM_* variables set, a timeout that kills its whole process group, and
-// its output capped.
+// its output capped; env.Permit is asked first (a refusal is the error,
+// and nothing runs).
 func ShellRunner(ctx context.Context, command string, env Env) (string, int, error) {
 	ctx, cancel := context.WithTimeout(ctx, CommandTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", "-c", command)
-	cmd.Dir = env.StageDir
+	kind := env.RunKind
+	if kind == "" {
+		kind = act.Check
+	}
+	cmd := act.Command(ctx, env.Permit, act.Action{Kind: kind, Argv: []string{"sh", "-c", command}, Dir: env.StageDir, Named: act.Named{Line: command}})
 	cmd.Env = append(os.Environ(), "ICM_WORKSPACE="+env.Workspace, "ICM_STAGE="+env.Stage, "ICM_OUTPUT="+env.StageDir+"/output")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
@@ -75,6 +80,10 @@ func ShellRunner(ctx context.Context, command string, env Env) (string, int, err
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		return out.String(), exit.ExitCode(), nil
+	}
+	var refused *act.Refusal
+	if errors.As(err, &refused) {
+		return "", -1, err
 	}
 	if err != nil {
 		return "", -1, fmt.Errorf("unable to run `%s`: %w", command, err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/markdown"
 	"github.com/icm-tool/icm/server/internal/state"
@@ -38,6 +39,13 @@ type Env struct {
 	Resolve func(p string) (string, error)
 	// Runner runs `run:` commands; nil means the default (sh -c in StageDir with a timeout).
 	Runner CommandRunner
+	// Permit allows or refuses each `run:` command the default runner is
+	// about to start (the session's trust, for the workspace that runs
+	// it); nil refuses them all.
+	Permit act.Permit
+	// RunKind is what a `run:` command is to the permit: act.Check (the
+	// default) for a contract's, act.CaseCheck for a stage test case's.
+	RunKind act.Kind
 	// CodeBlocks runs `code-blocks parse|run`; nil means the check is
 	// reported as unavailable.
 	CodeBlocks CodeChecker

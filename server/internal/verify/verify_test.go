@@ -2,11 +2,13 @@ package verify
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -90,9 +92,13 @@ func TestChecks(t *testing.T) {
 	}
 }
 
+// allowAll permits every command, as a trusted workspace's permit
+// permits the checks it names.
+var allowAll = act.PermitFunc(func(act.Action) error { return nil })
+
 func TestRunCommand(t *testing.T) {
 	dir := t.TempDir()
-	env := Env{StageDir: dir, Stage: "01-x", Workspace: dir}
+	env := Env{StageDir: dir, Stage: "01-x", Workspace: dir, Permit: allowAll}
 	res := Run(context.Background(), parseChecks(t, `run: echo "FIX: add a summary"; echo noise; exit 1`), nil, env)
 	if res[0].OK || len(res[0].Findings) != 1 || res[0].Findings[0].Message != "add a summary" {
 		t.Errorf("FIX lines: %+v", res[0])
@@ -104,6 +110,32 @@ func TestRunCommand(t *testing.T) {
 	res = Run(context.Background(), parseChecks(t, "run: exit 3"), nil, env)
 	if res[0].OK || !strings.Contains(res[0].Findings[0].Message, "status 3") {
 		t.Errorf("exit 3: %+v", res[0])
+	}
+}
+
+// A `run:` check asks its permit before it starts, as what it is (a
+// contract's check or a test case's): refused, nothing runs and the
+// check fails saying why.
+func TestARefusedRunCheckNeverRuns(t *testing.T) {
+	for _, kind := range []act.Kind{"", act.CaseCheck} {
+		dir := t.TempDir()
+		var asked []act.Action
+		deny := act.PermitFunc(func(a act.Action) error { asked = append(asked, a); return errors.New("not trusted") })
+		env := Env{StageDir: dir, Stage: "01-x", Workspace: dir, Permit: deny, RunKind: kind}
+		res := Run(context.Background(), parseChecks(t, "run: touch ran"), nil, env)
+		if res[0].OK || len(res[0].Findings) != 1 || !strings.Contains(res[0].Findings[0].Message, "not trusted") {
+			t.Errorf("refused: %+v", res[0])
+		}
+		if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+			t.Error("the refused check ran")
+		}
+		want := kind
+		if want == "" {
+			want = act.Check
+		}
+		if len(asked) != 1 || asked[0].Kind != want || asked[0].Named.Line != "touch ran" || asked[0].Dir != dir {
+			t.Errorf("the permit was asked %+v, want one %s of `touch ran` in %s", asked, want, dir)
+		}
 	}
 }
 

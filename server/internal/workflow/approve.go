@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/rubric"
@@ -30,6 +31,9 @@ type ApproveOptions struct {
 	// Model is the model override runs use ("" for the configured one), so
 	// the stage's state is judged as they see it.
 	Model string
+	// Permit is asked before each `run:` check runs again (see
+	// Options.Permit).
+	Permit act.Permit
 }
 
 // Approve records that a person accepts a stage's outputs as they are now:
@@ -81,7 +85,7 @@ func Approve(ctx context.Context, ws *workspace.Workspace, name string, opts App
 		return nil, f
 	}
 	if len(c.Verify) > 0 && !opts.Force {
-		if err := reverify(ctx, ws, st, c, s, opts.CodeBlocks); err != nil {
+		if err := reverify(ctx, ws, st, c, s, opts); err != nil {
 			return nil, err
 		}
 	}
@@ -106,7 +110,7 @@ func anyPresent(outs state.Hashes) bool {
 // reverify runs the Verify checks on the outputs as they are now (a
 // person may have fixed them) and refuses with every finding when any
 // check fails.
-func reverify(ctx context.Context, ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract, s *state.StageState, code verify.CodeChecker) error {
+func reverify(ctx context.Context, ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract, s *state.StageState, opts ApproveOptions) error {
 	var outs []verify.Output
 	for rel, h := range s.Outputs {
 		if h != state.Missing {
@@ -120,7 +124,7 @@ func reverify(ctx context.Context, ws *workspace.Workspace, st *workspace.Stage,
 		// output may cite.
 		prov = verify.ProvenanceOf(s.Record.Sources)
 	}
-	results := verify.Run(ctx, c.Verify, outs, verifyEnv(ws, st, code, prov))
+	results := verify.Run(ctx, c.Verify, outs, verifyEnv(ws, st, opts.CodeBlocks, opts.Permit, prov))
 	var msgs []string
 	file, line := "", 0
 	for _, v := range results {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/testutil/closedport"
@@ -74,7 +75,7 @@ func BenchmarkForEach8(b *testing.B) {
 				Latency: 200 * time.Millisecond, Slots: 4,
 			})
 			scriptSmall(srv, 8)
-			client, _ := llm.NewOllama(llm.WithBaseURL(srv.URL()))
+			client, _ := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL(srv.URL()))
 			dir := forEachWorkspace(b, 8, parallel)
 			for b.Loop() {
 				runOnce(b, dir, client)
@@ -129,7 +130,7 @@ func BenchmarkEngineOverheadPerCall(b *testing.B) {
 func BenchmarkUnchangedPipeline(b *testing.B) {
 	srv := ollamatest.New(b, ollamatest.Config{Models: []ollamatest.Model{{Name: model, ContextLength: 32768}}})
 	scriptSmall(srv, 3)
-	client, _ := llm.NewOllama(llm.WithBaseURL(srv.URL()))
+	client, _ := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL(srv.URL()))
 	dir := wstest.Write(b, small)
 	for _, stage := range []string{"01-plan", "02-write", "03-count"} {
 		ws := openWS(b, dir)
@@ -138,7 +139,7 @@ func BenchmarkUnchangedPipeline(b *testing.B) {
 			b.Fatal(err)
 		}
 		if stage != "03-count" {
-			if _, err := workflow.Approve(context.Background(), openWS(b, dir), stage, workflow.ApproveOptions{}); err != nil {
+			if _, err := workflow.Approve(context.Background(), openWS(b, dir), stage, workflow.ApproveOptions{Permit: trusted(openWS(b, dir))}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -187,7 +188,7 @@ func BenchmarkRefusedConnectionToError(b *testing.B) {
 	addr := closedport.URL(b)
 	b.Run("in-process", func(b *testing.B) {
 		for b.Loop() {
-			client, err := llm.NewOllama(llm.WithBaseURL(addr))
+			client, err := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL(addr))
 			if err != nil {
 				b.Fatal(err)
 			}

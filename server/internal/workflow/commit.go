@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/verify"
@@ -85,7 +86,7 @@ func (r *run) commit(ctx context.Context, outputs map[string][]byte, cur *state.
 	sort.Strings(r.res.Outputs)
 	sort.Slice(outs, func(i, j int) bool { return outs[i].Rel < outs[j].Rel })
 	if len(r.c.Verify) > 0 {
-		r.res.Verify = verify.Run(ctx, r.c.Verify, outs, verifyEnv(e.ws, st, e.opts.CodeBlocks, r.prov))
+		r.res.Verify = verify.Run(ctx, r.c.Verify, outs, verifyEnv(e.ws, st, e.opts.CodeBlocks, e.opts.Permit, r.prov))
 		e.emit(Event{Kind: EventVerify, Stage: st.Name, Verify: r.res.Verify, Message: verifySummary(r.res.Verify)})
 	}
 	r.rubric(r.res.Outputs)
@@ -238,10 +239,10 @@ func (e *Engine) keepIncomplete(st *workspace.Stage, inc *IncompleteError) error
 // one item's re-run and an approval alike: the workspace through its Root
 // (and its max_file_size), paths resolved from the stage's folder, and the
 // provenance of the tool calls of the run that wrote the outputs.
-func verifyEnv(ws *workspace.Workspace, st *workspace.Stage, code verify.CodeChecker, prov *verify.Provenance) verify.Env {
+func verifyEnv(ws *workspace.Workspace, st *workspace.Stage, code verify.CodeChecker, permit act.Permit, prov *verify.Provenance) verify.Env {
 	return verify.Env{
 		StageDir: st.Dir, Workspace: ws.Root, Stage: st.Name, Files: ws.Disk, Schemas: ws,
 		Resolve:    func(p string) (string, error) { return ws.Resolve(st.Dir, p) },
-		CodeBlocks: code, Provenance: prov,
+		CodeBlocks: code, Provenance: prov, Permit: permit,
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/testutil/fakesearx"
@@ -18,6 +19,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 	"github.com/icm-tool/icm/server/internal/toolbox"
 	"github.com/icm-tool/icm/server/internal/tools"
+	"github.com/icm-tool/icm/server/internal/trust"
 	"github.com/icm-tool/icm/server/internal/workflow"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -48,7 +50,7 @@ func harnessIn(t *testing.T, dir string, cfg ollamatest.Config) *harness {
 		cfg.Models = []ollamatest.Model{{Name: model, ContextLength: 32768, Family: "qwen3", Capabilities: []string{"completion", "tools"}}}
 	}
 	h := &harness{t: t, dir: dir, srv: ollamatest.New(t, cfg)}
-	c, err := llm.NewOllama(llm.WithBaseURL(h.srv.URL()), llm.WithRetry(0, 1))
+	c, err := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL(h.srv.URL()), llm.WithRetry(0, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +88,7 @@ args = ["mcp", "browser", "--allow-host", "127.0.0.1", "--no-cache", "--model", 
 	if err := os.WriteFile(filepath.Join(h.dir, "config.toml"), []byte(cfg), 0o644); err != nil {
 		h.t.Fatal(err)
 	}
-	c, err := llm.FromConfig(h.ws().Config.Model, func(string) string { return "" }, llm.WithRetry(0, 1))
+	c, err := llm.FromConfig(h.ws().Config.Model, func(string) string { return "" }, llm.WithPermit(act.Own("a test's own model server")), llm.WithRetry(0, 1))
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -109,11 +111,20 @@ func (h *harness) run(opts workflow.Options) (*workflow.Summary, error) {
 	opts.Tools = box.Opener(tools.DefaultOptions(ws.Root, ws.Config))
 	opts.Check.Servers = box.Names()
 	opts.Progress = func(e workflow.Event) { h.events = append(h.events, e) }
+	if opts.Permit == nil {
+		opts.Permit = trusted(ws)
+	}
 	eng, err := workflow.New(ws, opts)
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	return eng.Run(context.Background())
+}
+
+// trusted is ws's permit when its person trusts what it names (as
+// --trust does): the session's gate, each command's files pinned.
+func trusted(ws *workspace.Workspace) act.Permit {
+	return trust.Decide(ws.Root, trust.Of(ws, trust.Options{}), trust.Inputs{Explicit: true}).Permit(ws)
 }
 
 func (h *harness) mustRun(opts workflow.Options) *workflow.Summary {
@@ -127,7 +138,7 @@ func (h *harness) mustRun(opts workflow.Options) *workflow.Summary {
 
 func (h *harness) approve(stage string) {
 	h.t.Helper()
-	if _, err := workflow.Approve(context.Background(), h.ws(), stage, workflow.ApproveOptions{}); err != nil {
+	if _, err := workflow.Approve(context.Background(), h.ws(), stage, workflow.ApproveOptions{Permit: trusted(h.ws())}); err != nil {
 		h.t.Fatalf("approve %s: %v", stage, err)
 	}
 }

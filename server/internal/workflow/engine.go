@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/agent"
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/contract"
@@ -50,6 +51,9 @@ type ToolRequest struct {
 	// Env is the stage's child environment (ChildEnv) for icm's own
 	// servers, so they read the model the stage runs on.
 	Env map[string]string
+	// Permit is the run's (Options.Permit): each server asks it as it
+	// starts or connects.
+	Permit act.Permit
 }
 
 // ToolOpener starts the MCP servers a stage names.
@@ -90,6 +94,10 @@ type Options struct {
 	Seed *int
 	// Tools starts MCP servers; nil means stages with tools cannot run.
 	Tools ToolOpener
+	// Permit is asked as each Script stage, `run:` check and tool server
+	// of the run is about to start (package act): the workspace's trust,
+	// for the files of the workspace the run is in. nil refuses them all.
+	Permit act.Permit
 	// Check are the options every check of the run uses: the session's
 	// (session.CheckOptions), so a stage the editor and icm check call
 	// broken is the stage a run refuses. The zero value checks with

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/state"
@@ -36,7 +37,7 @@ func TestFailedRerunKeepsApprovalAndDownstream(t *testing.T) {
 
 	// 1. The model server is gone.
 	good := h.client
-	gone, err := llm.NewOllama(llm.WithBaseURL("http://127.0.0.1:1"), llm.WithRetry(0, 1))
+	gone, err := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL("http://127.0.0.1:1"), llm.WithRetry(0, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func TestFailedRerunKeepsApprovalAndDownstream(t *testing.T) {
 	if got := h.read("pipeline/01-plan/output/plan.md"); got != planBefore {
 		t.Error("the failed re-run changed the approved output")
 	}
-	if _, err := workflow.Approve(context.Background(), h.ws(), "01-plan", workflow.ApproveOptions{}); err != nil {
+	if _, err := workflow.Approve(context.Background(), h.ws(), "01-plan", workflow.ApproveOptions{Permit: trusted(h.ws())}); err != nil {
 		t.Errorf("approving the kept output after the failure: %v", err)
 	}
 
@@ -85,7 +86,7 @@ func TestFailedRerunKeepsApprovalAndDownstream(t *testing.T) {
 // stage's state.
 func TestFailedFirstRunIsFailed(t *testing.T) {
 	h := newSmall(t, ollamatest.Config{})
-	gone, err := llm.NewOllama(llm.WithBaseURL("http://127.0.0.1:1"), llm.WithRetry(0, 1))
+	gone, err := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL("http://127.0.0.1:1"), llm.WithRetry(0, 1))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
@@ -27,7 +28,7 @@ Say something.
 ## Outputs
 - said.md -> output/
 `)
-	client, err := llm.NewOllama(llm.WithBaseURL(srv.URL()), llm.WithRetry(0, 1))
+	client, err := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL(srv.URL()), llm.WithRetry(0, 1))
 	if err != nil {
 		t.Fatal(err)
 	}

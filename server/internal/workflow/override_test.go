@@ -42,7 +42,7 @@ func TestOverrideIsAFactOfTheRun(t *testing.T) {
 		t.Errorf("the state does not say which model ran: ran with %q, configured %q", s.RanWith, s.Configured)
 	}
 	// A plain approve approves what is there.
-	if _, err := workflow.Approve(context.Background(), h.ws(), "01-plan", workflow.ApproveOptions{}); err != nil {
+	if _, err := workflow.Approve(context.Background(), h.ws(), "01-plan", workflow.ApproveOptions{Permit: trusted(h.ws())}); err != nil {
 		t.Fatalf("plain approve after an override run: %v", err)
 	}
 	if s := stageState(t, h.ws(), "01-plan"); s.Status != state.Approved {

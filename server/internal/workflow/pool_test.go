@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 )
@@ -27,7 +28,7 @@ func poolWorkspace(tb testing.TB, n, parallel, slots int, provider string, urls 
 
 func poolClient(tb testing.TB, dir string) llm.Client {
 	tb.Helper()
-	c, err := llm.FromConfig(openWS(tb, dir).Config.Model, func(string) string { return "" })
+	c, err := llm.FromConfig(openWS(tb, dir).Config.Model, func(string) string { return "" }, llm.WithPermit(act.Own("a test's own model server")))
 	if err != nil {
 		tb.Fatal(err)
 	}

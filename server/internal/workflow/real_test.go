@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/state"
@@ -76,7 +77,7 @@ func TestRealOllamaStages(t *testing.T) {
 			t.Fatal(err)
 		}
 		url, counter := realollama.CountChats(t, srv.URL)
-		client, err := llm.NewOllama(llm.WithBaseURL(url))
+		client, err := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL(url))
 		if err != nil {
 			t.Fatal(err)
 		}

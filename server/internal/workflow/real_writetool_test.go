@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/testutil/realollama"
@@ -75,7 +76,7 @@ func TestRealOllamaWriteTool(t *testing.T) {
 	run := func(t *testing.T, wrap func(llm.Client) llm.Client) (*chatRecorder, string, error) {
 		dir := realTrips(t)
 		rec := &chatRecorder{}
-		client, err := llm.NewOllama(llm.WithBaseURL(realollama.Proxy(t, srv.URL, rec)))
+		client, err := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL(realollama.Proxy(t, srv.URL, rec)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +202,7 @@ One page per day.
 func runWith(t *testing.T, srv *realollama.Server, archive string, wrap func(llm.Client) llm.Client) (*chatRecorder, string, error) {
 	dir := wstest.Write(t, archive)
 	rec := &chatRecorder{}
-	client, err := llm.NewOllama(llm.WithBaseURL(realollama.Proxy(t, srv.URL, rec)))
+	client, err := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL(realollama.Proxy(t, srv.URL, rec)))
 	if err != nil {
 		t.Fatal(err)
 	}

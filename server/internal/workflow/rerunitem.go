@@ -142,7 +142,7 @@ func (r *run) commitItem(ctx context.Context, cur *state.StageState, w *Written,
 		r.prov.Merge(prov)
 	}
 	if len(r.c.Verify) > 0 {
-		r.res.Verify = verify.Run(ctx, r.c.Verify, []verify.Output{{Rel: w.Output, Abs: e.ws.Abs(w.Output)}}, verifyEnv(e.ws, st, e.opts.CodeBlocks, r.prov))
+		r.res.Verify = verify.Run(ctx, r.c.Verify, []verify.Output{{Rel: w.Output, Abs: e.ws.Abs(w.Output)}}, verifyEnv(e.ws, st, e.opts.CodeBlocks, e.opts.Permit, r.prov))
 		e.emit(Event{Kind: EventVerify, Stage: st.Name, Verify: r.res.Verify, Message: verifySummary(r.res.Verify)})
 	}
 	r.rubric([]string{w.Output})

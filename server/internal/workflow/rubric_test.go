@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/state"
@@ -65,7 +66,7 @@ func newGarden(t *testing.T, answer string) *harness {
 	t.Helper()
 	cfg := ollamatest.Config{Models: []ollamatest.Model{{Name: model, ContextLength: 32768, Family: "qwen3", Capabilities: []string{"completion", "tools"}}}}
 	h := &harness{t: t, dir: wstest.Write(t, garden), srv: ollamatest.New(t, cfg)}
-	c, err := llm.NewOllama(llm.WithBaseURL(h.srv.URL()), llm.WithRetry(0, 1))
+	c, err := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL(h.srv.URL()), llm.WithRetry(0, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +107,7 @@ func TestRubricAtTheGate(t *testing.T) {
 		t.Errorf("face detail = %q, want the rubric line", f.Detail)
 	}
 
-	_, err := workflow.Approve(context.Background(), h.ws(), "01-plan", workflow.ApproveOptions{})
+	_, err := workflow.Approve(context.Background(), h.ws(), "01-plan", workflow.ApproveOptions{Permit: trusted(h.ws())})
 	if !errors.Is(err, workflow.ErrVerifyFailed) || fault.KindOf(err) != fault.KindVerifyFailed {
 		t.Fatalf("approve = %v, want a refusal like a failed Verify", err)
 	}
@@ -121,7 +122,7 @@ func TestRubricAtTheGate(t *testing.T) {
 	if err := os.WriteFile(out, []byte("# Plan\n\n## Beds\nBeans with compost.\n\n## Risks\nSlugs.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := workflow.Approve(context.Background(), h.ws(), "01-plan", workflow.ApproveOptions{}); err != nil {
+	if _, err := workflow.Approve(context.Background(), h.ws(), "01-plan", workflow.ApproveOptions{Permit: trusted(h.ws())}); err != nil {
 		t.Fatalf("approve after the fix: %v", err)
 	}
 }
@@ -130,7 +131,7 @@ func TestRubricAtTheGate(t *testing.T) {
 func TestRubricForce(t *testing.T) {
 	h := newGarden(t, "# Plan\n\nnothing\n")
 	h.mustRun(workflow.Options{})
-	a, err := workflow.Approve(context.Background(), h.ws(), "01-plan", workflow.ApproveOptions{Force: true})
+	a, err := workflow.Approve(context.Background(), h.ws(), "01-plan", workflow.ApproveOptions{Permit: trusted(h.ws()), Force: true})
 	if err != nil || !a.Forced {
 		t.Fatalf("forced approve = %+v, %v", a, err)
 	}

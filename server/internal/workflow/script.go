@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/human"
 	"github.com/icm-tool/icm/server/internal/state"
@@ -105,8 +106,7 @@ func (r *run) runScript(ctx context.Context, outDir string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := scriptCommand(ctx, r.c.Script.Command)
-	cmd.Dir = st.Dir
+	cmd := scriptCommand(ctx, e.opts.Permit, st.Dir, r.c.Script.Command)
 	cmd.Env = append(os.Environ(), "ICM_WORKSPACE="+e.ws.Root, "ICM_STAGE="+st.Name, "ICM_OUTPUT="+outDir, "ICM_RUN_ID="+e.runID)
 	cmd.Env = append(cmd.Env, r.scriptEnv()...)
 	var out bytes.Buffer
@@ -121,7 +121,11 @@ func (r *run) runScript(ctx context.Context, outDir string) error {
 	text := strings.TrimSpace(out.String())
 	e.emit(Event{Kind: EventScript, Stage: st.Name, Message: tail(text, 2000), Duration: time.Since(start)})
 	var exit *exec.ExitError
+	var refused *act.Refusal
 	switch {
+	case errors.As(err, &refused):
+		// Not started: the refusal's own fault (untrusted, most often) says why.
+		return fault.From(fmt.Errorf("stage %s: %w", st.Name, err))
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return fault.ScriptFailed(fmt.Sprintf("stage %s: the script did not finish within %s and was stopped", st.Name, human.Duration(timeout)), st.Name, st.Contract)
 	case ctx.Err() != nil:

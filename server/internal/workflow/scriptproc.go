@@ -6,6 +6,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/reap"
 )
 
@@ -14,8 +15,9 @@ import (
 // and then how long its output may stay open.
 const scriptStopWait = 2 * time.Second
 
-// scriptCommand is `sh -c command`, stopped with everything it started
-// when ctx ends.
+// scriptCommand is `sh -c command` in dir, stopped with everything it
+// started when ctx ends; permit is asked first (refused, the command's
+// Err says why and nothing starts).
 //
 // On Linux the shell runs under a reaper (package reap) in mode All: a
 // helper that left the script's process group and session (setsid, a
@@ -24,10 +26,11 @@ const scriptStopWait = 2 * time.Second
 // and when icm itself is gone (SIGTERM, Ctrl-C or SIGKILL alike). Ending
 // the process group alone would miss such helpers. Without a reaper the
 // shell leads a process group of its own, which is killed whole.
-func scriptCommand(ctx context.Context, command string) *exec.Cmd {
+func scriptCommand(ctx context.Context, permit act.Permit, dir, command string) *exec.Cmd {
+	a := act.Action{Kind: act.Script, Argv: []string{"sh", "-c", command}, Dir: dir, Named: act.Named{Line: command}}
 	self := reap.Self()
 	if self == "" {
-		cmd := exec.CommandContext(ctx, "sh", "-c", command)
+		cmd := act.Command(ctx, permit, a)
 		cmd.SysProcAttr = reap.ProcAttr()
 		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 		cmd.WaitDelay = scriptStopWait
@@ -36,9 +39,10 @@ func scriptCommand(ctx context.Context, command string) *exec.Cmd {
 	sh, err := exec.LookPath("sh")
 	if err != nil {
 		// Run reports it as it would for sh itself.
-		return exec.CommandContext(ctx, "sh", "-c", command)
+		return act.Command(ctx, permit, a)
 	}
-	cmd := exec.CommandContext(ctx, self, reap.Args(reap.All, sh, []string{"-c", command})...)
+	a.Argv = append([]string{self}, reap.Args(reap.All, sh, []string{"-c", command})...)
+	cmd := act.Command(ctx, permit, a)
 	cmd.SysProcAttr = reap.ProcAttr()
 	// SIGTERM to the reaper alone: it ends everything below it, the
 	// script's group and whatever left it, and exits. Should it not

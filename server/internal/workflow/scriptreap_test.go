@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
@@ -47,7 +48,7 @@ timeout: ` + timeout + `
 `
 	srv := ollamatest.New(t, ollamatest.Config{Models: []ollamatest.Model{{Name: model, ContextLength: 32768, Family: "qwen3"}}})
 	h := &harness{t: t, dir: wstest.Write(t, archive), srv: srv}
-	c, err := llm.NewOllama(llm.WithBaseURL(srv.URL()), llm.WithRetry(0, 1))
+	c, err := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL(srv.URL()), llm.WithRetry(0, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func TestCancelledScriptLeavesNoProcesses(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		eng, err := workflow.New(h.ws(), workflow.Options{Client: h.client})
+		eng, err := workflow.New(h.ws(), workflow.Options{Client: h.client, Permit: trusted(h.ws())})
 		if err != nil {
 			done <- err
 			return

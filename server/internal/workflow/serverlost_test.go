@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/state"
@@ -35,7 +36,7 @@ func TestServerStoppedMidForEach(t *testing.T) {
 	h.mustRun(workflow.Options{})
 	h.approve("01-plan")
 	// The client a session builds: retries within a budget.
-	c, err := llm.NewOllama(llm.WithBaseURL(h.srv.URL()), llm.WithRetry(time.Minute, 6))
+	c, err := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL(h.srv.URL()), llm.WithRetry(time.Minute, 6))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func TestServerStoppedMidForEach(t *testing.T) {
 	// The next run, against a server that answers, asks only for the third item.
 	srv2 := ollamatest.New(t, ollamatest.Config{Models: []ollamatest.Model{{Name: model, ContextLength: 32768}}})
 	srv2.Default(ollamatest.Text("## C\n\nThe third part."))
-	if h.client, err = llm.NewOllama(llm.WithBaseURL(srv2.URL()), llm.WithRetry(0, 1)); err != nil {
+	if h.client, err = llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL(srv2.URL()), llm.WithRetry(0, 1)); err != nil {
 		t.Fatal(err)
 	}
 	sum := h.mustRun(workflow.Options{})

@@ -165,13 +165,13 @@ func TestVerifyBlocksApproval(t *testing.T) {
 	if v := sum.Ran[0].Verify; len(v) != 1 || v[0].OK {
 		t.Fatalf("verify = %+v", v)
 	}
-	_, err := workflow.Approve(context.Background(), h.ws(), "01-plan", workflow.ApproveOptions{})
+	_, err := workflow.Approve(context.Background(), h.ws(), "01-plan", workflow.ApproveOptions{Permit: trusted(h.ws())})
 	if !errors.Is(err, workflow.ErrVerifyFailed) {
 		t.Fatalf("approve with failing checks: %v", err)
 	}
 	// Fixing the output by hand makes it approvable.
 	os.WriteFile(filepath.Join(h.dir, "pipeline/01-plan/output/plan.md"), []byte(plan(1)), 0o644)
-	if _, err := workflow.Approve(context.Background(), h.ws(), "01-plan", workflow.ApproveOptions{}); err != nil {
+	if _, err := workflow.Approve(context.Background(), h.ws(), "01-plan", workflow.ApproveOptions{Permit: trusted(h.ws())}); err != nil {
 		t.Fatalf("approve after the fix: %v", err)
 	}
 }
@@ -254,7 +254,7 @@ func TestCancelledRunLeavesConsistentState(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		ws := h.ws()
-		eng, _ := workflow.New(ws, workflow.Options{Client: h.client})
+		eng, _ := workflow.New(ws, workflow.Options{Client: h.client, Permit: trusted(ws)})
 		_, err := eng.Run(ctx)
 		done <- err
 	}()
@@ -293,7 +293,7 @@ func TestModelOverrideIsNotStaleAndCancelKeepsApproval(t *testing.T) {
 	if p.Stages[0].Status != state.Awaiting {
 		t.Fatalf("with the run's override 01-plan is %s (%s)", p.Stages[0].Status, p.Stages[0].Reason)
 	}
-	if _, err := workflow.Approve(context.Background(), h.ws(), "01-plan", workflow.ApproveOptions{Model: "other:7b"}); err != nil {
+	if _, err := workflow.Approve(context.Background(), h.ws(), "01-plan", workflow.ApproveOptions{Permit: trusted(h.ws()), Model: "other:7b"}); err != nil {
 		t.Fatal(err)
 	}
 	// Without the override the configured model differs: stale.
@@ -304,7 +304,7 @@ func TestModelOverrideIsNotStaleAndCancelKeepsApproval(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		eng, _ := workflow.New(h.ws(), workflow.Options{Client: h.client, Model: "other:7b", Stage: "01-plan"})
+		eng, _ := workflow.New(h.ws(), workflow.Options{Client: h.client, Model: "other:7b", Stage: "01-plan", Permit: trusted(h.ws())})
 		_, err := eng.Run(ctx)
 		done <- err
 	}()

@@ -163,7 +163,7 @@ func TestSourcesFromToolsPassesOnFetchedURL(t *testing.T) {
 	notes := filepath.Join(h.dir, "pipeline/02-research/output/notes.md")
 	text := h.read("pipeline/02-research/output/notes.md")
 	os.WriteFile(notes, []byte(strings.Replace(text, "Sources: "+pageURL, "Sources: "+pageURL+" https://made.up/page", 1)), 0o644)
-	if _, err := workflow.Approve(context.Background(), h.ws(), "02-research", workflow.ApproveOptions{}); err == nil || !strings.Contains(err.Error(), "https://made.up/page") {
+	if _, err := workflow.Approve(context.Background(), h.ws(), "02-research", workflow.ApproveOptions{Permit: trusted(h.ws())}); err == nil || !strings.Contains(err.Error(), "https://made.up/page") {
 		t.Errorf("approving an output citing an unread page: %v", err)
 	}
 }

@@ -263,7 +263,7 @@ func (r *run) prepare(ctx context.Context) (Toolset, agent.Config, error) {
 	if r.e.opts.Tools == nil {
 		return nil, cfg, fault.ToolFailed(fmt.Sprintf("stage %s uses tools, but no MCP servers can be started here", r.st.Name), r.st.Name, nil)
 	}
-	sess, err := r.e.opts.Tools(ctx, ToolRequest{Allow: allow, Env: r.childEnv()})
+	sess, err := r.e.opts.Tools(ctx, ToolRequest{Allow: allow, Env: r.childEnv(), Permit: r.e.opts.Permit})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, cfg, ctx.Err()

@@ -133,7 +133,7 @@ args = ["mcp", "ingest", "--no-clone"]
 	opts := func() workflow.Options { return workflow.Options{Self: icmBin, CodeBlocks: checker} }
 	approve := func(stage string) {
 		t.Helper()
-		if _, err := workflow.Approve(context.Background(), h.ws(), stage, workflow.ApproveOptions{CodeBlocks: checker}); err != nil {
+		if _, err := workflow.Approve(context.Background(), h.ws(), stage, workflow.ApproveOptions{Permit: trusted(h.ws()), CodeBlocks: checker}); err != nil {
 			t.Fatalf("approve %s: %v", stage, err)
 		}
 	}
@@ -194,7 +194,7 @@ args = ["mcp", "ingest", "--no-clone"]
 	if verdict.Pass || verdict.Overall != 50 || !verdict.SendBack.Sent || verdict.SendBack.Round != 1 {
 		t.Fatalf("first verdict %+v", verdict)
 	}
-	if _, err := workflow.Approve(context.Background(), h.ws(), "05-critique", workflow.ApproveOptions{}); !errors.Is(err, workflow.ErrVerifyFailed) {
+	if _, err := workflow.Approve(context.Background(), h.ws(), "05-critique", workflow.ApproveOptions{Permit: trusted(h.ws())}); !errors.Is(err, workflow.ErrVerifyFailed) {
 		t.Fatalf("a failing verdict was approvable: %v", err)
 	}
 	if st := h.status(); st["04-draft"] != state.Stale {

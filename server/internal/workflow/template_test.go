@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
@@ -57,7 +58,7 @@ func TestRevisingStageRuns(t *testing.T) {
 	h := &harness{t: t, dir: wstest.Write(t, revising), srv: ollamatest.New(t, ollamatest.Config{
 		Models: []ollamatest.Model{{Name: model, ContextLength: 32768, Family: "qwen3", Capabilities: []string{"completion"}}},
 	})}
-	c, err := llm.NewOllama(llm.WithBaseURL(h.srv.URL()), llm.WithRetry(0, 1))
+	c, err := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL(h.srv.URL()), llm.WithRetry(0, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ WRITE by the rules.
 	h := &harness{t: t, dir: filepath.Join(repo, "ws"), srv: ollamatest.New(t, ollamatest.Config{
 		Models: []ollamatest.Model{{Name: model, ContextLength: 32768, Family: "qwen3", Capabilities: []string{"completion"}}},
 	})}
-	c, err := llm.NewOllama(llm.WithBaseURL(h.srv.URL()), llm.WithRetry(0, 1))
+	c, err := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL(h.srv.URL()), llm.WithRetry(0, 1))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
@@ -48,7 +49,7 @@ func newTrips(t *testing.T, caps []string) *harness {
 	t.Helper()
 	cfg := ollamatest.Config{Models: []ollamatest.Model{{Name: model, ContextLength: 32768, Family: "qwen3", Capabilities: caps}}}
 	h := &harness{t: t, dir: wstest.Write(t, trips), srv: ollamatest.New(t, cfg)}
-	c, err := llm.NewOllama(llm.WithBaseURL(h.srv.URL()), llm.WithRetry(0, 1))
+	c, err := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL(h.srv.URL()), llm.WithRetry(0, 1))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/fetch"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
@@ -41,7 +42,7 @@ func httpLoader(t testing.TB, site *sites.Site, cache *Cache) *Loader {
 func newModel(t testing.TB, cfg ollamatest.Config) (*ollamatest.Server, llm.Client) {
 	t.Helper()
 	srv := ollamatest.New(t, cfg)
-	c, err := llm.NewOllama(llm.WithBaseURL(srv.URL()), llm.WithGetenv(func(string) string { return "" }))
+	c, err := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL(srv.URL()), llm.WithGetenv(func(string) string { return "" }))
 	if err != nil {
 		t.Fatal(err)
 	}
