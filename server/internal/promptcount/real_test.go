@@ -17,6 +17,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/tokens"
 	"github.com/icm-tool/icm/server/internal/toolbox"
 	"github.com/icm-tool/icm/server/internal/tools"
+	"github.com/icm-tool/icm/server/internal/trust"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -47,6 +48,9 @@ func sampleStages(t *testing.T, model string) []sampleStage {
 			t.Fatalf("%s: MCP servers: %v", name, problems)
 		}
 		opts := tools.DefaultOptions(ws.Root, ws.Config)
+		// The sample's own tool servers, started as a trusted run starts
+		// them (--trust): with the decision's permit.
+		opts.Permit = trust.Decide(ws.Root, trust.Of(ws, trust.Options{}), trust.Inputs{Explicit: true}).Permit(ws)
 		for _, st := range ws.Stages {
 			sr := rep.Stage(st.Name)
 			if sr == nil || sr.Contract == nil {
