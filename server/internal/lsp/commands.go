@@ -117,6 +117,12 @@ type commandArgs struct {
 	// set already (icm.setupPlan).
 	Vars map[string]string `json:"vars"`
 	All  bool              `json:"all"`
+	// Table, Key, Value and Current name a config.toml key, the value to
+	// give it and the one it must have now (icm.editConfig).
+	Table   string          `json:"table"`
+	Key     string          `json:"key"`
+	Value   json.RawMessage `json:"value"`
+	Current json.RawMessage `json:"current"`
 }
 
 // A command is one workspace/executeCommand command. run is given the
@@ -155,6 +161,7 @@ var commandTable = []command{
 	{name: cmdDoctor, run: doctor},
 	{name: cmdSetupPlan, run: setupPlan},
 	{name: cmdSetupSave, run: setupSave},
+	{name: cmdEditConfig, run: editConfig},
 }
 
 // allCommands is every command the server executes.
