@@ -3,8 +3,7 @@
 import * as vscode from 'vscode';
 import { errorNotice } from './errors';
 import { demoCommand, findOnPath, MissingButton, ollamaDownload, startPlan } from './ollama';
-import { modelNameEdit } from './configEdit';
-import { ServerCommand, type ErrorAction, type ErrorData, type ModelStatus } from './protocol';
+import { ServerCommand, type ConfigEdit, type ErrorAction, type ErrorData, type ModelStatus } from './protocol';
 import { errorDataOf, messageOf } from './review';
 import type { IcmServer } from './server';
 
@@ -116,10 +115,10 @@ export async function performFix(a: ErrorAction, workspace: string | undefined, 
     case 'choose-model':
       if (a.model) {
         const missing = data?.actions.find((x) => x.id === 'pull-model')?.model ?? (workspace && (await missingModel(workspace, server)));
-        await useModel(workspace, missing || undefined, a.model);
+        await useModel(deps, workspace, missing || undefined, a.model);
         return;
       }
-      if (workspace !== undefined && (a.setting ?? 'model') === 'model' && (await pickModel(workspace, server))) {
+      if (workspace !== undefined && (a.setting ?? 'model') === 'model' && (await pickModel(workspace, deps))) {
         return;
       }
       await vscode.commands.executeCommand('workbench.action.openSettings', settingKeys[a.setting ?? 'model'] ?? 'icm.model');
@@ -183,8 +182,8 @@ export function runDemo(server: IcmServer): void {
  * is written (and where icm on the command line reads it): an editor
  * setting over it would leave the squiggle and the CLI's failure.
  */
-async function useModel(workspace: string | undefined, missing: string | undefined, model: string): Promise<void> {
-  if (missing && workspace && (await fixConfigModel(workspace, missing, model))) {
+async function useModel(deps: FixDeps, workspace: string | undefined, missing: string | undefined, model: string): Promise<void> {
+  if (missing && workspace && (await fixConfigModel(deps, workspace, missing, model))) {
     return;
   }
   await vscode.workspace.getConfiguration('icm').update('model', model, vscode.ConfigurationTarget.Workspace);
@@ -205,8 +204,8 @@ async function missingModel(workspace: string, server: IcmServer): Promise<strin
  * Offers the models the workspace's server has and uses the one picked;
  * false when the server could not say (the caller opens the setting).
  */
-async function pickModel(workspace: string, server: IcmServer): Promise<boolean> {
-  const r = await server.execute<ModelStatus>(ServerCommand.modelStatus, { workspace });
+async function pickModel(workspace: string, deps: FixDeps): Promise<boolean> {
+  const r = await deps.server.execute<ModelStatus>(ServerCommand.modelStatus, { workspace });
   if (!r.reachable || r.models.length === 0) {
     return false;
   }
@@ -222,16 +221,17 @@ async function pickModel(workspace: string, server: IcmServer): Promise<boolean>
   if (picked === undefined) {
     return true; // the person chose nothing: nothing to open either
   }
-  await useModel(workspace, r.installed ? undefined : r.model, picked.label);
+  await useModel(deps, workspace, r.installed ? undefined : r.model, picked.label);
   return true;
 }
 
 /**
  * Makes the workspace's config.toml name model instead of missing, when
  * that is where missing comes from (no icm.model setting over it); false
- * when it is not.
+ * when it is not. The server makes the edit (icm.editConfig): the config
+ * package that reads, highlights and checks config.toml places the key.
  */
-async function fixConfigModel(workspace: string, missing: string, model: string): Promise<boolean> {
+async function fixConfigModel({ server, log }: FixDeps, workspace: string, missing: string, model: string): Promise<boolean> {
   const setting = vscode.workspace.getConfiguration('icm').get<string>('model')?.trim() ?? '';
   if (setting !== '') {
     return false;
@@ -239,20 +239,28 @@ async function fixConfigModel(workspace: string, missing: string, model: string)
   const uri = vscode.Uri.joinPath(vscode.Uri.file(workspace), 'config.toml');
   let doc: vscode.TextDocument;
   try {
+    // Open, the buffer goes to the server, which edits what the editor has.
     doc = await vscode.workspace.openTextDocument(uri);
   } catch {
     return false;
   }
-  const edit = modelNameEdit(doc.getText(), missing, model);
-  if (edit === undefined) {
+  let r: ConfigEdit;
+  try {
+    r = await server.execute<ConfigEdit>(ServerCommand.editConfig, { workspace, table: 'model', key: 'name', value: model, current: missing });
+  } catch (err) {
+    log.warn(`config.toml not edited: ${messageOf(err)}`);
+    return false;
+  }
+  const version = r.edit?.documentChanges[0]?.textDocument.version ?? null;
+  if (r.edit === null || (version === null ? doc.isDirty : version !== doc.version)) {
+    // Nothing to edit, or an edit of a text the buffer no longer has.
+    log.info(`config.toml not edited: ${r.reason ?? 'the buffer changed'}`);
     return false;
   }
   // A buffer with edits of the person's own is left unsaved with this one
   // in it (the server reads buffers); a clean one is saved for the CLI.
   const wasDirty = doc.isDirty;
-  const we = new vscode.WorkspaceEdit();
-  we.replace(uri, doc.lineAt(edit.line).range, edit.text);
-  if (!(await vscode.workspace.applyEdit(we))) {
+  if (!(await vscode.workspace.applyEdit(await server.asWorkspaceEdit(r.edit)))) {
     return false;
   }
   if (!wasDirty) {

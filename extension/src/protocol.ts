@@ -23,6 +23,7 @@ export const ServerCommand = {
   doctor: 'icm.doctor',
   setupPlan: 'icm.setupPlan',
   setupSave: 'icm.setupSave',
+  editConfig: 'icm.editConfig',
 } as const;
 
 /** Notifications the extension sends. */
@@ -307,6 +308,23 @@ export interface ServerSettings {
 export interface Location {
   uri: string;
   range: { start: { line: number; character: number }; end: { line: number; character: number } };
+}
+
+/** A standard LSP workspace edit of one document, as icm.editConfig makes it. */
+export interface DocumentEdit {
+  documentChanges: {
+    /** version is the open buffer's the edit was made on; null for the file on disk. */
+    textDocument: { uri: string; version: number | null };
+    edits: { range: Location['range']; newText: string }[];
+  }[];
+}
+
+/** What icm.editConfig answers: the edit of config.toml, or why there is none. */
+export interface ConfigEdit {
+  edit: DocumentEdit | null;
+  /** The key's line, 0-based. */
+  line?: number;
+  reason?: string;
 }
 
 /** One fix an error offers (docs/lsp-protocol.md); the fields set depend on the id. */

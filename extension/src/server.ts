@@ -7,13 +7,22 @@ import {
   DidChangeConfigurationNotification,
   ExecuteCommandRequest,
   LanguageClient,
+  type WorkspaceEdit,
   type LanguageClientOptions,
   type ServerOptions,
 } from 'vscode-languageclient/node';
 import { presentLens } from './lensMenu';
 import { PipelineModel } from './model';
 import { RunProgressFeature } from './progressFeature';
-import { ClientNotification, ServerCommand, ServerNotification, type RunFinished, type StatusResult, type WorkspaceStatus } from './protocol';
+import {
+  ClientNotification,
+  ServerCommand,
+  ServerNotification,
+  type DocumentEdit,
+  type RunFinished,
+  type StatusResult,
+  type WorkspaceStatus,
+} from './protocol';
 import { messageOf } from './review';
 import { resolveServerPath } from './serverPath';
 import { serverSettingKeys, serverSettings } from './settings';
@@ -191,6 +200,15 @@ export class IcmServer implements vscode.Disposable {
       throw new Error('the icm language server is not running; see ICM: Show Logs, or run ICM: Restart Server');
     }
     return (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [args] })) as T;
+  }
+
+  /** An edit the server computed (icm.editConfig's), in VS Code's terms. */
+  async asWorkspaceEdit(edit: DocumentEdit): Promise<vscode.WorkspaceEdit> {
+    const client = this.client;
+    if (client === undefined) {
+      throw new Error('the icm language server is not running; see ICM: Show Logs, or run ICM: Restart Server');
+    }
+    return client.protocol2CodeConverter.asWorkspaceEdit(edit as WorkspaceEdit);
   }
 
   /** Asks for the status once a burst of diagnostics is over, at most once a second. */
