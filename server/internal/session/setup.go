@@ -85,7 +85,10 @@ func (s *Session) SaveVars(vars map[string]string) (string, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return "", fault.From(fmt.Errorf("unable to read %s: %w", s.ws.Rel(path), err))
 	}
-	text := setup.SetVars(string(old), vars)
+	text, err := setup.SetVars(string(old), vars)
+	if err != nil {
+		return "", fault.ConfigInvalid(fmt.Sprintf("unable to write the answers into %s: %v", s.ws.Rel(path), err), "write [vars] as a table of `NAME = \"value\"` lines", path)
+	}
 	cfg, err := config.Parse(path, []byte(text))
 	if err != nil {
 		return "", fault.ConfigInvalid(fmt.Sprintf("unable to write the answers into %s: %v", s.ws.Rel(path), err),

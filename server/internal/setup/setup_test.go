@@ -107,9 +107,12 @@ func TestAnswer(t *testing.T) {
 // new ones to the table, and writes a table when there is none; the
 // result is TOML that reads back the values, quotes and all.
 func TestSetVars(t *testing.T) {
-	src := "# mine\n[model]\nname = \"m\" # keep\n\n[vars]\nLAKE = \"old\"\n\n[workflow]\ngate = \"explicit\"\n"
-	out := SetVars(src, map[string]string{"LAKE": "Heron \"Lake\"", "START": "C:\\dawn\nearly"})
-	for _, keep := range []string{"# mine\n", "name = \"m\" # keep\n", "[workflow]\ngate = \"explicit\"\n"} {
+	src := "# mine\n[model]\nname = \"m\" # keep\n\n[vars]\nLAKE = \"old\" # the lake\n\n[workflow]\ngate = \"explicit\"\n"
+	out, err := SetVars(src, map[string]string{"LAKE": "Heron \"Lake\"", "START": "C:\\dawn\nearly"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, keep := range []string{"# mine\n", "name = \"m\" # keep\n", "[workflow]\ngate = \"explicit\"\n", "LAKE = \"Heron \\\"Lake\\\"\" # the lake\n"} {
 		if !strings.Contains(out, keep) {
 			t.Errorf("lost %q:\n%s", keep, out)
 		}
@@ -124,9 +127,13 @@ func TestSetVars(t *testing.T) {
 	if strings.Index(out, "START") > strings.Index(out, "[workflow]") {
 		t.Errorf("the new key is not in [vars]:\n%s", out)
 	}
-	fresh := SetVars("[model]\nname = \"m\"\n", map[string]string{"A": "1"})
-	if _, err := toml.Decode(fresh, &v); err != nil || v.Vars["A"] != "1" {
+	fresh, err := SetVars("[model]\nname = \"m\"\n", map[string]string{"A": "1"})
+	if _, derr := toml.Decode(fresh, &v); err != nil || derr != nil || v.Vars["A"] != "1" {
 		t.Errorf("no table before: %v %v\n%s", err, v.Vars, fresh)
+	}
+	// An inline [vars] is not rewritten line by line: refused, and why.
+	if _, err := SetVars("vars = { A = \"1\" }\n", map[string]string{"B": "2"}); err == nil || !strings.Contains(err.Error(), "[vars] B") {
+		t.Errorf("an inline [vars]: %v", err)
 	}
 }
 
@@ -153,12 +160,15 @@ func FuzzSetVars(f *testing.F) {
 		if _, err := toml.Decode(src, &before); err != nil {
 			return
 		}
-		out := SetVars(src, map[string]string{key: val})
+		out, err := SetVars(src, map[string]string{key: val})
+		if err != nil {
+			return // refused with a reason: nothing written
+		}
 		var v struct{ Vars map[string]any }
 		if _, err := toml.Decode(out, &v); err != nil {
-			return // a file whose [vars] is not a plain table is refused by the caller's re-read
+			t.Fatalf("the edited file does not read: %v\n%s", err, out)
 		}
-		if s, ok := v.Vars[key].(string); ok && s != val && !strings.ContainsRune(val, 0xFFFD) {
+		if s, ok := v.Vars[key].(string); !ok || s != val && !strings.ContainsRune(val, 0xFFFD) {
 			t.Fatalf("%q = %q, want %q\n%s", key, s, val, out)
 		}
 	})
