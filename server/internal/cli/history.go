@@ -133,7 +133,7 @@ func printExchange(w io.Writer, ex *session.Exchange) {
 	if ex.Item != "" {
 		fmt.Fprintf(w, " (item %d: %s)", ex.Index, ex.Item)
 	}
-	fmt.Fprintf(w, ": %s, %s in / %s out, %s\n", m.Model, human.Count(m.PromptTokens), human.Count(m.OutputTokens), human.Duration(m.Duration))
+	fmt.Fprintf(w, ": %s, %s, %s\n", m.Model, human.InOut(m.PromptTokens, m.OutputTokens), human.Duration(m.Duration))
 	if len(m.Tools) > 0 {
 		fmt.Fprintf(w, "tools offered: %s\n", strings.Join(m.Tools, ", "))
 	}
@@ -171,7 +171,7 @@ func items(n int) string {
 
 func printRunTree(env *Env, r *session.RunTrace) {
 	w := env.Stdout
-	fmt.Fprintf(w, "run %s  %s  %s  %s in / %s out\n", r.ID, human.Moment(r.Start.Local(), time.Now()), human.Duration(r.Duration), human.Count(r.Prompt), human.Count(r.Output))
+	fmt.Fprintf(w, "run %s  %s  %s  %s\n", r.ID, human.Moment(r.Start.Local(), time.Now()), human.Duration(r.Duration), human.InOut(r.Prompt, r.Output))
 	printNodes(w, "", r.Tree)
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)

@@ -58,12 +58,12 @@ WRITE the part shown below.
 	// A duration as package human writes it: "3 ms", "1.2 s".
 	const took = `\d+(\.\d)? (ms|s)`
 	want := []*regexp.Regexp{
-		regexp.MustCompile(`^run ` + id[1] + `  .*  \d+ in / \d+ out$`),
-		regexp.MustCompile(`^└─ 01-write  done  ` + took + `  \d+ in / \d+ out$`),
-		regexp.MustCompile(`^   ├─ \[1/2\] Part A  ` + took + `  [1-9]\d* in / [1-9]\d* out$`),
-		regexp.MustCompile(`^   │  └─ call 1: model tiny  [1-9]\d* in / [1-9]\d* out  ` + took + `$`),
-		regexp.MustCompile(`^   └─ \[2/2\] Part B  ` + took + `  [1-9]\d* in / [1-9]\d* out$`),
-		regexp.MustCompile(`^      └─ call 1: model tiny  [1-9]\d* in / [1-9]\d* out  ` + took + `$`),
+		regexp.MustCompile(`^run ` + id[1] + `  .*  \d+ tokens? in / \d+ out$`),
+		regexp.MustCompile(`^└─ 01-write  done  ` + took + `  \d+ tokens? in / \d+ out$`),
+		regexp.MustCompile(`^   ├─ \[1/2\] Part A  ` + took + `  [1-9]\d* tokens? in / [1-9]\d* out$`),
+		regexp.MustCompile(`^   │  └─ call 1: model tiny  [1-9]\d* tokens? in / [1-9]\d* out  ` + took + `$`),
+		regexp.MustCompile(`^   └─ \[2/2\] Part B  ` + took + `  [1-9]\d* tokens? in / [1-9]\d* out$`),
+		regexp.MustCompile(`^      └─ call 1: model tiny  [1-9]\d* tokens? in / [1-9]\d* out  ` + took + `$`),
 	}
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	if len(lines) != len(want) {

@@ -551,7 +551,7 @@ func TestAgentRunReadsLikeAModelRun(t *testing.T) {
 	}
 	// The stage's line says who handed it in, not the 0 tokens no model
 	// of icm's read.
-	if !regexp.MustCompile(`(?m)^└─ 01-scope  done  \S+  handed in by agent:historian over MCP$`).MatchString(out) {
+	if !regexp.MustCompile(`(?m)^└─ 01-scope  done  \d+(\.\d)? (ms|s)  handed in by agent:historian over MCP$`).MatchString(out) {
 		t.Errorf("the stage's line does not say the agent handed it in:\n%s", out)
 	}
 	out, errOut, code = runAsUser(t, dir, vars, "history", "--run", runID, "--stage", "01-scope", "--call", "1")

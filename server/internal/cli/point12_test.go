@@ -196,7 +196,7 @@ func TestStartLineShowsTheExactCount(t *testing.T) {
 		t.Fatalf("run: %s", errOut)
 	}
 	start := regexp.MustCompile(`▶ 01-a: (~?)([\d,]+) tokens -> tiny`).FindStringSubmatch(errOut)
-	served := regexp.MustCompile(`model tiny: ([\d,]+) in`).FindStringSubmatch(errOut)
+	served := regexp.MustCompile(`model tiny: ([\d,]+) tokens in`).FindStringSubmatch(errOut)
 	if start == nil || served == nil {
 		t.Fatalf("no start or model line:\n%s", errOut)
 	}

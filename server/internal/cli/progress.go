@@ -101,7 +101,7 @@ func (p *printer) event(ev session.Event) {
 		if m.ToolCalls > 0 {
 			calls = ", " + plural(m.ToolCalls, "tool call")
 		}
-		fmt.Fprintf(w, "    model %s: %s in, %s out, %s%s%s\n", m.Model, human.Count(m.PromptTokens), human.Count(m.OutputTokens), human.Duration(m.Duration), rate, calls)
+		fmt.Fprintf(w, "    model %s: %s, %s%s%s\n", m.Model, human.InOut(m.PromptTokens, m.OutputTokens), human.Duration(m.Duration), rate, calls)
 	case session.EventTool:
 		t := ev.Tool
 		args, _ := json.Marshal(t.Args)
@@ -133,12 +133,12 @@ func (p *printer) event(ev session.Event) {
 		mark, msg := "✓", ev.Message
 		if n, of := failedChecks(ev.Verify); n > 0 {
 			// Written, but not done: the checks say what to fix first.
-			mark, msg = "⚠", fmt.Sprintf("%s; %d of %d Verify checks failed", msg, n, of)
+			mark, msg = "⚠", msg+"; "+human.Failed(n, of, "Verify check")
 		}
 		if pass, of, _ := state.RubricCount(ev.Rubric); pass < of {
-			mark, msg = "⚠", fmt.Sprintf("%s; %d of %d rubric checks failed", msg, of-pass, of)
+			mark, msg = "⚠", msg+"; "+human.Failed(of-pass, of, "rubric check")
 		}
-		fmt.Fprintf(w, "%s %s %s (%s, %s in, %s out)\n", mark, ev.Stage, msg, human.Duration(ev.Duration), human.Tokens(ev.PromptTokens), human.Count(ev.OutputTokens))
+		fmt.Fprintf(w, "%s %s %s (%s, %s)\n", mark, ev.Stage, msg, human.Duration(ev.Duration), human.InOut(ev.PromptTokens, ev.OutputTokens))
 	case session.EventGate:
 		if ev.Status == string(state.Approved) {
 			fmt.Fprintf(w, "  %s\n", ev.Message)
@@ -188,7 +188,7 @@ func (p *printer) finish(ws *workspace.Workspace, sum *session.Summary, err erro
 			// A plain approve is refused while the checks fail: say the
 			// two ways through the gate that work.
 			if n > 0 {
-				fmt.Fprintf(out, "Review gate: %d of %d Verify checks failed on %s (above).\n", n, of, files)
+				fmt.Fprintf(out, "Review gate: %s on %s (above).\n", human.Failed(n, of, "Verify check"), files)
 			} else {
 				fmt.Fprintf(out, "Review gate: %s on %s (above).\n", state.RubricLine(res.Rubric), files)
 			}

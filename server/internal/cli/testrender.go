@@ -86,11 +86,15 @@ func counts(rep *session.TestReport) string {
 	return strings.Join(parts, ", ")
 }
 
+// testMarks are how a job's outcome reads at the terminal, as the Test
+// Explorer's output writes it too (docs/vocabulary.md).
+var testMarks = map[string]string{session.TestPassed: "✓", session.TestFailed: "✗", session.TestError: "!", session.TestCancelled: "-"}
+
 // jobLine is one finished job as progress: "✓ [3/12] 01-scope/go-cli ×
 // qwen3.5:9b #1  2.1s" and, for a failure, its first failing expectation.
 func jobLine(ev session.TestEvent) string {
 	r := ev.Result
-	mark := map[string]string{session.TestPassed: "✓", session.TestFailed: "✗", session.TestError: "!", session.TestCancelled: "-"}[r.Status]
+	mark := testMarks[r.Status]
 	s := fmt.Sprintf("%s [%d/%d] %s × %s #%d  %s", mark, ev.Index, ev.Total, r.Case, r.Model, r.Repeat, human.Duration(r.Duration))
 	if r.Cache != nil && r.Cache.Hits > 0 {
 		s += fmt.Sprintf("  cache %d hit(s), key %s", r.Cache.Hits, r.Cache.Keys[0].Key[:12])

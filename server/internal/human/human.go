@@ -1,6 +1,7 @@
 // Package human is icm's one vocabulary for figures a person reads:
-// durations, counts, token figures, sizes and times. The CLI, the
-// language server and the extension all write them this way (the
+// durations, counts, token figures, sizes, times and failures among
+// many. The CLI, the language server and the extension all write them
+// this way (docs/vocabulary.md has the table; the
 // extension through extension/src/format.ts, which follows the same
 // rules and passes the same table, testdata/table.json), so "3.1 s",
 // "4,472 tokens" and "20:06" read the same wherever they appear.
@@ -85,6 +86,18 @@ func PluralOf(n int, one, many string) string {
 
 // Tokens is an exact token figure: "1 token", "4,472 tokens".
 func Tokens(n int) string { return Plural(n, "token") }
+
+// Failed is how many of some things failed, the noun's plural following
+// the whole: "1 of 1 tool call failed", "2 of 5 tool calls failed". It is
+// the one way every face tells failures among many (tool calls, Verify
+// checks, items), so "every tool call failed (1 of 1)" and "(1 of 1 tool
+// calls failed)" are not two more ways to say the same.
+func Failed(n, of int, noun string) string {
+	return Count(n) + " of " + Plural(of, noun) + " failed"
+}
+
+// InOut is a model's tokens read and written: "4,504 tokens in / 312 out".
+func InOut(in, out int) string { return Tokens(in) + " in / " + Count(out) + " out" }
 
 // Estimate is an estimated token figure: "~819 tokens", "~1.2k tokens",
 // "~12k tokens". The tilde marks every figure icm did not count exactly.

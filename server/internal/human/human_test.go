@@ -41,6 +41,17 @@ type table struct {
 		T, Now       time.Time
 		Want, Moment string
 	} `json:"time"`
+	Failed []struct {
+		N    int    `json:"n"`
+		Of   int    `json:"of"`
+		Noun string `json:"noun"`
+		Want string `json:"want"`
+	} `json:"failed"`
+	InOut []struct {
+		In   int    `json:"in"`
+		Out  int    `json:"out"`
+		Want string `json:"want"`
+	} `json:"inout"`
 }
 
 func readTable(t *testing.T) *table {
@@ -54,7 +65,7 @@ func readTable(t *testing.T) *table {
 		t.Fatal(err)
 	}
 	if len(tb.Duration) == 0 || len(tb.Count) == 0 || len(tb.Plural) == 0 || len(tb.Tokens) == 0 ||
-		len(tb.Estimate) == 0 || len(tb.Size) == 0 || len(tb.Rate) == 0 || len(tb.Time) == 0 {
+		len(tb.Estimate) == 0 || len(tb.Size) == 0 || len(tb.Rate) == 0 || len(tb.Time) == 0 || len(tb.Failed) == 0 || len(tb.InOut) == 0 {
 		t.Fatal("the table lost a section")
 	}
 	return &tb
@@ -90,6 +101,12 @@ func TestTheSharedTable(t *testing.T) {
 	for _, c := range tb.Rate {
 		d := time.Duration(c.MS * float64(time.Millisecond))
 		check("Rate("+strconv.Itoa(c.N)+", "+d.String()+")", Rate(c.N, d), c.Want)
+	}
+	for _, c := range tb.Failed {
+		check("Failed", Failed(c.N, c.Of, c.Noun), c.Want)
+	}
+	for _, c := range tb.InOut {
+		check("InOut", InOut(c.In, c.Out), c.Want)
 	}
 	for _, c := range tb.Time {
 		tt, now := c.T.UTC(), c.Now.UTC()

@@ -3,6 +3,8 @@ package state
 import (
 	"fmt"
 	"strings"
+
+	"github.com/icm-tool/icm/server/internal/human"
 )
 
 // Running is the state shown for a stage a run is working on. It is never
@@ -121,7 +123,7 @@ func FaceOf(s *StageState, running bool, reason string) Face {
 			if s.Record != nil {
 				n = s.Record.ToolCalls
 			}
-			parts = append(parts, fmt.Sprintf("every tool call failed (%d of %d)", n, n))
+			parts = append(parts, human.Failed(n, n, "tool call"))
 			if f.Tone == ToneOK || f.Tone == ToneInfo {
 				f.Tone = ToneWarning
 			}

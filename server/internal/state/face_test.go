@@ -24,7 +24,7 @@ func TestFaceOf(t *testing.T) {
 		// The face is the stage's own: the engine's "stage NAME: " before its error says nothing more.
 		{"failed without the stage twice", StageState{Stage: "01-a", Status: Failed, Reason: "last run failed: stage 01-a: boom"}, false, "failed · last run failed: boom", "error", ToneError},
 		{"tools all failed", StageState{Status: Awaiting, Reason: "output awaiting review", ToolsFailed: true, Record: &Record{ToolCalls: 3, ToolErrors: 3}}, false,
-			"awaiting review · every tool call failed (3 of 3)", "eye", ToneWarning},
+			"awaiting review · 3 of 3 tool calls failed", "eye", ToneWarning},
 		{"verify", StageState{Status: Awaiting, Reason: "output awaiting review", VerifyFailed: true}, false,
 			"awaiting review · Verify found problems", "eye", ToneInfo},
 		{"approved after a one-off model", StageState{Status: Approved, Reason: "approved", RanWith: "big:32b", Configured: "qwen3.5:9b"}, false,

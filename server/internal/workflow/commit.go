@@ -9,6 +9,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/human"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/verify"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -166,9 +167,9 @@ func (r *run) endMessage() string {
 func toolSuffix(res *StageResult) string {
 	switch n, of := res.ToolErrors, res.ToolCalls; {
 	case n > 0 && n == of:
-		return fmt.Sprintf("; every tool call failed (%d of %d): the output rests on nothing the tools returned", n, of)
+		return "; " + human.Failed(n, of, "tool call") + ": the output rests on nothing the tools returned"
 	case n > 0:
-		return fmt.Sprintf("; %d of %d tool calls failed", n, of)
+		return "; " + human.Failed(n, of, "tool call")
 	}
 	return ""
 }
@@ -183,7 +184,7 @@ func verifySummary(rs []state.VerifyResult) string {
 	if failed == 0 {
 		return fmt.Sprintf("verify: %d check%s passed", len(rs), pluralS(len(rs)))
 	}
-	return fmt.Sprintf("verify: %d of %d check%s failed", failed, len(rs), pluralS(len(rs)))
+	return "verify: " + human.Failed(failed, len(rs), "check")
 }
 
 // pluralS is the "s" a count's noun takes: the progress and the Runs view

@@ -85,19 +85,19 @@ func RunTree(r *RunSummary) []*RunNode {
 		switch {
 		case s.Status == "running" && s.Items > 0:
 			// A stage in progress: what it has done so far.
-			n.Text = fmt.Sprintf("%s  running  %d of %d items done  %s in / %s out so far", what, s.Done, s.Items, human.Count(s.Prompt), human.Count(s.Output))
+			n.Text = fmt.Sprintf("%s  running  %d of %d items done  %s so far", what, s.Done, s.Items, human.InOut(s.Prompt, s.Output))
 		case s.Status == "running":
-			n.Text = fmt.Sprintf("%s  running  %s in / %s out so far", what, human.Count(s.Prompt), human.Count(s.Output))
+			n.Text = fmt.Sprintf("%s  running  %s so far", what, human.InOut(s.Prompt, s.Output))
 		default:
-			n.Text = fmt.Sprintf("%s  %s  %s  %s in / %s out", what, s.Status, human.Duration(s.Duration), human.Count(s.Prompt), human.Count(s.Output))
+			n.Text = fmt.Sprintf("%s  %s  %s  %s", what, s.Status, human.Duration(s.Duration), human.InOut(s.Prompt, s.Output))
 		}
 		if s.ToolErrors > 0 {
-			n.Text += fmt.Sprintf("  (%d of %d tool calls failed)", s.ToolErrors, s.ToolCalls)
+			n.Text += "  " + human.Failed(s.ToolErrors, s.ToolCalls, "tool call")
 		}
 		st := t.stages[s.Stage]
 		if st != nil && st.agent != "" && s.Prompt == 0 && s.Output == 0 {
 			// No model of icm's read or wrote a token: say who did the work.
-			n.Text = fmt.Sprintf("%s  %s  %s  handed in by %s over MCP", s.Stage, s.Status, s.Duration.Round(10*time.Millisecond), st.agent)
+			n.Text = fmt.Sprintf("%s  %s  %s  handed in by %s over MCP", s.Stage, s.Status, human.Duration(s.Duration), st.agent)
 			n.Agent = st.agent
 		}
 		if st != nil {
@@ -294,7 +294,7 @@ func (t *runTree) add(ev *traceLine) {
 		}
 		leaf = &RunNode{Kind: NodeModel, Stage: ev.Stage, Index: ev.Index, Call: m.Call, PromptTokens: m.PromptTokens, OutputTokens: m.OutputTokens,
 			Duration: m.Duration, Error: m.Err,
-			Text: fmt.Sprintf("model %s  %s in / %s out  %s", m.Model, human.Count(m.PromptTokens), human.Count(m.OutputTokens), human.Duration(m.Duration))}
+			Text: fmt.Sprintf("model %s  %s  %s", m.Model, human.InOut(m.PromptTokens, m.OutputTokens), human.Duration(m.Duration))}
 		if m.Purpose == PurposeAgent {
 			// No model of icm's was called: an agent handed the outputs
 			// in from the context it was given.
@@ -368,7 +368,7 @@ func (t *runTree) finish() {
 				n.Duration = n.end.Sub(n.start)
 				took = human.Duration(n.Duration)
 			}
-			n.Text = fmt.Sprintf("%s  %s  %s in / %s out", n.title, took, human.Count(n.PromptTokens), human.Count(n.OutputTokens))
+			n.Text = fmt.Sprintf("%s  %s  %s", n.title, took, human.InOut(n.PromptTokens, n.OutputTokens))
 		}
 		sort.SliceStable(st.nodes, func(i, j int) bool {
 			a, b := st.nodes[i], st.nodes[j]

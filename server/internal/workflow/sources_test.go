@@ -100,7 +100,9 @@ func TestSourcesFromToolsFailsOnInventedURL(t *testing.T) {
 	if s.Record.ToolErrors != 1 || s.Record.ToolFailures[0].Error != res.ToolFailures[0].Error || !s.ToolsFailed {
 		t.Errorf("run record: errors %d, failures %+v, all failed %v", s.Record.ToolErrors, s.Record.ToolFailures, s.ToolsFailed)
 	}
-	if f := state.FaceOf(s, false, ""); !strings.Contains(f.Detail, "every tool call failed (1 of 1)") {
+	// The one phrase for it, in the face, the stage's end and the run's
+	// tree alike (before: three).
+	if f := state.FaceOf(s, false, ""); !strings.Contains(f.Detail, "1 of 1 tool call failed") {
 		t.Errorf("02-research reads %q", f.Text())
 	}
 	var end *workflow.Event
@@ -109,8 +111,17 @@ func TestSourcesFromToolsFailsOnInventedURL(t *testing.T) {
 			end = &h.events[i]
 		}
 	}
-	if end == nil || !strings.Contains(end.Message, "every tool call failed (1 of 1)") {
+	if end == nil || !strings.Contains(end.Message, "1 of 1 tool call failed") {
 		t.Errorf("stage end: %+v", end)
+	}
+	run, err := workflow.Run(h.ws(), sum.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range workflow.RunTree(run) {
+		if n.Stage == "02-research" && (!strings.Contains(n.Text, "  1 of 1 tool call failed") || !strings.Contains(n.Text, " tokens in / 57 out")) {
+			t.Errorf("the run's tree: %q", n.Text)
+		}
 	}
 }
 
