@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/human"
 	"github.com/icm-tool/icm/server/internal/lsp/lsptest"
 )
 
@@ -51,17 +52,15 @@ func TestHover(t *testing.T) {
 		})
 	}
 
-	t.Run("totals add up", func(t *testing.T) {
+	t.Run("the head's estimate is the parts table's total", func(t *testing.T) {
 		got, _ := s.Hover(scope, s.Pos(scope, "# Stage", 0))
-		total := regexp.MustCompile(`~(\d+) tokens \(system (\d+), user (\d+)\)`).FindStringSubmatch(got)
+		total := regexp.MustCompile(`\| \*\*total\*\* \| \| \| \*\*([\d,]+)\*\* \|`).FindStringSubmatch(got)
 		if total == nil {
-			t.Fatalf("no totals in %s", got)
+			t.Fatalf("no total in %s", got)
 		}
-		n, _ := strconv.Atoi(total[1])
-		sys, _ := strconv.Atoi(total[2])
-		user, _ := strconv.Atoi(total[3])
-		if n != sys+user || n == 0 {
-			t.Errorf("total %d != system %d + user %d", n, sys, user)
+		n, _ := strconv.Atoi(strings.ReplaceAll(total[1], ",", ""))
+		if head, _, _ := strings.Cut(got, "\n"); n == 0 || !strings.Contains(head, "· "+human.Estimate(n)+" (system ~") {
+			t.Errorf("the head %q does not say the total %d", head, n)
 		}
 	})
 
@@ -123,7 +122,7 @@ func TestHoverTemplateNotations(t *testing.T) {
 	for _, tt := range []struct{ at, want string }{
 		{"../../_config/*.md", "· 2 files\n\n- _config/audience.md\n- _config/voice.md"},
 		{"notes.md", "Optional, and not there: the stage runs without it."},
-		{"cover.png", "A binary file (16 bytes): the model is given its path and size only."},
+		{"cover.png", "A binary file (16 B): the model is given its path and size only."},
 	} {
 		got, err := s.Hover(scope, s.Pos(scope, tt.at, 0))
 		if err != nil {

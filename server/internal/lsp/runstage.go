@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/human"
 	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/state"
@@ -24,11 +25,14 @@ type runRequest struct {
 
 // runFinished is the params of icm/runFinished.
 type runFinished struct {
-	Workspace    string   `json:"workspace"`
-	Stage        string   `json:"stage"`
-	RunID        string   `json:"runId"`
-	OK           bool     `json:"ok"`
-	Cancelled    bool     `json:"cancelled"`
+	Workspace string `json:"workspace"`
+	Stage     string `json:"stage"`
+	RunID     string `json:"runId"`
+	OK        bool   `json:"ok"`
+	Cancelled bool   `json:"cancelled"`
+	// Outcome is how the run ended, in the words the Runs view uses for
+	// it (docs/vocabulary.md): done, failed, refused or cancelled.
+	Outcome      string   `json:"outcome"`
 	Message      string   `json:"message"`
 	Outputs      []string `json:"outputs"`
 	VerifyFailed bool     `json:"verifyFailed"`
@@ -38,9 +42,11 @@ type runFinished struct {
 	// NothingRan is set when no stage started: everything was approved, a
 	// gate held, or the run failed before its first stage.
 	NothingRan bool `json:"nothingRan,omitempty"`
-	// ToolCalls and ToolErrors count the stage's tool calls and failures.
-	ToolCalls  int `json:"toolCalls,omitempty"`
-	ToolErrors int `json:"toolErrors,omitempty"`
+	// ToolCalls and ToolErrors count the stage's tool calls and failures;
+	// Tools says the failures in words ("2 of 5 tool calls failed").
+	ToolCalls  int    `json:"toolCalls,omitempty"`
+	ToolErrors int    `json:"toolErrors,omitempty"`
+	Tools      string `json:"tools,omitempty"`
 	// SameOutput is set when the run wrote what was there already, so an
 	// approval stands and nothing after the stage goes stale.
 	SameOutput bool `json:"sameOutput,omitempty"`
@@ -118,16 +124,11 @@ func (r *runs) start(st *snapshot.Workspace, req runRequest) (string, error) {
 		}
 		// The progress ends first: its Cancel must not stay on screen
 		// beside the notice that tells how the run ended.
-		// Its last words are short: the notice tells the rest, in words
-		// for the editor (msg may name a command line).
-		end := "done"
-		switch {
-		case cancelled:
-			end = "cancelled"
-		case err != nil:
-			end = "failed"
-		}
-		rp.p.end(end)
+		// Its last words are short, the run's outcome in the Runs view's
+		// words: the notice tells the rest, in words for the editor (msg
+		// may name a command line).
+		outcome := outcomeOf(sess, a.id, err, cancelled)
+		rp.p.end(outcome)
 		if !rp.finishedAny || err != nil {
 			// No stage reported its end (nothing to run, the lock was held,
 			// the contract was invalid, the model server was not there), or
@@ -138,6 +139,7 @@ func (r *runs) start(st *snapshot.Workspace, req runRequest) (string, error) {
 				f = *rp.failed
 				f.Message, f.Cancelled = msg, cancelled
 			}
+			f.Outcome = outcome
 			if err != nil {
 				fe := fault.From(err)
 				f.Error = dataOf(fe)
@@ -244,7 +246,13 @@ func (rp *runProgress) event(ev session.Event) {
 		f := runFinished{Workspace: root, Stage: ev.Stage, RunID: ev.RunID, OK: ev.Err == "",
 			Cancelled: errors.Is(rp.e.ctx.Err(), context.Canceled) || rp.cancelled(), Message: ev.Message, Outputs: outs, VerifyFailed: failed,
 			ToolCalls: rp.tools[ev.Stage], ToolErrors: rp.toolErrors[ev.Stage], Item: rp.item, Findings: findings,
-			SameOutput: ev.Err == "" && ev.SameOutput}
+			SameOutput: ev.Err == "" && ev.SameOutput, Outcome: session.RunDone}
+		if n := rp.toolErrors[ev.Stage]; n > 0 {
+			f.Tools = human.Failed(n, rp.tools[ev.Stage], "tool call")
+		}
+		if f.Cancelled {
+			f.Outcome = session.RunCancelled
+		}
 		finishedReview(&f, ev)
 		f.Face = rp.st.Face(ev.Stage)
 		if ev.Err != "" {
@@ -256,6 +264,26 @@ func (rp *runProgress) event(ev session.Event) {
 	}
 }
 
+// outcomeOf is how a run that returned err ended, as its trace tells it
+// (the Runs view reads the same trace): a run that failed before it did
+// any work, its trace not even begun, was refused.
+func outcomeOf(sess *session.Session, runID string, err error, cancelled bool) string {
+	switch {
+	case cancelled:
+		return session.RunCancelled
+	case err == nil:
+		return session.RunDone
+	}
+	tr, terr := sess.RunTrace(runID)
+	switch {
+	case terr != nil:
+		return session.RunRefused
+	case tr.Status == session.RunRefused, tr.Status == session.RunCancelled:
+		return tr.Status
+	}
+	return session.RunFailed
+}
+
 // failures is " · 2 of 5 tool calls failed" once a stage's tool calls
 // have failed, so the progress keeps saying it after later steps.
 func (rp *runProgress) failures(stage string) string {
@@ -263,7 +291,7 @@ func (rp *runProgress) failures(stage string) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" · %d of %d tool calls failed", n, rp.tools[stage])
+	return " · " + human.Failed(n, rp.tools[stage], "tool call")
 }
 
 func (rp *runProgress) cancelled() bool {

@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/human"
 	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 	"github.com/icm-tool/icm/server/internal/session"
 )
@@ -31,6 +34,12 @@ type runEntry struct {
 	ItemStage string     `json:"itemStage,omitempty"`
 	Note      string     `json:"note,omitempty"`
 	Stages    []*runNode `json:"stages"`
+	// Duration, Tokens and Tools are the figures in words: "12 s",
+	// "4,504 tokens in / 312 out" (or who handed the outputs in over
+	// MCP), "2 of 5 tool calls failed" ("" when none did).
+	Duration string `json:"duration"`
+	Tokens   string `json:"tokens"`
+	Tools    string `json:"tools,omitempty"`
 }
 
 // runNode is one line of a run's tree, as `icm history --run` prints it.
@@ -83,12 +92,34 @@ func runsOf(_ context.Context, _ *env, st *snapshot.Workspace, _ commandArgs) (a
 		}
 		e := runEntry{ID: r.ID, Start: r.Start, DurationMs: r.Duration.Milliseconds(), PromptTokens: r.Prompt, OutputTokens: r.Output, Finished: r.Finished,
 			Status: r.Status, Item: r.Item, ItemStage: r.ItemStage, Note: r.Note}
+		var agents []string
 		for _, n := range session.RunTree(r) {
 			e.Stages = append(e.Stages, wireNode(st.Root(), r.ID, n))
+			if n.Agent != "" && !slices.Contains(agents, n.Agent) {
+				agents = append(agents, n.Agent)
+			}
+		}
+		e.Duration, e.Tokens, e.Tools = human.Duration(r.Duration), human.InOut(r.Prompt, r.Output), runTools(r)
+		if len(agents) > 0 && r.Prompt == 0 && r.Output == 0 {
+			// No model of icm's read a token: a coding agent did the work.
+			e.Tokens = "handed in by " + strings.Join(agents, ", ") + " over MCP"
 		}
 		out = append(out, e)
 	}
 	return map[string]any{"runs": out}, nil
+}
+
+// runTools is how many of a run's tool calls failed, in words; "" when
+// none did.
+func runTools(r *session.RunSummary) string {
+	calls, failed := 0, 0
+	for _, s := range r.Stages {
+		calls, failed = calls+s.ToolCalls, failed+s.ToolErrors
+	}
+	if failed == 0 {
+		return ""
+	}
+	return human.Failed(failed, calls, "tool call")
 }
 
 func wireNode(root, runID string, n *session.RunNode) *runNode {

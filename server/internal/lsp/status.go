@@ -62,6 +62,9 @@ type StageStatus struct {
 	// plain stage, one per item for a For each stage.
 	Calls       int `json:"calls,omitempty"`
 	StageTokens int `json:"stageTokens,omitempty"`
+	// Context is the context in words, as the lens says it ("~1.2k
+	// tokens", "4 calls, ~5.2k tokens").
+	Context string `json:"context,omitempty"`
 	// Downstream are the stages that read this one's outputs, directly or
 	// through others: the ones a new output makes stale.
 	Downstream []string `json:"downstream"`
@@ -77,6 +80,8 @@ type lastRunStats struct {
 	ModelCalls   int    `json:"modelCalls"`
 	ToolCalls    int    `json:"toolCalls"`
 	ToolErrors   int    `json:"toolErrors,omitempty"`
+	// Text is the figures in words, as the hover says them.
+	Text string `json:"text"`
 }
 
 // statsOf reads a run record's figures; nil when the stage never finished a run.
@@ -85,7 +90,8 @@ func statsOf(r *state.Record) *lastRunStats {
 		return nil
 	}
 	return &lastRunStats{RunID: r.RunID, Model: r.Model, PromptTokens: r.PromptTokens, OutputTokens: r.OutputTokens,
-		DurationMs: r.Finished.Sub(r.Started).Milliseconds(), ModelCalls: r.ModelCalls, ToolCalls: r.ToolCalls, ToolErrors: r.ToolErrors}
+		DurationMs: r.Finished.Sub(r.Started).Milliseconds(), ModelCalls: r.ModelCalls, ToolCalls: r.ToolCalls, ToolErrors: r.ToolErrors,
+		Text: snapshot.RecordText(r)}
 }
 
 // statusOf is a workspace's status on the wire.
@@ -112,7 +118,7 @@ func stageStatusOf(row snapshot.StageRow) StageStatus {
 	out := StageStatus{Name: row.Name, Status: row.Status, Reason: row.Reason, Kept: row.Kept, Contract: row.Contract, Outputs: row.Outputs,
 		Tokens: row.Tokens, Items: row.Items, LastRun: row.LastRun, VerifyFailed: row.VerifyFailed,
 		Rubric: row.Rubric, RubricFailed: row.RubricFailed, ReviewGate: row.ReviewGate, Face: row.Face,
-		LastRunStats: statsOf(row.Record), Calls: row.Calls, StageTokens: row.StageTokens, Downstream: row.Downstream}
+		LastRunStats: statsOf(row.Record), Calls: row.Calls, StageTokens: row.StageTokens, Context: row.Context, Downstream: row.Downstream}
 	if out.Outputs == nil {
 		out.Outputs = []string{}
 	}
@@ -137,7 +143,7 @@ func statusCommand(ctx context.Context, e *env, args commandArgs) (any, error) {
 	for _, w := range list {
 		out = append(out, statusOf(w.Status(ctx)))
 	}
-	return map[string]any{"workspaces": out}, nil
+	return map[string]any{"workspaces": out, "states": legend()}, nil
 }
 
 // statusChanged sends icm/statusChanged when the workspace's status

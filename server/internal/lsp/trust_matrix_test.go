@@ -136,6 +136,8 @@ var commandTrust = map[string]struct {
 	"icm.runItem":       {lspActs, map[string]any{"workspace": "@WS", "stage": "01-a", "item": 1}},
 	"icm.modelStatus":   {lspReads, map[string]any{"workspace": "@WS"}},
 	"icm.pullModel":     {lspActs, map[string]any{"workspace": "@WS", "model": "m"}},
+	// An edit computed for the client to apply: nothing is written or run.
+	"icm.editConfig": {lspReads, map[string]any{"workspace": "@WS", "table": "model", "key": "name", "value": "m"}},
 }
 
 func withWorkspace(arg map[string]any, ws string) map[string]any {

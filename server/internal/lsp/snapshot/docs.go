@@ -42,9 +42,9 @@ func (w *Workspace) Probe(ctx context.Context, stage string, item int) (title, t
 		title += fmt.Sprintf(" item %d", item)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n~%d tokens (system %d, user %d), estimated with %s. Unsaved editor changes are included; this view follows the contract as it changes.\n\n", title, cx.Total, cx.SystemTokens, cx.UserTokens, cx.Estimator)
+	fmt.Fprintf(&b, "# %s\n\n%s. Unsaved editor changes are included; this view follows the contract as it changes.\n\n", title, contextLine(cx))
 	b.WriteString(partsTable(cx, snap.counts[stg.Name], item))
-	fmt.Fprintf(&b, "\n## System (%d tokens)\n\n%s\n## User (%d tokens)\n\n%s", cx.SystemTokens, fenced(cx.System), cx.UserTokens, fenced(cx.User))
+	fmt.Fprintf(&b, "\n## System (%s)\n\n%s\n## User (%s)\n\n%s", approxTokens(cx.SystemTokens), fenced(cx.System), approxTokens(cx.UserTokens), fenced(cx.User))
 	return title, b.String(), nil
 }
 
@@ -122,7 +122,7 @@ func exchangeMarkdown(runID string, ex *session.Exchange) string {
 	if ex.Item != "" {
 		fmt.Fprintf(&b, ", item %d: %s", ex.Index, ex.Item)
 	}
-	fmt.Fprintf(&b, "\n\nRun %s · %s · %s tokens in / %s out · %s", runID, m.Model, human.Count(m.PromptTokens), human.Count(m.OutputTokens), human.Duration(m.Duration))
+	fmt.Fprintf(&b, "\n\nRun %s · %s · %s · %s", runID, m.Model, human.InOut(m.PromptTokens, m.OutputTokens), human.Duration(m.Duration))
 	if m.DoneReason != "" {
 		fmt.Fprintf(&b, " · stopped: %s", m.DoneReason)
 	}

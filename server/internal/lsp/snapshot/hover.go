@@ -93,7 +93,7 @@ func (f *File) stageHover(snap *Snapshot) string {
 		return b.String()
 	}
 	cx := sr.Context
-	fmt.Fprintf(&b, " · ~%d tokens (system %d, user %d), estimated with %s\n\n", cx.Total, cx.SystemTokens, cx.UserTokens, cx.Estimator)
+	fmt.Fprintf(&b, " · %s\n\n", contextLine(cx))
 	total := cx.Total
 	n := snap.counts[f.Stage.Name]
 	if n != nil {
@@ -225,7 +225,7 @@ func (f *File) inputHover(snap *Snapshot, in *contract.Input) string {
 		head = fmt.Sprintf("**%s** (fits %s) · %s", view.InputRel(abs), loc.Rel, layer)
 	}
 	if document.IsBinary(src) {
-		return head + fmt.Sprintf("\n\nA binary file (%d bytes): the model is given its path and size only.", len(src))
+		return head + fmt.Sprintf("\n\nA binary file (%s): the model is given its path and size only.", human.Size(int64(len(src))))
 	}
 	text := string(src)
 	if sc := assemble.Effective(src, in.Scope); sc != nil {
@@ -254,7 +254,7 @@ func (f *File) outputHover(o *contract.Output) string {
 	if err != nil {
 		return fmt.Sprintf("**%s**: written when %s runs; not there yet.", rel, f.Stage.Name)
 	}
-	return fmt.Sprintf("**%s** · ~%d tokens\n\n%s", rel, tokens.Estimate(string(src)), fenced(shorten(string(src), previewLines)))
+	return fmt.Sprintf("**%s** · %s\n\n%s", rel, approxTokens(tokens.Estimate(string(src))), fenced(shorten(string(src), previewLines)))
 }
 
 // forEachHover lists the items the stage would run.
@@ -389,25 +389,13 @@ func schemaParams(raw json.RawMessage) []param {
 }
 
 // lastRunLine is what the stage's last finished run really used, from its
-// run record: "Last run: 4,504 tokens in / 312 out · 12.3 s · qwen3.5:9b ·
-// 3 model calls, 5 tool calls (2 failed)"; "" when it never finished one.
+// run record: "Last run: " and RecordText; "" when it never finished one.
 func lastRunLine(disk *workspace.Root, stageDir string) string {
 	rec, err := state.ReadRecord(disk, stageDir)
 	if err != nil || rec == nil || rec.Status != state.RunDone {
 		return ""
 	}
-	line := fmt.Sprintf("Last run: %s tokens in / %s out · %s", thousands(rec.PromptTokens), thousands(rec.OutputTokens), human.Duration(rec.Finished.Sub(rec.Started)))
-	if rec.Model != "" {
-		line += " · " + rec.Model
-	}
-	line += fmt.Sprintf(" · %s", Plural(rec.ModelCalls, "model call"))
-	if rec.ToolCalls > 0 {
-		line += ", " + Plural(rec.ToolCalls, "tool call")
-		if rec.ToolErrors > 0 {
-			line += fmt.Sprintf(" (%d failed)", rec.ToolErrors)
-		}
-	}
-	return line
+	return "Last run: " + RecordText(rec)
 }
 
 // outputFileHover is the hover on the first line of a stage's output

@@ -71,10 +71,7 @@ func (f *File) Lenses(ctx context.Context) ([]Lens, error) {
 	}
 	tokens := ""
 	if sr := snap.stageOfContract(f.Doc.Path); sr != nil && sr.Context != nil {
-		tokens = approxTokens(sr.Context.Total)
-		if n := snap.counts[f.Stage.Name]; n != nil && len(n.Items) > 1 {
-			tokens = callsText(n)
-		}
+		tokens = contextWords(sr, snap.counts[f.Stage.Name])
 		more = append(more, offer("Show the assembled context ("+tokens+")", VerbProbe))
 	}
 	out := []Lens{{Line: pos.Line, Offer: primary}}

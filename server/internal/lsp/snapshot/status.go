@@ -71,6 +71,10 @@ type StageRow struct {
 	// Calls and StageTokens are the whole stage's first calls: one for a
 	// plain stage, one per item for a For each stage.
 	Calls, StageTokens int
+	// Context is the context in words, as the stage's lens says it:
+	// "~1.2k tokens", "4 calls, ~5.2k tokens"; "" when it cannot be
+	// assembled.
+	Context string
 	// Downstream are the stages that read this one's outputs, directly or
 	// through others: the ones a new output makes stale.
 	Downstream []string
@@ -121,6 +125,7 @@ func (w *Workspace) Status(ctx context.Context) *Status {
 				row.Items = sr.Items
 				if sr.Context != nil {
 					row.Tokens = sr.Context.Total
+					row.Context = contextWords(sr, snap.counts[stg.Name])
 				}
 			}
 			if n := snap.counts[stg.Name]; n != nil {
