@@ -1,9 +1,9 @@
 // Package human is icm's one vocabulary for figures a person reads:
 // durations, counts, token figures, sizes, times and failures among
-// many. The CLI, the language server and the extension all write them
-// this way (docs/vocabulary.md has the table; the
-// extension through extension/src/format.ts, which follows the same
-// rules and passes the same table, testdata/table.json), so "3.1 s",
+// many. The CLI and the language server write them with it, and the
+// server sends the words to the extension, which words itself only what
+// the server never saw (extension/src/format.ts, passing the same table,
+// testdata/table.json, which docs/vocabulary.md shows), so "3.1 s",
 // "4,472 tokens" and "20:06" read the same wherever they appear.
 //
 // The rules, in short: one decimal under ten of a unit and whole numbers

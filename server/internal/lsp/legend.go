@@ -1,6 +1,9 @@
 package lsp
 
-import "github.com/icm-tool/icm/server/internal/state"
+import (
+	"github.com/icm-tool/icm/server/internal/session"
+	"github.com/icm-tool/icm/server/internal/state"
+)
 
 // stateWords is one stage state in the legend the Pipeline view shows:
 // its words and icon as every face has them (state.FaceOf), and what it
@@ -38,4 +41,22 @@ func legend() []stateWords {
 		out = append(out, stateWords{Status: string(f.Status), Label: f.Label, Icon: f.Icon, Color: f.Color, Means: m.means})
 	}
 	return out
+}
+
+// outcomeWords is one way a run can end, in the legend icm.runs sends: the
+// word (a run's status) and what it means.
+type outcomeWords struct {
+	Status string `json:"status"`
+	Means  string `json:"means"`
+}
+
+// outcomes is every way a run can end, with what each means
+// (docs/vocabulary.md has the same words).
+var outcomes = []outcomeWords{
+	{session.RunDone, "every stage the run took on finished"},
+	{session.RunFailed, "a stage failed after doing work"},
+	{session.RunRefused, "it failed before doing any work (the model server turned the model away, no server answered): not a run so much as an attempt"},
+	{session.RunCancelled, "a person stopped it; what finished is kept"},
+	{session.RunRunning, "a run holds the workspace now"},
+	{session.RunStopped, "its process ended before the run did"},
 }

@@ -106,7 +106,7 @@ func runsOf(_ context.Context, _ *env, st *snapshot.Workspace, _ commandArgs) (a
 		}
 		out = append(out, e)
 	}
-	return map[string]any{"runs": out}, nil
+	return map[string]any{"runs": out, "outcomes": outcomes}, nil
 }
 
 // runTools is how many of a run's tool calls failed, in words; "" when

@@ -72,7 +72,7 @@ func TestARefusedRunIsRefusedEverywhere(t *testing.T) {
 
 // vocabulary is the shared table (docs/vocabulary.md).
 type vocabulary struct {
-	Outcome []struct{ Status string }
+	Outcome []struct{ Status, Means string }
 	State   []struct{ Status, Label, Means string }
 }
 
@@ -122,6 +122,23 @@ func TestTheLegendAndTheOutcomesAreTheVocabularys(t *testing.T) {
 	}
 	if got := []string{icmsession.RunDone, icmsession.RunFailed, icmsession.RunRefused, icmsession.RunCancelled, icmsession.RunRunning, icmsession.RunStopped}; strings.Join(got, " ") != strings.Join(outcomes, " ") {
 		t.Errorf("a run ends %q, the vocabulary says %q", got, outcomes)
+	}
+	// icm.runs sends the outcomes' legend: the same words and meanings.
+	raw, err = s.ExecuteCommand("icm.runs", map[string]any{"workspace": s.dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs struct{ Outcomes []struct{ Status, Means string } }
+	if err := json.Unmarshal(raw, &runs); err != nil {
+		t.Fatal(err)
+	}
+	if len(runs.Outcomes) != len(v.Outcome) {
+		t.Fatalf("icm.runs tells %d outcomes, the vocabulary %d", len(runs.Outcomes), len(v.Outcome))
+	}
+	for i, want := range v.Outcome {
+		if runs.Outcomes[i] != want {
+			t.Errorf("outcome %d: %+v, want %+v", i, runs.Outcomes[i], want)
+		}
 	}
 }
 
