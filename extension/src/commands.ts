@@ -6,7 +6,7 @@ import { formatMoment } from './format';
 import { lensMenuCommand, menuItems, type LensMenu } from './lensMenu';
 import type { PipelineModel } from './model';
 import type { PipelineNode } from './pipelineView';
-import { modelStatusText, pickOrder, stateLabel, workspaceOf } from './present';
+import { modelStatusText, pickOrder, workspaceOf } from './present';
 import {
   ServerCommand,
   type DoctorResult,
@@ -80,7 +80,7 @@ export function registerCommands({ server, model, review, log, runs }: Deps): vs
       return undefined;
     }
     const picked = await vscode.window.showQuickPick(
-      candidates.map((st) => ({ label: st.name, description: stateLabel(st.status), detail: st.reason, st })),
+      candidates.map((st) => ({ label: st.name, description: st.face.label, detail: st.reason, st })),
       { title },
     );
     return picked && { ws, stage: picked.st };
@@ -132,7 +132,7 @@ export function registerCommands({ server, model, review, log, runs }: Deps): vs
         return;
       }
       const picked = await vscode.window.showQuickPick(
-        ws.stages.map((st) => ({ label: st.name, description: stateLabel(st.status), detail: st.reason, st })),
+        ws.stages.map((st) => ({ label: st.name, description: st.face.label, detail: st.reason, st })),
         { title: `ICM ${ws.name}`, placeHolder: `Next: ${ws.next?.message ?? 'nothing'}` },
       );
       if (picked) {

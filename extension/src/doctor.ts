@@ -1,6 +1,7 @@
 // The Doctor report in the editor: one line per thing a run needs, each
 // failing one with the button that fixes it. Plain data out, so the
 // wording is tested without VS Code.
+import { plural } from './format';
 import type { DoctorResult, DoctorLine, ErrorAction } from './protocol';
 
 /** One entry of the Doctor's list. */
@@ -33,5 +34,5 @@ export function doctorTitle(d: DoctorResult): string {
   if (d.failed === 0) {
     return 'ICM Doctor: everything a run needs is in place';
   }
-  return `ICM Doctor: ${d.failed} thing${d.failed === 1 ? '' : 's'} to fix (pick one to fix it)`;
+  return `ICM Doctor: ${plural(d.failed, 'thing')} to fix (pick one to fix it)`;
 }

@@ -86,7 +86,8 @@ const warnings = new Set(['verify-failed', 'edited-output', 'stale', 'not-run', 
 /**
  * The notification for an error: the message, then the hint, and a button
  * for each fix the extension can perform, most likely first. Without error
- * data (an older server, a transport failure) it is the message alone.
+ * data (a transport failure, an error of the language client's) it is the
+ * message alone.
  */
 export function errorNotice(message: string, data: ErrorData | undefined): ErrorNotice {
   const text = message.charAt(0).toUpperCase() + message.slice(1);

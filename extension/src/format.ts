@@ -1,13 +1,15 @@
-// icm's one vocabulary for figures, as the Go side writes them
-// (server/internal/human): durations, counts, token figures, sizes and
-// times. Both pass the same table (server/internal/human/testdata/
-// table.json), so a figure reads the same in the CLI, in the server's
-// text and in what the extension writes itself.
+// The figures the extension words itself, as the Go side writes them
+// (server/internal/human) and passing the same table
+// (server/internal/human/testdata/table.json, docs/vocabulary.md). The
+// server sends its figures in words; these are for what it never saw as
+// the person does: how long a run has been going by now, times against
+// the person's own clock and today, and the Test Explorer's figures
+// (icm test --json's job results carry numbers only).
 //
-// One decimal under ten of a unit, whole numbers above (3.1 s, 12 s,
-// 1.4 KB, 14 KB, ~1.2k tokens); exact counts in full with commas (4,472);
-// estimates with a tilde; times on a 24-hour clock, with the date only
-// when it is not today and the year only when it is not this year.
+// Durations: one decimal under ten seconds, whole numbers above (3.1 s,
+// 12 s); exact counts in full with commas (4,472); times on a 24-hour
+// clock, with the date only when it is not today and the year only when
+// it is not this year.
 
 /** A wall time in milliseconds: "850 ms", "3.1 s", "12 s", "2 min 5 s", "1 h 4 min". */
 export function formatDuration(ms: number): string {
@@ -46,57 +48,6 @@ export function formatCount(n: number): string {
 /** A count and its noun: "1 case", "3 cases"; many is the plural when it is not the noun with an s. */
 export function plural(n: number, noun: string, many = `${noun}s`): string {
   return n === 1 ? `1 ${noun}` : `${formatCount(n)} ${many}`;
-}
-
-/** An exact token figure: "1 token", "4,472 tokens". */
-export function formatTokens(n: number): string {
-  return plural(n, 'token');
-}
-
-/** An estimated token figure: "~819 tokens", "~1.2k tokens", "~12k tokens". */
-export function formatEstimate(n: number): string {
-  return `~${approx(n)} tokens`;
-}
-
-/** An estimated figure without its unit: "819", "1.2k", "12k". */
-export function approx(n: number): string {
-  if (n < 1000) {
-    return String(Math.max(Math.round(n), 0));
-  }
-  return `${tenthsOrWhole(n / 1000)}k`;
-}
-
-/** A number of bytes: "812 B", "1.4 KB", "14 KB", "5.2 MB", "1.3 GB". */
-export function formatSize(n: number): string {
-  if (n < 1000) {
-    return `${Math.max(Math.round(n), 0)} B`;
-  }
-  let v = n;
-  for (const unit of ['KB', 'MB', 'GB']) {
-    v /= 1000;
-    if (Math.round(v * 10) / 10 < 1000 || unit === 'GB') {
-      return `${tenthsOrWhole(v)} ${unit}`;
-    }
-  }
-  return '';
-}
-
-/**
- * How fast a model wrote, n tokens over ms: "8.5 tok/s", "42 tok/s",
- * "1,250 tok/s"; "" under a tenth of a second (too short to measure, as a
- * canned answer is) or when nothing was written.
- */
-export function formatRate(n: number, ms: number): string {
-  if (!(n > 0) || !(ms >= 100)) {
-    return '';
-  }
-  const v = n / (ms / 1000);
-  return Math.round(v * 10) / 10 < 10 ? `${tenthsOrWhole(v)} tok/s` : `${formatCount(Math.round(v))} tok/s`;
-}
-
-function tenthsOrWhole(v: number): string {
-  const r = Math.round(v * 10) / 10;
-  return r < 10 ? r.toFixed(1) : String(Math.round(v));
 }
 
 const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];

@@ -1,13 +1,14 @@
 // The extension's copy of what the server says about each workspace, fed by
 // icm.status answers and icm/statusChanged notifications.
 import { workspaceOf } from './present';
-import type { WorkspaceStatus } from './protocol';
+import type { StateWords, WorkspaceStatus } from './protocol';
 
 export type Listener = () => void;
 
 /** Holds the latest status of every workspace, in the order the server first listed them. */
 export class PipelineModel {
   private readonly byRoot = new Map<string, WorkspaceStatus>();
+  private legend: StateWords[] = [];
   private readonly listeners = new Set<Listener>();
 
   /** Every workspace, in a stable order. */
@@ -19,8 +20,14 @@ export class PipelineModel {
     return this.byRoot.get(root);
   }
 
+  /** The stage states in the server's words, for the legend (icm.status sends them). */
+  states(): StateWords[] {
+    return this.legend;
+  }
+
   /** Replaces everything, as after an icm.status call or a server restart. */
-  replaceAll(list: WorkspaceStatus[]): void {
+  replaceAll(list: WorkspaceStatus[], states: StateWords[] = this.legend): void {
+    this.legend = states;
     this.byRoot.clear();
     for (const ws of list) {
       this.byRoot.set(ws.workspace, ws);

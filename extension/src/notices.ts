@@ -1,8 +1,8 @@
 // What the editor says when a run ends: the stage it is about (Run All
-// names the stage it stopped at), the state in the same words as the
-// Pipeline view, failed tool calls, and for a failure the hint and one
-// button per fix the server offers. Plain data out, so the wording is
-// tested without VS Code.
+// names the stage it stopped at), how the run ended and the state in the
+// same words as the Runs and Pipeline views, failed tool calls in the
+// server's words, and for a failure the hint and one button per fix the
+// server offers. Plain data out, so the wording is tested without VS Code.
 import { faceText } from './present';
 import { errorNotice } from './errors';
 import type { ErrorAction, NextStep, RunFinished } from './protocol';
@@ -70,16 +70,6 @@ export function fixActions(ev: RunFinished): NoticeAction[] {
 // After starting a server or pulling a model, the run is worth another go.
 const retryKinds = new Set(['model-unreachable', 'model-missing', 'model-failed', 'tool-failed']);
 
-/** "2 of 5 tool calls failed", or "" when none did. */
-export function toolLine(ev: RunFinished): string {
-  const n = ev.toolErrors ?? 0;
-  const of = ev.toolCalls ?? 0;
-  if (n <= 0) {
-    return '';
-  }
-  return n === of ? `every tool call failed (${n} of ${of})` : `${n} of ${of} tool calls failed`;
-}
-
 /**
  * The notice shown when a stage run ends. next is the workspace's next
  * step as the Pipeline view has it: when nothing ran because a stage
@@ -118,11 +108,13 @@ export function runNotice(ev: RunFinished, next?: NextStep): RunNotice {
       const text = `${cap(message)}${hintOf(ev)}`;
       return { severity, text: /[.?!]$/.test(text) ? text : `${text}.`, actions: fixActions(ev) };
     }
-    const what = ev.error?.kind === 'edited-output' ? `${stage} was not run again` : `${stage} failed`;
+    // How the run ended, in the Runs view's word for it: a run that did
+    // no work was refused, one that did some failed.
+    const what = ev.error?.kind === 'edited-output' ? `${stage} was not run again` : `${ev.stage !== '' ? `${ev.stage} run` : 'The run'} ${ev.outcome}`;
     const msg = message !== '' ? `: ${message}` : '';
     return { severity, text: `${what}${msg}${hintOf(ev)}${standing(stage, ev, message)}`, actions: fixActions(ev) };
   }
-  const tools = toolLine(ev);
+  const tools = ev.tools ?? '';
   const withRun = ev.runId !== '' ? [button(Button.showRun)] : [];
   if (ev.sameOutput === true && ev.face?.status === 'approved') {
     return {

@@ -3,7 +3,7 @@
 // workspace when several are open; a collapsed legend of the states last.
 import * as vscode from 'vscode';
 import type { PipelineModel } from './model';
-import { legend, stageView, statusBarView } from './present';
+import { stageView, statusBarView } from './present';
 import type { StageStatus, WorkspaceStatus } from './protocol';
 
 /** A tree element; commands run from the view receive it as their argument. */
@@ -34,7 +34,7 @@ class PipelineProvider implements vscode.TreeDataProvider<PipelineNode> {
       return [...list.map((ws): PipelineNode => ({ kind: 'workspace', workspace: ws.workspace })), theLegend];
     }
     if (node.kind === 'legend') {
-      return legend().map((l) => ({ kind: 'legendEntry', workspace: '', state: l.state }));
+      return this.model.states().map((l) => ({ kind: 'legendEntry', workspace: '', state: l.status }));
     }
     const ws = this.model.get(node.workspace);
     return node.kind === 'workspace' && ws !== undefined ? stages(ws) : [];
@@ -50,15 +50,15 @@ class PipelineProvider implements vscode.TreeDataProvider<PipelineNode> {
       return item;
     }
     if (node.kind === 'legendEntry') {
-      const l = legend().find((x) => x.state === node.state);
+      const l = this.model.states().find((x) => x.status === node.state);
       const item = new vscode.TreeItem(l?.label ?? node.state, vscode.TreeItemCollapsibleState.None);
       item.id = `icm.legend.${node.state}`;
-      item.description = l?.words ?? '';
-      item.tooltip = `${l?.label ?? node.state}: ${l?.words ?? ''}`;
+      item.description = l?.means ?? '';
+      item.tooltip = `${l?.label ?? node.state}: ${l?.means ?? ''}`;
       if (l !== undefined) {
-        item.iconPath = new vscode.ThemeIcon(l.icon.id, l.icon.color ? new vscode.ThemeColor(l.icon.color) : undefined);
+        item.iconPath = new vscode.ThemeIcon(l.icon, l.color ? new vscode.ThemeColor(l.color) : undefined);
       }
-      item.accessibilityInformation = { label: `Legend: ${l?.label ?? node.state}, ${l?.words ?? ''}` };
+      item.accessibilityInformation = { label: `Legend: ${l?.label ?? node.state}, ${l?.means ?? ''}` };
       return item;
     }
     const ws = this.model.get(node.workspace);

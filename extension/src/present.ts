@@ -1,85 +1,13 @@
 // How workspace and stage states read in the Pipeline view and the status
-// bar. Plain data out, so the wording is tested without VS Code.
-import { formatCount, formatDuration, formatEstimate, formatMoment, formatTime, plural } from './format';
+// bar: the server's faces and words (state.FaceOf, docs/vocabulary.md),
+// laid out for each place. Plain data out, so the wording is tested
+// without VS Code.
+import { formatMoment, formatTime } from './format';
 import type { ModelStatus, NextStep, StageFace, StageState, StageStatus, WorkspaceStatus } from './protocol';
-
-// The same vocabulary as the server's state.FaceOf, for a server too old
-// to send faces. Errors are red.
-const labels: Record<StageState, string> = {
-  pending: 'pending',
-  running: 'running',
-  'awaiting-review': 'awaiting review',
-  approved: 'approved',
-  stale: 'stale',
-  failed: 'failed',
-  invalid: 'has errors',
-  'config-error': 'config error',
-};
-
-/** Codicon ids and theme colours, so a state reads at a glance. */
-const icons: Record<StageState, { id: string; color?: string }> = {
-  pending: { id: 'circle-large-outline' },
-  running: { id: 'sync~spin' },
-  'awaiting-review': { id: 'eye', color: 'charts.yellow' },
-  approved: { id: 'pass-filled', color: 'testing.iconPassed' },
-  stale: { id: 'history', color: 'charts.orange' },
-  failed: { id: 'error', color: 'testing.iconFailed' },
-  // Cannot run is not a failure: its own icon, not the failed cross.
-  invalid: { id: 'circle-slash', color: 'errorForeground' },
-  'config-error': { id: 'settings-gear', color: 'errorForeground' },
-};
-
-/** What each state means, for the legend (every state has its words: the type says so). */
-const meanings: Record<StageState, string> = {
-  pending: 'not run yet',
-  running: 'a run is working on it',
-  'awaiting-review': 'output written; read, edit, approve',
-  approved: 'the next stage reads it',
-  stale: 'something it read changed; runs again',
-  failed: 'its last run failed; no good output to keep',
-  invalid: 'its contract has errors; it cannot run',
-  'config-error': 'a setting cannot be used; its approval is kept',
-};
-
-/** Every state in pipeline order, with its words, meaning and icon: the view's legend. */
-export function legend(): { state: StageState; label: string; words: string; icon: { id: string; color?: string } }[] {
-  const order: StageState[] = ['pending', 'running', 'awaiting-review', 'approved', 'stale', 'failed', 'invalid', 'config-error'];
-  return order.map((state) => ({ state, label: labels[state], words: meanings[state], icon: icons[state] }));
-}
-
-/** A stage's face: the server's, or one made from its status (an older server). */
-export function faceOf(ws: WorkspaceStatus, st: StageStatus): StageFace {
-  const state = effectiveState(ws, st);
-  if (state === 'running') {
-    const r = ws.running;
-    const detail =
-      r !== null && r !== undefined && (r.items ?? 0) > 0 ? `${r.done ?? 0} of ${r.items} items done` : undefined;
-    return { status: 'running', label: labels.running, detail, icon: icons.running.id, tone: 'info' };
-  }
-  if (st.face !== undefined) {
-    return st.face;
-  }
-  const icon = icons[state] ?? { id: 'question' };
-  const reason = st.reason !== undefined && st.reason !== stateLabel(state) ? st.reason : undefined;
-  return { status: state, label: stateLabel(state), detail: reason, icon: icon.id, color: icon.color, tone: state === 'failed' || state === 'invalid' || state === 'config-error' ? 'error' : 'info' };
-}
 
 /** The face in one line: "approved · last re-run failed: ...". */
 export function faceText(f: StageFace): string {
   return f.detail !== undefined && f.detail !== '' ? `${f.label} · ${f.detail}` : f.label;
-}
-
-/** The words for a state; an unknown state from a newer server reads as itself. */
-export function stateLabel(state: string): string {
-  return labels[state as StageState] ?? state;
-}
-
-/** "~819 tokens" or "~1.2k tokens": an estimate; undefined when the server gave none. */
-export function estimateText(tokens: number | undefined): string | undefined {
-  if (tokens === undefined || tokens < 0 || !Number.isFinite(tokens)) {
-    return undefined;
-  }
-  return formatEstimate(tokens);
 }
 
 /** "ran 10:04" today, "ran Nov 28 10:04" before, in local time. */
@@ -97,11 +25,6 @@ export function parseTime(iso: string | undefined): Date | undefined {
   return Number.isNaN(t.getTime()) ? undefined : t;
 }
 
-/** A stage's state, counting the workspace's running field (the stage list may lag it). */
-export function effectiveState(ws: WorkspaceStatus, st: StageStatus): StageState {
-  return ws.running?.stage === st.name ? 'running' : st.status;
-}
-
 /** "[2/5]" while a For each runs, counting finished items, else "". */
 export function itemProgress(ws: WorkspaceStatus, stage: string): string {
   const r = ws.running;
@@ -112,42 +35,6 @@ export function itemProgress(ws: WorkspaceStatus, stage: string): string {
     return '';
   }
   return `[${r.done ?? 0}/${r.items}]`;
-}
-
-/** "4 calls, ~5.2k tokens" for a For each stage, "~1.3k tokens" for one call. */
-export function callsText(st: StageStatus): string | undefined {
-  if (st.calls !== undefined && st.calls > 1 && st.stageTokens !== undefined) {
-    return `${st.calls} calls, ${estimateText(st.stageTokens)}`;
-  }
-  return estimateText(st.tokens);
-}
-
-/** A run a coding agent made is recorded with the model agent:NAME. */
-export const agentPrefix = 'agent:';
-
-/** "4,504 tokens in / 312 out · 12 s · qwen3.5:9b" from the last run's record; an agent's run says who handed it in. */
-export function lastRunText(st: StageStatus): string | undefined {
-  const r = st.lastRunStats;
-  if (r === undefined) {
-    return undefined;
-  }
-  if (r.model?.startsWith(agentPrefix)) {
-    // No model of icm's ran: a coding agent handed the outputs in over MCP.
-    return `handed in by ${r.model} over MCP · ${formatDuration(r.durationMs)}`;
-  }
-  const parts = [`${formatCount(r.promptTokens)} tokens in / ${formatCount(r.outputTokens)} out`, formatDuration(r.durationMs)];
-  if (r.model !== undefined && r.model !== '') {
-    parts.push(r.model);
-  }
-  const calls = [plural(r.modelCalls, 'model call')];
-  if (r.toolCalls > 0) {
-    calls.push(plural(r.toolCalls, 'tool call'));
-  }
-  if ((r.toolErrors ?? 0) > 0) {
-    calls.push(`${r.toolErrors} failed`);
-  }
-  parts.push(calls.join(', '));
-  return parts.join(' · ');
 }
 
 export interface StageView {
@@ -164,9 +51,9 @@ export interface StageView {
 
 /** What the Pipeline view shows for one stage. */
 export function stageView(ws: WorkspaceStatus, st: StageStatus, now: Date): StageView {
-  const state = effectiveState(ws, st);
-  const face = faceOf(ws, st);
-  const tokens = callsText(st);
+  const state = st.status;
+  const face = st.face;
+  const tokens = st.context !== undefined && st.context !== '' ? st.context : undefined;
   const ran = formatRunTime(st.lastRun, now);
   const item = itemProgress(ws, st.name);
   const parts = [item === '' ? face.label : `${face.label} ${item}`];
@@ -201,7 +88,7 @@ export function stageView(ws: WorkspaceStatus, st: StageStatus, now: Date): Stag
   if (tokens !== undefined) {
     tip.push(`Context: ${tokens}`);
   }
-  const last = lastRunText(st);
+  const last = st.lastRunStats?.text;
   if (ran !== undefined) {
     tip.push(`Last run: ${formatMoment(parseTime(st.lastRun) as Date, now)}${last !== undefined ? ` · ${escapeMarkdown(last)}` : ''}`);
   }
@@ -296,7 +183,7 @@ export function statusBarView(ws: WorkspaceStatus): StatusBarView {
     return { icon: failedRerun !== undefined ? 'warning' : 'pass', label: `all stages approved${also}`, tooltip: tooltip + alsoTip };
   }
   const st = ws.stages.find((s) => s.name === next.stage);
-  const face = st !== undefined ? faceOf(ws, st) : undefined;
+  const face = st?.face;
   // The state's own words, with what happens next where that is a run.
   const words = (st && (nextWords[st.status] ?? face?.label)) ?? next.action;
   const icon = next.action === 'approve' ? 'eye' : next.action === 'fix' ? (st?.status === 'config-error' ? 'settings-gear' : 'circle-slash') : 'play';

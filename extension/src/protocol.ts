@@ -84,8 +84,11 @@ export interface RunEntry {
   promptTokens: number;
   outputTokens: number;
   finished: boolean;
-  /** Absent from an older server. */
-  status?: RunStatus;
+  status: RunStatus;
+  /** The figures in words: "12 s", "4,504 tokens in / 312 out" (or who handed the outputs in), "2 of 5 tool calls failed". */
+  duration: string;
+  tokens: string;
+  tools?: string;
   /** A run of one For each item again: the item, its stage, the person's note. */
   item?: number;
   itemStage?: string;
@@ -95,6 +98,8 @@ export interface RunEntry {
 
 export interface RunsResult {
   runs: RunEntry[];
+  /** Every way a run can end, with what it means. */
+  outcomes: { status: RunStatus; means: string }[];
 }
 
 export interface VirtualDocumentResult {
@@ -147,6 +152,8 @@ export interface LastRunStats {
   modelCalls: number;
   toolCalls: number;
   toolErrors?: number;
+  /** The figures in words, as the contract's hover says them. */
+  text: string;
 }
 
 export interface StageStatus {
@@ -155,7 +162,7 @@ export interface StageStatus {
   reason?: string;
   /** For a config error: the state kept until the setting is fixed ("approved"). */
   kept?: StageState;
-  face?: StageFace;
+  face: StageFace;
   /** Absolute path of the stage's CONTEXT.md. */
   contract: string;
   /** Absolute paths of the outputs the contract declares. */
@@ -178,6 +185,8 @@ export interface StageStatus {
   calls?: number;
   /** Tokens of the whole stage's first calls (a For each: every item's). */
   stageTokens?: number;
+  /** The context in words, as the lens says it: "~1.2k tokens", "4 calls, ~5.2k tokens". */
+  context?: string;
   /** The stages that read this one's outputs, directly or through others. */
   downstream?: string[];
 }
@@ -240,12 +249,21 @@ export interface WorkspaceStatus {
   running?: RunningStatus | null;
   next?: NextStep;
   stages: StageStatus[];
-  /** Absent from an older server. */
-  trust?: TrustStatus;
+  trust: TrustStatus;
+}
+
+/** One stage state in the legend icm.status sends: its words and icon as every face has them, and what it means. */
+export interface StateWords {
+  status: StageState;
+  label: string;
+  icon: string;
+  color?: string;
+  means: string;
 }
 
 export interface StatusResult {
   workspaces: WorkspaceStatus[];
+  states: StateWords[];
 }
 
 export interface RunStarted {
@@ -259,6 +277,8 @@ export interface RunFinished {
   runId: string;
   ok: boolean;
   cancelled: boolean;
+  /** How the run ended, in the Runs view's word for it. */
+  outcome: 'done' | 'failed' | 'refused' | 'cancelled';
   message?: string;
   outputs?: string[];
   verifyFailed?: boolean;
@@ -266,9 +286,10 @@ export interface RunFinished {
   error?: ErrorData;
   /** Set when no stage ran (Run All with nothing to do, a gate, an error first). */
   nothingRan?: boolean;
-  /** The stage's tool calls and how many failed. */
+  /** The stage's tool calls and how many failed, and that in words ("2 of 5 tool calls failed"). */
   toolCalls?: number;
   toolErrors?: number;
+  tools?: string;
   /** The run wrote what was there already: an approval stands. */
   sameOutput?: boolean;
   /** The stage's state after the run. */

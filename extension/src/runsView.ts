@@ -19,6 +19,8 @@ class RunsProvider implements vscode.TreeDataProvider<Node> {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeTreeData = this.changed.event;
   private runs = new Map<string, RunEntry[]>();
+  /** What each way a run can end means, as the server last said. */
+  private means = new Map<string, string>();
 
   constructor(
     private readonly server: IcmServer,
@@ -32,7 +34,8 @@ class RunsProvider implements vscode.TreeDataProvider<Node> {
     for (const ws of this.model.workspaces()) {
       try {
         const r = await this.server.execute<RunsResult>(ServerCommand.runs, { workspace: ws.workspace });
-        next.set(ws.workspace, r.runs ?? []);
+        next.set(ws.workspace, r.runs);
+        this.means = new Map(r.outcomes.map((o) => [o.status, o.means]));
       } catch (err) {
         this.log.warn(`icm.runs ${ws.workspace}: ${messageOf(err)}`);
       }
@@ -64,7 +67,7 @@ class RunsProvider implements vscode.TreeDataProvider<Node> {
 
   getTreeItem(node: Node): vscode.TreeItem {
     if (node.kind === 'run') {
-      const v = runView(node.run, new Date());
+      const v = runView(node.run, new Date(), this.means.get(node.run.status));
       const item = new vscode.TreeItem(v.label, vscode.TreeItemCollapsibleState.Collapsed);
       item.id = `${node.workspace}#${node.run.id}`;
       item.description = v.description;

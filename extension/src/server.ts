@@ -164,7 +164,12 @@ export class IcmServer implements vscode.Disposable {
       this.fail(`The ICM language server (${command} lsp) did not start: ${messageOf(err)}`);
       return;
     }
-    this.checkVersion(client, command);
+    if (!this.checkVersion(client, command)) {
+      // A server of another version speaks another protocol: the views
+      // would show what it does not send, or miss what it does.
+      await this.stop();
+      return;
+    }
     await this.refresh();
   }
 
@@ -227,7 +232,7 @@ export class IcmServer implements vscode.Disposable {
   async refresh(): Promise<void> {
     try {
       const result = await this.execute<StatusResult>(ServerCommand.status, {});
-      this.model.replaceAll(result.workspaces ?? []);
+      this.model.replaceAll(result.workspaces, result.states);
     } catch (err) {
       this.log.error(`icm.status: ${messageOf(err)}`);
     }
@@ -256,23 +261,25 @@ export class IcmServer implements vscode.Disposable {
     }
   }
 
-  private checkVersion(client: LanguageClient, command: string): void {
+  /** Whether the server speaks this extension's protocol; when not, says so and what to do. */
+  private checkVersion(client: LanguageClient, command: string): boolean {
     const expected = String(this.context.extension.packageJSON?.icm?.serverVersion ?? '');
     const actual = client.initializeResult?.serverInfo?.version;
     const check = checkServerVersion(expected, actual);
     if (check.ok) {
       this.log.info(`server ${command} version ${actual}`);
-      return;
+      return true;
     }
-    const text = `${check.reason.charAt(0).toUpperCase()}${check.reason.slice(1)}. Set icm.server.path to a matching icm, or clear it to use the packaged one.`;
-    this.log.warn(text);
-    void vscode.window.showWarningMessage(text, 'Open Settings', 'Show Logs').then((choice) => {
+    const text = `${check.reason.charAt(0).toUpperCase()}${check.reason.slice(1)}, so ICM stopped it (${command}). Set icm.server.path to a matching icm, or clear it to use the packaged one; then run ICM: Restart Server.`;
+    this.log.error(text);
+    void vscode.window.showErrorMessage(text, 'Open Settings', 'Show Logs').then((choice) => {
       if (choice === 'Open Settings') {
         void vscode.commands.executeCommand('workbench.action.openSettings', 'icm.server.path');
       } else if (choice === 'Show Logs') {
         this.log.show();
       }
     });
+    return false;
   }
 
   private configurationChanged(e: vscode.ConfigurationChangeEvent): void {

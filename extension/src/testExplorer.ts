@@ -17,7 +17,7 @@ import {
   type TestRunStarted,
   type WorkspaceCases,
 } from './testProtocol';
-import { byStage, caseItemId, describeRuns, durationMs, failureMessages, listsTests, parseItemId, stageItemId } from './testResults';
+import { byStage, caseItemId, describeRuns, failureMessages, jobLine, listsTests, parseItemId, stageItemId } from './testResults';
 import type { CaseInfo } from './testProtocol';
 
 /** A run the server is doing for a TestRun, by its token. */
@@ -252,13 +252,8 @@ export class TestExplorer implements vscode.Disposable {
       p.run.started(item);
       return;
     }
-    const r = ev.result;
-    if (r !== undefined) {
-      const mark = r.status === 'passed' ? '✓' : '✗';
-      p.run.appendOutput(`${mark} [${ev.index}/${ev.total}] ${r.case} × ${r.model} #${r.repeat}: ${r.status}${r.first_failure ? ` — ${r.first_failure}` : ''}\r\n`, undefined, item);
-      if (r.copy) {
-        p.run.appendOutput(`  the copy it ran in is kept at ${r.copy}\r\n`, undefined, item);
-      }
+    if (ev.result !== undefined) {
+      p.run.appendOutput(`${jobLine(ev).replace(/\n/g, '\r\n')}\r\n`, undefined, item);
     }
   }
 
@@ -292,11 +287,12 @@ export class TestExplorer implements vscode.Disposable {
     p.done();
   }
 
+  // No duration is given to VS Code: it would write its own ("4.7s")
+  // beside the item's description, which says it as icm does ("4.7 s").
   private report(p: Pending, item: vscode.TestItem, info: CaseInfo, results: JobResult[]): void {
-    const duration = results.reduce((sum, r) => sum + durationMs(r), 0);
     const bad = results.filter((r) => r.status !== 'passed');
     if (bad.length === 0) {
-      p.run.passed(item, duration);
+      p.run.passed(item);
       return;
     }
     const messages = bad.flatMap((r) =>
@@ -308,9 +304,9 @@ export class TestExplorer implements vscode.Disposable {
       }),
     );
     if (bad.every((r) => r.status === 'error' || r.status === 'cancelled')) {
-      p.run.errored(item, messages, duration);
+      p.run.errored(item, messages);
     } else {
-      p.run.failed(item, messages, duration);
+      p.run.failed(item, messages);
     }
   }
 

@@ -1,9 +1,10 @@
 // How a stage test's results read in the Test Explorer: which item a job
 // belongs to, the messages of a failure (the expectation, what happened,
 // where it is written, and the output against the last passing one), and
-// the words on an item after a run. No VS Code imports, so it is tested
-// in plain Node.
-import type { CaseInfo, JobResult, WorkspaceCases } from './testProtocol';
+// the words on an item after a run, and each finished job's line as `icm
+// test` prints it. No VS Code imports, so it is tested in plain Node.
+import { formatDuration } from './format';
+import type { CaseInfo, JobResult, JobStatus, TestEvent, WorkspaceCases } from './testProtocol';
 
 /** The id of a stage's item in the explorer. */
 export function stageItemId(workspace: string, stage: string): string {
@@ -104,11 +105,17 @@ function fence(text: string): string {
   return `${ticks}\n${text.replace(/\n$/, '')}\n${ticks}`;
 }
 
-/** What an item says after a run: "2/3 passed · qwen3.5:9b 2/2, llama3.1:8b 0/1". */
+/**
+ * What an item says after a run: "2/3 passed · 7.2 s · qwen3.5:9b 2/2,
+ * llama3.1:8b 0/1", the time of its jobs together. VS Code is given no
+ * duration: it would write its own ("7.2s") beside icm's.
+ */
 export function describeRuns(results: JobResult[]): string {
   const per = new Map<string, { passed: number; runs: number }>();
   let passed = 0;
+  let took = 0;
   for (const r of results) {
+    took += nsToMs(r.duration);
     const cell = per.get(r.model) ?? { passed: 0, runs: 0 };
     cell.runs++;
     if (r.status === 'passed') {
@@ -118,12 +125,45 @@ export function describeRuns(results: JobResult[]): string {
     per.set(r.model, cell);
   }
   const cells = [...per.entries()].map(([m, c]) => `${m} ${c.passed}/${c.runs}`);
-  return `${passed}/${results.length} passed · ${cells.join(', ')}`;
+  return `${passed}/${results.length} passed · ${formatDuration(took)} · ${cells.join(', ')}`;
 }
 
-/** Milliseconds of a job, for TestRun.passed/failed. */
-export function durationMs(r: JobResult): number {
-  return Math.round(r.duration / 1e6);
+/** A job's nanoseconds (icm test --json's duration) in milliseconds. */
+function nsToMs(ns: number): number {
+  return ns / 1e6;
+}
+
+/** How a job's outcome reads, as `icm test` marks it (docs/vocabulary.md). */
+export const testMarks: Record<JobStatus, string> = { passed: '✓', failed: '✗', error: '!', cancelled: '-' };
+
+/**
+ * A finished job as `icm test` prints it: "✓ [3/12] 01-scope/go-cli ×
+ * qwen3.5:9b #1  2.4 s", then the first failing expectation, or the error
+ * and its hint, and where its copy of the workspace is kept.
+ */
+export function jobLine(ev: TestEvent): string {
+  const r = ev.result;
+  if (r === undefined) {
+    return '';
+  }
+  let s = `${testMarks[r.status] ?? '?'} [${ev.index}/${ev.total}] ${r.case} × ${r.model} #${r.repeat}  ${formatDuration(nsToMs(r.duration))}`;
+  if (r.status === 'failed') {
+    s += `\n    ${oneLine(r.first_failure ?? '')}`;
+  } else if (r.status === 'error') {
+    s += `\n    ${oneLine(r.error ?? '')}`;
+    if (r.hint) {
+      s += `\n    hint: ${oneLine(r.hint)}`;
+    }
+  }
+  if (r.copy) {
+    s += `\n    copy kept at ${r.copy}`;
+  }
+  return s;
+}
+
+/** Text on one line, its runs of white space one space. */
+function oneLine(s: string): string {
+  return s.split(/\s+/).filter((w) => w !== '').join(' ');
 }
 
 /**

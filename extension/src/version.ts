@@ -1,5 +1,7 @@
 // The check between the server's reported version and the one this
-// extension was built for, so a stale icm.server.path is caught at start.
+// extension was built for: a server that fails it is stopped at start (a
+// stale icm.server.path), so nothing in the extension words what an older
+// server would have left out.
 
 /** Splits "v1.2.3", "1.2.3-dev" or "1.2.3+meta" into numbers. */
 export function parseVersion(v: string): [number, number, number] | undefined {

@@ -673,7 +673,7 @@ test('the extension in VS Code', async (t) => {
     // No SearXNG listens where the sample config points: the only search fails.
     await page.locator('.notification-toast', { hasText: /search-server_search failed/ }).first().waitFor();
     await screenshot('tool-failed-progress');
-    const notice = toast('every tool call failed (1 of 1)');
+    const notice = toast('1 of 1 tool call failed');
     await notice.waitFor();
     assert.match(await notice.innerText(), /02-research finished and awaits review/);
     await screenshot('tool-failed-notice');
@@ -770,7 +770,9 @@ test('the extension in VS Code', async (t) => {
     const notice = toast('no model server at');
     await notice.waitFor();
     const text = await notice.innerText();
-    assert.match(text, /01-scope failed/);
+    // No model server answered: the run did no work, and says so in the
+    // Runs view's word for it.
+    assert.match(text, /01-scope run refused/);
     // Whether this machine has the ollama program decides which: start it,
     // or install it (the extension host's PATH is the login shell's).
     assert.match(text, /ollama serve|start Ollama|install Ollama/i, 'the notice says how to start the server');

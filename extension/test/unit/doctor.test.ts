@@ -1,4 +1,6 @@
 import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { test } from 'node:test';
 import { doctorItems, doctorTitle } from '../../src/doctor';
 import type { DoctorResult } from '../../src/protocol';
@@ -35,4 +37,15 @@ test('doctorItems puts what failed first, with its button', () => {
 test('doctorTitle counts what to fix', () => {
   assert.equal(doctorTitle(report), 'ICM Doctor: 1 thing to fix (pick one to fix it)');
   assert.equal(doctorTitle({ ...report, failed: 0 }), 'ICM Doctor: everything a run needs is in place');
+});
+
+test('each check result has the vocabulary\'s icon', () => {
+  const table = JSON.parse(readFileSync(path.resolve(__dirname, '../../../../server/internal/human/testdata/table.json'), 'utf8')) as {
+    check: { status: string; icon: string }[];
+  };
+  assert.ok(table.check.length > 0);
+  for (const c of table.check) {
+    const [item] = doctorItems({ ...report, lines: [{ id: 'x', title: 'x', status: c.status, text: '' }] });
+    assert.equal(item.label, `$(${c.icon}) x`, c.status);
+  }
 });

@@ -9,6 +9,7 @@ function ws(root: string, running = false): WorkspaceStatus {
     name: root.slice(1),
     running: running ? { stage: '01-a', runId: 'r1' } : null,
     stages: [],
+    trust: { state: 'not-needed', allowed: true, summary: 'nothing to trust' },
   };
 }
 

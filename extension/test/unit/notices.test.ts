@@ -4,7 +4,7 @@ import { runNotice } from '../../src/notices';
 import type { RunFinished, StageStatus } from '../../src/protocol';
 import { rerunQuestion } from '../../src/rerun';
 
-const base: RunFinished = { workspace: '/w', stage: '01-scope', runId: 'r1', ok: true, cancelled: false };
+const base: RunFinished = { workspace: '/w', stage: '01-scope', runId: 'r1', ok: true, cancelled: false, outcome: 'done' };
 const approved = { status: 'approved' as const, label: 'approved', icon: 'pass-filled', tone: 'ok' };
 
 test('runNotice', async (t) => {
@@ -12,16 +12,18 @@ test('runNotice', async (t) => {
     { name: 'awaits review', ev: {}, severity: 'info', text: /^01-scope finished and awaits review\.$/, actions: ['Open Output', 'Approve', 'Show Run'] },
     {
       name: 'tool calls failed',
-      ev: { stage: '02-research', toolCalls: 5, toolErrors: 2 },
+      ev: { stage: '02-research', toolCalls: 5, toolErrors: 2, tools: '2 of 5 tool calls failed' },
       severity: 'warning',
       text: /^02-research finished and awaits review, but 2 of 5 tool calls failed\.$/,
       actions: ['Open Output', 'Approve', 'Show Run'],
     },
     {
-      name: 'every tool call failed',
-      ev: { stage: '02-research', toolCalls: 1, toolErrors: 1 },
+      // The server's words, as the Runs view and the Pipeline view have
+      // them; before, the notice said "every tool call failed (1 of 1)".
+      name: 'the one tool call failed',
+      ev: { stage: '02-research', toolCalls: 1, toolErrors: 1, tools: '1 of 1 tool call failed' },
       severity: 'warning',
-      text: /but every tool call failed \(1 of 1\)/,
+      text: /^02-research finished and awaits review, but 1 of 1 tool call failed\.$/,
       actions: ['Open Output', 'Approve', 'Show Run'],
     },
     {
@@ -68,6 +70,7 @@ test('runNotice', async (t) => {
       name: 'refused connection: the hint, start and retry',
       ev: {
         ok: false,
+        outcome: 'refused',
         message: 'no model server at http://127.0.0.1:11434',
         face: { ...approved, detail: 'last re-run failed: no model server at http://127.0.0.1:11434', tone: 'warning' },
         error: {
@@ -77,14 +80,16 @@ test('runNotice', async (t) => {
         },
       },
       severity: 'error',
-      // The reason is told once; what stands is the approval.
-      text: /^01-scope failed: no model server at http:\/\/127\.0\.0\.1:11434 — Start Ollama, or set icm\.ollama\.host\. 01-scope is still approved\.$/,
+      // The reason is told once; what stands is the approval. The run
+      // did no work: refused, as the Runs view says (before: "failed").
+      text: /^01-scope run refused: no model server at http:\/\/127\.0\.0\.1:11434 — Start Ollama, or set icm\.ollama\.host\. 01-scope is still approved\.$/,
       actions: ['Start Ollama', 'Retry', 'Set Server Address'],
     },
     {
       name: 'missing model: pull',
       ev: {
         ok: false,
+        outcome: 'refused',
         message: 'model "qwen3.5:9" is not installed — did you mean "qwen3.5:9b"?',
         error: {
           kind: 'model-missing',
@@ -100,6 +105,7 @@ test('runNotice', async (t) => {
       name: 'an edited output is not a failure of the stage',
       ev: {
         ok: false,
+        outcome: 'refused',
         message: 'notes.md was edited since the last run and not approved',
         error: {
           kind: 'edited-output',
@@ -115,10 +121,10 @@ test('runNotice', async (t) => {
       text: /^01-scope was not run again: notes\.md was edited/,
       actions: ['Approve my edit', 'Compare', 'Overwrite'],
     },
-    { name: 'cancelled, approved', ev: { cancelled: true, ok: false, face: approved }, severity: 'info', text: /^01-scope run cancelled; it is still approved\.$/, actions: [] },
+    { name: 'cancelled, approved', ev: { cancelled: true, ok: false, outcome: 'cancelled', face: approved }, severity: 'info', text: /^01-scope run cancelled; it is still approved\.$/, actions: [] },
     {
       name: 'cancelled, awaiting review',
-      ev: { cancelled: true, ok: false, face: { status: 'awaiting-review', label: 'awaiting review', icon: 'eye', tone: 'info' } },
+      ev: { cancelled: true, ok: false, outcome: 'cancelled', face: { status: 'awaiting-review', label: 'awaiting review', icon: 'eye', tone: 'info' } },
       severity: 'info',
       text: /^01-scope run cancelled; its last output is kept for review\.$/,
       actions: [],
@@ -126,7 +132,7 @@ test('runNotice', async (t) => {
     {
       // Before: "its last output and approval are kept" for a stage that had neither.
       name: 'cancelled before anything was written',
-      ev: { stage: '04-draft', cancelled: true, ok: false, face: { status: 'pending', label: 'pending', icon: 'circle-large-outline', tone: 'info' } },
+      ev: { stage: '04-draft', cancelled: true, ok: false, outcome: 'cancelled', face: { status: 'pending', label: 'pending', icon: 'circle-large-outline', tone: 'info' } },
       severity: 'info',
       text: /^04-draft run cancelled; it has no output yet\. The items that finished are kept for the next run\.$/,
       actions: [],
@@ -136,6 +142,7 @@ test('runNotice', async (t) => {
       name: 'a stage that cannot run says so once, in a sentence',
       ev: {
         ok: false,
+        outcome: 'refused',
         message: 'stage 01-scope cannot run: references/missing.md does not exist',
         face: { status: 'invalid', label: 'has errors', detail: 'cannot run: references/missing.md does not exist', icon: 'circle-slash', tone: 'error' },
         error: { kind: 'contract-invalid', actions: [] },
@@ -149,6 +156,7 @@ test('runNotice', async (t) => {
       ev: {
         stage: '04-draft',
         ok: false,
+        outcome: 'failed',
         message: 'the model server at http://127.0.0.1:11434 stopped answering during 04-draft; 2 of 5 items are kept',
         face: { status: 'failed', label: 'failed', icon: 'error', tone: 'error' },
         error: {
@@ -161,22 +169,24 @@ test('runNotice', async (t) => {
       text: /^The model server at http:\/\/127\.0\.0\.1:11434 stopped answering during 04-draft; 2 of 5 items are kept — Start the model server at http:\/\/127\.0\.0\.1:11434, or point icm at one that runs\.$/,
       actions: ['Start Ollama', 'Retry', 'Set Server Address'],
     },
-    { name: 'a failure without data shows the logs', ev: { ok: false, message: 'boom' }, severity: 'error', text: /^01-scope failed: boom$/, actions: ['Show Logs'] },
+    { name: 'a failure without data shows the logs', ev: { ok: false, outcome: 'failed', message: 'boom' }, severity: 'error', text: /^01-scope run failed: boom$/, actions: ['Show Logs'] },
     {
       name: 'a first run that fails tells its error once, without the stage twice',
       ev: {
         ok: false,
+        outcome: 'failed',
         message: 'stage 01-scope: the server answered 500 Internal Server Error: out of memory',
         face: { status: 'failed', label: 'failed', detail: 'last run failed: stage 01-scope: the server answered 500 Internal Server Error: out of memory', icon: 'error', tone: 'error' },
       },
       severity: 'error',
-      text: /^01-scope failed: the server answered 500 Internal Server Error: out of memory$/,
+      text: /^01-scope run failed: the server answered 500 Internal Server Error: out of memory$/,
       actions: ['Show Logs'],
     },
     {
       name: 'a failed re-run of a stale stage keeps the reason it is stale, not the error again',
       ev: {
         ok: false,
+        outcome: 'refused',
         message: 'stage 01-scope: model "qwen3.5:9" is not installed — did you mean "qwen3.5:9b"?',
         face: {
           status: 'stale',
@@ -187,7 +197,7 @@ test('runNotice', async (t) => {
         },
       },
       severity: 'error',
-      text: /^01-scope failed: model "qwen3\.5:9" is not installed — did you mean "qwen3\.5:9b"\? 01-scope is stale · the model changed since the last run\.$/,
+      text: /^01-scope run refused: model "qwen3\.5:9" is not installed — did you mean "qwen3\.5:9b"\? 01-scope is stale · the model changed since the last run\.$/,
       actions: ['Show Logs'],
     },
   ];
@@ -216,7 +226,7 @@ test('runNotice', async (t) => {
 });
 
 function stage(name: string, status: StageStatus['status'], downstream: string[] = []): StageStatus {
-  return { name, status, contract: `/w/pipeline/${name}/CONTEXT.md`, downstream };
+  return { name, status, face: { status, label: status, icon: '', tone: 'info' }, contract: `/w/pipeline/${name}/CONTEXT.md`, downstream };
 }
 
 test('rerunQuestion', async (t) => {

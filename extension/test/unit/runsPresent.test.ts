@@ -1,9 +1,16 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { RunEntry, RunNode } from '../../src/protocol';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { RunEntry, RunNode, RunStatus } from '../../src/protocol';
 import { runNodeView, runView } from '../../src/runsPresent';
 
 const now = new Date('2026-12-01T18:00:00');
+
+/** The vocabulary's run outcomes (docs/vocabulary.md). */
+const table = JSON.parse(readFileSync(path.resolve(__dirname, '../../../../server/internal/human/testdata/table.json'), 'utf8')) as {
+  outcome: { status: string; means: string }[];
+};
 const run = (over: Partial<RunEntry> = {}, error?: string): RunEntry => ({
   id: 'r1',
   start: '2026-12-01T17:18:25',
@@ -11,6 +18,9 @@ const run = (over: Partial<RunEntry> = {}, error?: string): RunEntry => ({
   promptTokens: 4472,
   outputTokens: 312,
   finished: true,
+  status: 'done',
+  duration: '12 s',
+  tokens: '4,472 tokens in / 312 out',
   stages: [{ kind: 'stage', text: '01-scope  failed  12 s', stage: '01-scope', error }],
   ...over,
 });
@@ -24,7 +34,7 @@ test('runView: every way a run ends has its own word and icon', async (t) => {
     // Refused before any work: no figures, which would read as a run.
     { name: 'refused', r: run({ status: 'refused', promptTokens: 0, outputTokens: 0, durationMs: 9 }, 'the server has no model "qwen3.5:9"'), word: /^refused · 01-scope: the server has no model "qwen3\.5:9"$/, icon: 'circle-slash' },
     { name: 'running', r: run({ status: 'running', finished: false, start: '2026-12-01T17:59:00' }), word: /^running · 1 min · 4,472 tokens in \/ 312 out so far$/, icon: 'sync~spin' },
-    { name: 'stopped', r: run({ status: 'stopped', finished: false }), word: /^stopped before it finished · 12 s/, icon: 'debug-disconnect' },
+    { name: 'stopped', r: run({ status: 'stopped', finished: false }), word: /^stopped · 12 s/, icon: 'debug-disconnect' },
   ];
   for (const c of cases) {
     await t.test(c.name, () => {
@@ -35,17 +45,23 @@ test('runView: every way a run ends has its own word and icon', async (t) => {
       seen.set(c.icon, c.name);
     });
   }
-  await t.test('an older server: a failed stage makes a failed run', () => {
-    assert.match(runView(run({}, 'boom'), now).description, /^failed · /);
+  await t.test('the figures are the server\'s words', () => {
+    // durationMs is cut to whole milliseconds; the words round the
+    // duration itself. Before, the view wrote "59 ms" where the server
+    // and icm history said "60 ms".
+    const r = run({ durationMs: 59, duration: '60 ms', tokens: 'handed in by agent:claude-code over MCP', tools: '1 of 1 tool call failed' });
+    assert.equal(runView(r, now).description, '60 ms · handed in by agent:claude-code over MCP · 1 of 1 tool call failed');
   });
-  await t.test('a run a coding agent handed in names the agent, not the 0 tokens no model read', () => {
-    const r = run({ status: 'done', durationMs: 309, promptTokens: 0, outputTokens: 0 });
-    r.stages = [{ kind: 'stage', text: '01-scope  done  0 ms  handed in by agent:claude-code over MCP', stage: '01-scope', agent: 'agent:claude-code' }];
-    assert.match(runView(r, now).description, /^309 ms · handed in by agent:claude-code over MCP$/);
-    // A run where icm's model ran too counts its tokens.
-    r.stages.push({ kind: 'stage', text: '02-research  done', stage: '02-research' });
-    r.promptTokens = 1200;
-    assert.match(runView(r, now).description, /^309 ms · 1,200 tokens in \/ 0 out$/);
+  await t.test('each outcome\'s word is the vocabulary\'s', () => {
+    for (const o of table.outcome) {
+      const v = runView(run({ status: o.status as RunStatus, finished: o.status !== 'running' && o.status !== 'stopped' }, 'boom'), now, o.means);
+      if (o.status === 'done') {
+        assert.doesNotMatch(v.description, /done/, 'a run that ended as asked needs no word');
+        continue;
+      }
+      assert.match(v.description, new RegExp(`^${o.status} · `), o.status);
+      assert.ok(v.tooltip.includes(o.means), `the tooltip of a ${o.status} run does not say what it means: ${v.tooltip}`);
+    }
   });
 });
 

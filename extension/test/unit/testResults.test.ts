@@ -1,6 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { byStage, caseItemId, describeRuns, durationMs, escapeMarkdown, failureMessages, listsTests, parseItemId, stageItemId } from '../../src/testResults';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { byStage, caseItemId, describeRuns, escapeMarkdown, failureMessages, jobLine, listsTests, parseItemId, stageItemId, testMarks } from '../../src/testResults';
 import type { CaseInfo, JobResult, WorkspaceCases } from '../../src/testProtocol';
 
 const info: CaseInfo = {
@@ -100,10 +102,33 @@ test('an output holding a fence gets a longer one', () => {
   assert.match(ms[0].text, /````\nx\n```sh\nls\n```\n````/);
 });
 
-test('runs are summed up per model', () => {
+test('runs are summed up per model, with their time in the vocabulary\'s words', () => {
+  // VS Code writes a duration it is given as "7.2s"; the item says it
+  // as icm does ("7.2 s"), and VS Code is given none.
   const rs = [job({ status: 'passed' }), job({ repeat: 2 }), job({ model: 'llama', status: 'passed' })];
-  assert.equal(describeRuns(rs), '2/3 passed · qwen3.5:9b 1/2, llama 1/1');
-  assert.equal(durationMs(job()), 2400);
+  assert.equal(describeRuns(rs), '2/3 passed · 7.2 s · qwen3.5:9b 1/2, llama 1/1');
+});
+
+/** The vocabulary's test job outcomes (docs/vocabulary.md). */
+const vocabulary = JSON.parse(readFileSync(path.resolve(__dirname, '../../../../server/internal/human/testdata/table.json'), 'utf8')) as {
+  test: { status: string; mark: string }[];
+};
+
+test('a finished job reads as icm test prints it', () => {
+  assert.equal(vocabulary.test.length, Object.keys(testMarks).length);
+  for (const t of vocabulary.test) {
+    assert.equal(testMarks[t.status as JobResult['status']], t.mark, t.status);
+  }
+  const ev = { token: 't', kind: 'job-end' as const, index: 3, total: 12, case: info.id, model: 'qwen3.5:9b', repeat: 1 };
+  assert.equal(jobLine({ ...ev, result: job({ status: 'passed' }) }), '✓ [3/12] 01-scope/go-cli × qwen3.5:9b #1  2.4 s');
+  assert.equal(
+    jobLine({ ...ev, result: job({ first_failure: 'contains "Go": output.md does not contain "Go"', copy: '/tmp/job-3' }) }),
+    '✗ [3/12] 01-scope/go-cli × qwen3.5:9b #1  2.4 s\n    contains "Go": output.md does not contain "Go"\n    copy kept at /tmp/job-3',
+  );
+  assert.equal(
+    jobLine({ ...ev, result: job({ status: 'error', error: 'no model server at http://127.0.0.1:11434', hint: 'start Ollama' }) }),
+    '! [3/12] 01-scope/go-cli × qwen3.5:9b #1  2.4 s\n    no model server at http://127.0.0.1:11434\n    hint: start Ollama',
+  );
 });
 
 test('listsTests: the files whose change the Test Explorer follows', () => {
