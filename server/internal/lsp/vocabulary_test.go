@@ -128,7 +128,9 @@ func TestTheLegendAndTheOutcomesAreTheVocabularys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var runs struct{ Outcomes []struct{ Status, Means string } }
+	var runs struct {
+		Outcomes []struct{ Status, Means string }
+	}
 	if err := json.Unmarshal(raw, &runs); err != nil {
 		t.Fatal(err)
 	}
