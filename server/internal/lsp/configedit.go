@@ -92,7 +92,7 @@ func editConfig(_ context.Context, e *env, w *snapshot.Workspace, args commandAr
 	var version *protocol.Integer
 	if doc != nil {
 		uri = doc.URI
-		v := protocol.Integer(doc.Version)
+		v := doc.Version
 		version = &v
 	}
 	line := ed.Line - 1
