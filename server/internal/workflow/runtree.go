@@ -26,7 +26,7 @@ const (
 // the tree and the editor's run view shows it, with the same words.
 type RunNode struct {
 	Kind string `json:"kind"`
-	// Text is the line: "model qwen3.5:9b  2479 in / 312 out  4.1s".
+	// Text is the line: "model qwen3.5:9b  2,479 tokens in / 312 out  4.1 s".
 	Text string `json:"text"`
 	// Stage, Index (the For each item, 0 for none) and Call (the model or
 	// tool call's number within its stage or item) say which call a node
