@@ -25,18 +25,6 @@ export function parseTime(iso: string | undefined): Date | undefined {
   return Number.isNaN(t.getTime()) ? undefined : t;
 }
 
-/** "[2/5]" while a For each runs, counting finished items, else "". */
-export function itemProgress(ws: WorkspaceStatus, stage: string): string {
-  const r = ws.running;
-  if (r === null || r === undefined || r.stage !== stage) {
-    return '';
-  }
-  if (r.items === undefined || r.items <= 0) {
-    return '';
-  }
-  return `[${r.done ?? 0}/${r.items}]`;
-}
-
 export interface StageView {
   id: string;
   label: string;
@@ -55,8 +43,11 @@ export function stageView(ws: WorkspaceStatus, st: StageStatus, now: Date): Stag
   const face = st.face;
   const tokens = st.context !== undefined && st.context !== '' ? st.context : undefined;
   const ran = formatRunTime(st.lastRun, now);
-  const item = itemProgress(ws, st.name);
-  const parts = [item === '' ? face.label : `${face.label} ${item}`];
+  const parts = [face.label];
+  if (state === 'running' && face.detail !== undefined && face.detail !== '') {
+    // How far it has come, in the server's words: "2 of 5 items done".
+    parts.push(face.detail);
+  }
   if (st.verifyFailed === true && state === 'awaiting-review') {
     parts[0] += ', Verify failed';
   }
@@ -159,7 +150,7 @@ export function nextText(next: NextStep | undefined, stages: StageStatus[] = [])
 /** The status bar's one line: what runs now, or the workspace's next step. */
 export function statusBarView(ws: WorkspaceStatus): StatusBarView {
   const tooltip = `ICM ${ws.name}: ${nextText(ws.next, ws.stages)}`;
-  if (ws.trust !== undefined && !ws.trust.allowed && (ws.running === null || ws.running === undefined)) {
+  if (!ws.trust.allowed && (ws.running === null || ws.running === undefined)) {
     // Nothing runs until the workspace is trusted: that is the next step.
     return {
       icon: 'shield',
@@ -170,14 +161,14 @@ export function statusBarView(ws: WorkspaceStatus): StatusBarView {
   }
   const running = ws.running;
   if (running !== null && running !== undefined) {
-    const item = itemProgress(ws, running.stage);
-    return { icon: 'sync~spin', label: `${running.stage} running${item === '' ? '' : ` ${item}`}`, tooltip };
+    const detail = ws.stages.find((s) => s.name === running.stage)?.face.detail;
+    return { icon: 'sync~spin', label: `${running.stage} running${detail ? ` · ${detail}` : ''}`, tooltip };
   }
   // A re-run that failed leaves its stage as it was, so the next step may
   // not be about it: the status bar still says it.
-  const failedRerun = ws.stages.find((s) => s.face?.detail?.startsWith('last re-run ') === true);
+  const failedRerun = ws.stages.find((s) => s.face.detail?.startsWith('last re-run ') === true);
   const also = failedRerun !== undefined ? ` · ${failedRerun.name} re-run failed` : '';
-  const alsoTip = failedRerun?.face !== undefined ? `\n${failedRerun.name}: ${faceText(failedRerun.face)}` : '';
+  const alsoTip = failedRerun !== undefined ? `\n${failedRerun.name}: ${faceText(failedRerun.face)}` : '';
   const next = ws.next;
   if (next === undefined || next.action === 'done' || next.stage === undefined || next.stage === '') {
     return { icon: failedRerun !== undefined ? 'warning' : 'pass', label: `all stages approved${also}`, tooltip: tooltip + alsoTip };

@@ -105,7 +105,9 @@ test('stageView', async (t) => {
         stages: [stage('02-research', { status: 'running', face: faceOf('running', '2 of 5 items done'), tokens: 12345, context: '~12k tokens' })],
       }),
       stage: '02-research',
-      description: 'running [2/5] · ~12k tokens',
+      // The server's words for how far it has come (before: "[2/5]", which
+      // the progress uses for the item running, not the items done).
+      description: 'running · 2 of 5 items done · ~12k tokens',
       contextValue: 'stage:running',
       icon: 'sync~spin',
     },
@@ -201,9 +203,12 @@ test('statusBarView', async (t) => {
     },
     {
       name: 'running a For each',
-      ws: workspace({ running: { stage: '04-draft', runId: 'r', item: 5, items: 5, done: 3 }, stages: [stage('04-draft', { status: 'running' })] }),
+      ws: workspace({
+        running: { stage: '04-draft', runId: 'r', item: 5, items: 5, done: 3 },
+        stages: [stage('04-draft', { status: 'running', face: faceOf('running', '3 of 5 items done') })],
+      }),
       icon: 'sync~spin',
-      label: '04-draft running [3/5]',
+      label: '04-draft running · 3 of 5 items done',
     },
     {
       name: 'running a plain stage',
