@@ -66,7 +66,7 @@ func editConfig(_ context.Context, e *env, w *snapshot.Workspace, args commandAr
 	if text == nil {
 		return configEdit{Reason: "the workspace has no config.toml"}, nil
 	}
-	name := args.Table + " " + key
+	name := key
 	if args.Table != "" {
 		name = "[" + args.Table + "] " + key
 	}
