@@ -673,9 +673,11 @@ test('the extension in VS Code', async (t) => {
     // No SearXNG listens where the sample config points: the only search fails.
     await page.locator('.notification-toast', { hasText: /search-server_search failed/ }).first().waitFor();
     await screenshot('tool-failed-progress');
-    const notice = toast('1 of 1 tool call failed');
+    // The progress says the same words of the failure, so the notice is
+    // the toast that says the stage awaits review.
+    const notice = toast('02-research finished and awaits review');
     await notice.waitFor();
-    assert.match(await notice.innerText(), /02-research finished and awaits review/);
+    assert.match(await notice.innerText(), /1 of 1 tool call failed/);
     await screenshot('tool-failed-notice');
     // Its notes cite a page no tool returned: the sources check says so,
     // and approving asks first.
