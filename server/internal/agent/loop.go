@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/report"
 )
 
 // Run runs the tool loop of one model call on messages (which it does not
@@ -146,7 +147,7 @@ func (r *run) runCalls(ctx context.Context, calls []llm.ToolCall) (string, error
 // runCall runs one tool call and feeds its result back.
 func (r *run) runCall(ctx context.Context, call llm.ToolCall) error {
 	r.res.ToolCalls++
-	ev := &ToolEvent{Call: r.res.ToolCalls, Name: call.Name, Args: call.Arguments}
+	ev := &report.ToolEvent{Call: r.res.ToolCalls, Name: call.Name, Args: call.Arguments}
 	start := time.Now()
 	var res ToolResult
 	var err error
@@ -283,8 +284,8 @@ func (r *run) chat(ctx context.Context, purpose string, tools []llm.Tool, format
 		}
 	}
 	r.res.ModelCalls++
-	ev := &ModelEvent{Call: r.res.ModelCalls, Purpose: purpose, Model: r.cfg.Model,
-		SentFrom: r.sent, Sent: slices.Clone(r.msgs[r.sent:])}
+	ev := &report.ModelEvent{Call: r.res.ModelCalls, Purpose: purpose, Model: r.cfg.Model,
+		SentFrom: r.sent, Sent: records(r.msgs[r.sent:])}
 	r.sent = len(r.msgs)
 	for _, t := range tools {
 		ev.Tools = append(ev.Tools, t.Name)
@@ -309,7 +310,7 @@ func (r *run) chat(ctx context.Context, purpose string, tools []llm.Tool, format
 	ev.Attempts = resp.Attempts
 	ev.Incomplete = resp.Incomplete
 	ev.ToolCalls = len(resp.Message.ToolCalls)
-	reply := resp.Message
+	reply := record(resp.Message)
 	ev.Reply = &reply
 	r.res.PromptTokens += resp.PromptTokens
 	r.res.OutputTokens += resp.OutputTokens

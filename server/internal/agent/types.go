@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/report"
 )
 
 // Defaults of Config fields left at zero.
@@ -49,7 +50,7 @@ const (
 	EventStop = "stop"
 )
 
-// Purposes of a model call, in ModelEvent.Purpose.
+// Purposes of a model call, in report.ModelEvent's Purpose.
 const (
 	PurposeLoop       = "loop"
 	PurposeSynthesize = "synthesize"
@@ -118,8 +119,8 @@ type Config struct {
 type Event struct {
 	Kind  string
 	Stage string
-	Model *ModelEvent
-	Tool  *ToolEvent
+	Model *report.ModelEvent
+	Tool  *report.ToolEvent
 	// Delta is a streamed piece of the answer text (Kind "delta").
 	Delta string
 	// Thinking is a streamed piece of the model's reasoning (Kind "delta").
@@ -130,69 +131,6 @@ type Event struct {
 	// StopReason is why the Run ended (Kind "stop") or why the loop stopped
 	// early (Kind "synthesize").
 	StopReason string
-}
-
-// ModelEvent describes one model call.
-type ModelEvent struct {
-	// Call numbers the model calls of the Run from 1.
-	Call int
-	// Purpose is PurposeLoop, PurposeSynthesize or PurposeFormat.
-	Purpose    string
-	Model      string
-	Server     string
-	DoneReason string
-	// PromptTokens and OutputTokens are the server's counts; PromptEstimate
-	// is icm's own, made before the call; NumCtx is the window asked for.
-	PromptTokens, OutputTokens, PromptEstimate, NumCtx int
-	// PromptMethod says how PromptEstimate was made (tokens.Method:
-	// exact, server, estimated). PromptGuess is icm's heuristic estimate
-	// of the same prompt, kept even when PromptEstimate is exact: past
-	// runs' ratio of PromptTokens to PromptGuess calibrates the counts
-	// made where nothing better is known.
-	PromptMethod string `json:",omitempty"`
-	PromptGuess  int    `json:",omitempty"`
-	// Duration is the wall-clock time of the call, retries included; the
-	// others are the server's figures.
-	Duration, LoadDuration, PromptEval, Eval time.Duration
-	// Attempts counts tries, retries of transient failures included.
-	Attempts   int
-	Incomplete bool
-	// ToolCalls is how many tool calls the answer asked for.
-	ToolCalls int
-	// Err is the call's error, when it failed.
-	Err string
-	// SentFrom and Sent are the request's messages: the ones before
-	// SentFrom were in the Run's previous request (the conversation only
-	// grows), Sent are the ones added since. A trace so holds each call's
-	// whole request without repeating the conversation at every call.
-	SentFrom int           `json:",omitempty"`
-	Sent     []llm.Message `json:",omitempty"`
-	// Tools names the tools the call offered.
-	Tools []string `json:",omitempty"`
-	// Reply is the answer (nil when the call failed).
-	Reply *llm.Message `json:",omitempty"`
-}
-
-// ToolEvent describes one tool call.
-type ToolEvent struct {
-	// Call numbers the tool calls of the Run from 1.
-	Call int
-	// Name is the name the model called; Server and Tool what it maps to.
-	Name, Server, Tool string
-	Args               map[string]any
-	// ResultSize is the size of the full result, before any cut.
-	ResultSize int
-	// Truncated says the result fed back was cut (by the session or the loop).
-	Truncated bool
-	IsError   bool
-	Duration  time.Duration
-	// Err says why the call failed: the server failure when Call returned
-	// an error, else the error text the tool returned. Never empty when
-	// IsError is set.
-	Err string
-	// Result is the text fed back to the model (after any cut). It is kept
-	// out of the trace, where the next model call's request holds it.
-	Result string `json:"-"`
 }
 
 // Result is the outcome of a Run.

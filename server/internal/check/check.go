@@ -9,12 +9,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/icm-tool/icm/server/internal/human"
 	"io/fs"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/icm-tool/icm/server/internal/human"
 
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/config"
@@ -614,7 +615,7 @@ func (c *checker) folderLoad(st *workspace.Stage, in contract.Input, loc *assemb
 
 // unsetVars notes, once per variable in the workspace, a setup-time
 // variable a path needs and [vars] does not set.
-func (c *checker) unsetVars(st *workspace.Stage, r contract.Range, written string, names []string) {
+func (c *checker) unsetVars(st *workspace.Stage, r document.Range, written string, names []string) {
 	var fresh []string
 	for _, n := range names {
 		if !c.varsNoted[n] {
@@ -1039,7 +1040,7 @@ func (c *checker) forEach(sr *StageReport) bool {
 // refused reports an input icm will not read: a link out of the
 // workspace, a named pipe or device, a file over the read cap. Other read
 // errors are the machine's, not the contract's, and are left to the run.
-func (c *checker) refused(st *workspace.Stage, at contract.Range, rel string, err error) {
+func (c *checker) refused(st *workspace.Stage, at document.Range, rel string, err error) {
 	if !workspace.Refused(err) {
 		return
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/document"
 	"github.com/icm-tool/icm/server/internal/markdown"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -104,7 +105,7 @@ type convention struct {
 	ws *workspace.Workspace
 }
 
-func (cv *convention) add(file string, r contract.Range, rule, what string) {
+func (cv *convention) add(file string, r document.Range, rule, what string) {
 	cv.c.add(contract.Finding{File: file, Range: r, Severity: contract.Warning, Code: contract.CodeConventions, Basis: contract.BasisConventions,
 		Message: fmt.Sprintf("%s convention %q: %s", ConventionsTemplate, rule, what), Data: map[string]string{"rule": rule}})
 }
@@ -136,7 +137,7 @@ func (cv *convention) tree() {
 	for _, rel := range dirs {
 		abs := ws.Abs(rel)
 		if entries, err := ws.Disk.ReadDir(rel); err == nil && len(entries) == 0 {
-			cv.add(abs, contract.Range{}, ruleGitkeep, rel+"/ is empty")
+			cv.add(abs, document.Range{}, ruleGitkeep, rel+"/ is empty")
 		}
 		if path.Base(rel) == workspace.OutputDir {
 			entries, _ := ws.Disk.ReadDir(rel)
@@ -147,20 +148,20 @@ func (cv *convention) tree() {
 				}
 			}
 			if len(extra) > 0 {
-				cv.add(abs, contract.Range{}, ruleOutputs, fmt.Sprintf("%s/ holds %s", rel, strings.Join(extra, ", ")))
+				cv.add(abs, document.Range{}, ruleOutputs, fmt.Sprintf("%s/ holds %s", rel, strings.Join(extra, ", ")))
 			}
 		}
 		if parent := path.Dir(rel); path.Base(parent) == "stages" && !stageName.MatchString(path.Base(rel)) {
-			cv.add(abs, contract.Range{}, ruleStagePrefix, rel+"/ is not named like 01-name")
+			cv.add(abs, document.Range{}, ruleStagePrefix, rel+"/ is not named like 01-name")
 		}
 	}
 	for _, rel := range append(append([]string(nil), files...), dirs...) {
 		base := path.Base(rel)
 		if strings.Contains(rel, " ") && !strings.Contains(path.Dir(rel), " ") {
-			cv.add(ws.Abs(rel), contract.Range{}, ruleSpaces, rel)
+			cv.add(ws.Abs(rel), document.Range{}, ruleSpaces, rel)
 		}
 		if !vendoredPath(rel) && !nameExempt[base] && !lowerName.MatchString(base) {
-			cv.add(ws.Abs(rel), contract.Range{}, ruleLowercase, rel)
+			cv.add(ws.Abs(rel), document.Range{}, ruleLowercase, rel)
 		}
 	}
 	for _, rel := range files {
@@ -270,7 +271,7 @@ func (cv *convention) stages(ws *workspace.Workspace, reports []*StageReport) {
 	for _, p := range pairs {
 		a, _, _ := strings.Cut(p, " <-> ")
 		st, _ := ws.Stage(a)
-		cv.add(st.Contract, contract.Range{}, ruleOneWay, fmt.Sprintf("%s refer to each other", p))
+		cv.add(st.Contract, document.Range{}, ruleOneWay, fmt.Sprintf("%s refer to each other", p))
 	}
 }
 
@@ -325,7 +326,7 @@ func (cv *convention) scopes(sr *StageReport) {
 					if len(row) >= 3 && len(b.Table.Header) >= 4 && strings.TrimSpace(row[2].Text) != "" {
 						continue
 					}
-					r := contract.Range{Start: s.Range.Start + row[0].Range.Start, End: s.Range.Start + row[len(row)-1].Range.End}
+					r := document.Range{Start: s.Range.Start + row[0].Range.Start, End: s.Range.Start + row[len(row)-1].Range.End}
 					cv.add(sr.Stage.Contract, r, ruleScope, fmt.Sprintf("the row %q names no section scope", strings.TrimSpace(row[0].Text)))
 				}
 			}
@@ -356,7 +357,7 @@ func (cv *convention) resolve(ws *workspace.Workspace, sr *StageReport) {
 // missing (icm's own finding, in a check of that workspace itself; from a
 // folder holding workspaces, their own findings are not shown, so the
 // rule says it).
-func (cv *convention) reported(file string, r contract.Range) bool {
+func (cv *convention) reported(file string, r document.Range) bool {
 	for _, f := range cv.c.r.Findings {
 		if f.File == file && f.Range.Start == r.Start && (f.Code == contract.CodeInputMissing || f.Code == contract.CodePathEscape) {
 			return true
@@ -415,7 +416,7 @@ func (cv *convention) registered() {
 			absent = append(absent, workspace.IdentityFile)
 		}
 		if len(absent) > 0 {
-			cv.add(ws.Abs("workspaces/"+e.Name()), contract.Range{}, ruleRegistered, fmt.Sprintf("workspaces/%s is absent from %s", e.Name(), strings.Join(absent, " and ")))
+			cv.add(ws.Abs("workspaces/"+e.Name()), document.Range{}, ruleRegistered, fmt.Sprintf("workspaces/%s is absent from %s", e.Name(), strings.Join(absent, " and ")))
 		}
 	}
 }

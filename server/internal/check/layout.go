@@ -8,6 +8,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/document"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -90,7 +91,7 @@ func (c *checker) includes() {
 }
 
 // lineSpan is the range of the 1-based line n of src.
-func lineSpan(src []byte, n int) contract.Range {
+func lineSpan(src []byte, n int) document.Range {
 	start := 0
 	for i := 1; i < n && start < len(src); i++ {
 		j := bytes.IndexByte(src[start:], '\n')
@@ -103,5 +104,5 @@ func lineSpan(src []byte, n int) contract.Range {
 	if end < 0 {
 		end = len(src) - start
 	}
-	return contract.Range{Start: start, End: start + end}
+	return document.Range{Start: start, End: start + end}
 }

@@ -3,10 +3,12 @@ package check
 import (
 	"errors"
 	"fmt"
-	"github.com/icm-tool/icm/server/internal/writeout"
 	"io/fs"
 	"path"
 	"strings"
+
+	"github.com/icm-tool/icm/server/internal/document"
+	"github.com/icm-tool/icm/server/internal/writeout"
 
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/state"
@@ -72,7 +74,7 @@ func (c *checker) stageLayout(st *workspace.Stage, k *contract.Contract) {
 }
 
 // output checks one output file, if it is there.
-func (c *checker) output(st *workspace.Stage, rel string, at contract.Range) {
+func (c *checker) output(st *workspace.Stage, rel string, at document.Range) {
 	if e := linkOut(c.ws, rel); e != nil {
 		c.add(contract.Finding{File: st.Contract, Range: at, Severity: contract.Error, Code: contract.CodePathEscape,
 			Message: fmt.Sprintf("%s: %s; it is not this stage's output and icm will not read, approve or export it: remove the link", rel, e.Reason),

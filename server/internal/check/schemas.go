@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/document"
 	"github.com/icm-tool/icm/server/internal/schemas"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -24,7 +25,7 @@ func (c *checker) fileSettings(st *workspace.Stage, k *contract.Contract) {
 }
 
 // schemaFile checks one schema file p, named at r as what.
-func (c *checker) schemaFile(st *workspace.Stage, p string, r contract.Range, what string) {
+func (c *checker) schemaFile(st *workspace.Stage, p string, r document.Range, what string) {
 	add := func(code, msg string) {
 		c.add(contract.Finding{File: st.Contract, Range: r, Severity: contract.Error, Code: code, Message: msg})
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/icm-tool/icm/server/internal/human"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/session"
 )
 
@@ -76,10 +77,10 @@ shows a person's edit: the output against what the model wrote.`,
 				}
 				if asJSON {
 					return writeJSON(env, struct {
-						*session.RunSummary
-						Events []session.Event    `json:"events"`
-						Tree   []*session.RunNode `json:"tree"`
-					}{r.RunSummary, r.Events, r.Tree})
+						*report.RunSummary
+						Events []report.Event    `json:"events"`
+						Tree   []*report.RunNode `json:"tree"`
+					}{r, r.Events, r.Tree})
 				}
 				printRunTree(env, r)
 				return nil
@@ -90,7 +91,7 @@ shows a person's edit: the output against what the model wrote.`,
 			}
 			if asJSON {
 				if runs == nil {
-					runs = []*session.RunSummary{}
+					runs = []*report.RunSummary{}
 				}
 				return writeJSON(env, runs)
 			}
@@ -127,7 +128,7 @@ shows a person's edit: the output against what the model wrote.`,
 }
 
 // printExchange prints a model call's messages as a person reads them.
-func printExchange(w io.Writer, ex *session.Exchange) {
+func printExchange(w io.Writer, ex *report.Exchange) {
 	m := ex.Call
 	fmt.Fprintf(w, "model call %d of %s", m.Call, ex.Stage)
 	if ex.Item != "" {
@@ -148,7 +149,7 @@ func printExchange(w io.Writer, ex *session.Exchange) {
 	}
 }
 
-func printMessage(w io.Writer, head string, msg session.Message) {
+func printMessage(w io.Writer, head string, msg report.Message) {
 	if msg.ToolName != "" {
 		head += " (" + msg.ToolName + ")"
 	}
@@ -169,7 +170,7 @@ func items(n int) string {
 	return ", " + human.Plural(n, "item")
 }
 
-func printRunTree(env *Env, r *session.RunTrace) {
+func printRunTree(env *Env, r *report.RunSummary) {
 	w := env.Stdout
 	fmt.Fprintf(w, "run %s  %s  %s  %s\n", r.ID, human.Moment(r.Start.Local(), time.Now()), human.Duration(r.Duration), human.InOut(r.Prompt, r.Output))
 	printNodes(w, "", r.Tree)
@@ -182,14 +183,14 @@ func printRunTree(env *Env, r *session.RunTrace) {
 }
 
 // printNodes draws nodes below a line whose children start with pad.
-func printNodes(w io.Writer, pad string, nodes []*session.RunNode) {
+func printNodes(w io.Writer, pad string, nodes []*report.RunNode) {
 	for j, n := range nodes {
 		b, next := "├─", "│  "
 		if j == len(nodes)-1 {
 			b, next = "└─", "   "
 		}
 		text := n.Text
-		if n.Kind == session.NodeModel && n.Call > 0 {
+		if n.Kind == report.NodeModel && n.Call > 0 {
 			// The number --call takes.
 			text = fmt.Sprintf("call %d: %s", n.Call, text)
 		}

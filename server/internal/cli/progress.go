@@ -9,9 +9,10 @@ import (
 	"sync"
 	"text/tabwriter"
 
+	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/human"
-	"github.com/icm-tool/icm/server/internal/session"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/termsafe"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -26,7 +27,7 @@ type printer struct {
 	// not printed yet: when the stage goes on (a fallback model, a retry)
 	// it is printed with its reason; when the stage fails with it, the
 	// error icm prints last says the reason, once.
-	failed map[modelKey]*session.Event
+	failed map[modelKey]*report.Event
 }
 
 type modelKey struct {
@@ -35,7 +36,7 @@ type modelKey struct {
 }
 
 func newPrinter(env *Env, f *runFlags) *printer {
-	return &printer{env: env, f: f, failed: map[modelKey]*session.Event{}}
+	return &printer{env: env, f: f, failed: map[modelKey]*report.Event{}}
 }
 
 // flushFailed prints the held model failures of a stage: with their
@@ -60,11 +61,11 @@ func (p *printer) flushFailed(stage string, withReason bool) {
 	}
 }
 
-func (p *printer) event(ev session.Event) {
+func (p *printer) event(ev report.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.f.asJSON {
-		if ev.Kind != session.EventDelta {
+		if ev.Kind != report.EventDelta {
 			data, _ := json.Marshal(ev)
 			fmt.Fprintln(termsafe.Raw(p.env.Stdout), string(data))
 		}
@@ -74,19 +75,19 @@ func (p *printer) event(ev session.Event) {
 		return
 	}
 	w := p.env.Stderr
-	if ev.Kind != session.EventStageEnd && ev.Kind != session.EventDelta {
+	if ev.Kind != report.EventStageEnd && ev.Kind != report.EventDelta {
 		p.flushFailed(ev.Stage, true)
 	}
 	switch ev.Kind {
-	case session.EventStageStart:
+	case report.EventStageStart:
 		fmt.Fprintf(w, "▶ %s: %s\n", ev.Stage, ev.Message)
-	case session.EventItemStart:
+	case report.EventItemStart:
 		fmt.Fprintf(w, "  %s\n", ev.Message)
-	case session.EventItemEnd:
+	case report.EventItemEnd:
 		if strings.Contains(ev.Message, "kept from") {
 			fmt.Fprintf(w, "  %s\n", ev.Message)
 		}
-	case session.EventModel:
+	case report.EventModel:
 		m := ev.Model
 		if m.Err != "" {
 			held := ev
@@ -102,7 +103,7 @@ func (p *printer) event(ev session.Event) {
 			calls = ", " + plural(m.ToolCalls, "tool call")
 		}
 		fmt.Fprintf(w, "    model %s: %s, %s%s%s\n", m.Model, human.InOut(m.PromptTokens, m.OutputTokens), human.Duration(m.Duration), rate, calls)
-	case session.EventTool:
+	case report.EventTool:
 		t := ev.Tool
 		args, _ := json.Marshal(t.Args)
 		status := fmt.Sprintf("%s in %s", human.Size(int64(t.ResultSize)), human.Duration(t.Duration))
@@ -110,11 +111,11 @@ func (p *printer) event(ev session.Event) {
 			status = "error: " + firstLine(t.Err)
 		}
 		fmt.Fprintf(w, "    tool %s %s -> %s\n", t.Name, clip(string(args), 100), status)
-	case session.EventScript:
+	case report.EventScript:
 		if ev.Message != "" {
 			fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(clip(ev.Message, 400), "\n", "\n    "))
 		}
-	case session.EventVerify:
+	case report.EventVerify:
 		fmt.Fprintf(w, "  %s\n", ev.Message)
 		for _, v := range ev.Verify {
 			for _, f := range v.Findings {
@@ -122,7 +123,7 @@ func (p *printer) event(ev session.Event) {
 			}
 		}
 		printRubric(w, ev.Rubric, "    ")
-	case session.EventStageEnd:
+	case report.EventStageEnd:
 		if ev.Err != "" {
 			// The error itself is what icm prints last, with its hint.
 			p.flushFailed(ev.Stage, false)
@@ -139,7 +140,7 @@ func (p *printer) event(ev session.Event) {
 			mark, msg = "⚠", msg+"; "+human.Failed(of-pass, of, "rubric check")
 		}
 		fmt.Fprintf(w, "%s %s %s (%s, %s)\n", mark, ev.Stage, msg, human.Duration(ev.Duration), human.InOut(ev.PromptTokens, ev.OutputTokens))
-	case session.EventGate:
+	case report.EventGate:
 		if ev.Status == string(state.Approved) {
 			fmt.Fprintf(w, "  %s\n", ev.Message)
 		}
@@ -148,7 +149,7 @@ func (p *printer) event(ev session.Event) {
 
 // finish prints where the run stopped and what to do next; the commands
 // it suggests repeat the run's workspace and model flags.
-func (p *printer) finish(ws *workspace.Workspace, sum *session.Summary, err error, g *globalFlags) {
+func (p *printer) finish(ws *workspace.Workspace, sum *report.Summary, err error, g *globalFlags) {
 	if p.f.asJSON {
 		// The last line is the summary, also when the run failed before
 		// any stage started (no summary then, only the error).
@@ -158,7 +159,7 @@ func (p *printer) finish(ws *workspace.Workspace, sum *session.Summary, err erro
 		}
 		data, _ := json.Marshal(struct {
 			Kind string `json:"kind"`
-			*session.Summary
+			*report.Summary
 			Error     string `json:"error,omitempty"`
 			ErrorKind string `json:"error_kind,omitempty"`
 			Hint      string `json:"hint,omitempty"`
@@ -217,7 +218,7 @@ func failedChecks(results []state.VerifyResult) (failed, of int) {
 }
 
 // resultOf is the run's result for stage, nil when the run did not run it.
-func resultOf(sum *session.Summary, stage string) *session.StageResult {
+func resultOf(sum *report.Summary, stage string) *report.StageResult {
 	for _, r := range sum.Ran {
 		if r.Stage == stage {
 			return r
@@ -234,19 +235,19 @@ func rubricFails(checks []state.RubricCheck) bool {
 
 // printChecklist prints the contract's Review Gate under the gate's
 // lines: what its author asks the person to check before approving.
-func printChecklist(out io.Writer, res *session.StageResult) {
+func printChecklist(out io.Writer, res *report.StageResult) {
 	if res == nil || res.ReviewGate == "" {
 		return
 	}
 	fmt.Fprintln(out, "  The contract's Review Gate asks you to check:")
-	for _, item := range session.ReviewItems(res.ReviewGate) {
+	for _, item := range contract.ReviewItems(res.ReviewGate) {
 		fmt.Fprintf(out, "    - %s\n", item)
 	}
 }
 
 // verifyOf is the Verify results of the run of stage, nil when the run
 // did not run it.
-func verifyOf(sum *session.Summary, stage string) []state.VerifyResult {
+func verifyOf(sum *report.Summary, stage string) []state.VerifyResult {
 	for _, r := range sum.Ran {
 		if r.Stage == stage {
 			return r.Verify
@@ -255,7 +256,7 @@ func verifyOf(sum *session.Summary, stage string) []state.VerifyResult {
 	return nil
 }
 
-func outputsOf(sum *session.Summary, stage string, fallback *session.StageResult) []string {
+func outputsOf(sum *report.Summary, stage string, fallback *report.StageResult) []string {
 	for _, r := range sum.Ran {
 		if r.Stage == stage {
 			return r.Outputs

@@ -10,6 +10,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/termsafe"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -105,7 +106,7 @@ type pullView struct {
 
 func newPullView(w io.Writer, terminal bool) *pullView { return &pullView{w: w, terminal: terminal} }
 
-func (v *pullView) update(p session.PullProgress) {
+func (v *pullView) update(p report.PullProgress) {
 	if p.Digest == "" || p.Total <= 0 {
 		v.endLayer()
 		if p.Status != v.status {
@@ -158,7 +159,7 @@ func (v *pullView) endLayer() {
 func (v *pullView) finish() { v.endLayer() }
 
 // layerName is "pulling 1a2b3c4d5e6f": Ollama's status for a layer.
-func layerName(p session.PullProgress) string {
+func layerName(p report.PullProgress) string {
 	if p.Status != "" {
 		return p.Status
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/icm-tool/icm/server/internal/session"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/testutil/closedport"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 )
@@ -124,7 +124,7 @@ func TestPullRefusesAConfigLinkedOut(t *testing.T) {
 func TestPullViewOnATerminalDrawsBars(t *testing.T) {
 	var buf bytes.Buffer
 	v := newPullView(&buf, true)
-	for _, p := range []session.PullProgress{
+	for _, p := range []report.PullProgress{
 		{Status: "pulling manifest"},
 		{Status: "pulling 0123456789ab", Digest: "sha256:0123456789abcdef", Total: 1000, Completed: 0},
 		{Status: "pulling 0123456789ab", Digest: "sha256:0123456789abcdef", Total: 1000, Completed: 1000},

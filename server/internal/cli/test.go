@@ -11,6 +11,7 @@ import (
 
 	contractsschema "github.com/icm-tool/icm/contracts-schema"
 	"github.com/icm-tool/icm/server/internal/markdown"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/termdoc"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -130,8 +131,8 @@ func runTests(cmd *cobra.Command, env *Env, sess *session.Session, f *testFlags,
 		return listCases(env, ws, sel, f)
 	}
 	if !f.quiet && !f.asJSON {
-		req.Progress = func(ev session.TestEvent) {
-			if ev.Kind == session.TestJobEnd {
+		req.Progress = func(ev report.TestEvent) {
+			if ev.Kind == report.TestJobEnd {
 				fmt.Fprintln(env.Stderr, jobLine(ev))
 			}
 		}
@@ -150,33 +151,33 @@ func runTests(cmd *cobra.Command, env *Env, sess *session.Session, f *testFlags,
 	if run.SaveErr != nil {
 		return run.SaveErr
 	}
-	report := run.TestReport
+	rep := run.TestReport
 	if f.junit != "" {
-		if err := session.WriteJUnit(resolve(cwd, f.junit), report); err != nil {
+		if err := session.WriteJUnit(resolve(cwd, f.junit), rep); err != nil {
 			return err
 		}
 	}
 	if f.asJSON {
 		if err := writeJSON(env, struct {
-			*session.TestReport
-			Baseline *session.TestComparison `json:"baseline,omitempty"`
-		}{report, run.Baseline}); err != nil {
+			*report.TestReport
+			Baseline *report.TestComparison `json:"baseline,omitempty"`
+		}{rep, run.Baseline}); err != nil {
 			return err
 		}
 	} else {
-		printMatrix(env.Stdout, report, run.Baseline)
-		fmt.Fprintf(env.Stdout, "run %s saved to %s\n", report.RunID, displayPath(env, run.Saved))
+		printMatrix(env.Stdout, rep, run.Baseline)
+		fmt.Fprintf(env.Stdout, "run %s saved to %s\n", rep.RunID, displayPath(env, run.Saved))
 	}
-	if !report.Complete {
+	if !rep.Complete {
 		return errors.New("cancelled; the jobs that finished are in the saved report")
 	}
-	if !report.Passed {
+	if !rep.Passed {
 		return &ExitError{Code: 1}
 	}
 	return nil
 }
 
-func listCases(env *Env, ws *workspace.Workspace, sel []*session.TestCase, f *testFlags) error {
+func listCases(env *Env, ws *workspace.Workspace, sel []*report.TestCase, f *testFlags) error {
 	if f.asJSON {
 		type item struct {
 			ID     string   `json:"id"`
@@ -245,7 +246,7 @@ func listRuns(env *Env, sess *session.Session, f *testFlags) error {
 			verdict = "failed"
 		}
 		fmt.Fprintf(env.Stdout, "%s  %s  %s  %d passed, %d failed, %d error(s)  %s\n", r.ID, r.Started, verdict,
-			r.Counts[session.TestPassed], r.Counts[session.TestFailed], r.Counts[session.TestError], strings.Join(r.Models, ", "))
+			r.Counts[report.TestPassed], r.Counts[report.TestFailed], r.Counts[report.TestError], strings.Join(r.Models, ", "))
 	}
 	return nil
 }

@@ -7,13 +7,13 @@ import (
 	"text/tabwriter"
 
 	"github.com/icm-tool/icm/server/internal/human"
-	"github.com/icm-tool/icm/server/internal/session"
+	"github.com/icm-tool/icm/server/internal/report"
 )
 
 // printMatrix writes the case × model matrix: per cell the pass rate (k of
 // N), the median tokens and time; then the first failing expectation of
 // each cell that did not pass, and the comparison with a baseline.
-func printMatrix(w io.Writer, rep *session.TestReport, cmp *session.TestComparison) {
+func printMatrix(w io.Writer, rep *report.TestReport, cmp *report.TestComparison) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "case\t%s\n", strings.Join(rep.Models, "\t"))
 	var cases []string
@@ -50,7 +50,7 @@ func printMatrix(w io.Writer, rep *session.TestReport, cmp *session.TestComparis
 	if cmp != nil {
 		fmt.Fprintf(w, "\nagainst %s: %d better, %d worse\n", cmp.Baseline, cmp.Better, cmp.Worse)
 		for _, c := range cmp.Changes {
-			if c.Kind != session.TestSame {
+			if c.Kind != report.ChangeSame {
 				fmt.Fprintf(w, "  %s\n", oneLine(c.String()))
 			}
 		}
@@ -64,7 +64,7 @@ func printMatrix(w io.Writer, rep *session.TestReport, cmp *session.TestComparis
 
 // matrixCell is one matrix cell: "✓ 3/3  812 tok  2.1s", with the cache's
 // replays when there were any.
-func matrixCell(r session.TestRow) string {
+func matrixCell(r report.TestRow) string {
 	mark := "✓"
 	if r.Passed < r.Runs {
 		mark = "✗"
@@ -76,9 +76,9 @@ func matrixCell(r session.TestRow) string {
 	return s
 }
 
-func counts(rep *session.TestReport) string {
-	parts := []string{fmt.Sprintf("%d passed", rep.Counts[session.TestPassed])}
-	for _, k := range []string{session.TestFailed, session.TestError, session.TestCancelled} {
+func counts(rep *report.TestReport) string {
+	parts := []string{fmt.Sprintf("%d passed", rep.Counts[report.TestPassed])}
+	for _, k := range []string{report.TestFailed, report.TestError, report.TestCancelled} {
 		if n := rep.Counts[k]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, k))
 		}
@@ -88,11 +88,11 @@ func counts(rep *session.TestReport) string {
 
 // testMarks are how a job's outcome reads at the terminal, as the Test
 // Explorer's output writes it too (docs/vocabulary.md).
-var testMarks = map[string]string{session.TestPassed: "✓", session.TestFailed: "✗", session.TestError: "!", session.TestCancelled: "-"}
+var testMarks = map[string]string{report.TestPassed: "✓", report.TestFailed: "✗", report.TestError: "!", report.TestCancelled: "-"}
 
 // jobLine is one finished job as progress: "✓ [3/12] 01-scope/go-cli ×
 // qwen3.5:9b #1  2.1s" and, for a failure, its first failing expectation.
-func jobLine(ev session.TestEvent) string {
+func jobLine(ev report.TestEvent) string {
 	r := ev.Result
 	mark := testMarks[r.Status]
 	s := fmt.Sprintf("%s [%d/%d] %s × %s #%d  %s", mark, ev.Index, ev.Total, r.Case, r.Model, r.Repeat, human.Duration(r.Duration))
@@ -100,9 +100,9 @@ func jobLine(ev session.TestEvent) string {
 		s += fmt.Sprintf("  cache %d hit(s), key %s", r.Cache.Hits, r.Cache.Keys[0].Key[:12])
 	}
 	switch r.Status {
-	case session.TestFailed:
+	case report.TestFailed:
 		s += "\n    " + oneLine(r.FirstFailure)
-	case session.TestError:
+	case report.TestError:
 		s += "\n    " + oneLine(r.Error)
 		if r.Hint != "" {
 			s += "\n    hint: " + oneLine(r.Hint)

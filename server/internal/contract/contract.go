@@ -9,28 +9,25 @@ import (
 	"github.com/icm-tool/icm/server/internal/document"
 )
 
-// Range is a byte range in the contract's source.
-type Range = document.Range
-
 // Contract is a parsed stage contract.
 type Contract struct {
 	// File is the contract's absolute path.
 	File string `json:"file"`
 	// Title is the stage name from "# Stage: NAME" or "# NAME".
-	Title      string `json:"title"`
-	TitleRange Range  `json:"title_range"`
+	Title      string         `json:"title"`
+	TitleRange document.Range `json:"title_range"`
 	// Summary is the text between the title and the first section.
 	Summary string `json:"summary,omitempty"`
 	// Sections lists every ## section in order, known or not.
 	Sections []Section `json:"sections"`
 	Inputs   []Input   `json:"inputs"`
 	// InputNotation is "list", "table", "mixed" or "" when there are no inputs.
-	InputNotation string   `json:"input_notation,omitempty"`
-	Tools         *Tools   `json:"tools,omitempty"`
-	ForEach       *ForEach `json:"for_each,omitempty"`
-	Process       string   `json:"process"`
-	ProcessRange  Range    `json:"process_range"`
-	Outputs       []Output `json:"outputs"`
+	InputNotation string         `json:"input_notation,omitempty"`
+	Tools         *Tools         `json:"tools,omitempty"`
+	ForEach       *ForEach       `json:"for_each,omitempty"`
+	Process       string         `json:"process"`
+	ProcessRange  document.Range `json:"process_range"`
+	Outputs       []Output       `json:"outputs"`
 	// OtherOutputs are Outputs rows that name something other than a file
 	// (a deployed site, commits): shown, never written by icm.
 	OtherOutputs []Output `json:"other_outputs,omitempty"`
@@ -66,8 +63,8 @@ type Section struct {
 	// icm does not use it.
 	Kind string `json:"kind,omitempty"`
 	// Heading covers the heading line; Range the whole section.
-	Heading Range `json:"heading"`
-	Range   Range `json:"range"`
+	Heading document.Range `json:"heading"`
+	Range   document.Range `json:"range"`
 	// Text is the section body as written (kept for unknown sections).
 	Text string `json:"text"`
 	// Table holds the section's first table, for sections such as
@@ -99,8 +96,8 @@ type Input struct {
 	LayerInferred bool `json:"layer_inferred,omitempty"`
 	// Path is the file as written, relative to the stage folder, without
 	// any "#Section" suffix. Empty for a non-file row.
-	Path      string `json:"path,omitempty"`
-	PathRange Range  `json:"path_range"`
+	Path      string         `json:"path,omitempty"`
+	PathRange document.Range `json:"path_range"`
 	// Scope limits the input to some headings of the file.
 	Scope *Scope `json:"scope,omitempty"`
 	// NonFile is set for rows that name something other than a file
@@ -133,7 +130,7 @@ type Input struct {
 	// Notation is "list" or "table".
 	Notation string `json:"notation"`
 	// Range covers the whole entry (list item or table row).
-	Range Range `json:"range"`
+	Range document.Range `json:"range"`
 }
 
 // Scope selects headings of an input file.
@@ -156,31 +153,31 @@ type Scope struct {
 	PathOnly bool `json:"path_only,omitempty"`
 	// Table is set when the scope names part of a table (a column, a row):
 	// the whole file is loaded.
-	Table bool  `json:"table,omitempty"`
-	Range Range `json:"range"`
+	Table bool           `json:"table,omitempty"`
+	Range document.Range `json:"range"`
 }
 
 // Tools is the Tools section.
 type Tools struct {
 	// None is true for "none".
-	None    bool         `json:"none"`
-	Servers []ToolServer `json:"servers,omitempty"`
-	Range   Range        `json:"range"`
+	None    bool           `json:"none"`
+	Servers []ToolServer   `json:"servers,omitempty"`
+	Range   document.Range `json:"range"`
 }
 
 // ToolServer is one "server: a, b" line.
 type ToolServer struct {
-	Server      string     `json:"server"`
-	ServerRange Range      `json:"server_range"`
-	All         bool       `json:"all,omitempty"`
-	Tools       []ToolName `json:"tools,omitempty"`
-	Range       Range      `json:"range"`
+	Server      string         `json:"server"`
+	ServerRange document.Range `json:"server_range"`
+	All         bool           `json:"all,omitempty"`
+	Tools       []ToolName     `json:"tools,omitempty"`
+	Range       document.Range `json:"range"`
 }
 
 // ToolName is one tool named on a Tools line.
 type ToolName struct {
-	Name  string `json:"name"`
-	Range Range  `json:"range"`
+	Name  string         `json:"name"`
+	Range document.Range `json:"range"`
 }
 
 // Allowed returns the allow-list for the MCP client: server -> tool names,
@@ -206,10 +203,10 @@ func (t *Tools) Allowed() map[string][]string {
 
 // ForEach is "ITEM in PATH": the stage runs once per ## section of PATH.
 type ForEach struct {
-	Item      string `json:"item"`
-	Path      string `json:"path"`
-	PathRange Range  `json:"path_range"`
-	Range     Range  `json:"range"`
+	Item      string         `json:"item"`
+	Path      string         `json:"path"`
+	PathRange document.Range `json:"path_range"`
+	Range     document.Range `json:"range"`
 }
 
 // Output is one file the stage writes.
@@ -218,10 +215,10 @@ type Output struct {
 	// for a non-file row.
 	Path string `json:"path"`
 	// Name is the artifact's description from a table, or the file name.
-	Name      string `json:"name,omitempty"`
-	Format    string `json:"format,omitempty"`
-	PathRange Range  `json:"path_range"`
-	Range     Range  `json:"range"`
+	Name      string         `json:"name,omitempty"`
+	Format    string         `json:"format,omitempty"`
+	PathRange document.Range `json:"path_range"`
+	Range     document.Range `json:"range"`
 	// Templated is set when the path holds a placeholder.
 	Templated bool `json:"templated,omitempty"`
 	// Dir is set when the output is a folder ("output/[slug]/").
@@ -242,9 +239,9 @@ type Model struct {
 	MaxOutput   int      `json:"max_output,omitempty"`
 	Think       *bool    `json:"think,omitempty"`
 	// Format is "json" or a JSON Schema file relative to the stage folder.
-	Format      string `json:"format,omitempty"`
-	FormatRange Range  `json:"format_range"`
-	Range       Range  `json:"range"`
+	Format      string         `json:"format,omitempty"`
+	FormatRange document.Range `json:"format_range"`
+	Range       document.Range `json:"range"`
 }
 
 // Check is one Verify line.
@@ -255,22 +252,22 @@ type Check struct {
 	// Arg is the rest of the line ("2..8", "schema.json", "parse", a command).
 	Arg string `json:"arg,omitempty"`
 	// Min and Max bound counts (headings, words); -1 when open.
-	Min   int   `json:"min,omitempty"`
-	Max   int   `json:"max,omitempty"`
-	Range Range `json:"range"`
+	Min   int            `json:"min,omitempty"`
+	Max   int            `json:"max,omitempty"`
+	Range document.Range `json:"range"`
 }
 
 // Script is a command run instead of a model.
 type Script struct {
 	Command string `json:"command"`
 	// TimeoutSeconds is 0 when the contract gives none.
-	TimeoutSeconds float64 `json:"timeout_seconds,omitempty"`
-	Range          Range   `json:"range"`
+	TimeoutSeconds float64        `json:"timeout_seconds,omitempty"`
+	Range          document.Range `json:"range"`
 }
 
 // Gate is the review gate setting.
 type Gate struct {
 	// Auto approves automatically when every Verify check passes.
-	Auto  bool  `json:"auto"`
-	Range Range `json:"range"`
+	Auto  bool           `json:"auto"`
+	Range document.Range `json:"range"`
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/icm-tool/icm/server/internal/document"
 )
 
 // FuzzParse checks that any input parses without a panic and that every
@@ -37,7 +39,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) {
 		c := Parse("/fuzz/CONTEXT.md", src)
 		sameAsSavedWithCRLF(t, src, c)
-		check := func(what string, r Range) {
+		check := func(what string, r document.Range) {
 			if r.Start < 0 || r.End > len(src) || r.Start > r.End {
 				t.Fatalf("%s range %+v outside source of %d bytes", what, r, len(src))
 			}
@@ -103,7 +105,7 @@ func sameAsSavedWithCRLF(t *testing.T, src []byte, c *Contract) {
 		t.Fatalf("saved with CRLF: title %q process %q lines %d findings %d; with LF: %q %q %d %d",
 			d.Title, d.Process, d.Lines, len(d.Findings), c.Title, c.Process, c.Lines, len(c.Findings))
 	}
-	text := func(b []byte, r Range) string {
+	text := func(b []byte, r document.Range) string {
 		if r.Start < 0 || r.End > len(b) || r.Start > r.End {
 			return fmt.Sprintf("(range %+v outside %d bytes)", r, len(b))
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/icm-tool/icm/server/internal/document"
 	"github.com/icm-tool/icm/server/internal/markdown"
 )
 
@@ -79,7 +80,7 @@ func (p *parser) listInput(l markdown.Line) {
 		}
 		in.LayerInferred = true
 	} else {
-		kind, kindRange := "", Range{}
+		kind, kindRange := "", document.Range{}
 		if m[4] >= 0 {
 			kind, kindRange = l.Text[m[4]:m[5]], l.Sub(m[4], m[5]-m[4])
 		}
@@ -177,7 +178,7 @@ func labelBefore(before string) bool {
 
 // nonFileInput marks an entry that names something other than a file: a
 // conversation, a command, a URL. It is shown, never loaded.
-func (p *parser) nonFileInput(in *Input, r Range, what string) {
+func (p *parser) nonFileInput(in *Input, r document.Range, what string) {
 	in.NonFile = true
 	in.What = cleanCell(what)
 	in.PathRange = r
@@ -236,7 +237,7 @@ func cleanWhy(s string) string {
 
 const layerHint = "inputs are layer 3 (reference) or layer 4 (working)"
 
-func (p *parser) layerNumber(text string, r Range) int {
+func (p *parser) layerNumber(text string, r document.Range) int {
 	t := strings.TrimPrefix(strings.ToUpper(strings.TrimSpace(text)), "L")
 	n, err := strconv.Atoi(t)
 	switch {
@@ -261,7 +262,7 @@ var (
 )
 
 // layerKind warns when the word beside a layer number says the other kind.
-func (p *parser) layerKind(layer int, kind string, r Range) {
+func (p *parser) layerKind(layer int, kind string, r document.Range) {
 	if layer == 0 || strings.TrimSpace(kind) == "" {
 		return
 	}
@@ -298,8 +299,8 @@ func (p *parser) tableLayer(c markdown.Line) int {
 }
 
 // rowRange covers the non-empty cells of a table row.
-func rowRange(row []markdown.Line) Range {
-	r := Range{Start: -1}
+func rowRange(row []markdown.Line) document.Range {
+	r := document.Range{Start: -1}
 	for _, c := range row {
 		if c.Range.Len() == 0 {
 			continue
@@ -312,7 +313,7 @@ func rowRange(row []markdown.Line) Range {
 		}
 	}
 	if r.Start < 0 {
-		return Range{}
+		return document.Range{}
 	}
 	return r
 }

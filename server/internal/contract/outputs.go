@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/icm-tool/icm/server/internal/document"
 	"github.com/icm-tool/icm/server/internal/markdown"
 )
 
@@ -312,10 +313,10 @@ func joinFolder(dir, file string) string {
 // joinable finds, for a path cell that is a folder, another cell of the
 // row holding a bare file name (or, for a bare file name, a cell holding a
 // folder), and returns its column, its text and its range.
-func joinable(row []markdown.Line, pathCol int, file string) (int, string, Range) {
+func joinable(row []markdown.Line, pathCol int, file string) (int, string, document.Range) {
 	wantFolder := fileNameShaped(file) || (!folderShaped(file) && !strings.Contains(file, "output/") && !strings.HasPrefix(file, "../") && !strings.HasPrefix(file, "/"))
 	if !wantFolder && !folderShaped(file) {
-		return -1, "", Range{}
+		return -1, "", document.Range{}
 	}
 	for j, c := range row {
 		if j == pathCol {
@@ -326,7 +327,7 @@ func joinable(row []markdown.Line, pathCol int, file string) (int, string, Range
 			return j, t, c.Sub(at, len(t))
 		}
 	}
-	return -1, "", Range{}
+	return -1, "", document.Range{}
 }
 
 // stageRelative rewrites a path written from the workspace root
@@ -352,7 +353,7 @@ func (p *parser) stageRelative(file string) string {
 
 // nonFileOutput records an Outputs row that names something other than a
 // file: a deployed site, commits in a repository.
-func (p *parser) nonFileOutput(o Output, r Range, what string) {
+func (p *parser) nonFileOutput(o Output, r document.Range, what string) {
 	o.NonFile, o.What, o.PathRange = true, cleanCell(what), r
 	p.c.OtherOutputs = append(p.c.OtherOutputs, o)
 	p.add(r, Info, CodeNonFileOutput, fmt.Sprintf("%s is not a file; icm shows it but does not write it", o.What))

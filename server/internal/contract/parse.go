@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/icm-tool/icm/server/internal/document"
 	"github.com/icm-tool/icm/server/internal/markdown"
 	"github.com/icm-tool/icm/server/internal/textnorm"
 )
@@ -173,12 +174,12 @@ func (p *parser) parse() {
 		}
 	}()
 	if len(p.src) > MaxContractBytes {
-		p.add(Range{}, Error, CodeContractTooLarge, fmt.Sprintf("the contract is too large to read (%d KB; icm reads contracts up to %d KB, and the method keeps them under %d lines): move the material into reference files", len(p.src)>>10, MaxContractBytes>>10, MaxContractLines))
+		p.add(document.Range{}, Error, CodeContractTooLarge, fmt.Sprintf("the contract is too large to read (%d KB; icm reads contracts up to %d KB, and the method keeps them under %d lines): move the material into reference files", len(p.src)>>10, MaxContractBytes>>10, MaxContractLines))
 		return
 	}
 	doc := markdown.Parse(p.src)
 	if doc.Err != nil {
-		at := Range{}
+		at := document.Range{}
 		var le *markdown.LimitError
 		if errors.As(doc.Err, &le) && le.Line > 0 {
 			at = lineRange(p.src, le.Line-1)
@@ -190,7 +191,7 @@ func (p *parser) parse() {
 		c.Title = strings.TrimSpace(stripPrefixFold(title.Text, "stage:"))
 		c.TitleRange = title.TextRange
 	} else {
-		p.add(Range{}, Warning, CodeNoTitle, "the contract has no title; start it with `# Stage: NAME`")
+		p.add(document.Range{}, Warning, CodeNoTitle, "the contract has no title; start it with `# Stage: NAME`")
 	}
 	c.Summary = strings.TrimSpace(lf(p.blocksText(doc.BlocksBefore(2))))
 
@@ -413,7 +414,7 @@ func (p *parser) requireSections(seen map[string]bool) {
 	}
 }
 
-func (p *parser) add(r Range, sev Severity, code, msg string) {
+func (p *parser) add(r document.Range, sev Severity, code, msg string) {
 	p.c.Findings = append(p.c.Findings, Finding{File: p.c.File, Range: r, Severity: sev, Code: code, Message: msg})
 }
 
@@ -462,7 +463,7 @@ func (p *parser) blocksText(bs []markdown.Block) string {
 
 // text returns the source in r, trimmed, with CRLF line ends made LF so
 // that no carriage return reaches the assembled context.
-func (p *parser) text(r Range) string {
+func (p *parser) text(r document.Range) string {
 	return strings.TrimSpace(lf(string(p.src[r.Start:r.End])))
 }
 
@@ -485,7 +486,7 @@ func countLines(src []byte) int {
 }
 
 // lineRange returns the range of the 0-based line n (clamped to the file).
-func lineRange(src []byte, n int) Range {
+func lineRange(src []byte, n int) document.Range {
 	start := 0
 	for i := 0; i < n; i++ {
 		j := bytes.IndexByte(src[start:], '\n')
@@ -496,9 +497,9 @@ func lineRange(src []byte, n int) Range {
 	}
 	end := bytes.IndexByte(src[start:], '\n')
 	if end < 0 {
-		return Range{Start: start, End: len(src)}
+		return document.Range{Start: start, End: len(src)}
 	}
-	return Range{Start: start, End: start + end}
+	return document.Range{Start: start, End: start + end}
 }
 
 func stripPrefixFold(s, prefix string) string {

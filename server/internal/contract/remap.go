@@ -3,10 +3,11 @@ package contract
 import (
 	"reflect"
 
+	"github.com/icm-tool/icm/server/internal/document"
 	"github.com/icm-tool/icm/server/internal/textnorm"
 )
 
-var rangeType = reflect.TypeOf(Range{})
+var rangeType = reflect.TypeOf(document.Range{})
 
 // remapRanges moves every Range in c, however deep (sections, inputs,
 // scopes, tools, findings...), from offsets in the normalised text back to
@@ -35,7 +36,7 @@ func remapValue(v reflect.Value, m *textnorm.Offsets) {
 			if !v.CanAddr() {
 				return
 			}
-			r := v.Addr().Interface().(*Range)
+			r := v.Addr().Interface().(*document.Range)
 			r.Start, r.End = m.Original(r.Start), m.Original(r.End)
 			return
 		}

@@ -18,7 +18,6 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/schemas"
 )
 
@@ -26,10 +25,6 @@ import (
 //
 //go:embed schema.json
 var Schema []byte
-
-// Categories are the judged categories, in report order (the names a
-// contract's Thresholds section sets: contract.CriticCategories).
-var Categories = contract.CriticCategories
 
 // Score is one category's score and the model's reason for it.
 type Score struct {

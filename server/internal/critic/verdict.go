@@ -50,7 +50,7 @@ func Decide(parts []part, t contract.Thresholds) *Verdict {
 	}
 	seen := map[string]bool{}
 	var sum, weights float64
-	for _, c := range Categories {
+	for _, c := range contract.CriticCategories {
 		var s float64
 		cr := CategoryResult{Min: t.Category[c]}
 		for _, p := range parts {
@@ -105,7 +105,7 @@ func (v *Verdict) Markdown() string {
 	}
 	fmt.Fprintf(&b, "# Critique\n\nThe article %s: overall %.1f of 100 (at least %.0f needed), judged in %d part(s). The scores come from the model; the overall score and the decision are computed from them.\n\n", verdict, v.Overall, v.Thresholds.Overall, v.Chunks)
 	b.WriteString("| Category | Score | Minimum | |\n|---|---|---|---|\n")
-	for _, c := range Categories {
+	for _, c := range contract.CriticCategories {
 		cr := v.Categories[c]
 		mark := "ok"
 		if !cr.OK {
@@ -114,7 +114,7 @@ func (v *Verdict) Markdown() string {
 		fmt.Fprintf(&b, "| %s | %.1f | %.1f | %s |\n", strings.ReplaceAll(c, "_", " "), cr.Score, cr.Min, mark)
 	}
 	b.WriteString("\n## Reasons\n")
-	for _, c := range Categories {
+	for _, c := range contract.CriticCategories {
 		fmt.Fprintf(&b, "\n- **%s**: %s", strings.ReplaceAll(c, "_", " "), strings.Join(v.Categories[c].Reasons, " "))
 	}
 	b.WriteString("\n\n## Specific critiques\n\n")

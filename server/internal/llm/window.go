@@ -39,16 +39,12 @@ const (
 	// minWindow is the smallest window asked for: below it a reload costs
 	// more than the memory saved.
 	minWindow = 2048
-	// minAnswerRoom is MinAnswerRoom.
-	minAnswerRoom = MinAnswerRoom
+	// minAnswerRoom is the least room for an answer (tokens.MinAnswerRoom).
+	minAnswerRoom = tokens.MinAnswerRoom
 	// lowCountSlack keeps the low-count check off small prompts, where a
 	// template that renders less than estimated is a large share.
 	lowCountSlack = 64
 )
-
-// MinAnswerRoom is the least room for an answer that makes a call worth
-// making, in tokens; a prompt that leaves less is refused before the call.
-const MinAnswerRoom = 256
 
 // promptEstimate is icm's count of a chat call's prompt.
 type promptEstimate struct {

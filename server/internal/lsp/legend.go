@@ -1,7 +1,7 @@
 package lsp
 
 import (
-	"github.com/icm-tool/icm/server/internal/session"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/state"
 )
 
@@ -53,10 +53,10 @@ type outcomeWords struct {
 // outcomes is every way a run can end, with what each means
 // (docs/vocabulary.md has the same words).
 var outcomes = []outcomeWords{
-	{session.RunDone, "every stage the run took on finished"},
-	{session.RunFailed, "a stage failed after doing work"},
-	{session.RunRefused, "it failed before doing any work (the model server turned the model away, no server answered): not a run so much as an attempt"},
-	{session.RunCancelled, "a person stopped it; what finished is kept"},
-	{session.RunRunning, "a run holds the workspace now"},
-	{session.RunStopped, "its process ended before the run did"},
+	{report.RunDone, "every stage the run took on finished"},
+	{report.RunFailed, "a stage failed after doing work"},
+	{report.RunRefused, "it failed before doing any work (the model server turned the model away, no server answered): not a run so much as an attempt"},
+	{report.RunCancelled, "a person stopped it; what finished is kept"},
+	{report.RunRunning, "a run holds the workspace now"},
+	{report.RunStopped, "its process ended before the run did"},
 }

@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
-	"github.com/icm-tool/icm/server/internal/session"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/suggest"
 )
 
@@ -107,7 +107,7 @@ func pullModel(ctx context.Context, e *env, st *snapshot.Workspace, args command
 	e.pulls.add(token, cancel)
 	defer e.pulls.done(token)
 	p := e.client.beginProgress(ctx, token, "icm: pulling "+pull.Model, "asking the model server")
-	err = pull.Run(ctx, func(pp session.PullProgress) {
+	err = pull.Run(ctx, func(pp report.PullProgress) {
 		if pp.Total > 0 {
 			p.report(fmt.Sprintf("%s: %s of %s", pp.Status, sizeText(pp.Completed), sizeText(pp.Total)), int(pp.Completed*100/pp.Total))
 			return

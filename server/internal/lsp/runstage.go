@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/human"
 	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/state"
 )
@@ -183,28 +185,28 @@ type runProgress struct {
 	failed *runFinished
 }
 
-func (rp *runProgress) event(ev session.Event) {
+func (rp *runProgress) event(ev report.Event) {
 	root := rp.st.Root()
 	switch ev.Kind {
-	case session.EventStageStart:
+	case report.EventStageStart:
 		rp.e.runs.update(root, func(i *snapshot.Running) { i.Stage, i.Item, i.Items, i.Done = ev.Stage, 0, 0, 0 })
 		rp.report(rp.about(ev.Stage, ev.Message), -1)
 		rp.e.statusChanged(rp.st)
-	case session.EventItemStart, session.EventItemEnd:
+	case report.EventItemStart, report.EventItemEnd:
 		rp.e.runs.update(root, func(i *snapshot.Running) { i.Item, i.Items, i.Done = ev.Index, ev.Count, ev.Done })
 		pct := -1
 		if ev.Count > 0 {
 			pct = ev.Done * 100 / ev.Count
 		}
 		verb := "running"
-		if ev.Kind == session.EventItemEnd {
+		if ev.Kind == report.EventItemEnd {
 			verb = "finished"
 		}
 		rp.report(rp.about(ev.Stage, fmt.Sprintf("%d of %d items done · %s [%d/%d] %s%s", ev.Done, ev.Count, verb, ev.Index, ev.Count, ev.Item, rp.failures(ev.Stage))), pct)
-		if ev.Kind == session.EventItemEnd {
+		if ev.Kind == report.EventItemEnd {
 			rp.e.statusChanged(rp.st)
 		}
-	case session.EventTool:
+	case report.EventTool:
 		rp.tools[ev.Stage]++
 		t := ev.Tool
 		if t != nil && t.IsError {
@@ -216,14 +218,14 @@ func (rp *runProgress) event(ev session.Event) {
 		if t != nil {
 			name = t.Name
 		}
-		rp.report(rp.about(rp.labelOf(ev), fmt.Sprintf("tool %s · %s%s", name, snapshot.Plural(rp.tools[ev.Stage], "tool call"), rp.failures(ev.Stage))), -1)
-	case session.EventModel:
+		rp.report(rp.about(rp.labelOf(ev), fmt.Sprintf("tool %s · %s%s", name, human.Plural(rp.tools[ev.Stage], "tool call"), rp.failures(ev.Stage))), -1)
+	case report.EventModel:
 		if ev.Model != nil {
 			rp.report(rp.about(rp.labelOf(ev), fmt.Sprintf("model call %d%s", ev.Model.Call, rp.failures(ev.Stage))), -1)
 		}
-	case session.EventVerify:
+	case report.EventVerify:
 		rp.report(rp.about(ev.Stage, ev.Message), -1)
-	case session.EventStageEnd:
+	case report.EventStageEnd:
 		rp.finishedAny = true
 		outs := make([]string, 0, len(ev.Outputs))
 		for _, o := range ev.Outputs {
@@ -246,12 +248,12 @@ func (rp *runProgress) event(ev session.Event) {
 		f := runFinished{Workspace: root, Stage: ev.Stage, RunID: ev.RunID, OK: ev.Err == "",
 			Cancelled: errors.Is(rp.e.ctx.Err(), context.Canceled) || rp.cancelled(), Message: ev.Message, Outputs: outs, VerifyFailed: failed,
 			ToolCalls: rp.tools[ev.Stage], ToolErrors: rp.toolErrors[ev.Stage], Item: rp.item, Findings: findings,
-			SameOutput: ev.Err == "" && ev.SameOutput, Outcome: session.RunDone}
+			SameOutput: ev.Err == "" && ev.SameOutput, Outcome: report.RunDone}
 		if n := rp.toolErrors[ev.Stage]; n > 0 {
 			f.Tools = human.Failed(n, rp.tools[ev.Stage], "tool call")
 		}
 		if f.Cancelled {
-			f.Outcome = session.RunCancelled
+			f.Outcome = report.RunCancelled
 		}
 		finishedReview(&f, ev)
 		f.Face = rp.st.Face(ev.Stage)
@@ -270,18 +272,18 @@ func (rp *runProgress) event(ev session.Event) {
 func outcomeOf(sess *session.Session, runID string, err error, cancelled bool) string {
 	switch {
 	case cancelled:
-		return session.RunCancelled
+		return report.RunCancelled
 	case err == nil:
-		return session.RunDone
+		return report.RunDone
 	}
 	tr, terr := sess.RunTrace(runID)
 	switch {
 	case terr != nil:
-		return session.RunRefused
-	case tr.Status == session.RunRefused, tr.Status == session.RunCancelled:
+		return report.RunRefused
+	case tr.Status == report.RunRefused, tr.Status == report.RunCancelled:
 		return tr.Status
 	}
-	return session.RunFailed
+	return report.RunFailed
 }
 
 // failures is " · 2 of 5 tool calls failed" once a stage's tool calls
@@ -308,7 +310,7 @@ func (rp *runProgress) report(msg string, pct int) {
 
 // labelOf names what an event is about: "04-draft [3/5]", "04-draft";
 // in a run of one stage, which the title names, "[3/5]" or nothing.
-func (rp *runProgress) labelOf(ev session.Event) string {
+func (rp *runProgress) labelOf(ev report.Event) string {
 	stage := ev.Stage
 	if rp.single {
 		stage = ""
@@ -336,9 +338,9 @@ func (e *env) sendRunFinished(f runFinished) {
 
 // finishedReview fills a runFinished's review facts from the stage-end
 // event: the rubric's line and the checklist the person reviews against.
-func finishedReview(f *runFinished, ev session.Event) {
+func finishedReview(f *runFinished, ev report.Event) {
 	f.Rubric = state.RubricLine(ev.Rubric)
 	pass, of, _ := state.RubricCount(ev.Rubric)
 	f.RubricFailed = pass < of
-	f.ReviewGate = session.ReviewItems(ev.ReviewGate)
+	f.ReviewGate = contract.ReviewItems(ev.ReviewGate)
 }

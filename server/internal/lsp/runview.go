@@ -11,7 +11,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/human"
 	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
-	"github.com/icm-tool/icm/server/internal/session"
+	"github.com/icm-tool/icm/server/internal/report"
 )
 
 // maxRuns bounds the runs icm.runs lists, newest first.
@@ -93,7 +93,7 @@ func runsOf(_ context.Context, _ *env, st *snapshot.Workspace, _ commandArgs) (a
 		e := runEntry{ID: r.ID, Start: r.Start, DurationMs: r.Duration.Milliseconds(), PromptTokens: r.Prompt, OutputTokens: r.Output, Finished: r.Finished,
 			Status: r.Status, Item: r.Item, ItemStage: r.ItemStage, Note: r.Note}
 		var agents []string
-		for _, n := range session.RunTree(r) {
+		for _, n := range r.Tree {
 			e.Stages = append(e.Stages, wireNode(st.Root(), r.ID, n))
 			if n.Agent != "" && !slices.Contains(agents, n.Agent) {
 				agents = append(agents, n.Agent)
@@ -111,7 +111,7 @@ func runsOf(_ context.Context, _ *env, st *snapshot.Workspace, _ commandArgs) (a
 
 // runTools is how many of a run's tool calls failed, in words; "" when
 // none did.
-func runTools(r *session.RunSummary) string {
+func runTools(r *report.RunSummary) string {
 	calls, failed := 0, 0
 	for _, s := range r.Stages {
 		calls, failed = calls+s.ToolCalls, failed+s.ToolErrors
@@ -122,14 +122,14 @@ func runTools(r *session.RunSummary) string {
 	return human.Failed(failed, calls, "tool call")
 }
 
-func wireNode(root, runID string, n *session.RunNode) *runNode {
+func wireNode(root, runID string, n *report.RunNode) *runNode {
 	w := &runNode{Kind: n.Kind, Text: n.Text, Stage: n.Stage, Index: n.Index, Call: n.Call, Error: n.Error,
 		PromptTokens: n.PromptTokens, OutputTokens: n.OutputTokens, DurationMs: n.Duration.Milliseconds(), Args: n.Args, Size: n.Size, Agent: n.Agent,
 		Rerun: n.Rerun, Note: n.Note}
 	switch {
-	case n.Kind == session.NodeModel && n.Call > 0:
+	case n.Kind == report.NodeModel && n.Call > 0:
 		w.URI = callURI(root, runID, n.Stage, n.Index, n.Call)
-	case n.Kind == session.NodeTool && n.Call > 0:
+	case n.Kind == report.NodeTool && n.Call > 0:
 		w.URI = toolURI(root, runID, n.Stage, n.Index, n.Call)
 	}
 	for _, c := range n.Children {

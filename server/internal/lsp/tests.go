@@ -11,6 +11,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/session"
 )
 
@@ -174,7 +175,7 @@ type testFinished struct {
 // output the expectations read, and for a failure the output of the last
 // run in which the case passed on the model.
 type jobResult struct {
-	*session.TestResult
+	*report.TestResult
 	// Outputs hides the result's map of every output's text: the editor
 	// gets the one the expectations read, as OutputText.
 	Outputs    *struct{} `json:"outputs,omitempty"`
@@ -187,9 +188,9 @@ type previous struct {
 	Text  string `json:"text"`
 }
 
-func jobOf(sess *session.Session, runID string, r *session.TestResult) jobResult {
+func jobOf(sess *session.Session, runID string, r *report.TestResult) jobResult {
 	j := jobResult{TestResult: r, OutputText: r.Outputs[r.Output]}
-	if r.Status == session.TestFailed {
+	if r.Status == report.TestFailed {
 		if id, text, ok := sess.LastPassing(r.Case, r.Model, runID); ok {
 			j.Previous = &previous{RunID: id, Text: text}
 		}
@@ -221,7 +222,7 @@ func testRun(_ context.Context, e *env, st *snapshot.Workspace, args commandArgs
 	if token == "" {
 		token = newToken()
 	}
-	req.Progress = func(ev session.TestEvent) {
+	req.Progress = func(ev report.TestEvent) {
 		out := testEvent{Token: token, Kind: ev.Kind, Index: ev.Index, Total: ev.Total, Case: ev.Case, Model: ev.Model, Repeat: ev.Repeat}
 		if ev.Result != nil {
 			j := jobOf(sess, "", ev.Result)
@@ -261,7 +262,7 @@ func testRun(_ context.Context, e *env, st *snapshot.Workspace, args commandArgs
 			for _, r := range run.Results {
 				fin.Results = append(fin.Results, jobOf(sess, run.RunID, r))
 			}
-			fin.Message = fmt.Sprintf("%d passed, %d failed, %d could not run", run.Counts[session.TestPassed], run.Counts[session.TestFailed], run.Counts[session.TestError])
+			fin.Message = fmt.Sprintf("%d passed, %d failed, %d could not run", run.Counts[report.TestPassed], run.Counts[report.TestFailed], run.Counts[report.TestError])
 		}
 		if err := e.client.notify(notifyTestFinished, fin); err != nil {
 			e.log.Info("unable to send testFinished", "err", err)

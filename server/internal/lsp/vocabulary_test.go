@@ -10,7 +10,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/human"
 	"github.com/icm-tool/icm/server/internal/lsp/lsptest"
-	icmsession "github.com/icm-tool/icm/server/internal/session"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 )
 
@@ -120,7 +120,7 @@ func TestTheLegendAndTheOutcomesAreTheVocabularys(t *testing.T) {
 	for _, o := range v.Outcome {
 		outcomes = append(outcomes, o.Status)
 	}
-	if got := []string{icmsession.RunDone, icmsession.RunFailed, icmsession.RunRefused, icmsession.RunCancelled, icmsession.RunRunning, icmsession.RunStopped}; strings.Join(got, " ") != strings.Join(outcomes, " ") {
+	if got := []string{report.RunDone, report.RunFailed, report.RunRefused, report.RunCancelled, report.RunRunning, report.RunStopped}; strings.Join(got, " ") != strings.Join(outcomes, " ") {
 		t.Errorf("a run ends %q, the vocabulary says %q", got, outcomes)
 	}
 	// icm.runs sends the outcomes' legend: the same words and meanings.

@@ -18,18 +18,15 @@ import (
 	"github.com/icm-tool/icm/server/internal/document"
 )
 
-// Range is a byte range in the parsed source.
-type Range = document.Range
-
 // Heading is one ATX or setext heading.
 type Heading struct {
 	Level int
 	// Text is the heading's text, without the #'s.
 	Text string
 	// Line is the whole heading line (the first line for setext headings).
-	Line Range
+	Line document.Range
 	// TextRange covers Text.
-	TextRange Range
+	TextRange document.Range
 }
 
 // Section is a heading and everything after it up to the next heading of
@@ -38,9 +35,9 @@ type Section struct {
 	Heading Heading
 	// Range runs from the start of the heading line to the start of the next
 	// heading at the same or a higher level (or the end of the file).
-	Range Range
+	Range document.Range
 	// Body is Range without the heading line(s).
-	Body Range
+	Body document.Range
 	// Blocks are the top-level blocks of the body, in order, including those
 	// under deeper sub-headings.
 	Blocks []Block
@@ -62,7 +59,7 @@ const (
 // Block is one top-level block of a section body.
 type Block struct {
 	Kind  BlockKind
-	Range Range
+	Range document.Range
 	// Lines holds a paragraph's lines, or a list's items (one entry per item,
 	// covering the item's first paragraph, continuation lines joined).
 	Lines []Line
@@ -77,14 +74,14 @@ type Block struct {
 // remembers where each came from so Sub can map back.
 type Line struct {
 	Text  string
-	Range Range
-	parts []Range
+	Range document.Range
+	parts []document.Range
 }
 
 // Sub returns the source range of Text[i:i+n]. Offsets that fall on the
 // space joining two physical lines map to the end of the first.
-func (l Line) Sub(i, n int) Range {
-	return Range{Start: l.offset(i), End: l.offset(i + n)}
+func (l Line) Sub(i, n int) document.Range {
+	return document.Range{Start: l.offset(i), End: l.offset(i + n)}
 }
 
 func (l Line) offset(i int) int {
@@ -113,7 +110,7 @@ type Code struct {
 	// Text is the block's content.
 	Text string
 	// Content covers Text.
-	Content Range
+	Content document.Range
 }
 
 // Doc is a parsed document.
@@ -172,7 +169,7 @@ func (d *Doc) Sections(level int) []Section {
 			if b.Heading.Level == level {
 				h := *b.Heading
 				bodyStart := nextLineStart(d.Src, b.Range.End)
-				cur = &Section{Heading: h, Range: Range{Start: h.Line.Start}, Body: Range{Start: bodyStart}}
+				cur = &Section{Heading: h, Range: document.Range{Start: h.Line.Start}, Body: document.Range{Start: bodyStart}}
 			}
 			continue
 		}
@@ -273,7 +270,7 @@ func heading(src []byte, n *ast.Heading) Heading {
 		r := linesRange(lines)
 		h.TextRange = r
 		h.Text = string(bytes.TrimSpace(src[r.Start:r.End]))
-		h.Line = Range{Start: lineStart(src, r.Start), End: lineEndAt(src, r.End)}
+		h.Line = document.Range{Start: lineStart(src, r.Start), End: lineEndAt(src, r.End)}
 		return h
 	}
 	// An empty heading ("##"): its position is the node's own.
@@ -281,8 +278,8 @@ func heading(src []byte, n *ast.Heading) Heading {
 	if p < 0 {
 		p = 0
 	}
-	h.Line = Range{Start: lineStart(src, p), End: lineEndAt(src, p)}
-	h.TextRange = Range{Start: h.Line.End, End: h.Line.End}
+	h.Line = document.Range{Start: lineStart(src, p), End: lineEndAt(src, p)}
+	h.TextRange = document.Range{Start: h.Line.End, End: h.Line.End}
 	return h
 }
 
@@ -293,7 +290,7 @@ func cell(src []byte, c ast.Node) Line {
 		if p < 0 {
 			p = 0
 		}
-		return Line{Range: Range{Start: p, End: p}}
+		return Line{Range: document.Range{Start: p, End: p}}
 	}
 	r := linesRange(lines)
 	if r.End < r.Start {
@@ -307,7 +304,7 @@ func segmentLines(src []byte, segs *text.Segments) []Line {
 	for i := 0; i < segs.Len(); i++ {
 		s := segs.At(i)
 		v := bytes.TrimRight(s.Value(src), "\r\n")
-		out = append(out, Line{Text: string(v), Range: Range{Start: s.Start, End: s.Start + len(v)}})
+		out = append(out, Line{Text: string(v), Range: document.Range{Start: s.Start, End: s.Start + len(v)}})
 	}
 	return out
 }
@@ -323,25 +320,25 @@ func joinLines(src []byte, ls []Line) Line {
 		}
 		b.WriteString(l.Text)
 	}
-	parts := make([]Range, len(ls))
+	parts := make([]document.Range, len(ls))
 	for i, l := range ls {
 		parts[i] = l.Range
 	}
-	return Line{Text: b.String(), Range: Range{Start: ls[0].Range.Start, End: ls[len(ls)-1].Range.End}, parts: parts}
+	return Line{Text: b.String(), Range: document.Range{Start: ls[0].Range.Start, End: ls[len(ls)-1].Range.End}, parts: parts}
 }
 
-func span(ls []Line) Range {
+func span(ls []Line) document.Range {
 	if len(ls) == 0 {
-		return Range{}
+		return document.Range{}
 	}
-	return Range{Start: ls[0].Range.Start, End: ls[len(ls)-1].Range.End}
+	return document.Range{Start: ls[0].Range.Start, End: ls[len(ls)-1].Range.End}
 }
 
-func linesRange(segs *text.Segments) Range {
+func linesRange(segs *text.Segments) document.Range {
 	if segs.Len() == 0 {
-		return Range{}
+		return document.Range{}
 	}
-	return Range{Start: segs.At(0).Start, End: segs.At(segs.Len() - 1).Stop}
+	return document.Range{Start: segs.At(0).Start, End: segs.At(segs.Len() - 1).Stop}
 }
 
 func linesValue(src []byte, segs *text.Segments) []byte {
@@ -355,8 +352,8 @@ func linesValue(src []byte, segs *text.Segments) []byte {
 
 // nodeRange finds the byte range a block node covers from its own lines or,
 // for containers, from its descendants' lines.
-func nodeRange(src []byte, n ast.Node) Range {
-	r := Range{Start: -1, End: -1}
+func nodeRange(src []byte, n ast.Node) document.Range {
+	r := document.Range{Start: -1, End: -1}
 	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering || c.Type() != ast.TypeBlock {
 			return ast.WalkContinue, nil
@@ -377,9 +374,9 @@ func nodeRange(src []byte, n ast.Node) Range {
 		if p < 0 || p > len(src) {
 			p = 0
 		}
-		return Range{Start: p, End: p}
+		return document.Range{Start: p, End: p}
 	}
-	return Range{Start: lineStart(src, r.Start), End: r.End}
+	return document.Range{Start: lineStart(src, r.Start), End: r.End}
 }
 
 func lineStart(src []byte, off int) int {

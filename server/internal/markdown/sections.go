@@ -3,11 +3,13 @@ package markdown
 import (
 	"strings"
 	"unicode"
+
+	"github.com/icm-tool/icm/server/internal/document"
 )
 
 // HeadingSpan returns the range of the section opened by d.Headings[i]: from
 // its heading line to the next heading of the same or a higher level.
-func (d *Doc) HeadingSpan(i int) Range {
+func (d *Doc) HeadingSpan(i int) document.Range {
 	h := d.Headings[i]
 	end := len(d.Src)
 	for _, next := range d.Headings[i+1:] {
@@ -16,7 +18,7 @@ func (d *Doc) HeadingSpan(i int) Range {
 			break
 		}
 	}
-	return Range{Start: h.Line.Start, End: end}
+	return document.Range{Start: h.Line.Start, End: end}
 }
 
 // FindHeading returns the index in d.Headings of the first heading whose
@@ -38,7 +40,7 @@ type Item struct {
 	Title string
 	// Body is the section's text after the heading line, trimmed.
 	Body  string
-	Range Range
+	Range document.Range
 }
 
 // Items returns the document's level-2 sections in order.

@@ -9,6 +9,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/config"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/tools"
 	"github.com/icm-tool/icm/server/internal/writeout"
@@ -16,7 +17,7 @@ import (
 
 // ToolLister lists one MCP server's tools: the language server's cached
 // catalog, or `icm probe` starting the server under a deadline.
-type ToolLister func(ctx context.Context, server string) ([]tools.ToolInfo, error)
+type ToolLister func(ctx context.Context, server string) ([]report.ToolInfo, error)
 
 // CallOf is a stage's first call as its run will make it: the model and
 // think setting the run resolves (the contract's model section over the
@@ -41,7 +42,7 @@ func CallOf(ctx context.Context, cfg config.Model, k *contract.Contract, overrid
 	// Listed side by side: a server that is slow to start (or never
 	// answers before the caller's deadline) does not hold up the others.
 	type listing struct {
-		infos []tools.ToolInfo
+		infos []report.ToolInfo
 		err   error
 	}
 	got := make([]listing, len(servers))
@@ -56,7 +57,7 @@ func CallOf(ctx context.Context, cfg config.Model, k *contract.Contract, overrid
 		}
 		wg.Wait()
 	}
-	listings := map[string][]tools.ToolInfo{}
+	listings := map[string][]report.ToolInfo{}
 	for i, s := range servers {
 		switch {
 		case list == nil:

@@ -10,6 +10,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/config"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/promptcount"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/tools"
 )
 
@@ -29,10 +30,10 @@ Do it.
 - notes.md -> output/
 `))
 	schema := json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`)
-	list := func(ctx context.Context, server string) ([]tools.ToolInfo, error) {
+	list := func(ctx context.Context, server string) ([]report.ToolInfo, error) {
 		switch server {
 		case "search-server":
-			return []tools.ToolInfo{
+			return []report.ToolInfo{
 				{Server: server, Name: "search", Exposed: tools.ExposedName(server, "search"), Description: "Search the web.", InputSchema: schema},
 				{Server: server, Name: "other", Exposed: tools.ExposedName(server, "other"), Description: "Not allowed.", InputSchema: schema},
 			}, nil

@@ -18,6 +18,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/agent"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/report"
 )
 
 // QueriesSchema is the JSON Schema of the model's next_queries answer.
@@ -189,7 +190,7 @@ func (r *Researcher) call(ctx context.Context, name string, args map[string]any)
 	start := time.Now()
 	res, err := r.Tools.Call(ctx, name, args)
 	if r.Observe != nil {
-		ev := &agent.ToolEvent{Name: name, Server: res.Server, Tool: res.Tool, Args: args, ResultSize: res.Size, Truncated: res.Truncated, IsError: res.IsError, Duration: time.Since(start)}
+		ev := &report.ToolEvent{Name: name, Server: res.Server, Tool: res.Tool, Args: args, ResultSize: res.Size, Truncated: res.Truncated, IsError: res.IsError, Duration: time.Since(start)}
 		if ev.ResultSize == 0 {
 			ev.ResultSize = len(res.Text)
 		}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/state"
-	"github.com/icm-tool/icm/server/internal/workflow"
 	"github.com/icm-tool/icm/server/internal/writeout"
 )
 
@@ -29,7 +28,7 @@ type Brief struct {
 // BriefOf is the brief of a probed stage.
 func BriefOf(p *Probe) Brief {
 	c := p.Contract
-	b := Brief{ReviewGate: workflow.ReviewGate(c), Script: c.Script != nil, ForEach: c.ForEach != nil}
+	b := Brief{ReviewGate: c.ReviewGate(), Script: c.Script != nil, ForEach: c.ForEach != nil}
 	for _, t := range writeout.Targets(c) {
 		b.Outputs = append(b.Outputs, t.Describe())
 	}

@@ -2,6 +2,7 @@ package session
 
 import (
 	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/tokens"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -39,7 +40,7 @@ func (s *Session) CheckOptions(facts CheckFacts) check.Options {
 	listed := s.Listed()
 	opts := check.Options{
 		Window:  window,
-		Reserve: AnswerRoom,
+		Reserve: tokens.MinAnswerRoom,
 		Servers: s.box.Names(),
 		Tools: func(server string) ([]string, bool) {
 			names, ok := listed[server]

@@ -11,11 +11,6 @@ import (
 // windowWait bounds how long asking for the model's window may take.
 const windowWait = 10 * time.Second
 
-// AnswerRoom is the least room for an answer the model client accepts
-// (a prompt that leaves less is refused before the call), for checks that
-// want to say beforehand that a context will not fit.
-const AnswerRoom = llm.MinAnswerRoom
-
 // Client returns the model client the settings and config.toml ask for
 // (one server, or a pool over [[model.servers]]), built once.
 func (s *Session) Client() (llm.Client, error) {

@@ -11,6 +11,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/human"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/promptcount"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/tokens"
 	"github.com/icm-tool/icm/server/internal/tools"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -63,14 +64,14 @@ func (s *Session) stageCounter(model string, memo *promptcount.Memo) *promptcoun
 // ListTools).
 func (s *Session) StartingLister(wait time.Duration) promptcount.ToolLister {
 	if !s.trust.Allowed() {
-		return func(ctx context.Context, server string) ([]tools.ToolInfo, error) {
+		return func(ctx context.Context, server string) ([]report.ToolInfo, error) {
 			return s.listUnstarted(ctx, server)
 		}
 	}
 	reg := s.toolRegistry()
 	opts := s.toolOptions(s.ws.Root)
 	opts.StartTimeout = wait
-	return func(ctx context.Context, server string) ([]tools.ToolInfo, error) {
+	return func(ctx context.Context, server string) ([]report.ToolInfo, error) {
 		cat := tools.NewCatalog(opts)
 		defer cat.Wait()
 		ctx, cancel := context.WithTimeout(ctx, wait)

@@ -3,12 +3,14 @@ package session
 import (
 	"context"
 	"fmt"
-	"github.com/icm-tool/icm/server/internal/check"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/tokens"
 
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/fault"
@@ -226,14 +228,14 @@ func (s *Session) doctorWindow(ctx context.Context, d *Diagnosis, model string, 
 		l.Status, l.Text = DiagSkip, "the model's window is not known"
 	case largest == 0:
 		l.Status, l.Text = DiagOK, human.Tokens(w)+"; no stage assembles a context"
-	case largest+AnswerRoom > w:
+	case largest+tokens.MinAnswerRoom > w:
 		l.Status = DiagFail
-		l.Text = fmt.Sprintf("%s; the largest stage, %s, needs %s with room for the answer", human.Tokens(w), name, human.Estimate(largest+AnswerRoom))
-		need := roundUp(largest+AnswerRoom, 1024)
+		l.Text = fmt.Sprintf("%s; the largest stage, %s, needs %s with room for the answer", human.Tokens(w), name, human.Estimate(largest+tokens.MinAnswerRoom))
+		need := roundUp(largest+tokens.MinAnswerRoom, 1024)
 		l.Fix = &DiagFix{Setting: fmt.Sprintf("[model] num_ctx = %d in config.toml (a model with a larger window)", need),
 			Action: fault.Action{ID: fault.OpenFile, File: s.ws.Config.Path, Line: 1}}
 	default:
-		l.Status, l.Text = DiagOK, fmt.Sprintf("%s; the largest stage, %s, needs %s with room for the answer", human.Tokens(w), name, human.Estimate(largest+AnswerRoom))
+		l.Status, l.Text = DiagOK, fmt.Sprintf("%s; the largest stage, %s, needs %s with room for the answer", human.Tokens(w), name, human.Estimate(largest+tokens.MinAnswerRoom))
 	}
 	d.add(l)
 }

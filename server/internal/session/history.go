@@ -7,51 +7,12 @@ import (
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/fault"
-	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/textdiff"
 	"github.com/icm-tool/icm/server/internal/workflow"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
-
-// The run history as the front ends render it: what the traces in
-// history/ say (package workflow reads them), with the words both front
-// ends show.
-type (
-	// RunSummary is one run as its trace tells it.
-	RunSummary = workflow.RunSummary
-	// RunNode is one line of a run's tree.
-	RunNode = workflow.RunNode
-	// Exchange is one model call of a run: the whole request and the reply.
-	Exchange = workflow.Exchange
-	// ToolExchange is one tool call of a run: arguments, result, error.
-	ToolExchange = workflow.ToolExchange
-	// Message is one message of a model call's request or its reply.
-	Message = llm.Message
-	// ItemSpan is where a For each item's section is in an output.
-	ItemSpan = workflow.ItemSpan
-)
-
-// NodeModel and NodeTool are the kinds of a run tree's model-call and
-// tool-call nodes, the ones Exchange and ToolCall open.
-const (
-	NodeModel = workflow.NodeModel
-	NodeTool  = workflow.NodeTool
-)
-
-// How a run ended (RunSummary.Status); RunRunning and RunStopped are what
-// Runs makes of an unfinished one: still going, or killed.
-const (
-	RunDone      = workflow.RunDone
-	RunFailed    = workflow.RunFailed
-	RunCancelled = workflow.RunCancelled
-	RunRefused   = workflow.RunRefused
-	RunRunning   = "running"
-	RunStopped   = "stopped"
-)
-
-// LatestRun names the newest run wherever a run id is asked for.
-const LatestRun = workflow.LatestRun
 
 // Runs lists the workspace's runs, oldest first, as their traces tell
 // them.
@@ -59,7 +20,7 @@ const LatestRun = workflow.LatestRun
 // A run without its end is running when a run holds the workspace now
 // (the newest such run that started after the holder did), and stopped
 // otherwise: its process was killed.
-func (s *Session) Runs() ([]*RunSummary, error) {
+func (s *Session) Runs() ([]*report.RunSummary, error) {
 	runs, err := workflow.History(s.ws)
 	if err != nil {
 		return nil, fault.From(err)
@@ -67,43 +28,23 @@ func (s *Session) Runs() ([]*RunSummary, error) {
 	since, going := state.RunGoing(s.ws.Disk)
 	for i := len(runs) - 1; i >= 0; i-- {
 		r := runs[i]
-		if r.Status != workflow.RunUnfinished {
+		if r.Status != report.RunUnfinished {
 			continue
 		}
 		if going && !r.Start.Before(since.Add(-time.Second)) {
-			r.Status, going = RunRunning, false
+			r.Status, going = report.RunRunning, false
 			continue
 		}
-		r.Status = RunStopped
+		r.Status = report.RunStopped
 	}
 	return runs, nil
 }
 
-// RunTrace is one run with its tree: each stage, with its model calls,
-// tool calls and Verify results under it.
-type RunTrace struct {
-	*RunSummary
-	Tree []*RunNode
-}
-
-// RunTrace reads one run by id (a unique prefix of it, or LatestRun).
-// An id that names no run is a not-found fault; one that names several,
-// an invalid request.
-func (s *Session) RunTrace(id string) (*RunTrace, error) {
-	r, err := s.run(id)
-	if err != nil {
-		return nil, err
-	}
-	return &RunTrace{RunSummary: r, Tree: RunTree(r)}, nil
-}
-
-// RunTree is a run as a tree: one node per stage, with its model calls,
-// tool calls and Verify results under it (a For each item's under the
-// item). `icm history --run` and the editor's run view show the same
-// words.
-func RunTree(r *RunSummary) []*RunNode { return workflow.RunTree(r) }
-
-func (s *Session) run(id string) (*RunSummary, error) {
+// RunTrace reads one run by id (a unique prefix of it, or
+// report.LatestRun): its summary, its events and its tree. An id that
+// names no run is a not-found fault; one that names several, an invalid
+// request.
+func (s *Session) RunTrace(id string) (*report.RunSummary, error) {
 	r, err := workflow.Run(s.ws, id)
 	if err != nil {
 		if strings.Contains(err.Error(), "matches") {
@@ -118,8 +59,8 @@ func (s *Session) run(id string) (*RunSummary, error) {
 // For each item item (0 for a stage without items): every message the call
 // sent and the reply. A For each stage's calls are numbered per item, so
 // asking for one without the item is an invalid request that says so.
-func (s *Session) Exchange(runID, stage string, item, call int) (*Exchange, error) {
-	r, err := s.run(runID)
+func (s *Session) Exchange(runID, stage string, item, call int) (*report.Exchange, error) {
+	r, err := s.RunTrace(runID)
 	if err != nil {
 		return nil, err
 	}
@@ -138,8 +79,8 @@ func (s *Session) Exchange(runID, stage string, item, call int) (*Exchange, erro
 // ToolCall rebuilds tool call call (1-based) of a stage in a run, of its
 // For each item item (0 for a stage without items): the arguments, the
 // result the model was given and the error.
-func (s *Session) ToolCall(runID, stage string, item, call int) (*ToolExchange, error) {
-	r, err := s.run(runID)
+func (s *Session) ToolCall(runID, stage string, item, call int) (*report.ToolExchange, error) {
+	r, err := s.RunTrace(runID)
 	if err != nil {
 		return nil, err
 	}
@@ -171,10 +112,10 @@ func (e *ItemNeededError) Fault() *fault.Error {
 
 // itemsOf is how many For each items a stage ran with model calls in a
 // run, 0 for a stage without items.
-func itemsOf(r *RunSummary, stage string) int {
+func itemsOf(r *report.RunSummary, stage string) int {
 	n := 0
 	for _, ev := range r.Events {
-		if ev.Kind == workflow.EventModel && ev.Stage == stage && ev.Index > n {
+		if ev.Kind == report.EventModel && ev.Stage == stage && ev.Index > n {
 			n = ev.Index
 		}
 	}
@@ -263,7 +204,7 @@ func (s *Session) ReadModelVersion(path string) (string, error) {
 // at abs in text (the output as it is now, a person's edits included);
 // nil when the output is not such a stage's model output or icm keeps no
 // answers for its items.
-func (s *Session) ItemSpans(abs, text string) []ItemSpan {
+func (s *Session) ItemSpans(abs, text string) []report.ItemSpan {
 	st := s.ws.StageOf(abs)
 	if st == nil {
 		return nil

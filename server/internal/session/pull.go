@@ -8,13 +8,10 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/suggest"
 	"github.com/icm-tool/icm/server/internal/trust"
 )
-
-// PullProgress is one step of a model download: Ollama's status line,
-// the layer (Digest) and its bytes done of Total (0 when unknown).
-type PullProgress = llm.PullProgress
 
 // pullRetry is how long a pull waits for a model server that does not
 // answer: a person is waiting, so it says soon that the server is not
@@ -80,8 +77,14 @@ func (s *Session) PreparePull(model string) (*ModelPull, error) {
 
 // Run downloads the model, passing each step to progress (which may be
 // nil). Errors are *fault.Error.
-func (p *ModelPull) Run(ctx context.Context, progress func(PullProgress)) error {
-	err := p.client.Pull(ctx, p.Model, progress)
+func (p *ModelPull) Run(ctx context.Context, progress func(report.PullProgress)) error {
+	var step func(llm.PullProgress)
+	if progress != nil {
+		step = func(pp llm.PullProgress) {
+			progress(report.PullProgress{Status: pp.Status, Digest: pp.Digest, Total: pp.Total, Completed: pp.Completed})
+		}
+	}
+	err := p.client.Pull(ctx, p.Model, step)
 	if err == nil {
 		return nil
 	}

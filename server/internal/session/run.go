@@ -8,6 +8,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/codecheck"
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/verify"
 	"github.com/icm-tool/icm/server/internal/workflow"
@@ -41,14 +42,14 @@ type Run struct {
 	s       *Session
 	req     RunRequest
 	eng     *workflow.Engine
-	observe func(workflow.Event)
+	observe func(report.Event)
 	// handIn is set for an agent's Submission: no model is called.
 	handIn bool
 }
 
 // NewRun prepares a run; observe (may be nil) receives every event, one
 // at a time.
-func (s *Session) NewRun(req RunRequest, observe func(workflow.Event)) (*Run, error) {
+func (s *Session) NewRun(req RunRequest, observe func(report.Event)) (*Run, error) {
 	if f := s.ws.ConfigFault(); f != nil {
 		return nil, f
 	}
@@ -97,7 +98,7 @@ func (r *Run) ID() string { return r.eng.RunID() }
 // event passes an engine event to the observer: the caller's, with the
 // span exporter laid over it while the run executes when tracing is on
 // (see trace).
-func (r *Run) event(ev workflow.Event) {
+func (r *Run) event(ev report.Event) {
 	if r.observe != nil {
 		r.observe(ev)
 	}
@@ -107,7 +108,7 @@ func (r *Run) event(ev workflow.Event) {
 // All). A model server that does not answer fails it at once when the
 // first stage needs a model. Whatever happens, the run's spans are sent
 // before it returns. Errors are *fault.Error.
-func (r *Run) Execute(ctx context.Context) (*workflow.Summary, error) {
+func (r *Run) Execute(ctx context.Context) (*report.Summary, error) {
 	if err := r.reach(ctx); err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/workflow"
 )
@@ -25,9 +26,9 @@ func TestAnUnfinishedRunIsRunningOrStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	for _, ev := range []workflow.Event{
-		{Kind: workflow.EventRunStart, Time: time.Now()},
-		{Kind: workflow.EventStageStart, Stage: "01-a", Time: time.Now()},
+	for _, ev := range []report.Event{
+		{Kind: report.EventRunStart, Time: time.Now()},
+		{Kind: report.EventStageStart, Stage: "01-a", Time: time.Now()},
 	} {
 		line, _ := json.Marshal(ev)
 		b.Write(append(line, '\n'))
@@ -39,14 +40,14 @@ func TestAnUnfinishedRunIsRunningOrStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	runs, err := s.Runs()
-	if err != nil || len(runs) != 1 || runs[0].Status != RunRunning {
+	if err != nil || len(runs) != 1 || runs[0].Status != report.RunRunning {
 		t.Fatalf("while the lock is held: %v %+v", err, runs)
 	}
 	if err := lock.Release(); err != nil {
 		t.Fatal(err)
 	}
 	runs, _ = s.Runs()
-	if runs[0].Status != RunStopped {
+	if runs[0].Status != report.RunStopped {
 		t.Errorf("with no run going the unfinished run reads %q, want stopped", runs[0].Status)
 	}
 }

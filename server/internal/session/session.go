@@ -68,6 +68,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/ollamamodel"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/telemetry"
 	"github.com/icm-tool/icm/server/internal/toolbox"
 	"github.com/icm-tool/icm/server/internal/tools"
@@ -152,7 +153,7 @@ type Session struct {
 	counter   llm.Client // for counting, with ModelFiles
 	counted   bool
 	catalog   *tools.Catalog
-	listed    map[string][]tools.ToolInfo
+	listed    map[string][]report.ToolInfo
 	exporter  *telemetry.Exporter
 	traced    bool // the exporter was asked for (it may still be nil)
 	closed    bool
@@ -168,7 +169,7 @@ func Open(ws *workspace.Workspace, opts Options) *Session {
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}
-	s := &Session{ws: ws, opts: opts, listed: map[string][]tools.ToolInfo{}}
+	s := &Session{ws: ws, opts: opts, listed: map[string][]report.ToolInfo{}}
 	s.trust = s.decide()
 	var lookup func(string) (string, bool)
 	if !s.trust.Allowed() {

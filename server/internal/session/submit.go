@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/workflow"
 	"github.com/icm-tool/icm/server/internal/writeout"
@@ -29,7 +30,7 @@ type Submission struct {
 // changing nothing, files that are not the stage's declared outputs and
 // a context that is not the stage's context now. An untrusted workspace
 // takes none (a fault of kind Untrusted).
-func (s *Session) NewSubmission(sub Submission, observe func(workflow.Event)) (*Run, error) {
+func (s *Session) NewSubmission(sub Submission, observe func(report.Event)) (*Run, error) {
 	agent := strings.TrimSpace(sub.Agent)
 	if agent == "" {
 		return nil, fault.InvalidRequest("an agent's outputs need the agent's name", "name the client that hands them in")

@@ -8,40 +8,8 @@ import (
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/stagetest"
-)
-
-// Stage tests as the front ends render them (package stagetest runs
-// them).
-type (
-	// TestCase is one case selected to run, with the errors icm check
-	// finds in it.
-	TestCase = stagetest.Selected
-	// TestReport is one test run: every job's result and the case ×
-	// model matrix.
-	TestReport = stagetest.Report
-	// TestResult is one job: a case run once with one model.
-	TestResult = stagetest.Result
-	// TestEvent is a job starting or ending.
-	TestEvent = stagetest.Event
-	// TestComparison is a run compared with a saved one.
-	TestComparison = stagetest.Comparison
-	// TestRow is one cell of the matrix: a case with one model, over its
-	// repeats.
-	TestRow = stagetest.Row
-)
-
-// Job statuses, test event kinds and baseline changes.
-const (
-	TestPassed    = stagetest.StatusPassed
-	TestFailed    = stagetest.StatusFailed
-	TestError     = stagetest.StatusError
-	TestCancelled = stagetest.StatusCancelled
-
-	TestJobStart = stagetest.EventJobStart
-	TestJobEnd   = stagetest.EventJobEnd
-
-	TestSame = stagetest.ChangeSame
 )
 
 // TestFilter names the cases to run: stages ("01-scope"), cases
@@ -56,7 +24,7 @@ type TestFilter struct {
 // TestCases lists the cases f names, in stage order, as rep (a check of
 // the workspace, the editor's buffers laid over it or the disk) finds
 // them. A name that matches no stage or case is an invalid request.
-func (s *Session) TestCases(rep *check.Report, f TestFilter) ([]*TestCase, error) {
+func (s *Session) TestCases(rep *check.Report, f TestFilter) ([]*report.TestCase, error) {
 	ws := rep.Workspace
 	if ws == nil {
 		ws = s.ws
@@ -96,13 +64,13 @@ type TestRequest struct {
 	// compare with.
 	Baseline string
 	// Progress receives each job's start and end, one at a time.
-	Progress func(TestEvent)
+	Progress func(report.TestEvent)
 }
 
 // TestPlan is a stage-test run made ready: the cases selected from the
 // files on disk and the options in force.
 type TestPlan struct {
-	Cases []*TestCase
+	Cases []*report.TestCase
 	// Models (empty: each stage's own), Repeat and Parallel are what the
 	// run will do.
 	Models           []string
@@ -110,7 +78,7 @@ type TestPlan struct {
 
 	s    *Session
 	opts stagetest.Options
-	base *TestReport
+	base *report.TestReport
 }
 
 // PlanTests selects the cases req names from the workspace on disk and
@@ -161,13 +129,13 @@ func (s *Session) PlanTests(req TestRequest) (*TestPlan, error) {
 // history/tests/, and the comparison with the baseline when one was
 // named.
 type TestRun struct {
-	*TestReport
+	*report.TestReport
 	// Saved is the saved report's path; "" when it could not be saved,
 	// and SaveErr says why (the report is whole either way).
 	Saved   string
 	SaveErr error
 	// Baseline is the comparison with the baseline; nil without one.
-	Baseline *TestComparison
+	Baseline *report.TestComparison
 }
 
 // Run runs the plan's cases the way the session runs stages: one model
@@ -217,7 +185,7 @@ func (p *TestPlan) Run(ctx context.Context) (*TestRun, error) {
 
 // needsModel reports whether any selected case runs a model: a model
 // stage, or a rubric line to judge.
-func needsModel(sel []*TestCase) bool {
+func needsModel(sel []*report.TestCase) bool {
 	for _, s := range sel {
 		if len(s.Errors) > 0 {
 			continue
@@ -244,7 +212,7 @@ func (s *Session) TestRunIDs() ([]string, error) {
 }
 
 // SavedTestRun reads a saved test run by id (a prefix, or "latest").
-func (s *Session) SavedTestRun(id string) (*TestReport, error) {
+func (s *Session) SavedTestRun(id string) (*report.TestReport, error) {
 	rep, err := stagetest.Load(s.ws.Disk, id)
 	var none *stagetest.NoRunError
 	if errors.As(err, &none) {
@@ -258,7 +226,7 @@ func (s *Session) SavedTestRun(id string) (*TestReport, error) {
 
 // LastTestRunOf is the newest saved test run that ran the case; false
 // when none did.
-func (s *Session) LastTestRunOf(caseID string) (*TestReport, bool) {
+func (s *Session) LastTestRunOf(caseID string) (*report.TestReport, bool) {
 	ids, err := stagetest.Runs(s.ws.Disk)
 	if err != nil {
 		return nil, false
@@ -284,6 +252,6 @@ func (s *Session) LastPassing(caseID, model, runID string) (id, output string, o
 }
 
 // WriteJUnit writes a test run as JUnit XML to path, for CI.
-func WriteJUnit(path string, rep *TestReport) error {
+func WriteJUnit(path string, rep *report.TestReport) error {
 	return stagetest.WriteJUnitFile(path, rep)
 }

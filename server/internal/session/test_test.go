@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 )
 
@@ -51,7 +52,7 @@ func TestStageTestsGoThroughTheSession(t *testing.T) {
 	srv := ollamatest.New(t, ollamatest.Config{Models: []ollamatest.Model{{Name: "config-model"}, {Name: "set-model"}}})
 	srv.On(ollamatest.HasFormat()).Reply(ollamatest.JSON(map[string]any{"score": 9, "reason": "It is about A."}))
 	srv.Default(ollamatest.Text("A is written."))
-	run := func(set Settings, url string) (*TestReport, error) {
+	run := func(set Settings, url string) (*report.TestReport, error) {
 		ws := openTrusted(t, strings.Replace(withCase, "%s", url, 1))
 		s := Open(ws, Options{Settings: set})
 		defer s.Close()

@@ -7,13 +7,10 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/config"
 	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/tools"
 	"github.com/icm-tool/icm/server/internal/workflow"
 )
-
-// ToolInfo is one tool a server offers: its name, description and input
-// schema.
-type ToolInfo = tools.ToolInfo
 
 // toolRegistry is the registry listings start servers from: icm's own
 // servers get the environment a stage run with the session's model would.
@@ -25,7 +22,7 @@ func (s *Session) toolRegistry() tools.Registry {
 // ListTools lists a server's tools, starting it once for the session's
 // life and keeping the listing. Untrusted, nothing is started: icm's own
 // servers are listed from their definitions, any other is refused.
-func (s *Session) ListTools(ctx context.Context, server string) ([]ToolInfo, error) {
+func (s *Session) ListTools(ctx context.Context, server string) ([]report.ToolInfo, error) {
 	s.mu.Lock()
 	if infos, ok := s.listed[server]; ok {
 		s.mu.Unlock()
@@ -59,7 +56,7 @@ func (s *Session) ListTools(ctx context.Context, server string) ([]ToolInfo, err
 
 // Listing returns a server's tools when the session has listed it; it
 // never starts one.
-func (s *Session) Listing(server string) ([]ToolInfo, bool) {
+func (s *Session) Listing(server string) ([]report.ToolInfo, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	infos, ok := s.listed[server]
@@ -91,7 +88,7 @@ func (s *Session) KeepTools(prev *Session) bool {
 	}
 	prev.mu.Lock()
 	c, listed := prev.catalog, prev.listed
-	prev.catalog, prev.listed = nil, map[string][]ToolInfo{}
+	prev.catalog, prev.listed = nil, map[string][]report.ToolInfo{}
 	prev.mu.Unlock()
 	if c != nil {
 		// What it starts from now on asks this session's decision.

@@ -11,6 +11,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/trust"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -234,7 +235,7 @@ func (s *Session) runsCommands(stage string) bool {
 
 // listUnstarted lists a server's tools without starting anything: icm's
 // own servers from their definitions; any other is refused.
-func (s *Session) listUnstarted(ctx context.Context, server string) ([]ToolInfo, error) {
+func (s *Session) listUnstarted(ctx context.Context, server string) ([]report.ToolInfo, error) {
 	infos, ok, err := s.box.OwnTools(ctx, server, s.toolOptions(s.ws.Root))
 	if !ok {
 		return nil, fault.Untrusted(fmt.Sprintf("tool server %q was not started to list its tools: the workspace is not trusted", server), s.ws.Root)

@@ -13,24 +13,12 @@ import (
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 // CacheDir is where replayed replies live, under the workspace root.
 var CacheDir = filepath.Join(workspace.HistoryDir, "tests", "cache")
-
-// CacheStats says which of a job's requests the cache answered.
-type CacheStats struct {
-	Hits   int        `json:"hits"`
-	Misses int        `json:"misses"`
-	Keys   []CacheKey `json:"keys"`
-}
-
-// CacheKey is one request's key and whether it was a hit.
-type CacheKey struct {
-	Key string `json:"key"`
-	Hit bool   `json:"hit"`
-}
 
 // cacheStore is the replies on disk, one JSON file per key, in dir of
 // the workspace, read and written through its Root (disk): a history/
@@ -96,7 +84,7 @@ type cachingClient struct {
 	now   func() time.Time
 
 	mu    sync.Mutex
-	stats CacheStats
+	stats report.CacheStats
 }
 
 func (c *cachingClient) Chat(ctx context.Context, req llm.ChatRequest) (*llm.ChatResponse, error) {
@@ -129,14 +117,14 @@ func (c *cachingClient) note(key string, hit bool) {
 	} else {
 		c.stats.Misses++
 	}
-	c.stats.Keys = append(c.stats.Keys, CacheKey{Key: key, Hit: hit})
+	c.stats.Keys = append(c.stats.Keys, report.CacheKey{Key: key, Hit: hit})
 }
 
-func (c *cachingClient) snapshot() *CacheStats {
+func (c *cachingClient) snapshot() *report.CacheStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := c.stats
-	s.Keys = append([]CacheKey(nil), s.Keys...)
+	s.Keys = append([]report.CacheKey(nil), s.Keys...)
 	return &s
 }
 

@@ -8,6 +8,8 @@
 // an earlier run, writes JUnit XML, and can replay identical model
 // requests from a cache. The real workspace is only read, never written,
 // but for the results file under history/tests/ (and the cache there).
+// What it selects and returns is package report's data (report.TestCase,
+// report.TestReport, report.TestEvent), which the front ends render.
 //
 // What it needs to talk to models and tools comes in a Backend, built by
 // the application layer; this package builds no model client of its own.

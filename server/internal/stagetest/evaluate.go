@@ -11,6 +11,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/critic"
 	"github.com/icm-tool/icm/server/internal/document"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/testcase"
 	"github.com/icm-tool/icm/server/internal/verify"
@@ -45,12 +46,12 @@ type evaluation struct {
 }
 
 // checks runs every expectation of the case on the copy's outputs.
-func (ev *evaluation) checks(ctx context.Context) []Check {
+func (ev *evaluation) checks(ctx context.Context) []report.TestCheck {
 	lines := caseLines(ev.src, ev.c)
-	var out []Check
+	var out []report.TestCheck
 	for _, e := range ev.c.Expect {
 		ch := ev.one(ctx, e)
-		ch.Source, ch.Line = SourceCase, lines(e.Range.Start)
+		ch.Source, ch.Line = report.SourceCase, lines(e.Range.Start)
 		out = append(out, ch)
 	}
 	return out
@@ -72,8 +73,8 @@ func caseLines(ws *workspace.Workspace, c *testcase.Case) func(int) int {
 	}
 }
 
-func (ev *evaluation) one(ctx context.Context, e testcase.Expectation) Check {
-	ch := Check{Expect: e.Label(), Kind: e.Kind}
+func (ev *evaluation) one(ctx context.Context, e testcase.Expectation) report.TestCheck {
+	ch := report.TestCheck{Expect: e.Label(), Kind: e.Kind}
 	targets := ev.outs
 	if e.Output != "" {
 		o, ok := testcase.OutputFor(ev.con, e.Output)
@@ -132,7 +133,7 @@ func (ev *evaluation) one(ctx context.Context, e testcase.Expectation) Check {
 	return ch
 }
 
-func (ev *evaluation) verifyCheck(ctx context.Context, ch Check, c contract.Check, targets []verify.Output) Check {
+func (ev *evaluation) verifyCheck(ctx context.Context, ch report.TestCheck, c contract.Check, targets []verify.Output) report.TestCheck {
 	if len(targets) == 1 {
 		ch.File = targets[0].Rel
 	}
@@ -157,7 +158,7 @@ func (ev *evaluation) verifyCheck(ctx context.Context, ch Check, c contract.Chec
 
 // verifyOutcome checks the stage's own Verify checks came out as the case
 // says: every one passed, or at least one failed.
-func (ev *evaluation) verifyOutcome(ch Check, want string) Check {
+func (ev *evaluation) verifyOutcome(ch report.TestCheck, want string) report.TestCheck {
 	var failed []string
 	for _, r := range ev.stageVerify {
 		if !r.OK {
@@ -181,7 +182,7 @@ func (ev *evaluation) verifyOutcome(ch Check, want string) Check {
 	return ch
 }
 
-func (ev *evaluation) rubric(ctx context.Context, ch *Check, e testcase.Expectation, text string) {
+func (ev *evaluation) rubric(ctx context.Context, ch *report.TestCheck, e testcase.Expectation, text string) {
 	ch.Threshold = e.Threshold
 	if ev.judge == nil {
 		ch.Message = "no model to judge the rubric with"
@@ -201,10 +202,10 @@ func (ev *evaluation) rubric(ctx context.Context, ch *Check, e testcase.Expectat
 
 // stageChecks turns the engine's Verify results into checks; info when
 // the case states their outcome itself.
-func stageChecks(rs []state.VerifyResult, info bool) []Check {
-	var out []Check
+func stageChecks(rs []state.VerifyResult, info bool) []report.TestCheck {
+	var out []report.TestCheck
 	for _, r := range rs {
-		ch := Check{Expect: "verify " + r.Check, Kind: strings.TrimSuffix(strings.Fields(r.Check + " x")[0], ":"), Source: SourceStage, OK: r.OK, Findings: r.Findings, Info: info}
+		ch := report.TestCheck{Expect: "verify " + r.Check, Kind: strings.TrimSuffix(strings.Fields(r.Check + " x")[0], ":"), Source: report.SourceStage, OK: r.OK, Findings: r.Findings, Info: info}
 		if !r.OK && len(r.Findings) > 0 {
 			ch.Message = findingText(r.Findings[0])
 		}
@@ -224,7 +225,7 @@ func findingText(f state.VerifyFinding) string {
 }
 
 // firstFailure names the first check that did not hold.
-func firstFailure(cs []Check) string {
+func firstFailure(cs []report.TestCheck) string {
 	for _, c := range cs {
 		if !c.OK && !c.Info {
 			return c.Expect + ": " + c.Message

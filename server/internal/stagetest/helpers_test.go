@@ -14,6 +14,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -114,7 +115,7 @@ func openSmall(t *testing.T) *workspace.Workspace {
 }
 
 // runCases selects every case of ws (or those args name) and runs them.
-func runCases(t *testing.T, ws *workspace.Workspace, client llm.Client, opts Options, args ...string) *Report {
+func runCases(t *testing.T, ws *workspace.Workspace, client llm.Client, opts Options, args ...string) *report.TestReport {
 	t.Helper()
 	sel, err := Select(ws, check.Run(ws, check.Options{}), Filter{Args: args, Dir: ws.Root})
 	if err != nil {
@@ -183,7 +184,7 @@ func diffTrees(a, b map[string]string) []string {
 	return out
 }
 
-func result(t *testing.T, rep *Report, caseID, model string, repeat int) *Result {
+func result(t *testing.T, rep *report.TestReport, caseID, model string, repeat int) *report.TestResult {
 	t.Helper()
 	for _, r := range rep.Results {
 		if r.Case == caseID && r.Model == model && r.Repeat == repeat {

@@ -14,6 +14,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/critic"
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/testcase"
 	"github.com/icm-tool/icm/server/internal/verify"
@@ -23,7 +24,7 @@ import (
 
 // job is one case run once with one model and seed.
 type job struct {
-	sel    *Selected
+	sel    *report.TestCase
 	model  string // the override ("" for the configured model)
 	label  string // the model as the matrix names it
 	repeat int
@@ -31,12 +32,12 @@ type job struct {
 }
 
 // runJob runs one job in its own copy of the workspace and checks it.
-func (r *Runner) runJob(ctx context.Context, j job) *Result {
+func (r *Runner) runJob(ctx context.Context, j job) *report.TestResult {
 	start := r.opts.Now()
-	res := &Result{Case: j.sel.Case.ID, Stage: j.sel.Stage.Name, Model: j.label, Repeat: j.repeat, Seed: j.seed, Checks: []Check{}}
+	res := &report.TestResult{Case: j.sel.Case.ID, Stage: j.sel.Stage.Name, Model: j.label, Repeat: j.repeat, Seed: j.seed, Checks: []report.TestCheck{}}
 	defer func() { res.Duration = r.opts.Now().Sub(start) }()
 	if errs := j.sel.Errors; len(errs) > 0 {
-		res.Status, res.Error = StatusError, "the case has errors: "+errs[0]
+		res.Status, res.Error = report.TestError, "the case has errors: "+errs[0]
 		res.Hint = "icm check lists them with their lines"
 		return res
 	}
@@ -97,7 +98,7 @@ func (r *Runner) runJob(ctx context.Context, j job) *Result {
 		r.fail(res, err)
 		return res
 	}
-	var sr *workflow.StageResult
+	var sr *report.StageResult
 	for _, x := range sum.Ran {
 		if x.Stage == j.sel.Stage.Name {
 			sr = x
@@ -120,13 +121,13 @@ func (r *Runner) runJob(ctx context.Context, j job) *Result {
 	}
 	res.Checks = append(ev.checks(ctx), stageChecks(sr.Verify, statesVerify(j.sel.Case))...)
 	if ctx.Err() != nil {
-		res.Status, res.Error = StatusCancelled, "cancelled"
+		res.Status, res.Error = report.TestCancelled, "cancelled"
 		return res
 	}
 	res.FirstFailure = firstFailure(res.Checks)
-	res.Status = StatusPassed
+	res.Status = report.TestPassed
 	if res.FirstFailure != "" {
-		res.Status = StatusFailed
+		res.Status = report.TestFailed
 	}
 	return res
 }
@@ -148,7 +149,7 @@ func (r *Runner) childEnv() map[string]string {
 // judgeFor is the rubric judge of a job: the judge model (the configured
 // one unless Options.Judge names another) with the job's seed, counting
 // its calls into the result.
-func (r *Runner) judgeFor(client llm.Client, j job, res *Result) judge {
+func (r *Runner) judgeFor(client llm.Client, j job, res *report.TestResult) judge {
 	model := r.opts.Judge
 	if model == "" {
 		model = r.ws.Config.Model.Name
@@ -165,10 +166,10 @@ func (r *Runner) judgeFor(client llm.Client, j job, res *Result) judge {
 }
 
 // fail records why a job could not be judged.
-func (r *Runner) fail(res *Result, err error) {
-	res.Status, res.Error = StatusError, err.Error()
+func (r *Runner) fail(res *report.TestResult, err error) {
+	res.Status, res.Error = report.TestError, err.Error()
 	if errors.Is(err, context.Canceled) {
-		res.Status = StatusCancelled
+		res.Status = report.TestCancelled
 	}
 	res.Hint = fault.From(err).Hint
 }

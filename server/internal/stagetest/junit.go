@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/icm-tool/icm/server/internal/report"
 )
 
 // JUnit XML, in the shape CI servers read (the Ant/Surefire format as
@@ -65,7 +67,7 @@ type junitProblem struct {
 func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 
 // WriteJUnit writes the report as JUnit XML.
-func WriteJUnit(w io.Writer, rep *Report) error {
+func WriteJUnit(w io.Writer, rep *report.TestReport) error {
 	out := junitSuites{Name: "icm test " + rep.RunID, Time: seconds(rep.Duration)}
 	index := map[string]int{}
 	var times []time.Duration
@@ -85,15 +87,15 @@ func WriteJUnit(w io.Writer, rep *Report) error {
 		tc := junitTestCase{Name: fmt.Sprintf("%s [%s] #%d", strings.TrimPrefix(res.Case, res.Stage+"/"), res.Model, res.Repeat),
 			ClassName: res.Stage, Time: seconds(res.Duration)}
 		switch res.Status {
-		case StatusFailed:
+		case report.TestFailed:
 			tc.Failure = &junitProblem{Message: clip(res.FirstFailure, 500), Type: "expectation", Text: failureText(res)}
 			s.Failures++
 			out.Failures++
-		case StatusError:
+		case report.TestError:
 			tc.Error = &junitProblem{Message: clip(res.Error, 500), Type: "error", Text: strings.TrimSpace(res.Error + "\n" + res.Hint)}
 			s.Errors++
 			out.Errors++
-		case StatusCancelled:
+		case report.TestCancelled:
 			tc.Skipped = &junitProblem{Message: "cancelled"}
 			s.Skipped++
 		}
@@ -119,7 +121,7 @@ func WriteJUnit(w io.Writer, rep *Report) error {
 }
 
 // WriteJUnitFile writes the report as JUnit XML to path.
-func WriteJUnitFile(path string, rep *Report) error {
+func WriteJUnitFile(path string, rep *report.TestReport) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("unable to write the JUnit report: %w", err)
@@ -132,7 +134,7 @@ func WriteJUnitFile(path string, rep *Report) error {
 }
 
 // failureText lists every check that did not hold, with its findings.
-func failureText(res *Result) string {
+func failureText(res *report.TestResult) string {
 	var b strings.Builder
 	for _, c := range res.Checks {
 		if c.OK {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/testutil/need"
 )
 
@@ -22,9 +23,9 @@ func TestJUnitValidatesAgainstThePublishedSchema(t *testing.T) {
 	rep := runCases(t, ws, client, Options{Models: []string{"alpha", "beta"}})
 	// Add an error and a cancelled job, as a broken server and Ctrl-C leave them.
 	rep.Results = append(rep.Results,
-		&Result{Case: "01-idea/python", Stage: "01-idea", Model: "gamma", Repeat: 1, Status: StatusError, Error: "model 'gamma' not found <&>", Hint: "ollama pull gamma", Duration: time.Millisecond},
-		&Result{Case: "01-idea/go", Stage: "01-idea", Model: "gamma", Repeat: 1, Status: StatusCancelled, Error: "cancelled"})
-	rep.summarize()
+		&report.TestResult{Case: "01-idea/python", Stage: "01-idea", Model: "gamma", Repeat: 1, Status: report.TestError, Error: "model 'gamma' not found <&>", Hint: "ollama pull gamma", Duration: time.Millisecond},
+		&report.TestResult{Case: "01-idea/go", Stage: "01-idea", Model: "gamma", Repeat: 1, Status: report.TestCancelled, Error: "cancelled"})
+	summarize(rep)
 	out := filepath.Join(t.TempDir(), "junit.xml")
 	if err := WriteJUnitFile(out, rep); err != nil {
 		t.Fatal(err)

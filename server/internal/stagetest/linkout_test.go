@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -55,7 +56,7 @@ Do it.
 	}
 	defer ws.Close()
 
-	if _, err := Save(ws.Disk, &Report{Version: ReportVersion, RunID: "20260202-000000"}); err == nil {
+	if _, err := Save(ws.Disk, &report.TestReport{Version: ReportVersion, RunID: "20260202-000000"}); err == nil {
 		t.Error("a report was saved through history/, a link out of the workspace")
 	}
 	cache := &cacheStore{disk: ws.Disk, dir: filepath.Join(ws.Root, CacheDir)}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/config"
+	"github.com/icm-tool/icm/server/internal/report"
 )
 
 // Defaults of Options.
@@ -33,7 +34,7 @@ type Options struct {
 	// the result) instead of removing it.
 	Keep bool
 	// Progress receives a job's start and end, one event at a time.
-	Progress func(Event)
+	Progress func(report.TestEvent)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -49,26 +50,6 @@ func (o Options) withDefaults() Options {
 		o.Now = time.Now
 	}
 	return o
-}
-
-// Event kinds.
-const (
-	EventJobStart = "job-start"
-	EventJobEnd   = "job-end"
-)
-
-// Event is a job starting or ending.
-type Event struct {
-	Kind string `json:"kind"`
-	// Index (1-based) and Total place the job in the run.
-	Index int    `json:"index"`
-	Total int    `json:"total"`
-	Case  string `json:"case"`
-	Model string `json:"model"`
-	// Repeat is 1-based.
-	Repeat int `json:"repeat"`
-	// Result is set at the end.
-	Result *Result `json:"result,omitempty"`
 }
 
 // DefaultParallel is how many jobs to run at once when the person does

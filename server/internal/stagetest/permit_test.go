@@ -11,6 +11,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -70,7 +71,7 @@ func TestAJobAsksItsCopysPermit(t *testing.T) {
 		t.Fatalf("the permit was made for %v, want the job's copy %s", copies, r.Copy)
 	}
 	t.Cleanup(func() { os.RemoveAll(filepath.Dir(r.Copy)) })
-	if r.Status != StatusFailed || !strings.Contains(r.FirstFailure, "not trusted") {
+	if r.Status != report.TestFailed || !strings.Contains(r.FirstFailure, "not trusted") {
 		t.Errorf("status %s, first failure %q: want the refused case check", r.Status, r.FirstFailure)
 	}
 	kinds := map[act.Kind]string{}

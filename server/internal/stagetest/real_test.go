@@ -11,6 +11,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/testutil/need"
 	"github.com/icm-tool/icm/server/internal/testutil/realollama"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
@@ -90,7 +91,7 @@ Another stand-in.
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(opts Options) *Report {
+	run := func(opts Options) *report.TestReport {
 		return New(ws, Backend{Client: client, Permit: allowAll}, opts).Run(context.Background(), sel)
 	}
 	// Repeats 1 and 2 of the first run have seeds 7 and 8; the second run
@@ -98,7 +99,7 @@ Another stand-in.
 	first := run(Options{Repeat: 2, Seed: 7, Cache: true})
 	calls := counter.Chats()
 	for _, r := range first.Results {
-		if r.Status == StatusError || r.Status == StatusCancelled {
+		if r.Status == report.TestError || r.Status == report.TestCancelled {
 			t.Fatalf("%s #%d: %s: %s", r.Case, r.Repeat, r.Status, r.Error)
 		}
 		if r.PromptTokens == 0 || r.ModelCalls == 0 || r.Outputs[r.Output] == "" {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -19,74 +20,14 @@ const ReportVersion = 1
 // ResultsDir is where run reports are saved, under the workspace root.
 var ResultsDir = filepath.Join(workspace.HistoryDir, "tests")
 
-// CaseInfo names a case as it was when it ran.
-type CaseInfo struct {
-	ID    string `json:"id"`
-	Stage string `json:"stage"`
-	Name  string `json:"name"`
-	Title string `json:"title"`
-	// File is the case file, workspace-relative; Line is its title's line.
-	File string `json:"file"`
-	Hash string `json:"hash"`
-}
-
-func caseInfo(ws *workspace.Workspace, s *Selected) CaseInfo {
-	return CaseInfo{ID: s.Case.ID, Stage: s.Stage.Name, Name: s.Case.Name, Title: s.Case.Title, File: ws.Rel(s.Case.File), Hash: s.Case.Hash}
-}
-
-// Row is one cell of the matrix: a case with one model, over its repeats.
-type Row struct {
-	Case  string `json:"case"`
-	Model string `json:"model"`
-	// Runs is N, Passed is k: "k of N".
-	Runs   int `json:"runs"`
-	Passed int `json:"passed"`
-	Errors int `json:"errors"`
-	// MedianTokens and MedianDuration are over the repeats.
-	MedianTokens   int           `json:"median_tokens"`
-	MedianDuration time.Duration `json:"median_duration"`
-	// FirstFailure is the first failing expectation of the first repeat
-	// that failed ("" when all passed).
-	FirstFailure string `json:"first_failure,omitempty"`
-	CacheHits    int    `json:"cache_hits,omitempty"`
-}
-
-// Rate is k of N as text.
-func (r Row) Rate() string { return fmt.Sprintf("%d/%d", r.Passed, r.Runs) }
-
-// Report is one `icm test` run, as saved in history/tests/<run>.json.
-type Report struct {
-	Version   int           `json:"version"`
-	RunID     string        `json:"run_id"`
-	Workspace string        `json:"workspace"`
-	Started   time.Time     `json:"started"`
-	Finished  time.Time     `json:"finished"`
-	Duration  time.Duration `json:"duration"`
-	// Complete is false when the run was cancelled part way.
-	Complete bool `json:"complete"`
-	// Models are the matrix's models in order.
-	Models   []string   `json:"models"`
-	Repeat   int        `json:"repeat"`
-	Seed     int        `json:"seed"`
-	Parallel int        `json:"parallel"`
-	Judge    string     `json:"judge,omitempty"`
-	Cache    bool       `json:"cache,omitempty"`
-	Cases    []CaseInfo `json:"cases"`
-	Results  []*Result  `json:"results"`
-	Matrix   []Row      `json:"matrix"`
-	// Passed is true when every job passed.
-	Passed bool `json:"passed"`
-	// Counts of jobs by status.
-	Counts map[string]int `json:"counts"`
-	// SequentialSum is the jobs' durations added up: the wall time the run
-	// would take one job at a time.
-	SequentialSum time.Duration `json:"sequential_sum"`
+func caseInfo(ws *workspace.Workspace, s *report.TestCase) report.TestCaseInfo {
+	return report.TestCaseInfo{ID: s.Case.ID, Stage: s.Stage.Name, Name: s.Case.Name, Title: s.Case.Title, File: ws.Rel(s.Case.File), Hash: s.Case.Hash}
 }
 
 // summarize fills Models, Matrix, Passed, Counts and SequentialSum from Results.
-func (rep *Report) summarize() {
-	rep.Counts = map[string]int{StatusPassed: 0, StatusFailed: 0, StatusError: 0, StatusCancelled: 0}
-	rows := map[[2]string]*Row{}
+func summarize(rep *report.TestReport) {
+	rep.Counts = map[string]int{report.TestPassed: 0, report.TestFailed: 0, report.TestError: 0, report.TestCancelled: 0}
+	rows := map[[2]string]*report.TestRow{}
 	var order [][2]string
 	seenModel := map[string]bool{}
 	rep.Models, rep.SequentialSum, rep.Passed = nil, 0, len(rep.Results) > 0
@@ -105,15 +46,15 @@ func (rep *Report) summarize() {
 		k := [2]string{res.Case, res.Model}
 		row, ok := rows[k]
 		if !ok {
-			row = &Row{Case: res.Case, Model: res.Model}
+			row = &report.TestRow{Case: res.Case, Model: res.Model}
 			rows[k] = row
 			order = append(order, k)
 		}
 		row.Runs++
 		switch res.Status {
-		case StatusPassed:
+		case report.TestPassed:
 			row.Passed++
-		case StatusError, StatusCancelled:
+		case report.TestError, report.TestCancelled:
 			row.Errors++
 		}
 		if row.FirstFailure == "" && res.Failed() {
@@ -149,21 +90,11 @@ func median[T int | time.Duration](xs []T) T {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-// Row returns the matrix cell of a case and model.
-func (rep *Report) Row(caseID, model string) (Row, bool) {
-	for _, r := range rep.Matrix {
-		if r.Case == caseID && r.Model == model {
-			return r, true
-		}
-	}
-	return Row{}, false
-}
-
 // Save writes the report to history/tests/<run>.json in the workspace
 // (the only file a test run writes there, with the cache) and returns the
 // path. Like every file of the workspace it is written through the
 // workspace's Root (disk): a history/ that links out is refused.
-func Save(disk *workspace.Root, rep *Report) (string, error) {
+func Save(disk *workspace.Root, rep *report.TestReport) (string, error) {
 	data, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return "", fmt.Errorf("unable to encode the test report: %w", err)
@@ -200,7 +131,7 @@ const Latest = "latest"
 
 // Load reads a saved run by id, a unique prefix of one, or Latest,
 // through the workspace's Root.
-func Load(disk *workspace.Root, id string) (*Report, error) {
+func Load(disk *workspace.Root, id string) (*report.TestReport, error) {
 	ids, err := Runs(disk)
 	if err != nil {
 		return nil, err
@@ -226,7 +157,7 @@ func Load(disk *workspace.Root, id string) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("unable to read test run %s: %w", match[0], err)
 	}
-	var rep Report
+	var rep report.TestReport
 	if err := json.Unmarshal(data, &rep); err != nil {
 		return nil, fmt.Errorf("test run %s is not a readable report: %w", match[0], err)
 	}
@@ -264,7 +195,7 @@ func LastPassing(disk *workspace.Root, caseID, model, before string) (runID, out
 			continue
 		}
 		for _, r := range rep.Results {
-			if r.Case == caseID && r.Model == model && r.Status == StatusPassed && r.Output != "" {
+			if r.Case == caseID && r.Model == model && r.Status == report.TestPassed && r.Output != "" {
 				return rep.RunID, r.Outputs[r.Output], true
 			}
 		}

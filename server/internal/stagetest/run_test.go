@@ -11,6 +11,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/workflow"
@@ -164,7 +165,7 @@ func TestMatrixOverTwoModels(t *testing.T) {
 	if row.FirstFailure != `contains "Go": pipeline/01-idea/output/objectives.md does not contain "Go"` {
 		t.Errorf("first failure %q", row.FirstFailure)
 	}
-	if rep.Counts[StatusFailed] != 2 || rep.Counts[StatusPassed] != 6 {
+	if rep.Counts[report.TestFailed] != 2 || rep.Counts[report.TestPassed] != 6 {
 		t.Errorf("counts %v", rep.Counts)
 	}
 	// The model override reached the server.
@@ -206,12 +207,12 @@ func TestBaselineShowsARegression(t *testing.T) {
 	if cmp.Worse != 1 || cmp.Better != 0 || cmp.Baseline != base.RunID {
 		t.Fatalf("%+v", cmp)
 	}
-	var worse, same Change
+	var worse, same report.TestChange
 	for _, c := range cmp.Changes {
 		switch c.Kind {
-		case ChangeWorse:
+		case report.ChangeWorse:
 			worse = c
-		case ChangeSame:
+		case report.ChangeSame:
 			same = c
 		}
 	}
@@ -300,19 +301,19 @@ func TestVerifyOutcome(t *testing.T) {
 	orig, _ := os.ReadFile(caseFile)
 	rep := runCases(t, ws, client, Options{}, "01-idea/go")
 	r := rep.Results[0]
-	if r.Status != StatusFailed || !strings.HasPrefix(r.FirstFailure, "verify max-words 5: pipeline/01-idea/output/objectives.md: ") {
+	if r.Status != report.TestFailed || !strings.HasPrefix(r.FirstFailure, "verify max-words 5: pipeline/01-idea/output/objectives.md: ") {
 		t.Errorf("without a verify line the stage's failed check fails the case: %s %q", r.Status, r.FirstFailure)
 	}
 	os.WriteFile(caseFile, append(orig, []byte("- verify fails\n")...), 0o644)
 	rep = runCases(t, ws, client, Options{}, "01-idea/go")
 	r = rep.Results[0]
 	last := r.Checks[len(r.Checks)-1]
-	if r.Status != StatusPassed || !last.Info || last.OK {
+	if r.Status != report.TestPassed || !last.Info || last.OK {
 		t.Errorf("verify fails: %s %q, last check %+v", r.Status, r.FirstFailure, last)
 	}
 	os.WriteFile(st.Contract, src, 0o644)
 	rep = runCases(t, ws, client, Options{}, "01-idea/go")
-	if r := rep.Results[0]; r.Status != StatusFailed || !strings.Contains(r.FirstFailure, "every Verify check of the stage passed") {
+	if r := rep.Results[0]; r.Status != report.TestFailed || !strings.Contains(r.FirstFailure, "every Verify check of the stage passed") {
 		t.Errorf("verify fails on a passing stage: %s %q", r.Status, r.FirstFailure)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -29,7 +30,7 @@ func New(ws *workspace.Workspace, backend Backend, opts Options) *Runner {
 }
 
 // jobs lays out the matrix: every case, for every model, every repeat.
-func (r *Runner) jobs(sel []*Selected) []job {
+func (r *Runner) jobs(sel []*report.TestCase) []job {
 	var out []job
 	for _, s := range sel {
 		models := r.opts.Models
@@ -52,15 +53,15 @@ func (r *Runner) jobs(sel []*Selected) []job {
 // Run runs every job of the selected cases, Options.Parallel at a time,
 // and returns the report (also when ctx is cancelled part way: the jobs
 // that did not run are marked cancelled). It does not save the report.
-func (r *Runner) Run(ctx context.Context, sel []*Selected) *Report {
+func (r *Runner) Run(ctx context.Context, sel []*report.TestCase) *report.TestReport {
 	start := r.opts.Now()
-	rep := &Report{Version: ReportVersion, RunID: newRunID(start), Workspace: r.ws.Root, Started: start,
+	rep := &report.TestReport{Version: ReportVersion, RunID: newRunID(start), Workspace: r.ws.Root, Started: start,
 		Repeat: r.opts.Repeat, Seed: r.opts.Seed, Parallel: r.opts.Parallel, Judge: r.opts.Judge, Cache: r.opts.Cache}
 	for _, s := range sel {
 		rep.Cases = append(rep.Cases, caseInfo(r.ws, s))
 	}
 	jobs := r.jobs(sel)
-	rep.Results = make([]*Result, len(jobs))
+	rep.Results = make([]*report.TestResult, len(jobs))
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for w := 0; w < min(r.opts.Parallel, max(len(jobs), 1)); w++ {
@@ -69,10 +70,10 @@ func (r *Runner) Run(ctx context.Context, sel []*Selected) *Report {
 			defer wg.Done()
 			for i := range work {
 				j := jobs[i]
-				r.emit(Event{Kind: EventJobStart, Index: i + 1, Total: len(jobs), Case: j.sel.Case.ID, Model: j.label, Repeat: j.repeat})
+				r.emit(report.TestEvent{Kind: report.TestJobStart, Index: i + 1, Total: len(jobs), Case: j.sel.Case.ID, Model: j.label, Repeat: j.repeat})
 				res := r.runJob(ctx, j)
 				rep.Results[i] = res
-				r.emit(Event{Kind: EventJobEnd, Index: i + 1, Total: len(jobs), Case: j.sel.Case.ID, Model: j.label, Repeat: j.repeat, Result: res})
+				r.emit(report.TestEvent{Kind: report.TestJobEnd, Index: i + 1, Total: len(jobs), Case: j.sel.Case.ID, Model: j.label, Repeat: j.repeat, Result: res})
 			}
 		}()
 	}
@@ -90,14 +91,14 @@ func (r *Runner) Run(ctx context.Context, sel []*Selected) *Report {
 	for i, res := range rep.Results {
 		if res == nil {
 			j := jobs[i]
-			rep.Results[i] = &Result{Case: j.sel.Case.ID, Stage: j.sel.Stage.Name, Model: j.label, Repeat: j.repeat, Seed: j.seed,
-				Status: StatusCancelled, Error: "cancelled before it ran", Checks: []Check{}}
+			rep.Results[i] = &report.TestResult{Case: j.sel.Case.ID, Stage: j.sel.Stage.Name, Model: j.label, Repeat: j.repeat, Seed: j.seed,
+				Status: report.TestCancelled, Error: "cancelled before it ran", Checks: []report.TestCheck{}}
 		}
 	}
 	rep.Finished = r.opts.Now()
 	rep.Duration = rep.Finished.Sub(start)
 	rep.Complete = ctx.Err() == nil
-	rep.summarize()
+	summarize(rep)
 	return rep
 }
 
@@ -109,7 +110,7 @@ func newRunID(t time.Time) string {
 	return t.UTC().Format("20060102-150405.000") + "-" + hex.EncodeToString(b[:])
 }
 
-func (r *Runner) emit(ev Event) {
+func (r *Runner) emit(ev report.TestEvent) {
 	if r.opts.Progress == nil {
 		return
 	}

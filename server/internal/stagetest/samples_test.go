@@ -14,6 +14,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/codecheck"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/testutil/fakesearx"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/sites"
@@ -96,7 +97,7 @@ func TestSampleWorkspaceCasesAreGreen(t *testing.T) {
 			}
 			res := New(ws, backend, Options{Parallel: 3}).Run(context.Background(), sel)
 			for _, r := range res.Results {
-				if r.Status != StatusPassed {
+				if r.Status != report.TestPassed {
 					t.Errorf("%s: %s: %s %s\n%s", r.Case, r.Status, r.FirstFailure, r.Error, r.Outputs[r.Output])
 				}
 				for _, c := range r.Checks {

@@ -9,19 +9,10 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/testcase"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
-
-// Selected is a case chosen to run, with its stage and contract.
-type Selected struct {
-	Case     *testcase.Case
-	Stage    *workspace.Stage
-	Contract *contract.Contract
-	// Errors are the error findings of the case (its own and the
-	// workspace's checks): a case with any is reported, never run.
-	Errors []string
-}
 
 // Filter chooses cases by name.
 type Filter struct {
@@ -38,11 +29,11 @@ type Filter struct {
 
 // Select finds the cases f names, in stage order and then by name. An
 // argument that names nothing is an error that lists what there is.
-func Select(ws *workspace.Workspace, rep *check.Report, f Filter) ([]*Selected, error) {
-	var all []*Selected
+func Select(ws *workspace.Workspace, rep *check.Report, f Filter) ([]*report.TestCase, error) {
+	var all []*report.TestCase
 	for _, sr := range rep.Stages {
 		for _, c := range sr.Cases {
-			sel := &Selected{Case: c, Stage: sr.Stage, Contract: sr.Contract}
+			sel := &report.TestCase{Case: c, Stage: sr.Stage, Contract: sr.Contract}
 			for _, fd := range rep.FindingsFor(c.File) {
 				if fd.Severity == contract.Error {
 					sel.Errors = append(sel.Errors, fd.Message)
@@ -73,7 +64,7 @@ func Select(ws *workspace.Workspace, rep *check.Report, f Filter) ([]*Selected, 
 			}
 		}
 	}
-	var out []*Selected
+	var out []*report.TestCase
 	for _, s := range chosen {
 		if (len(f.Include) == 0 || matchAny(f.Include, s.Case)) && !matchAny(f.Exclude, s.Case) {
 			out = append(out, s)
@@ -82,7 +73,7 @@ func Select(ws *workspace.Workspace, rep *check.Report, f Filter) ([]*Selected, 
 	return out, nil
 }
 
-func byArg(ws *workspace.Workspace, all []*Selected, arg, dir string) ([]*Selected, error) {
+func byArg(ws *workspace.Workspace, all []*report.TestCase, arg, dir string) ([]*report.TestCase, error) {
 	// A path to a case file or folder.
 	p := arg
 	if !filepath.IsAbs(p) {
@@ -95,7 +86,7 @@ func byArg(ws *workspace.Workspace, all []*Selected, arg, dir string) ([]*Select
 		}
 		for _, s := range all {
 			if s.Case.File == abs || fi.IsDir() && s.Case.Folder && s.Case.Dir == abs {
-				return []*Selected{s}, nil
+				return []*report.TestCase{s}, nil
 			}
 		}
 		if st := ws.StageOf(abs); st != nil && (abs == st.Dir || abs == filepath.Join(st.Dir, testcase.Dir)) {
@@ -114,7 +105,7 @@ func byArg(ws *workspace.Workspace, all []*Selected, arg, dir string) ([]*Select
 		name = strings.TrimSuffix(name, ".md")
 		for _, s := range cases {
 			if s.Case.Name == name {
-				return []*Selected{s}, nil
+				return []*report.TestCase{s}, nil
 			}
 		}
 		return nil, fmt.Errorf("stage %s has no case %q; its cases: %s", st.Name, name, names(cases))
@@ -122,8 +113,8 @@ func byArg(ws *workspace.Workspace, all []*Selected, arg, dir string) ([]*Select
 	return nil, fmt.Errorf("%q names no stage, case or case file; cases: %s", arg, names(all))
 }
 
-func ofStage(all []*Selected, stage string) []*Selected {
-	var out []*Selected
+func ofStage(all []*report.TestCase, stage string) []*report.TestCase {
+	var out []*report.TestCase
 	for _, s := range all {
 		if s.Stage.Name == stage {
 			out = append(out, s)
@@ -132,7 +123,7 @@ func ofStage(all []*Selected, stage string) []*Selected {
 	return out
 }
 
-func names(ss []*Selected) string {
+func names(ss []*report.TestCase) string {
 	if len(ss) == 0 {
 		return "none"
 	}

@@ -9,9 +9,10 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/config"
+	"github.com/icm-tool/icm/server/internal/report"
 )
 
-func ids(sel []*Selected) string {
+func ids(sel []*report.TestCase) string {
 	var out []string
 	for _, s := range sel {
 		out = append(out, s.Case.ID)
@@ -69,11 +70,11 @@ func TestBadCasesAreErrorsWithoutModelCalls(t *testing.T) {
 	os.WriteFile(filepath.Join(st.Dir, "tests", "bare.md"), []byte("# Case: bare\n\n## Expect\n- non-empty\n"), 0o644)
 	rep := runCases(t, ws, client, Options{}, "01-idea/bad", "01-idea/bare")
 	bad := result(t, rep, "01-idea/bad", "alpha", 1)
-	if bad.Status != StatusError || !strings.Contains(bad.Error, `unknown expectation "contain"`) {
+	if bad.Status != report.TestError || !strings.Contains(bad.Error, `unknown expectation "contain"`) {
 		t.Errorf("bad case: %s %s", bad.Status, bad.Error)
 	}
 	bare := result(t, rep, "01-idea/bare", "alpha", 1)
-	if bare.Status != StatusError || !strings.Contains(bare.Error, "01-idea reads input.md, which the workspace does not have") || !strings.Contains(bare.Hint, "- input.md <- FILE") {
+	if bare.Status != report.TestError || !strings.Contains(bare.Error, "01-idea reads input.md, which the workspace does not have") || !strings.Contains(bare.Hint, "- input.md <- FILE") {
 		t.Errorf("bare case: %s %q %q", bare.Status, bare.Error, bare.Hint)
 	}
 	if n := len(srv.ChatRequests()); n != 0 {
@@ -92,7 +93,7 @@ func TestCancelledRun(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	rep := New(ws, Backend{Client: client, Permit: allowAll}, Options{Repeat: 2}).Run(ctx, sel)
-	if rep.Complete || rep.Passed || rep.Counts[StatusCancelled] != 4 {
+	if rep.Complete || rep.Passed || rep.Counts[report.TestCancelled] != 4 {
 		t.Errorf("complete %v passed %v counts %v", rep.Complete, rep.Passed, rep.Counts)
 	}
 }

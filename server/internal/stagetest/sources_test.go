@@ -9,6 +9,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/agent"
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 	"github.com/icm-tool/icm/server/internal/workflow"
@@ -78,19 +79,19 @@ Installing the tool.
 	backend := Backend{Client: client, Permit: allowAll, Tools: func(string) workflow.ToolOpener {
 		return func(context.Context, workflow.ToolRequest) (workflow.Toolset, error) { return fakeTools{}, nil }
 	}}
-	run := func() *Result {
+	run := func() *report.TestResult {
 		sel, err := Select(ws, check.Run(ws, check.Options{}), Filter{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return New(ws, backend, Options{}).Run(context.Background(), sel).Results[0]
 	}
-	if r := run(); r.Status != StatusPassed {
+	if r := run(); r.Status != report.TestPassed {
 		t.Fatalf("citing the URL the tool returned: %s %s %s", r.Status, r.FirstFailure, r.Error)
 	}
 	cite = "https://invented.example.com/page"
 	r := run()
-	if r.Status != StatusFailed || !strings.Contains(r.FirstFailure, "invented.example.com") {
+	if r.Status != report.TestFailed || !strings.Contains(r.FirstFailure, "invented.example.com") {
 		t.Errorf("citing an invented URL: %s %q", r.Status, r.FirstFailure)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -71,7 +72,7 @@ func TestCaseReadsTheFileTheModelNamed(t *testing.T) {
 	}
 	rep := runCases(t, ws, client, Options{})
 	res := result(t, rep, "01-walk/hills", "alpha", 1)
-	if res.Status != StatusPassed {
+	if res.Status != report.TestPassed {
 		t.Fatalf("status %s (%s), checks %+v", res.Status, res.Error, res.Checks)
 	}
 	if res.Output != "stages/01-walk/output/hills-plan.md" || !strings.Contains(res.Outputs[res.Output], "ridge") {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/icm-tool/icm/server/internal/workflow"
+	"github.com/icm-tool/icm/server/internal/report"
 )
 
 func TestEndpointFromEnv(t *testing.T) {
@@ -57,11 +57,11 @@ func TestNilExporterIsOff(t *testing.T) {
 		t.Error(err)
 	}
 	n := 0
-	count := func(workflow.Event) { n++ }
+	count := func(report.Event) { n++ }
 	if Tee(nil, nil) != nil {
 		t.Error("Tee of nothing is not nil")
 	}
-	Tee(nil, count, x.Observe(RunInfo{}), count)(workflow.Event{})
+	Tee(nil, count, x.Observe(RunInfo{}), count)(report.Event{})
 	if n != 2 {
 		t.Errorf("Tee called %d functions, want 2", n)
 	}

@@ -14,7 +14,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/icm-tool/icm/server/internal/workflow"
+	"github.com/icm-tool/icm/server/internal/report"
 )
 
 // Attributes icm adds beside the GenAI ones.
@@ -83,41 +83,41 @@ func newTracker(t trace.Tracer, info RunInfo) *tracker {
 	return &tracker{tracer: t, info: info, stages: map[string]*open{}, items: map[itemKey]*open{}}
 }
 
-func (t *tracker) event(ev workflow.Event) {
-	if ev.Kind == workflow.EventDelta {
+func (t *tracker) event(ev report.Event) {
+	if ev.Kind == report.EventDelta {
 		return
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch ev.Kind {
-	case workflow.EventRunStart:
+	case report.EventRunStart:
 		t.runSpan(ev)
-	case workflow.EventStageStart:
+	case report.EventStageStart:
 		t.stageStart(ev)
-	case workflow.EventItemStart:
+	case report.EventItemStart:
 		t.itemStart(ev)
-	case workflow.EventModel:
+	case report.EventModel:
 		if ev.Model != nil {
 			t.modelCall(ev)
 		}
-	case workflow.EventTool:
+	case report.EventTool:
 		if ev.Tool != nil {
 			t.toolCall(ev)
 		}
-	case workflow.EventItemEnd:
+	case report.EventItemEnd:
 		t.itemEnd(ev)
-	case workflow.EventVerify, workflow.EventScript, workflow.EventGate:
+	case report.EventVerify, report.EventScript, report.EventGate:
 		t.note(ev)
-	case workflow.EventStageEnd:
+	case report.EventStageEnd:
 		t.stageEnd(ev)
-	case workflow.EventRunEnd:
+	case report.EventRunEnd:
 		t.runEnd(ev)
 	}
 }
 
 // runSpan returns the run's span, starting it at ev's time when the run
 // start was not seen (an observer attached late still gets a whole tree).
-func (t *tracker) runSpan(ev workflow.Event) *open {
+func (t *tracker) runSpan(ev report.Event) *open {
 	if t.run != nil {
 		return t.run
 	}
@@ -128,7 +128,7 @@ func (t *tracker) runSpan(ev workflow.Event) *open {
 }
 
 // stageSpan returns the stage's span, starting it when its start was not seen.
-func (t *tracker) stageSpan(ev workflow.Event) *open {
+func (t *tracker) stageSpan(ev report.Event) *open {
 	if s, ok := t.stages[ev.Stage]; ok {
 		return s
 	}
@@ -136,7 +136,7 @@ func (t *tracker) stageSpan(ev workflow.Event) *open {
 	return t.stages[ev.Stage]
 }
 
-func (t *tracker) stageStart(ev workflow.Event) {
+func (t *tracker) stageStart(ev report.Event) {
 	parent := t.runSpan(ev)
 	name, attrs := "stage "+ev.Stage, []attribute.KeyValue{attrStage.String(ev.Stage)}
 	if ev.Message != "script" && !strings.HasSuffix(ev.Message, ": script") {
@@ -149,7 +149,7 @@ func (t *tracker) stageStart(ev workflow.Event) {
 	t.stages[ev.Stage] = &open{ctx: ctx, span: span, start: ev.Time}
 }
 
-func (t *tracker) itemStart(ev workflow.Event) {
+func (t *tracker) itemStart(ev report.Event) {
 	parent := t.stageSpan(ev)
 	ctx, span := t.tracer.Start(parent.ctx, fmt.Sprintf("item %d/%d %s", ev.Index, ev.Count, ev.Item), trace.WithTimestamp(ev.Time),
 		trace.WithAttributes(attrStage.String(ev.Stage), attrItemTitle.String(ev.Item), attrItemIndex.Int(ev.Index), attrItemCount.Int(ev.Count)))
@@ -157,7 +157,7 @@ func (t *tracker) itemStart(ev workflow.Event) {
 }
 
 // parentOf is where a model or tool call belongs: its item, else its stage.
-func (t *tracker) parentOf(ev workflow.Event) *open {
+func (t *tracker) parentOf(ev report.Event) *open {
 	if ev.Count > 0 {
 		if it, ok := t.items[itemKey{ev.Stage, ev.Index}]; ok {
 			return it
@@ -175,7 +175,7 @@ func (t *tracker) provider() []attribute.KeyValue {
 
 // modelCall records a finished model call: it ended at the event and
 // lasted its Duration.
-func (t *tracker) modelCall(ev workflow.Event) {
+func (t *tracker) modelCall(ev report.Event) {
 	m := ev.Model
 	attrs := []attribute.KeyValue{
 		semconv.GenAIOperationNameChat,
@@ -224,7 +224,7 @@ func serverAttrs(server string) []attribute.KeyValue {
 	return attrs
 }
 
-func (t *tracker) toolCall(ev workflow.Event) {
+func (t *tracker) toolCall(ev report.Event) {
 	tc := ev.Tool
 	attrs := []attribute.KeyValue{
 		semconv.GenAIOperationNameExecuteTool,
@@ -250,7 +250,7 @@ func (t *tracker) toolCall(ev workflow.Event) {
 	span.End(trace.WithTimestamp(ev.Time))
 }
 
-func (t *tracker) itemEnd(ev workflow.Event) {
+func (t *tracker) itemEnd(ev report.Event) {
 	key := itemKey{ev.Stage, ev.Index}
 	it, ok := t.items[key]
 	if !ok {
@@ -265,7 +265,7 @@ func (t *tracker) itemEnd(ev workflow.Event) {
 
 // note records a moment of a stage (a Verify result, a script's output,
 // the gate) as an event on its span.
-func (t *tracker) note(ev workflow.Event) {
+func (t *tracker) note(ev report.Event) {
 	target := t.run
 	if ev.Stage != "" {
 		target = t.stageSpan(ev)
@@ -280,7 +280,7 @@ func (t *tracker) note(ev workflow.Event) {
 	target.span.AddEvent(ev.Kind, trace.WithTimestamp(ev.Time), trace.WithAttributes(attrs...))
 }
 
-func (t *tracker) stageEnd(ev workflow.Event) {
+func (t *tracker) stageEnd(ev report.Event) {
 	s := t.stageSpan(ev)
 	for key, it := range t.items {
 		if key.stage == ev.Stage {
@@ -300,10 +300,10 @@ func (t *tracker) stageEnd(ev workflow.Event) {
 	delete(t.stages, ev.Stage)
 }
 
-func (t *tracker) runEnd(ev workflow.Event) {
+func (t *tracker) runEnd(ev report.Event) {
 	r := t.runSpan(ev)
 	for name := range t.stages {
-		t.stageEnd(workflow.Event{Kind: workflow.EventStageEnd, Stage: name, Time: ev.Time, Status: "interrupted", Err: "the run ended before the stage finished"})
+		t.stageEnd(report.Event{Kind: report.EventStageEnd, Stage: name, Time: ev.Time, Status: "interrupted", Err: "the run ended before the stage finished"})
 	}
 	r.span.SetAttributes(attrInputTotal.Int(ev.PromptTokens), attrOutputTotal.Int(ev.OutputTokens))
 	if ev.Err != "" {

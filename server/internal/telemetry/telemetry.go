@@ -27,7 +27,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/icm-tool/icm/server/internal/workflow"
+	"github.com/icm-tool/icm/server/internal/report"
 )
 
 // scope names the instrumentation in every exported batch.
@@ -78,7 +78,7 @@ type RunInfo struct {
 // Observe returns the function that takes one run's events (a
 // workflow.Options.Progress, or part of one through Tee). On a nil
 // Exporter it returns nil, which Tee leaves out.
-func (x *Exporter) Observe(info RunInfo) func(workflow.Event) {
+func (x *Exporter) Observe(info RunInfo) func(report.Event) {
 	if x == nil {
 		return nil
 	}
@@ -107,8 +107,8 @@ func (x *Exporter) Shutdown(ctx context.Context) error {
 
 // Tee returns a function passing each event to every non-nil fn in
 // order (the CLI's printer and the exporter, say); nil when none is left.
-func Tee(fns ...func(workflow.Event)) func(workflow.Event) {
-	var live []func(workflow.Event)
+func Tee(fns ...func(report.Event)) func(report.Event) {
+	var live []func(report.Event)
 	for _, f := range fns {
 		if f != nil {
 			live = append(live, f)
@@ -120,7 +120,7 @@ func Tee(fns ...func(workflow.Event)) func(workflow.Event) {
 	case 1:
 		return live[0]
 	}
-	return func(ev workflow.Event) {
+	return func(ev report.Event) {
 		for _, f := range live {
 			f(ev)
 		}

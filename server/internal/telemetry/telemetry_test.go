@@ -22,6 +22,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/agent"
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/telemetry"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
@@ -167,7 +168,7 @@ WRITE the part shown below.
 		Client: client, All: true,
 		Check:    check.Options{Servers: map[string]bool{"lookup": true}},
 		Tools:    func(context.Context, workflow.ToolRequest) (workflow.Toolset, error) { return lookupTools{}, nil },
-		Progress: telemetry.Tee(x.Observe(telemetry.RunInfo{Workspace: dir, Provider: "ollama"}), func(workflow.Event) { printed.Add(1) }),
+		Progress: telemetry.Tee(x.Observe(telemetry.RunInfo{Workspace: dir, Provider: "ollama"}), func(report.Event) { printed.Add(1) }),
 	})
 	if err != nil {
 		t.Fatal(err)

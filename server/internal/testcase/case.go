@@ -5,9 +5,6 @@ import (
 	"github.com/icm-tool/icm/server/internal/document"
 )
 
-// Range is a byte range in the case file.
-type Range = document.Range
-
 // Names of the folder and file that hold cases.
 const (
 	// Dir is the folder of a stage that holds its cases.
@@ -31,8 +28,8 @@ type Case struct {
 	// Folder is true for a case kept as a folder with a CASE.md.
 	Folder bool `json:"folder,omitempty"`
 	// Title is from "# Case: TITLE" or "# TITLE"; Name when there is none.
-	Title      string `json:"title"`
-	TitleRange Range  `json:"title_range"`
+	Title      string         `json:"title"`
+	TitleRange document.Range `json:"title_range"`
 	// Summary is the text between the title and the first section.
 	Summary string `json:"summary,omitempty"`
 	// Inputs are the stand-ins, in order.
@@ -50,17 +47,17 @@ type Case struct {
 type StandIn struct {
 	// Target is the replaced path as the contract writes it (relative to
 	// the stage folder, e.g. "input.md" or "../03-outline/output/outline.md").
-	Target      string `json:"target"`
-	TargetRange Range  `json:"target_range"`
+	Target      string         `json:"target"`
+	TargetRange document.Range `json:"target_range"`
 	// From is the file holding the content, relative to the case's Dir;
 	// "" when the content is inline.
-	From      string `json:"from,omitempty"`
-	FromRange Range  `json:"from_range"`
+	From      string         `json:"from,omitempty"`
+	FromRange document.Range `json:"from_range"`
 	// Inline is the content of a fenced block under a `### TARGET` heading.
 	Inline   string `json:"inline,omitempty"`
 	IsInline bool   `json:"is_inline,omitempty"`
 	// Range covers the whole entry (list item, or heading and block).
-	Range Range `json:"range"`
+	Range document.Range `json:"range"`
 }
 
 // Expectation kinds beyond the Verify checks.
@@ -98,8 +95,8 @@ type Expectation struct {
 	// Output names the output file the expectation reads, as written under a
 	// `### FILE` heading; "" means the stage's first output (every output
 	// for Verify checks).
-	Output string `json:"output,omitempty"`
-	Range  Range  `json:"range"`
+	Output string         `json:"output,omitempty"`
+	Range  document.Range `json:"range"`
 }
 
 // Label is the expectation as a report names it.

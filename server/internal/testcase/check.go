@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/document"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -95,7 +96,7 @@ func OutputFor(con *contract.Contract, name string) (contract.Output, bool) {
 // files that are missing or that a run could not compile.
 func Check(ws *workspace.Workspace, st *workspace.Stage, con *contract.Contract, c *Case) []contract.Finding {
 	var out []contract.Finding
-	add := func(r Range, sev contract.Severity, code, msg string) {
+	add := func(r document.Range, sev contract.Severity, code, msg string) {
 		out = append(out, contract.Finding{File: c.File, Range: r, Severity: sev, Code: code, Message: msg})
 	}
 	if con == nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/document"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -15,7 +16,7 @@ const previewLines = 12
 // range it covers: an expectation (what it checks), a stand-in's target
 // (the input it replaces) or its file (what it holds), or the title (what
 // the case replaces and expects). ok is false elsewhere.
-func Hover(ws *workspace.Workspace, st *workspace.Stage, con *contract.Contract, c *Case, off int) (string, Range, bool) {
+func Hover(ws *workspace.Workspace, st *workspace.Stage, con *contract.Contract, c *Case, off int) (string, document.Range, bool) {
 	for _, e := range c.Expect {
 		if e.Range.Contains(off) {
 			return expectationHover(st, con, e), e.Range, true
@@ -32,7 +33,7 @@ func Hover(ws *workspace.Workspace, st *workspace.Stage, con *contract.Contract,
 	if c.TitleRange.Contains(off) && c.TitleRange.Len() > 0 {
 		return titleHover(con, c), c.TitleRange, true
 	}
-	return "", Range{}, false
+	return "", document.Range{}, false
 }
 
 func expectationHover(st *workspace.Stage, con *contract.Contract, e Expectation) string {

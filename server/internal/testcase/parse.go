@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/document"
 	"github.com/icm-tool/icm/server/internal/markdown"
 	"github.com/icm-tool/icm/server/internal/state"
 )
@@ -64,7 +65,7 @@ func (p *parser) parse() {
 		c.TitleRange = t.TextRange
 	} else {
 		c.Title = c.Name
-		p.add(Range{}, contract.Info, CodeNoTitle, "the case has no title; start it with `# Case: WHAT IT CHECKS`")
+		p.add(document.Range{}, contract.Info, CodeNoTitle, "the case has no title; start it with `# Case: WHAT IT CHECKS`")
 	}
 	var summary []string
 	for _, b := range doc.BlocksBefore(2) {
@@ -99,7 +100,7 @@ func (p *parser) parse() {
 	}
 }
 
-func (p *parser) add(r Range, sev contract.Severity, code, msg string) {
+func (p *parser) add(r document.Range, sev contract.Severity, code, msg string) {
 	p.c.Findings = append(p.c.Findings, contract.Finding{File: p.c.File, Range: r, Severity: sev, Code: code, Message: msg})
 }
 
@@ -237,11 +238,11 @@ func unquote(s string) (string, int) {
 	return t, at
 }
 
-func sub(r Range, at, n int) Range {
+func sub(r document.Range, at, n int) document.Range {
 	if at < 0 {
 		return r
 	}
-	return Range{Start: r.Start + at, End: r.Start + at + n}
+	return document.Range{Start: r.Start + at, End: r.Start + at + n}
 }
 
 func trimPrefixFold(s, prefix string) string {

@@ -88,3 +88,9 @@ func rank(m Method) int {
 	}
 	return 3
 }
+
+// MinAnswerRoom is the least room for an answer, in tokens, that makes a
+// model call worth making: the model client refuses a prompt that leaves
+// less before the call, and the checks say beforehand that a context
+// will not fit.
+const MinAnswerRoom = 256

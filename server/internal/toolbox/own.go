@@ -11,6 +11,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/mcpserver/browser"
 	"github.com/icm-tool/icm/server/internal/mcpserver/ingest"
 	"github.com/icm-tool/icm/server/internal/mcpserver/search"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/tools"
 )
 
@@ -58,7 +59,7 @@ func (b *Box) IsOwn(name string) bool { return b.self[name] }
 // server would give, with no process started and nothing contacted.
 // false when the server is not one of icm's own, or its arguments name
 // no server icm has.
-func (b *Box) OwnTools(ctx context.Context, name string, opts tools.Options) ([]tools.ToolInfo, bool, error) {
+func (b *Box) OwnTools(ctx context.Context, name string, opts tools.Options) ([]report.ToolInfo, bool, error) {
 	s, ok := b.Registry[name]
 	if !ok || !b.self[name] {
 		return nil, false, nil

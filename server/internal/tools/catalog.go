@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/act"
+	"github.com/icm-tool/icm/server/internal/report"
 )
 
 // Catalog lists the tools of configured servers for the editor (hover,
@@ -27,7 +28,7 @@ type Catalog struct {
 
 type catalogEntry struct {
 	done  chan struct{}
-	tools []ToolInfo
+	tools []report.ToolInfo
 	err   error
 	at    time.Time
 }
@@ -40,7 +41,7 @@ func NewCatalog(opts Options) *Catalog {
 // ListTools returns the tools server offers, starting it only if this
 // configuration of it has not been listed yet. ctx bounds the wait, not the
 // listing, which other callers may be waiting for too.
-func (c *Catalog) ListTools(ctx context.Context, reg Registry, server string) ([]ToolInfo, error) {
+func (c *Catalog) ListTools(ctx context.Context, reg Registry, server string) ([]report.ToolInfo, error) {
 	s, ok := reg[server]
 	if !ok {
 		return nil, fmt.Errorf("MCP server %q is not configured (configured: %s)", server, listOrNone(reg.Names()))
@@ -67,7 +68,7 @@ func (c *Catalog) ListTools(ctx context.Context, reg Registry, server string) ([
 
 	select {
 	case <-e.done:
-		return append([]ToolInfo(nil), e.tools...), e.err
+		return append([]report.ToolInfo(nil), e.tools...), e.err
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/icm-tool/icm/server/internal/report"
 )
 
 func TestCatalogListsEachServerOnce(t *testing.T) {
@@ -19,7 +21,7 @@ func TestCatalogListsEachServerOnce(t *testing.T) {
 
 	// Concurrent requests share one start.
 	var wg sync.WaitGroup
-	lists := make([][]ToolInfo, 4)
+	lists := make([][]report.ToolInfo, 4)
 	errs := make([]error, 4)
 	for i := range lists {
 		wg.Add(1)
@@ -43,7 +45,7 @@ func TestCatalogListsEachServerOnce(t *testing.T) {
 	if n := len(f.pids()); n != 1 {
 		t.Errorf("server started %d times, want once", n)
 	}
-	var echo *ToolInfo
+	var echo *report.ToolInfo
 	for i, ti := range lists[0] {
 		if ti.Name == "echo" {
 			echo = &lists[0][i]

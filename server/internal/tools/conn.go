@@ -11,26 +11,13 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/icm-tool/icm/server/internal/act"
 )
-
-// ToolInfo is one tool a server offers.
-type ToolInfo struct {
-	Server string
-	// Name is the server's own name for the tool.
-	Name string
-	// Exposed is the name the model sees (see ExposedName).
-	Exposed     string
-	Title       string
-	Description string
-	// InputSchema is the JSON Schema of the arguments as the server sent
-	// it (see normalizeSchema for the two repairs made).
-	InputSchema json.RawMessage
-}
 
 // conn is an initialized connection to one server.
 type conn struct {
@@ -121,8 +108,8 @@ func (c *conn) initialize(ctx, life context.Context, tr transport.Interface) (*c
 // tools/list itself rather than through client.ListTools because mcp-go's
 // typed Tool keeps only part of the input schema (no "definitions", anyOf,
 // oneOf, ...), which would break $ref resolution and weaken the checks.
-func (c *conn) listTools(ctx context.Context) ([]ToolInfo, error) {
-	var out []ToolInfo
+func (c *conn) listTools(ctx context.Context) ([]report.ToolInfo, error) {
+	var out []report.ToolInfo
 	cursor := ""
 	seen := map[string]bool{}
 	for {
@@ -162,7 +149,7 @@ func (c *conn) listTools(ctx context.Context) ([]ToolInfo, error) {
 			if title == "" {
 				title = t.Annotations.Title
 			}
-			out = append(out, ToolInfo{
+			out = append(out, report.ToolInfo{
 				Server: c.server.Name, Name: t.Name, Exposed: ExposedName(c.server.Name, t.Name),
 				Title: title, Description: t.Description, InputSchema: schema,
 			})

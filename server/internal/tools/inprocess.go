@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -13,7 +14,7 @@ import (
 // would see; nothing is started and nothing leaves the process. icm's
 // own servers are listed this way where no process may be started (an
 // untrusted workspace).
-func ListInProcess(ctx context.Context, s Server, srv *server.MCPServer, opts Options) ([]ToolInfo, error) {
+func ListInProcess(ctx context.Context, s Server, srv *server.MCPServer, opts Options) ([]report.ToolInfo, error) {
 	life, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	c := &conn{server: s, opts: opts, cancel: cancel}
 	c, err := c.initialize(ctx, life, transport.NewInProcessTransport(srv))

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/report"
 )
 
 // Offered returns the tool definitions a stage's toolset offers the
@@ -17,7 +18,7 @@ import (
 // starting a toolset. A server missing from listings is skipped; a
 // listing without a tool the stage names is an error naming it, and the
 // other servers' tools are still returned.
-func Offered(listings map[string][]ToolInfo, allow map[string][]string) ([]llm.Tool, error) {
+func Offered(listings map[string][]report.ToolInfo, allow map[string][]string) ([]llm.Tool, error) {
 	names := make([]string, 0, len(allow))
 	for name := range allow {
 		if _, ok := listings[name]; ok {
@@ -44,15 +45,15 @@ func Offered(listings map[string][]ToolInfo, allow map[string][]string) ([]llm.T
 
 // pick selects the tools allowed names (nil or ["*"]: all) from a
 // server's listing, in the order named.
-func pick(server, location string, offered []ToolInfo, allowed []string) ([]ToolInfo, error) {
+func pick(server, location string, offered []report.ToolInfo, allowed []string) ([]report.ToolInfo, error) {
 	if len(allowed) == 0 || (len(allowed) == 1 && allowed[0] == "*") {
 		return offered, nil
 	}
-	byServerName := map[string]ToolInfo{}
+	byServerName := map[string]report.ToolInfo{}
 	for _, t := range offered {
 		byServerName[t.Name] = t
 	}
-	var picked []ToolInfo
+	var picked []report.ToolInfo
 	var missing []string
 	seen := map[string]bool{}
 	for _, name := range allowed {
@@ -84,8 +85,8 @@ func pick(server, location string, offered []ToolInfo, allowed []string) ([]Tool
 }
 
 // expose gives each picked tool an exposed name no earlier tool has.
-func expose(picked []ToolInfo, taken map[string]bool) []ToolInfo {
-	out := make([]ToolInfo, 0, len(picked))
+func expose(picked []report.ToolInfo, taken map[string]bool) []report.ToolInfo {
+	out := make([]report.ToolInfo, 0, len(picked))
 	for _, t := range picked {
 		t.Exposed = uniqueName(t.Exposed, taken)
 		taken[t.Exposed] = true
@@ -95,7 +96,7 @@ func expose(picked []ToolInfo, taken map[string]bool) []ToolInfo {
 }
 
 // definition is the function the model is offered for a tool.
-func definition(t ToolInfo) llm.Tool {
+func definition(t report.ToolInfo) llm.Tool {
 	desc := t.Description
 	if desc == "" {
 		desc = t.Title

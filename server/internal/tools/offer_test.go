@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/icm-tool/icm/server/internal/report"
 )
 
 // TestOfferedMatchesSession: the definitions a count builds from the
@@ -18,7 +20,7 @@ func TestOfferedMatchesSession(t *testing.T) {
 	reg := Registry{"fx": f.server("fx"), "fx.a": f.server("fx.a"), "fx_a": f.server("fx_a")}
 	cat := NewCatalog(testOptions())
 	t.Cleanup(cat.Wait)
-	listings := map[string][]ToolInfo{}
+	listings := map[string][]report.ToolInfo{}
 	for name := range reg {
 		infos, err := cat.ListTools(context.Background(), reg, name)
 		if err != nil {
@@ -57,7 +59,7 @@ func TestOfferedMatchesSession(t *testing.T) {
 	}
 
 	// A server not listed is left out; a tool the listing lacks is named.
-	got, err := Offered(map[string][]ToolInfo{"fx": listings["fx"]}, map[string][]string{"fx": {"echo"}, "gone": nil})
+	got, err := Offered(map[string][]report.ToolInfo{"fx": listings["fx"]}, map[string][]string{"fx": {"echo"}, "gone": nil})
 	if err != nil || len(got) != 1 || got[0].Name != "fx_echo" {
 		t.Errorf("with an unlisted server: %+v, %v", got, err)
 	}

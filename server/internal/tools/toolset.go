@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/report"
 )
 
 // Toolset is the set of tools one stage may use, with the servers behind
@@ -28,7 +29,7 @@ type Toolset struct {
 }
 
 type offeredTool struct {
-	info   ToolInfo
+	info   report.ToolInfo
 	conn   *conn
 	schema *argSchema
 }
@@ -59,7 +60,7 @@ func Open(ctx context.Context, reg Registry, allow map[string][]string, opts Opt
 
 	type started struct {
 		conn  *conn
-		tools []ToolInfo
+		tools []report.ToolInfo
 		err   error
 	}
 	results := make([]started, len(names))
@@ -102,7 +103,7 @@ func Open(ctx context.Context, reg Registry, allow map[string][]string, opts Opt
 }
 
 // add offers the allowed tools of one server.
-func (s *Toolset) add(c *conn, offered []ToolInfo, allowed []string) error {
+func (s *Toolset) add(c *conn, offered []report.ToolInfo, allowed []string) error {
 	picked, err := pick(c.server.Name, c.server.Location(), offered, allowed)
 	if err != nil {
 		return err
@@ -129,10 +130,10 @@ func (s *Toolset) Tools() []llm.Tool {
 }
 
 // Lookup maps an exposed name back to its server and the server's tool name.
-func (s *Toolset) Lookup(exposed string) (ToolInfo, bool) {
+func (s *Toolset) Lookup(exposed string) (report.ToolInfo, bool) {
 	t, ok := s.byName[exposed]
 	if !ok {
-		return ToolInfo{}, false
+		return report.ToolInfo{}, false
 	}
 	return t.info, true
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/rubric"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/verify"
@@ -220,7 +221,7 @@ func (e *Engine) approve(st *workspace.Stage, c *contract.Contract, by string) e
 	}
 	_, err = writeApproval(e.ws, st, s, ApproveOptions{By: by, Now: e.opts.Now})
 	if err == nil {
-		e.emit(Event{Kind: EventGate, Stage: st.Name, Status: string(state.Approved), Message: st.Name + " approved by running again (gate rerun)"})
+		e.emit(report.Event{Kind: report.EventGate, Stage: st.Name, Status: string(state.Approved), Message: st.Name + " approved by running again (gate rerun)"})
 	}
 	return err
 }

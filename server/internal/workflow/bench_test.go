@@ -14,6 +14,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/testutil/closedport"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
@@ -51,7 +52,7 @@ WRITE the part shown below.
 `, model, parallel, plan(n)))
 }
 
-func runOnce(tb testing.TB, dir string, client llm.Client) *workflow.Summary {
+func runOnce(tb testing.TB, dir string, client llm.Client) *report.Summary {
 	ws := openWS(tb, dir)
 	eng, err := workflow.New(ws, workflow.Options{Client: client, Stage: "01-write", Force: true})
 	if err != nil {
@@ -147,7 +148,7 @@ func BenchmarkUnchangedPipeline(b *testing.B) {
 	calls := len(srv.ChatRequests())
 	b.Run("in-process", func(b *testing.B) {
 		for b.Loop() {
-			sum := func() *workflow.Summary {
+			sum := func() *report.Summary {
 				eng, _ := workflow.New(openWS(b, dir), workflow.Options{Client: client})
 				s, err := eng.Run(context.Background())
 				if err != nil {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -91,7 +92,7 @@ func traceCalls(ws *workspace.Workspace, path string) []ModelCall {
 	run := strings.TrimSuffix(filepath.Base(path), ".jsonl")
 	var out []ModelCall
 	lines := newLineReader(f, maxTraceLine, maxTraceBytes)
-	kind := []byte(`"kind":"` + EventModel + `"`)
+	kind := []byte(`"kind":"` + report.EventModel + `"`)
 	for len(out) < maxRunEvents {
 		line, err := lines.next()
 		var long *errLongLine
@@ -105,7 +106,7 @@ func traceCalls(ws *workspace.Workspace, path string) []ModelCall {
 			continue // only model events are decoded
 		}
 		var ev modelLine
-		if json.Unmarshal(line, &ev) != nil || ev.Kind != EventModel || ev.Model == nil {
+		if json.Unmarshal(line, &ev) != nil || ev.Kind != report.EventModel || ev.Model == nil {
 			continue
 		}
 		m := ev.Model

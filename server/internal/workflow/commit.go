@@ -10,6 +10,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/human"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/verify"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -88,7 +89,7 @@ func (r *run) commit(ctx context.Context, outputs map[string][]byte, cur *state.
 	sort.Slice(outs, func(i, j int) bool { return outs[i].Rel < outs[j].Rel })
 	if len(r.c.Verify) > 0 {
 		r.res.Verify = verify.Run(ctx, r.c.Verify, outs, verifyEnv(e.ws, st, e.opts.CodeBlocks, e.opts.Permit, r.prov))
-		e.emit(Event{Kind: EventVerify, Stage: st.Name, Verify: r.res.Verify, Message: verifySummary(r.res.Verify)})
+		e.emit(report.Event{Kind: report.EventVerify, Stage: st.Name, Verify: r.res.Verify, Message: verifySummary(r.res.Verify)})
 	}
 	r.rubric(r.res.Outputs)
 	rec := r.record(state.RunDone, now, before)
@@ -107,7 +108,7 @@ func (r *run) commit(ctx context.Context, outputs map[string][]byte, cur *state.
 		r.res.AutoApproved = true
 	}
 	_ = e.ws.Disk.RemoveAll(filepath.Join(st.Dir, state.StateDir, state.ItemsDir))
-	e.emit(Event{Kind: EventStageEnd, Stage: st.Name, Status: state.RunDone, Outputs: r.res.Outputs, Verify: r.res.Verify, Rubric: r.res.Rubric, ReviewGate: r.res.ReviewGate,
+	e.emit(report.Event{Kind: report.EventStageEnd, Stage: st.Name, Status: state.RunDone, Outputs: r.res.Outputs, Verify: r.res.Verify, Rubric: r.res.Rubric, ReviewGate: r.res.ReviewGate,
 		Duration: r.res.Duration, PromptTokens: r.res.Prompt, OutputTokens: r.res.Output,
 		Message: r.endMessage(), SameOutput: r.wroteSame(rec)})
 	return nil
@@ -164,7 +165,7 @@ func (r *run) endMessage() string {
 }
 
 // toolSuffix says how many tool calls failed, when any did.
-func toolSuffix(res *StageResult) string {
+func toolSuffix(res *report.StageResult) string {
 	switch n, of := res.ToolErrors, res.ToolCalls; {
 	case n > 0 && n == of:
 		return "; " + human.Failed(n, of, "tool call") + ": the output rests on nothing the tools returned"

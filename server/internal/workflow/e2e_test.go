@@ -12,6 +12,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/testutil/fakesearx"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
@@ -33,7 +34,7 @@ type harness struct {
 	dir    string
 	srv    *ollamatest.Server
 	client llm.Client
-	events []workflow.Event
+	events []report.Event
 }
 
 func newHarness(t *testing.T, name string, cfg ollamatest.Config) *harness {
@@ -103,14 +104,14 @@ func (h *harness) ws() *workspace.Workspace {
 	return ws
 }
 
-func (h *harness) run(opts workflow.Options) (*workflow.Summary, error) {
+func (h *harness) run(opts workflow.Options) (*report.Summary, error) {
 	h.t.Helper()
 	ws := h.ws()
 	box, _ := toolbox.LoadWith(ws, toolbox.Self{Path: icmBin}, nil)
 	opts.Client = h.client
 	opts.Tools = box.Opener(tools.DefaultOptions(ws.Root, ws.Config))
 	opts.Check.Servers = box.Names()
-	opts.Progress = func(e workflow.Event) { h.events = append(h.events, e) }
+	opts.Progress = func(e report.Event) { h.events = append(h.events, e) }
 	if opts.Permit == nil {
 		opts.Permit = trusted(ws)
 	}
@@ -127,7 +128,7 @@ func trusted(ws *workspace.Workspace) act.Permit {
 	return trust.Decide(ws.Root, trust.Of(ws, trust.Options{}), trust.Inputs{Explicit: true}).Permit(ws)
 }
 
-func (h *harness) mustRun(opts workflow.Options) *workflow.Summary {
+func (h *harness) mustRun(opts workflow.Options) *report.Summary {
 	h.t.Helper()
 	sum, err := h.run(opts)
 	if err != nil {
@@ -302,14 +303,14 @@ func courseResearchEndToEnd(t *testing.T, provider string) {
 	for _, p := range traces {
 		data, _ := os.ReadFile(p)
 		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-			var ev workflow.Event
+			var ev report.Event
 			if err := json.Unmarshal([]byte(line), &ev); err != nil {
 				t.Fatalf("%s: bad trace line %q: %v", p, line, err)
 			}
 			kinds[ev.Kind]++
 		}
 	}
-	if kinds[workflow.EventModel] < 6 || kinds[workflow.EventTool] != 2 || kinds[workflow.EventStageEnd] != 4 {
+	if kinds[report.EventModel] < 6 || kinds[report.EventTool] != 2 || kinds[report.EventStageEnd] != 4 {
 		t.Errorf("trace event counts = %v", kinds)
 	}
 }

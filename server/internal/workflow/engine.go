@@ -5,8 +5,11 @@
 // stage (a command). Outputs are written atomically with the previous
 // version kept in history; a run record binds what the stage read to what
 // it wrote, so later changes mark it stale; every step is traced to
-// history/<run-id>.jsonl, and read back from there (History, Run, RunTree,
-// FindExchange). The front ends reach it only through package session.
+// history/<run-id>.jsonl, and read back from there (History, Run,
+// FindExchange, FindToolCall). What it emits and reads back is package
+// report's data (report.Event, report.Summary, report.RunSummary): one
+// definition, which the front ends render without importing this
+// package; they reach it only through package session.
 package workflow
 
 import (
@@ -25,6 +28,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/tokens"
 	"github.com/icm-tool/icm/server/internal/verify"
@@ -120,7 +124,7 @@ type Options struct {
 	Count func(ctx context.Context, st *workspace.Stage, c *contract.Contract, model string) (n tokens.Count, calls int, complete bool)
 	// Progress receives every event as it happens, one at a time (never
 	// concurrently, even while For each items run in parallel).
-	Progress func(Event)
+	Progress func(report.Event)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Submission, with Stage, is a run of that stage whose outputs a
@@ -145,42 +149,6 @@ type Engine struct {
 	// observers (the printer, the editor's progress, telemetry) then see
 	// one event at a time, in the order they were stamped.
 	emitMu sync.Mutex
-}
-
-// StageResult is what one stage run did.
-type StageResult struct {
-	Stage   string               `json:"stage"`
-	Status  string               `json:"status"`
-	Outputs []string             `json:"outputs"`
-	Verify  []state.VerifyResult `json:"verify,omitempty"`
-	// Rubric are the checks of the stage's review rubrics, notes included.
-	Rubric []state.RubricCheck `json:"rubric,omitempty"`
-	// ReviewGate is the contract's Review Gate text: what the person
-	// checks before approving ("" when the contract has none).
-	ReviewGate string `json:"review_gate,omitempty"`
-	StopReason string `json:"stop_reason,omitempty"`
-	Items      int    `json:"items,omitempty"`
-	Reused     int    `json:"reused_items,omitempty"`
-	Prompt     int    `json:"prompt_tokens"`
-	Output     int    `json:"output_tokens"`
-	ModelCalls int    `json:"model_calls"`
-	ToolCalls  int    `json:"tool_calls"`
-	// ToolErrors counts the tool calls that failed; ToolFailures say how.
-	ToolErrors   int                 `json:"tool_errors,omitempty"`
-	ToolFailures []state.ToolFailure `json:"tool_failures,omitempty"`
-	Duration     time.Duration       `json:"duration"`
-	// AutoApproved is set when the Gate is auto and every check passed.
-	AutoApproved bool `json:"auto_approved,omitempty"`
-}
-
-// Summary is what a run did and where it stopped.
-type Summary struct {
-	RunID string         `json:"run_id"`
-	Ran   []*StageResult `json:"ran"`
-	// Next is the state after the run: what the person does next.
-	Next state.Next `json:"next"`
-	// Approved lists stages approved along the way (gate rerun or auto).
-	Approved []string `json:"approved,omitempty"`
 }
 
 // New prepares a run of ws.
@@ -221,11 +189,11 @@ func NewRunID(t time.Time) string {
 	return t.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
 }
 
-func (e *Engine) emit(ev Event) {
+func (e *Engine) emit(ev report.Event) {
 	e.emitMu.Lock()
 	defer e.emitMu.Unlock()
 	ev.RunID = e.runID
-	if ev.Kind == EventModel && ev.Model != nil && ev.Model.Err == "" {
+	if ev.Kind == report.EventModel && ev.Model != nil && ev.Model.Err == "" {
 		e.answered.Store(true)
 	}
 	if ev.Time.IsZero() {
@@ -240,14 +208,14 @@ func (e *Engine) emit(ev Event) {
 // Run runs the next stage that needs it (or the one named in Options.Stage,
 // or all of them with Options.All) and stops at the review gate. It holds
 // the workspace's run lock throughout.
-func (e *Engine) Run(ctx context.Context) (*Summary, error) {
+func (e *Engine) Run(ctx context.Context) (*report.Summary, error) {
 	lock, err := state.Acquire(e.ws.Disk, "icm run")
 	if err != nil {
 		return nil, err
 	}
 	defer lock.Release()
 	e.sweep()
-	sum := &Summary{RunID: e.runID}
+	sum := &report.Summary{RunID: e.runID}
 	start := e.opts.Now()
 	defer func() {
 		if e.trace != nil {
@@ -256,7 +224,7 @@ func (e *Engine) Run(ctx context.Context) (*Summary, error) {
 				in += r.Prompt
 				out += r.Output
 			}
-			e.emit(Event{Kind: EventRunEnd, Message: sum.Next.Message, Duration: e.opts.Now().Sub(start), PromptTokens: in, OutputTokens: out})
+			e.emit(report.Event{Kind: report.EventRunEnd, Message: sum.Next.Message, Duration: e.opts.Now().Sub(start), PromptTokens: in, OutputTokens: out})
 			e.trace.close()
 		}
 	}()
@@ -305,7 +273,7 @@ func (e *Engine) Run(ctx context.Context) (*Summary, error) {
 				sum.Next = p2.Next
 			}
 			if e.opts.Submission != nil {
-				e.emit(Event{Kind: EventGate, Stage: res.Stage, Status: string(state.Awaiting), Message: sum.Next.Message})
+				e.emit(report.Event{Kind: report.EventGate, Stage: res.Stage, Status: string(state.Awaiting), Message: sum.Next.Message})
 			}
 			return sum, nil
 		}
@@ -314,7 +282,7 @@ func (e *Engine) Run(ctx context.Context) (*Summary, error) {
 			if err == nil {
 				sum.Next = p2.Next
 			}
-			e.emit(Event{Kind: EventGate, Stage: res.Stage, Status: string(state.Awaiting), Message: sum.Next.Message})
+			e.emit(report.Event{Kind: report.EventGate, Stage: res.Stage, Status: string(state.Awaiting), Message: sum.Next.Message})
 			return sum, nil
 		}
 	}
@@ -332,7 +300,7 @@ func (e *Engine) begin() error {
 		return err
 	}
 	e.trace = t
-	ev := Event{Kind: EventRunStart, Message: "run " + e.runID + " in " + e.ws.Root}
+	ev := report.Event{Kind: report.EventRunStart, Message: "run " + e.runID + " in " + e.ws.Root}
 	if e.opts.Item > 0 {
 		// An item re-run, and the person's note for it, are facts of the run.
 		ev.Stage, ev.Index, ev.Note = e.opts.Stage, e.opts.Item, e.opts.Note
@@ -354,7 +322,7 @@ func (e *Engine) sweep() {
 
 // pick chooses the stage to run next; stop is true when the run should end
 // (at a gate, or with nothing left to do).
-func (e *Engine) pick(p *state.PipelineState, rep *check.Report, ran map[string]bool, sum *Summary) (*check.StageReport, bool, error) {
+func (e *Engine) pick(p *state.PipelineState, rep *check.Report, ran map[string]bool, sum *report.Summary) (*check.StageReport, bool, error) {
 	if e.opts.Stage != "" {
 		st, err := e.ws.Stage(e.opts.Stage)
 		if err != nil {

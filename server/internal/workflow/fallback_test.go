@@ -6,6 +6,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 	"github.com/icm-tool/icm/server/internal/workflow"
@@ -33,8 +34,8 @@ Say something.
 		t.Fatal(err)
 	}
 	var models []string
-	eng, err := workflow.New(openWS(t, dir), workflow.Options{Client: client, Progress: func(e workflow.Event) {
-		if e.Kind == workflow.EventModel {
+	eng, err := workflow.New(openWS(t, dir), workflow.Options{Client: client, Progress: func(e report.Event) {
+		if e.Kind == report.EventModel {
 			models = append(models, e.Model.Model)
 		}
 	}})

@@ -14,6 +14,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/markdown"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/verify"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -70,7 +71,7 @@ func (r *run) forEach(ctx context.Context, rep *check.Report, sess Toolset, cfg 
 				r.prov.Merge(p)
 			}
 			r.res.Reused++
-			r.emitItem(Event{Kind: EventItemEnd, Stage: st.Name, Item: it.Title, Index: i + 1, Count: len(items),
+			r.emitItem(report.Event{Kind: report.EventItemEnd, Stage: st.Name, Item: it.Title, Index: i + 1, Count: len(items),
 				Message: fmt.Sprintf("[%d/%d] %s (kept from an interrupted run)", i+1, len(items), it.Title)}, true)
 			continue
 		}
@@ -121,7 +122,7 @@ func (r *run) item(ctx context.Context, rep *check.Report, sess Toolset, cfg age
 	it := items[i]
 	e, st := r.e, r.st
 	n := len(items)
-	r.emitItem(Event{Kind: EventItemStart, Stage: st.Name, Item: it.Title, Index: i + 1, Count: n,
+	r.emitItem(report.Event{Kind: report.EventItemStart, Stage: st.Name, Item: it.Title, Index: i + 1, Count: n,
 		Message: fmt.Sprintf("[%d/%d] %s", i+1, n, it.Title)}, false)
 	opts := assemble.Options{ProducedBy: rep.ProducedBy}
 	assemble.WithItem(&opts, items, i+1)
@@ -135,7 +136,7 @@ func (r *run) item(ctx context.Context, rep *check.Report, sess Toolset, cfg age
 	if err != nil {
 		return "", nil, err
 	}
-	r.emitItem(Event{Kind: EventItemEnd, Stage: st.Name, Item: it.Title, Index: i + 1, Count: n}, true)
+	r.emitItem(report.Event{Kind: report.EventItemEnd, Stage: st.Name, Item: it.Title, Index: i + 1, Count: n}, true)
 	return res.Output, prov, nil
 }
 

@@ -11,74 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
-
-// RunSummary is one run as its trace tells it.
-type RunSummary struct {
-	ID       string        `json:"id"`
-	Start    time.Time     `json:"start"`
-	End      time.Time     `json:"end"`
-	Duration time.Duration `json:"duration"`
-	Stages   []*StageTrace `json:"stages"`
-	Prompt   int           `json:"prompt_tokens"`
-	Output   int           `json:"output_tokens"`
-	// Finished is false when the trace has no run-end (the run is still
-	// going, or was killed).
-	Finished bool `json:"finished"`
-	// Status is how the run ended: RunDone, RunFailed, RunCancelled,
-	// RunRefused (it failed before any stage did work: not a run so much
-	// as an attempt) or RunUnfinished (no run-end yet).
-	Status string `json:"status"`
-	// Item and Note say the run was one For each item of ItemStage run
-	// again, with the person's note for the model ("" when none).
-	ItemStage string `json:"item_stage,omitempty"`
-	Item      int    `json:"item,omitempty"`
-	Note      string `json:"note,omitempty"`
-	// Events are the trace's events in order, as Run reads them (at most
-	// maxRunEvents, see Notes); History keeps none.
-	Events []Event `json:"-"`
-	// Notes say what of the trace was not read or not kept: a line over
-	// the line cap, events past what one run keeps, a trace that could
-	// not be read.
-	Notes []string `json:"notes,omitempty"`
-
-	// tree is the run's calls as RunTree gives them, built as the trace
-	// is read.
-	tree *runTree
-	// stageOf finds a stage's trace by name.
-	stageOf map[string]*StageTrace
-	// moreStages counts stages past maxRunStages, in the totals only.
-	moreStages int
-}
-
-// How a run ended, as its trace tells it (RunSummary.Status).
-const (
-	RunDone       = "done"
-	RunFailed     = "failed"
-	RunCancelled  = "cancelled"
-	RunRefused    = "refused"
-	RunUnfinished = "unfinished"
-)
-
-// StageTrace is one stage of a run.
-type StageTrace struct {
-	Stage      string        `json:"stage"`
-	Status     string        `json:"status"`
-	Error      string        `json:"error,omitempty"`
-	Duration   time.Duration `json:"duration"`
-	Prompt     int           `json:"prompt_tokens"`
-	Output     int           `json:"output_tokens"`
-	ModelCalls int           `json:"model_calls"`
-	ToolCalls  int           `json:"tool_calls"`
-	ToolErrors int           `json:"tool_errors,omitempty"`
-	Items      int           `json:"items,omitempty"`
-	// Done counts the For each items that finished.
-	Done int `json:"done,omitempty"`
-	// worked is set once the stage did something: a model call answered,
-	// a tool or its script ran.
-	worked bool
-}
 
 // Bounds on what reading a run keeps (see also tracelines.go).
 const (
@@ -101,22 +36,22 @@ const (
 )
 
 // History reads every run trace of a workspace, oldest first, each as its
-// summary: its stages, totals and tree of calls (see RunTree), never its
-// events. A trace cut by a killed run is read up to its last whole line;
+// summary: its stages, totals and tree of calls (RunSummary.Tree), never
+// its events. A trace cut by a killed run is read up to its last whole line;
 // a line over the cap, or a trace that cannot be read, is a note of its
 // run, and every other run is listed.
-func History(ws *workspace.Workspace) ([]*RunSummary, error) {
+func History(ws *workspace.Workspace) ([]*report.RunSummary, error) {
 	paths, err := traces(ws, "")
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*RunSummary, len(paths))
+	out := make([]*report.RunSummary, len(paths))
 	budget := maxHistoryTreeNodes
 	// Newest first, so that the trees kept are the newest runs'.
 	for i := len(paths) - 1; i >= 0; i-- {
 		r := readTrace(ws, paths[i], min(maxTreeNodes, budget), false)
 		budget -= r.tree.nodes
-		out[i] = r
+		out[i] = r.RunSummary
 	}
 	// Ids sort by the second a run started; within one second their
 	// random tails say nothing, the traces' own times do.
@@ -124,13 +59,10 @@ func History(ws *workspace.Workspace) ([]*RunSummary, error) {
 	return out, nil
 }
 
-// LatestRun names the newest run wherever a run id is asked for.
-const LatestRun = "latest"
-
 // Run reads one run's trace by id (a unique prefix is enough, and
 // LatestRun is the newest).
-func Run(ws *workspace.Workspace, id string) (*RunSummary, error) {
-	latest := id == LatestRun
+func Run(ws *workspace.Workspace, id string) (*report.RunSummary, error) {
+	latest := id == report.LatestRun
 	if latest {
 		id = ""
 	}
@@ -148,7 +80,7 @@ func Run(ws *workspace.Workspace, id string) (*RunSummary, error) {
 		}
 		return nil, fmt.Errorf("no run %q in %s; `icm history` lists the runs", id, filepath.Join(ws.Root, workspace.HistoryDir))
 	case 1:
-		return readTrace(ws, paths[0], maxTreeNodes, true), nil
+		return readTrace(ws, paths[0], maxTreeNodes, true).RunSummary, nil
 	default:
 		return nil, fmt.Errorf("run id %q matches %d runs; give more of it", id, len(paths))
 	}
@@ -157,7 +89,7 @@ func Run(ws *workspace.Workspace, id string) (*RunSummary, error) {
 // newest reads the run that started last among paths (sorted by id, so
 // by the second each run started): the last one, or of several that
 // started in the same second the one whose trace starts latest.
-func newest(ws *workspace.Workspace, paths []string) (*RunSummary, error) {
+func newest(ws *workspace.Workspace, paths []string) (*report.RunSummary, error) {
 	second := func(p string) string {
 		id := strings.TrimSuffix(filepath.Base(p), ".jsonl")
 		if i := strings.LastIndexByte(id, '-'); i > 0 {
@@ -166,7 +98,7 @@ func newest(ws *workspace.Workspace, paths []string) (*RunSummary, error) {
 		return id
 	}
 	last := second(paths[len(paths)-1])
-	var best *RunSummary
+	var best *runReader
 	bestPath := ""
 	for i := len(paths) - 1; i >= 0 && second(paths[i]) == last; i-- {
 		// Each candidate's summary only: the one chosen is read again
@@ -176,7 +108,7 @@ func newest(ws *workspace.Workspace, paths []string) (*RunSummary, error) {
 			best, bestPath = r, paths[i]
 		}
 	}
-	return readTrace(ws, bestPath, maxTreeNodes, true), nil
+	return readTrace(ws, bestPath, maxTreeNodes, true).RunSummary, nil
 }
 
 // traces lists the trace files of history/ whose run id starts with
@@ -199,11 +131,27 @@ func traces(ws *workspace.Workspace, prefix string) ([]string, error) {
 	return out, nil
 }
 
+// runReader reads one trace into its summary, keeping what reading needs
+// besides: the tree as it grows, the stages by name and which of them
+// did work.
+type runReader struct {
+	*report.RunSummary
+	// tree is the run's calls, built as the trace is read.
+	tree *runTree
+	// stageOf finds a stage's trace by name.
+	stageOf map[string]*report.StageTrace
+	// worked holds the stages that did something: a model call answered,
+	// a tool or its script ran.
+	worked map[string]bool
+	// moreStages counts stages past maxRunStages, in the totals only.
+	moreStages int
+}
+
 // readTrace reads one trace as a stream: its summary and its tree (of at
 // most treeNodes nodes), and with events its events (within
 // maxRunEvents and maxRunEventBytes).
-func readTrace(ws *workspace.Workspace, path string, treeNodes int, events bool) *RunSummary {
-	r := newSummary(strings.TrimSuffix(filepath.Base(path), ".jsonl"), treeNodes)
+func readTrace(ws *workspace.Workspace, path string, treeNodes int, events bool) *runReader {
+	r := newReader(strings.TrimSuffix(filepath.Base(path), ".jsonl"), treeNodes)
 	defer r.finish()
 	f, _, err := ws.Disk.Open(path)
 	if err != nil {
@@ -217,7 +165,7 @@ func readTrace(ws *workspace.Workspace, path string, treeNodes int, events bool)
 
 // read reads a trace's lines from f (each up to maxLine bytes) into the
 // summary.
-func (r *RunSummary) read(f io.Reader, maxLine int, events bool) {
+func (r *runReader) read(f io.Reader, maxLine int, events bool) {
 	lines := newLineReader(f, maxLine, maxTraceBytes)
 	keptBytes, notKept := 0, 0
 	for {
@@ -248,7 +196,7 @@ func (r *RunSummary) read(f io.Reader, maxLine int, events bool) {
 			notKept++
 			continue
 		}
-		var ev Event
+		var ev report.Event
 		if json.Unmarshal(line, &ev) == nil {
 			r.Events = append(r.Events, ev)
 			keptBytes += len(line)
@@ -262,12 +210,13 @@ func (r *RunSummary) read(f io.Reader, maxLine int, events bool) {
 	}
 }
 
-func newSummary(id string, treeNodes int) *RunSummary {
-	return &RunSummary{ID: id, tree: newRunTree(treeNodes), stageOf: map[string]*StageTrace{}}
+func newReader(id string, treeNodes int) *runReader {
+	return &runReader{RunSummary: &report.RunSummary{ID: id}, tree: newRunTree(treeNodes),
+		stageOf: map[string]*report.StageTrace{}, worked: map[string]bool{}}
 }
 
 // note adds a note, up to maxNotes of them.
-func (r *RunSummary) note(msg string) {
+func (r *runReader) note(msg string) {
 	switch {
 	case len(r.Notes) < maxNotes:
 		r.Notes = append(r.Notes, msg)
@@ -278,7 +227,7 @@ func (r *RunSummary) note(msg string) {
 
 // stage returns the named stage's trace, added on first sight; nil past
 // maxRunStages.
-func (r *RunSummary) stage(name string) *StageTrace {
+func (r *runReader) stage(name string) *report.StageTrace {
 	if s, ok := r.stageOf[name]; ok {
 		return s
 	}
@@ -286,33 +235,38 @@ func (r *RunSummary) stage(name string) *StageTrace {
 		r.moreStages++
 		return nil
 	}
-	s := &StageTrace{Stage: name, Status: "running"}
+	s := &report.StageTrace{Stage: name, Status: "running"}
 	r.stageOf[name] = s
 	r.Stages = append(r.Stages, s)
 	return s
 }
 
+// work marks the named stage as having done something.
+func (r *runReader) work(name string) {
+	if r.stage(name) != nil {
+		r.worked[name] = true
+	}
+}
+
 // add counts one line of the trace into the summary.
-func (r *RunSummary) add(ev *traceLine) {
+func (r *runReader) add(ev *traceLine) {
 	if r.Start.IsZero() {
 		r.Start = ev.Time
 	}
 	r.End = ev.Time
 	switch ev.Kind {
-	case EventRunStart:
+	case report.EventRunStart:
 		if ev.Index > 0 {
 			r.ItemStage, r.Item, r.Note = ev.Stage, ev.Index, ev.Note
 		}
-	case EventScript:
-		if s := r.stage(ev.Stage); s != nil {
-			s.worked = true
-		}
-	case EventModel:
+	case report.EventScript:
+		r.work(ev.Stage)
+	case report.EventModel:
 		if ev.Model == nil {
 			return
 		}
-		if s := r.stage(ev.Stage); s != nil && ev.Model.Err == "" {
-			s.worked = true
+		if ev.Model.Err == "" {
+			r.work(ev.Stage)
 		}
 		r.Prompt = satAdd(r.Prompt, ev.Model.PromptTokens)
 		r.Output = satAdd(r.Output, ev.Model.OutputTokens)
@@ -321,36 +275,37 @@ func (r *RunSummary) add(ev *traceLine) {
 			s.Prompt = satAdd(s.Prompt, ev.Model.PromptTokens)
 			s.Output = satAdd(s.Output, ev.Model.OutputTokens)
 		}
-	case EventTool:
+	case report.EventTool:
+		r.work(ev.Stage)
 		if s := r.stage(ev.Stage); s != nil {
-			s.worked = true
 			s.ToolCalls++
 			if ev.Tool != nil && ev.Tool.IsError {
 				s.ToolErrors++
 			}
 		}
-	case EventItemEnd:
+	case report.EventItemEnd:
+		r.work(ev.Stage)
 		if s := r.stage(ev.Stage); s != nil {
 			s.Items = max(s.Items, ev.Count)
 			s.Done++
-			s.worked = true
 		}
-	case EventStageStart:
+	case report.EventStageStart:
 		r.stage(ev.Stage)
-	case EventStageEnd:
+	case report.EventStageEnd:
 		if s := r.stage(ev.Stage); s != nil {
 			s.Status, s.Error, s.Duration = ev.Status, ev.Err, ev.Duration
 		}
-	case EventRunEnd:
+	case report.EventRunEnd:
 		r.Finished = true
 	}
 }
 
-// finish completes a summary read from its trace.
-func (r *RunSummary) finish() {
+// finish completes a summary read from its trace, its tree included.
+func (r *runReader) finish() {
 	r.Duration = r.End.Sub(r.Start)
 	r.Status = r.status()
 	r.tree.finish()
+	r.Tree = r.tree.of(r.RunSummary)
 	if r.moreStages > 0 {
 		r.note(fmt.Sprintf("the run has more than %d stages: the calls of the rest count in its totals only", maxRunStages))
 	}
@@ -432,25 +387,25 @@ func Versions(ws *workspace.Workspace, stage string) ([]Version, error) {
 // a stage failed after doing work, refused when every failure came
 // before any work (the model server refused the model, say), done
 // otherwise; unfinished without a run-end.
-func (r *RunSummary) status() string {
+func (r *runReader) status() string {
 	if !r.Finished {
-		return RunUnfinished
+		return report.RunUnfinished
 	}
 	failed, worked := false, false
 	for _, s := range r.Stages {
 		switch s.Status {
 		case "cancelled":
-			return RunCancelled
+			return report.RunCancelled
 		case "failed", "incomplete":
 			failed = true
 		}
-		worked = worked || s.worked
+		worked = worked || r.worked[s.Stage]
 	}
 	switch {
 	case failed && !worked:
-		return RunRefused
+		return report.RunRefused
 	case failed:
-		return RunFailed
+		return report.RunFailed
 	}
-	return RunDone
+	return report.RunDone
 }

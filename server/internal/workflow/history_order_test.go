@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/workflow"
@@ -48,9 +49,9 @@ func TestHistoryOrdersRunsOfOneSecond(t *testing.T) {
 	second := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	write := func(id string, at time.Duration) {
 		var b strings.Builder
-		for _, ev := range []workflow.Event{
-			{Kind: workflow.EventRunStart, Time: second.Add(at)},
-			{Kind: workflow.EventRunEnd, Time: second.Add(at + 10*time.Millisecond)},
+		for _, ev := range []report.Event{
+			{Kind: report.EventRunStart, Time: second.Add(at)},
+			{Kind: report.EventRunEnd, Time: second.Add(at + 10*time.Millisecond)},
 		} {
 			line, _ := json.Marshal(ev)
 			b.Write(append(line, '\n'))
@@ -75,7 +76,7 @@ func TestHistoryOrdersRunsOfOneSecond(t *testing.T) {
 		}
 		t.Errorf("history order %v, want the run that started first first", ids)
 	}
-	latest, err := workflow.Run(h.ws(), workflow.LatestRun)
+	latest, err := workflow.Run(h.ws(), report.LatestRun)
 	if err != nil || latest.ID != "20261201-100000-000000" {
 		t.Errorf("latest = %v (%v), want the run that started last", latest, err)
 	}

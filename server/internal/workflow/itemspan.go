@@ -2,22 +2,9 @@ package workflow
 
 import (
 	"strings"
-)
 
-// ItemSpan is where one For each item's section is in a stage's output as
-// it is now, which may hold a person's edits.
-type ItemSpan struct {
-	Index int    `json:"index"`
-	Title string `json:"title"`
-	// Start and End are byte offsets of the section in the output.
-	Start int `json:"start"`
-	End   int `json:"end"`
-	// Found is false when the section cannot be told apart (it and the
-	// items around it were all edited).
-	Found bool `json:"found"`
-	// Edited is set when the section differs from what the model wrote.
-	Edited bool `json:"edited"`
-}
+	"github.com/icm-tool/icm/server/internal/report"
+)
 
 // LocateItems finds each item's section in an output: an item the person
 // left alone is found by its text; one they edited is what lies between
@@ -26,10 +13,10 @@ type ItemSpan struct {
 // the model answered alike), the items are placed so that as many as can
 // be are found in order and no text is left to no item: an edited first
 // item is not mistaken for its twin further down.
-func LocateItems(output string, items []WrittenItem) []ItemSpan {
-	spans := make([]ItemSpan, len(items))
+func LocateItems(output string, items []WrittenItem) []report.ItemSpan {
+	spans := make([]report.ItemSpan, len(items))
 	for i, it := range items {
-		spans[i] = ItemSpan{Index: it.Index, Title: it.Title}
+		spans[i] = report.ItemSpan{Index: it.Index, Title: it.Title}
 	}
 	for i, start := range matchItems(output, items) {
 		if start >= 0 {
@@ -164,7 +151,7 @@ func wholeIndex(output, text string, from int) int {
 }
 
 // placeGap places the edited items of one gap of the output.
-func placeGap(output string, lo, hi int, items []WrittenItem, spans []ItemSpan) {
+func placeGap(output string, lo, hi int, items []WrittenItem, spans []report.ItemSpan) {
 	if len(spans) == 1 {
 		s, e := trimSpan(output, lo, hi)
 		spans[0].Start, spans[0].End, spans[0].Found, spans[0].Edited = s, e, true, true
@@ -217,7 +204,7 @@ func firstLine(s string) string {
 
 // replaceSpan puts text in place of a section; an empty section (the
 // person deleted the item) gets its separating blank lines back.
-func replaceSpan(output string, sp ItemSpan, text string) string {
+func replaceSpan(output string, sp report.ItemSpan, text string) string {
 	text = strings.TrimSpace(text)
 	if sp.Start < sp.End {
 		return output[:sp.Start] + text + output[sp.End:]

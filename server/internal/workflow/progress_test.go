@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/workflow"
 )
@@ -26,11 +27,11 @@ func TestForEachProgressCountsFinishedItems(t *testing.T) {
 	ends := 0
 	for _, ev := range h.events {
 		switch ev.Kind {
-		case workflow.EventItemStart:
+		case report.EventItemStart:
 			if ev.Done != last || ev.Done >= ev.Count {
 				t.Errorf("item %d started with done=%d (finished so far %d)", ev.Index, ev.Done, last)
 			}
-		case workflow.EventItemEnd:
+		case report.EventItemEnd:
 			ends++
 			if ev.Done != last+1 || !strings.Contains(ev.Message, "finished") {
 				t.Errorf("item %d ended with done=%d after %d: %q", ev.Index, ev.Done, last, ev.Message)

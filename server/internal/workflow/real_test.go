@@ -12,6 +12,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/testutil/realollama"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
@@ -56,7 +57,7 @@ func TestRealOllamaStages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var runs []workflow.RunSummary
+		var runs []report.RunSummary
 		if err := json.Unmarshal(data, &runs); err != nil || len(runs) != 1 || len(runs[0].Stages) != 1 {
 			t.Fatalf("history: %s (%v)", data, err)
 		}

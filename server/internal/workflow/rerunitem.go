@@ -8,6 +8,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/markdown"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/verify"
 )
@@ -35,7 +36,7 @@ func (fb *feedback) addTo(actx *assemble.Context) {
 // person's edits included. The record then holds the model's version of
 // the whole file, so edits elsewhere still count as edits; the stage's
 // approval covers the whole file as before, so it needs approving again.
-func (e *Engine) rerunItem(ctx context.Context, rep *check.Report, sr *check.StageReport, cur *state.StageState) (*StageResult, error) {
+func (e *Engine) rerunItem(ctx context.Context, rep *check.Report, sr *check.StageReport, cur *state.StageState) (*report.StageResult, error) {
 	st, c := sr.Stage, sr.Contract
 	n := e.opts.Item
 	if c.ForEach == nil {
@@ -74,7 +75,7 @@ func (e *Engine) rerunItem(ctx context.Context, rep *check.Report, sr *check.Sta
 		return nil, fmt.Errorf("stage %s: item %d (%s) cannot be told apart in %s: it and the items around it were edited; run the whole stage, or undo the edits around it", st.Name, n, items[n-1].Title, w.Output)
 	}
 
-	r := &run{e: e, sr: sr, st: st, c: c, res: &StageResult{Stage: st.Name, Items: len(items)}, prev: cur.Record}
+	r := &run{e: e, sr: sr, st: st, c: c, res: &report.StageResult{Stage: st.Name, Items: len(items)}, prev: cur.Record}
 	r.settings, r.configured = e.settingsOf(c)
 	if r.inputs, err = state.Fingerprint(e.ws, st, c); err != nil {
 		return nil, err
@@ -83,7 +84,7 @@ func (e *Engine) rerunItem(ctx context.Context, rep *check.Report, sr *check.Sta
 		return nil, err
 	}
 	start := e.opts.Now()
-	e.emit(Event{Kind: EventStageStart, Stage: st.Name, Message: fmt.Sprintf("item %d of %d again: %s -> %s", n, len(items), items[n-1].Title, r.settings.Model())})
+	e.emit(report.Event{Kind: report.EventStageStart, Stage: st.Name, Message: fmt.Sprintf("item %d of %d again: %s -> %s", n, len(items), items[n-1].Title, r.settings.Model())})
 	sess, cfg, err := r.prepare(ctx)
 	if err == nil {
 		if sess != nil {
@@ -110,7 +111,7 @@ func (e *Engine) rerunItem(ctx context.Context, rep *check.Report, sr *check.Sta
 // model's version with that item's answer replaced, and a record binding
 // the two: the kept version first, then the record saying "writing", the
 // output, the model's version, the Verify checks, the record saying done.
-func (r *run) commitItem(ctx context.Context, cur *state.StageState, w *Written, sp ItemSpan, current, text string, prov *verify.Provenance) error {
+func (r *run) commitItem(ctx context.Context, cur *state.StageState, w *Written, sp report.ItemSpan, current, text string, prov *verify.Provenance) error {
 	e, st := r.e, r.st
 	if err := e.keepVersions(st, cur); err != nil {
 		return err
@@ -143,7 +144,7 @@ func (r *run) commitItem(ctx context.Context, cur *state.StageState, w *Written,
 	}
 	if len(r.c.Verify) > 0 {
 		r.res.Verify = verify.Run(ctx, r.c.Verify, []verify.Output{{Rel: w.Output, Abs: e.ws.Abs(w.Output)}}, verifyEnv(e.ws, st, e.opts.CodeBlocks, e.opts.Permit, r.prov))
-		e.emit(Event{Kind: EventVerify, Stage: st.Name, Verify: r.res.Verify, Message: verifySummary(r.res.Verify)})
+		e.emit(report.Event{Kind: report.EventVerify, Stage: st.Name, Verify: r.res.Verify, Message: verifySummary(r.res.Verify)})
 	}
 	r.rubric([]string{w.Output})
 	// The record holds the model's version: a person's edits in the other
@@ -163,7 +164,7 @@ func (r *run) commitItem(ctx context.Context, cur *state.StageState, w *Written,
 		return err
 	}
 	r.res.Status = state.RunDone
-	e.emit(Event{Kind: EventStageEnd, Stage: st.Name, Status: state.RunDone, Outputs: r.res.Outputs, Verify: r.res.Verify, Rubric: r.res.Rubric, ReviewGate: r.res.ReviewGate,
+	e.emit(report.Event{Kind: report.EventStageEnd, Stage: st.Name, Status: state.RunDone, Outputs: r.res.Outputs, Verify: r.res.Verify, Rubric: r.res.Rubric, ReviewGate: r.res.ReviewGate,
 		Duration: r.res.Duration, PromptTokens: r.res.Prompt, OutputTokens: r.res.Output,
 		Message:    fmt.Sprintf("item %d (%s) written again; the other items are as they were", sp.Index, sp.Title) + toolSuffix(r.res),
 		SameOutput: r.wroteSame(rec)})

@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/rubric"
 	"github.com/icm-tool/icm/server/internal/state"
 )
@@ -10,8 +11,8 @@ import (
 // record with the Verify results.
 func (r *run) rubric(outputs []string) {
 	r.res.Rubric = rubric.Run(r.e.ws, r.st, r.c, outputs)
-	r.res.ReviewGate = ReviewGate(r.c)
+	r.res.ReviewGate = r.c.ReviewGate()
 	if line := state.RubricLine(r.res.Rubric); line != "" {
-		r.e.emit(Event{Kind: EventVerify, Stage: r.st.Name, Rubric: r.res.Rubric, Message: line})
+		r.e.emit(report.Event{Kind: report.EventVerify, Stage: r.st.Name, Rubric: r.res.Rubric, Message: line})
 	}
 }

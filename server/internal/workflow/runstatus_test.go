@@ -8,15 +8,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/icm-tool/icm/server/internal/agent"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/workflow"
 )
 
 // writeTrace writes a run's trace by hand: the events a run of that
 // shape leaves.
-func writeTrace(t *testing.T, dir, id string, events []workflow.Event) {
+func writeTrace(t *testing.T, dir, id string, events []report.Event) {
 	t.Helper()
 	var b strings.Builder
 	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
@@ -39,20 +39,20 @@ func writeTrace(t *testing.T, dir, id string, events []workflow.Event) {
 // failed run.
 func TestARunSaysHowItEnded(t *testing.T) {
 	h := newSmall(t, ollamatest.Config{})
-	start := workflow.Event{Kind: workflow.EventRunStart}
-	stageStart := workflow.Event{Kind: workflow.EventStageStart, Stage: "01-plan"}
-	answered := workflow.Event{Kind: workflow.EventModel, Stage: "01-plan", Model: &agent.ModelEvent{Call: 1, PromptTokens: 900, OutputTokens: 50}}
-	refusedCall := workflow.Event{Kind: workflow.EventModel, Stage: "01-plan", Model: &agent.ModelEvent{Call: 1, Err: `model "x" not found`}}
-	end := func(status string) workflow.Event {
-		return workflow.Event{Kind: workflow.EventStageEnd, Stage: "01-plan", Status: status, Err: map[string]string{"done": ""}[status]}
+	start := report.Event{Kind: report.EventRunStart}
+	stageStart := report.Event{Kind: report.EventStageStart, Stage: "01-plan"}
+	answered := report.Event{Kind: report.EventModel, Stage: "01-plan", Model: &report.ModelEvent{Call: 1, PromptTokens: 900, OutputTokens: 50}}
+	refusedCall := report.Event{Kind: report.EventModel, Stage: "01-plan", Model: &report.ModelEvent{Call: 1, Err: `model "x" not found`}}
+	end := func(status string) report.Event {
+		return report.Event{Kind: report.EventStageEnd, Stage: "01-plan", Status: status, Err: map[string]string{"done": ""}[status]}
 	}
-	runEnd := workflow.Event{Kind: workflow.EventRunEnd}
-	cases := map[string][]workflow.Event{
-		workflow.RunDone:       {start, stageStart, answered, end("done"), runEnd},
-		workflow.RunCancelled:  {start, stageStart, answered, end("cancelled"), runEnd},
-		workflow.RunFailed:     {start, stageStart, answered, end("failed"), runEnd},
-		workflow.RunRefused:    {start, stageStart, refusedCall, end("failed"), runEnd},
-		workflow.RunUnfinished: {start, stageStart, answered},
+	runEnd := report.Event{Kind: report.EventRunEnd}
+	cases := map[string][]report.Event{
+		report.RunDone:       {start, stageStart, answered, end("done"), runEnd},
+		report.RunCancelled:  {start, stageStart, answered, end("cancelled"), runEnd},
+		report.RunFailed:     {start, stageStart, answered, end("failed"), runEnd},
+		report.RunRefused:    {start, stageStart, refusedCall, end("failed"), runEnd},
+		report.RunUnfinished: {start, stageStart, answered},
 	}
 	for status, events := range cases {
 		writeTrace(t, h.dir, "20261201-100000-"+status, events)
@@ -103,11 +103,11 @@ func TestRefusalsLeaveNoTrace(t *testing.T) {
 	if _, err := h.run(workflow.Options{Stage: "01-plan", Force: true, Model: "qwen3.5:9"}); err == nil {
 		t.Fatal("a run with a model the server lacks succeeded")
 	}
-	latest, err := workflow.Run(h.ws(), workflow.LatestRun)
+	latest, err := workflow.Run(h.ws(), report.LatestRun)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if latest.Status != workflow.RunRefused {
+	if latest.Status != report.RunRefused {
 		t.Errorf("the run the server refused reads %q, want refused", latest.Status)
 	}
 }
@@ -117,20 +117,20 @@ func TestRefusalsLeaveNoTrace(t *testing.T) {
 // the order of their first events ([2/3], [1/3], [3/3]).
 func TestARunTreeListsItemsInItemOrder(t *testing.T) {
 	h := newSmall(t, ollamatest.Config{})
-	item := func(kind string, i int) workflow.Event {
-		return workflow.Event{Kind: kind, Stage: "02-write", Item: "Part", Index: i, Count: 3}
+	item := func(kind string, i int) report.Event {
+		return report.Event{Kind: kind, Stage: "02-write", Item: "Part", Index: i, Count: 3}
 	}
-	writeTrace(t, h.dir, "20261201-100000-aaaaaa", []workflow.Event{
-		{Kind: workflow.EventRunStart}, {Kind: workflow.EventStageStart, Stage: "02-write"},
-		item(workflow.EventItemEnd, 2), item(workflow.EventItemStart, 1), item(workflow.EventItemStart, 3),
-		item(workflow.EventItemEnd, 3), item(workflow.EventItemEnd, 1),
-		{Kind: workflow.EventStageEnd, Stage: "02-write", Status: "done"}, {Kind: workflow.EventRunEnd},
+	writeTrace(t, h.dir, "20261201-100000-aaaaaa", []report.Event{
+		{Kind: report.EventRunStart}, {Kind: report.EventStageStart, Stage: "02-write"},
+		item(report.EventItemEnd, 2), item(report.EventItemStart, 1), item(report.EventItemStart, 3),
+		item(report.EventItemEnd, 3), item(report.EventItemEnd, 1),
+		{Kind: report.EventStageEnd, Stage: "02-write", Status: "done"}, {Kind: report.EventRunEnd},
 	})
-	r, err := workflow.Run(h.ws(), workflow.LatestRun)
+	r, err := workflow.Run(h.ws(), report.LatestRun)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree := workflow.RunTree(r)
+	tree := r.Tree
 	var got []int
 	for _, n := range tree[0].Children {
 		got = append(got, n.Index)
@@ -149,14 +149,14 @@ func TestAnItemRerunIsLabelled(t *testing.T) {
 	h.approve("01-plan")
 	h.mustRun(workflow.Options{})
 	h.mustRun(workflow.Options{Stage: "02-write", Item: 2, Note: "shorter, please"})
-	r, err := workflow.Run(h.ws(), workflow.LatestRun)
+	r, err := workflow.Run(h.ws(), report.LatestRun)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Item != 2 || r.ItemStage != "02-write" || r.Note != "shorter, please" {
 		t.Fatalf("run: item %d of %q, note %q", r.Item, r.ItemStage, r.Note)
 	}
-	n := workflow.RunTree(r)[0]
+	n := r.Tree[0]
 	if n.Rerun != 2 || n.Note != "shorter, please" || !strings.Contains(n.Text, `02-write item 2 again (note: "shorter, please")`) {
 		t.Errorf("stage node %+v", n)
 	}
@@ -168,22 +168,22 @@ func TestAnItemRerunIsLabelled(t *testing.T) {
 // opened at all.
 func TestAToolCallOpensLikeAModelCall(t *testing.T) {
 	h := newSmall(t, ollamatest.Config{})
-	tool := func(call int, name string, failed string) workflow.Event {
-		return workflow.Event{Kind: workflow.EventTool, Stage: "01-plan", Tool: &agent.ToolEvent{Call: call, Name: name,
+	tool := func(call int, name string, failed string) report.Event {
+		return report.Event{Kind: report.EventTool, Stage: "01-plan", Tool: &report.ToolEvent{Call: call, Name: name,
 			Args: map[string]any{"query": "ollama"}, IsError: failed != "", Err: failed}}
 	}
-	model := func(call int, sent ...llm.Message) workflow.Event {
-		return workflow.Event{Kind: workflow.EventModel, Stage: "01-plan", Model: &agent.ModelEvent{Call: call, Sent: sent}}
+	model := func(call int, sent ...report.Message) report.Event {
+		return report.Event{Kind: report.EventModel, Stage: "01-plan", Model: &report.ModelEvent{Call: call, Sent: sent}}
 	}
-	writeTrace(t, h.dir, "20261201-100000-bbbbbb", []workflow.Event{
-		{Kind: workflow.EventRunStart}, {Kind: workflow.EventStageStart, Stage: "01-plan"},
-		model(1, llm.Message{Role: "user", Content: "go"}),
+	writeTrace(t, h.dir, "20261201-100000-bbbbbb", []report.Event{
+		{Kind: report.EventRunStart}, {Kind: report.EventStageStart, Stage: "01-plan"},
+		model(1, report.Message{Role: "user", Content: "go"}),
 		tool(1, "search", ""), tool(2, "fetch", "timed out after 30 s"),
-		model(2, llm.Message{Role: llm.RoleTool, ToolName: "search", Content: "three results"}, llm.Message{Role: llm.RoleTool, ToolName: "fetch", Content: "The tool failed: timed out after 30 s"}),
+		model(2, report.Message{Role: llm.RoleTool, ToolName: "search", Content: "three results"}, report.Message{Role: llm.RoleTool, ToolName: "fetch", Content: "The tool failed: timed out after 30 s"}),
 		tool(3, "search", ""),
-		{Kind: workflow.EventStageEnd, Stage: "01-plan", Status: "done"}, {Kind: workflow.EventRunEnd},
+		{Kind: report.EventStageEnd, Stage: "01-plan", Status: "done"}, {Kind: report.EventRunEnd},
 	})
-	r, err := workflow.Run(h.ws(), workflow.LatestRun)
+	r, err := workflow.Run(h.ws(), report.LatestRun)
 	if err != nil {
 		t.Fatal(err)
 	}

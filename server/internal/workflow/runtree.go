@@ -8,72 +8,21 @@ import (
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/human"
+	"github.com/icm-tool/icm/server/internal/report"
 
 	"github.com/icm-tool/icm/server/internal/state"
 )
 
-// Kinds of run tree nodes.
-const (
-	NodeStage  = "stage"
-	NodeItem   = "item"
-	NodeModel  = "model"
-	NodeTool   = "tool"
-	NodeVerify = "verify"
-)
-
-// RunNode is one line of a run as a tree: a stage, a For each item, a
-// model call, a tool call or a Verify result. `icm history --run` prints
-// the tree and the editor's run view shows it, with the same words.
-type RunNode struct {
-	Kind string `json:"kind"`
-	// Text is the line: "model qwen3.5:9b  2,479 tokens in / 312 out  4.1 s".
-	Text string `json:"text"`
-	// Stage, Index (the For each item, 0 for none) and Call (the model or
-	// tool call's number within its stage or item) say which call a node
-	// is, so its request and reply can be opened (FindExchange).
-	Stage string `json:"stage"`
-	Index int    `json:"index,omitempty"`
-	Call  int    `json:"call,omitempty"`
-	// Error says what failed, when something did.
-	Error        string        `json:"error,omitempty"`
-	PromptTokens int           `json:"promptTokens,omitempty"`
-	OutputTokens int           `json:"outputTokens,omitempty"`
-	Duration     time.Duration `json:"duration,omitempty"`
-	// Agent is, on a stage's node, the agent:NAME that handed its
-	// outputs in over MCP; "" for a model's run.
-	Agent string `json:"agent,omitempty"`
-	// Args are a tool call's arguments; Size its result's size in bytes.
-	Args map[string]any `json:"args,omitempty"`
-	Size int            `json:"size,omitempty"`
-	// Rerun, on a stage, is the For each item the run did again (0 for
-	// the whole stage), and Note the person's note for it.
-	Rerun    int        `json:"rerun,omitempty"`
-	Note     string     `json:"note,omitempty"`
-	Children []*RunNode `json:"children,omitempty"`
-
-	start, end time.Time
-	title      string
-}
-
-// RunTree turns a run's trace into one node per stage, with each stage's
-// model calls, tool calls and Verify results under it (a For each item's
-// under the item, which carries its wall time and tokens). A run's tree
-// holds at most maxTreeNodes nodes (History keeps trees for its newest
-// runs only, within maxHistoryTreeNodes): a stage whose calls are left
-// out says how many.
-func RunTree(r *RunSummary) []*RunNode {
-	t := r.tree
-	if t == nil {
-		// A summary made elsewhere: its tree from its events.
-		t = newRunTree(maxTreeNodes)
-		for i := range r.Events {
-			t.add(lineOf(&r.Events[i]))
-		}
-		t.finish()
-	}
-	out := make([]*RunNode, 0, len(r.Stages))
+// of is a run's tree: one node per stage, with each stage's model calls,
+// tool calls and Verify results under it (a For each item's under the
+// item, which carries its wall time and tokens). A run's tree holds at
+// most maxTreeNodes nodes (History keeps trees for its newest runs only,
+// within maxHistoryTreeNodes): a stage whose calls are left out says how
+// many.
+func (t *runTree) of(r *report.RunSummary) []*report.RunNode {
+	out := make([]*report.RunNode, 0, len(r.Stages))
 	for _, s := range r.Stages {
-		n := &RunNode{Kind: NodeStage, Stage: s.Stage, PromptTokens: s.Prompt, OutputTokens: s.Output, Duration: s.Duration, Error: s.Error}
+		n := &report.RunNode{Kind: report.NodeStage, Stage: s.Stage, PromptTokens: s.Prompt, OutputTokens: s.Output, Duration: s.Duration, Error: s.Error}
 		what := s.Stage
 		if r.Item > 0 && r.ItemStage == s.Stage {
 			n.Rerun, n.Note = r.Item, r.Note
@@ -178,41 +127,6 @@ func (l *traceLine) clip() {
 	}
 }
 
-// lineOf is an event as a trace line.
-func lineOf(ev *Event) *traceLine {
-	l := &traceLine{Kind: ev.Kind, Time: ev.Time, Stage: ev.Stage, Item: ev.Item, Index: ev.Index, Count: ev.Count,
-		Message: ev.Message, Err: ev.Err, Status: ev.Status, Duration: ev.Duration, Note: ev.Note}
-	if m := ev.Model; m != nil {
-		l.Model = &struct {
-			Call                            int
-			Model, DoneReason, Err, Purpose string
-			PromptTokens, OutputTokens      int
-			PromptEstimate                  int
-			Duration                        time.Duration
-		}{m.Call, m.Model, m.DoneReason, m.Err, m.Purpose, m.PromptTokens, m.OutputTokens, m.PromptEstimate, m.Duration}
-	}
-	if t := ev.Tool; t != nil {
-		args, _ := json.Marshal(t.Args)
-		l.Tool = &struct {
-			Call       int
-			Name, Err  string
-			Args       json.RawMessage
-			ResultSize int
-			Duration   time.Duration
-			IsError    bool
-		}{t.Call, t.Name, t.Err, args, t.ResultSize, t.Duration, t.IsError}
-	}
-	for _, v := range ev.Verify {
-		l.Verify = append(l.Verify, struct {
-			Check string `json:"check"`
-			OK    bool   `json:"ok"`
-		}{v.Check, v.OK})
-	}
-	l.Rubric = append(l.Rubric, ev.Rubric...)
-	l.clip()
-	return l
-}
-
 // runTree is a run's tree as its trace is read, one line at a time,
 // within a bound on its nodes.
 type runTree struct {
@@ -222,13 +136,21 @@ type runTree struct {
 
 // stageTree is one stage's part of a run's tree.
 type stageTree struct {
-	nodes []*RunNode
-	items map[int]*RunNode
+	nodes []*report.RunNode
+	items map[int]*itemNode
 	// dropped counts the nodes past the tree's bound.
 	dropped int
 	// agent is the agent:NAME that handed the stage's outputs in, when
 	// a coding agent ran it over MCP.
 	agent string
+}
+
+// itemNode is a For each item's node with what its line is made of once
+// the item's end is known.
+type itemNode struct {
+	*report.RunNode
+	start, end time.Time
+	title      string
 }
 
 func newRunTree(max int) *runTree {
@@ -248,7 +170,7 @@ func (t *runTree) room(st *stageTree) bool {
 // add places one line of the trace.
 func (t *runTree) add(ev *traceLine) {
 	switch ev.Kind {
-	case EventItemStart, EventItemEnd, EventModel, EventTool, EventVerify:
+	case report.EventItemStart, report.EventItemEnd, report.EventModel, report.EventTool, report.EventVerify:
 	default:
 		return
 	}
@@ -257,29 +179,30 @@ func (t *runTree) add(ev *traceLine) {
 		if len(t.stages) >= maxRunStages {
 			return
 		}
-		st = &stageTree{items: map[int]*RunNode{}}
+		st = &stageTree{items: map[int]*itemNode{}}
 		t.stages[ev.Stage] = st
 	}
-	itemOf := func() *RunNode {
+	itemOf := func() *itemNode {
 		it, ok := st.items[ev.Index]
 		if !ok {
 			if !t.room(st) {
 				return nil
 			}
-			it = &RunNode{Kind: NodeItem, Stage: ev.Stage, Index: ev.Index, title: fmt.Sprintf("[%d/%d] %s", ev.Index, ev.Count, ev.Item), start: ev.Time}
+			it = &itemNode{RunNode: &report.RunNode{Kind: report.NodeItem, Stage: ev.Stage, Index: ev.Index},
+				title: fmt.Sprintf("[%d/%d] %s", ev.Index, ev.Count, ev.Item), start: ev.Time}
 			st.items[ev.Index] = it
-			st.nodes = append(st.nodes, it)
+			st.nodes = append(st.nodes, it.RunNode)
 		}
 		return it
 	}
-	var leaf *RunNode
+	var leaf *report.RunNode
 	switch ev.Kind {
-	case EventItemStart:
+	case report.EventItemStart:
 		if it := itemOf(); it != nil {
 			it.start = ev.Time
 		}
 		return
-	case EventItemEnd:
+	case report.EventItemEnd:
 		if it := itemOf(); it != nil {
 			it.end = ev.Time
 			if strings.Contains(ev.Message, "kept from") {
@@ -287,12 +210,12 @@ func (t *runTree) add(ev *traceLine) {
 			}
 		}
 		return
-	case EventModel:
+	case report.EventModel:
 		m := ev.Model
 		if m == nil {
 			return
 		}
-		leaf = &RunNode{Kind: NodeModel, Stage: ev.Stage, Index: ev.Index, Call: m.Call, PromptTokens: m.PromptTokens, OutputTokens: m.OutputTokens,
+		leaf = &report.RunNode{Kind: report.NodeModel, Stage: ev.Stage, Index: ev.Index, Call: m.Call, PromptTokens: m.PromptTokens, OutputTokens: m.OutputTokens,
 			Duration: m.Duration, Error: m.Err,
 			Text: fmt.Sprintf("model %s  %s  %s", m.Model, human.InOut(m.PromptTokens, m.OutputTokens), human.Duration(m.Duration))}
 		if m.Purpose == PurposeAgent {
@@ -313,12 +236,12 @@ func (t *runTree) add(ev *traceLine) {
 				it.OutputTokens = satAdd(it.OutputTokens, m.OutputTokens)
 			}
 		}
-	case EventTool:
+	case report.EventTool:
 		tc := ev.Tool
 		if tc == nil {
 			return
 		}
-		leaf = &RunNode{Kind: NodeTool, Stage: ev.Stage, Index: ev.Index, Call: tc.Call, Size: tc.ResultSize, Duration: tc.Duration,
+		leaf = &report.RunNode{Kind: report.NodeTool, Stage: ev.Stage, Index: ev.Index, Call: tc.Call, Size: tc.ResultSize, Duration: tc.Duration,
 			Text: fmt.Sprintf("tool %s  %s  %s", tc.Name, human.Size(int64(tc.ResultSize)), human.Duration(tc.Duration))}
 		if len(tc.Args) > 0 {
 			_ = json.Unmarshal(tc.Args, &leaf.Args)
@@ -327,8 +250,8 @@ func (t *runTree) add(ev *traceLine) {
 			leaf.Error = tc.Err
 			leaf.Text += "  error: " + clipLine(tc.Err)
 		}
-	case EventVerify:
-		leaf = &RunNode{Kind: NodeVerify, Stage: ev.Stage, Text: ev.Message}
+	case report.EventVerify:
+		leaf = &report.RunNode{Kind: report.NodeVerify, Stage: ev.Stage, Text: ev.Message}
 		for _, v := range ev.Verify {
 			if !v.OK {
 				leaf.Error = v.Check + " failed"
@@ -359,10 +282,7 @@ func (t *runTree) add(ev *traceLine) {
 // first events come in the order they started or finished.
 func (t *runTree) finish() {
 	for _, st := range t.stages {
-		for _, n := range st.nodes {
-			if n.Kind != NodeItem {
-				continue
-			}
+		for _, n := range st.items {
 			took := "unfinished"
 			if !n.end.IsZero() {
 				n.Duration = n.end.Sub(n.start)
@@ -372,10 +292,10 @@ func (t *runTree) finish() {
 		}
 		sort.SliceStable(st.nodes, func(i, j int) bool {
 			a, b := st.nodes[i], st.nodes[j]
-			if a.Kind == NodeItem && b.Kind == NodeItem {
+			if a.Kind == report.NodeItem && b.Kind == report.NodeItem {
 				return a.Index < b.Index
 			}
-			return a.Kind == NodeItem && b.Kind != NodeItem
+			return a.Kind == report.NodeItem && b.Kind != report.NodeItem
 		})
 	}
 }

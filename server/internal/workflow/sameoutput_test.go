@@ -3,20 +3,21 @@ package workflow_test
 import (
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/workflow"
 )
 
 // stageEnd is the last stage-end event of stage in h's events.
-func stageEnd(t *testing.T, h *harness, stage string) workflow.Event {
+func stageEnd(t *testing.T, h *harness, stage string) report.Event {
 	t.Helper()
 	for i := len(h.events) - 1; i >= 0; i-- {
-		if ev := h.events[i]; ev.Kind == workflow.EventStageEnd && ev.Stage == stage {
+		if ev := h.events[i]; ev.Kind == report.EventStageEnd && ev.Stage == stage {
 			return ev
 		}
 	}
 	t.Fatalf("no stage-end of %s", stage)
-	return workflow.Event{}
+	return report.Event{}
 }
 
 // TestStageEndSaysWhenTheOutputIsTheSame: the engine, not its front ends,

@@ -16,6 +16,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/human"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -119,7 +120,7 @@ func (r *run) runScript(ctx context.Context, outDir string) error {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 	text := strings.TrimSpace(out.String())
-	e.emit(Event{Kind: EventScript, Stage: st.Name, Message: tail(text, 2000), Duration: time.Since(start)})
+	e.emit(report.Event{Kind: report.EventScript, Stage: st.Name, Message: tail(text, 2000), Duration: time.Since(start)})
 	var exit *exec.ExitError
 	var refused *act.Refusal
 	switch {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/agent"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -84,7 +85,7 @@ func AppendTrace(ws *workspace.Workspace, runID, stage string) (*TraceAppender, 
 }
 
 // Emit appends one event (its run id, stage and time filled in when empty).
-func (a *TraceAppender) Emit(ev Event) {
+func (a *TraceAppender) Emit(ev report.Event) {
 	if a == nil {
 		return
 	}
@@ -104,9 +105,9 @@ func (a *TraceAppender) Observer(item string) func(agent.Event) {
 	return func(ev agent.Event) {
 		switch ev.Kind {
 		case agent.EventModel:
-			a.Emit(Event{Kind: EventModel, Item: item, Model: ev.Model})
+			a.Emit(report.Event{Kind: report.EventModel, Item: item, Model: ev.Model})
 		case agent.EventTool:
-			a.Emit(Event{Kind: EventTool, Item: item, Tool: ev.Tool})
+			a.Emit(report.Event{Kind: report.EventTool, Item: item, Tool: ev.Tool})
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/testutil/fakesearx"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
@@ -40,7 +41,7 @@ func researchHarness(t *testing.T, searx string) *harness {
 	return h
 }
 
-func verifyResult(t *testing.T, res *workflow.StageResult, check string) state.VerifyResult {
+func verifyResult(t *testing.T, res *report.StageResult, check string) state.VerifyResult {
 	t.Helper()
 	for _, v := range res.Verify {
 		if v.Check == check {
@@ -77,9 +78,9 @@ func TestSourcesFromToolsFailsOnInventedURL(t *testing.T) {
 	}
 
 	// The trace and the run record say what went wrong, in words.
-	var toolEv *workflow.Event
+	var toolEv *report.Event
 	for i := range h.events {
-		if h.events[i].Kind == workflow.EventTool {
+		if h.events[i].Kind == report.EventTool {
 			toolEv = &h.events[i]
 		}
 	}
@@ -91,8 +92,8 @@ func TestSourcesFromToolsFailsOnInventedURL(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(trace)), "\n") {
-		var ev workflow.Event
-		if json.Unmarshal([]byte(line), &ev) == nil && ev.Kind == workflow.EventTool && (ev.Tool == nil || ev.Tool.Err == "") {
+		var ev report.Event
+		if json.Unmarshal([]byte(line), &ev) == nil && ev.Kind == report.EventTool && (ev.Tool == nil || ev.Tool.Err == "") {
 			t.Errorf("a failed tool call is in the trace without its error: %s", line)
 		}
 	}
@@ -105,9 +106,9 @@ func TestSourcesFromToolsFailsOnInventedURL(t *testing.T) {
 	if f := state.FaceOf(s, false, ""); !strings.Contains(f.Detail, "1 of 1 tool call failed") {
 		t.Errorf("02-research reads %q", f.Text())
 	}
-	var end *workflow.Event
+	var end *report.Event
 	for i := range h.events {
-		if h.events[i].Kind == workflow.EventStageEnd && h.events[i].Stage == "02-research" {
+		if h.events[i].Kind == report.EventStageEnd && h.events[i].Stage == "02-research" {
 			end = &h.events[i]
 		}
 	}
@@ -118,7 +119,7 @@ func TestSourcesFromToolsFailsOnInventedURL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range workflow.RunTree(run) {
+	for _, n := range run.Tree {
 		if n.Stage == "02-research" && (!strings.Contains(n.Text, "  1 of 1 tool call failed") || !strings.Contains(n.Text, " tokens in / 57 out")) {
 			t.Errorf("the run's tree: %q", n.Text)
 		}

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/icm-tool/icm/server/internal/human"
 	"path"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/icm-tool/icm/server/internal/human"
+	"github.com/icm-tool/icm/server/internal/report"
 
 	"github.com/icm-tool/icm/server/internal/agent"
 	"github.com/icm-tool/icm/server/internal/assemble"
@@ -76,7 +78,7 @@ type run struct {
 	set *writeout.Set
 	// mu guards res, prov and done while For each items run concurrently.
 	mu  sync.Mutex
-	res *StageResult
+	res *report.StageResult
 	// done counts the For each items finished so far.
 	done int
 }
@@ -84,7 +86,7 @@ type run struct {
 // emitItem sends an item event with how many items have finished (one
 // more first, with finished): the count and the sending happen together,
 // so the events carry counts that only grow, in the order they are sent.
-func (r *run) emitItem(ev Event, finished bool) {
+func (r *run) emitItem(ev report.Event, finished bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if finished {
@@ -97,7 +99,7 @@ func (r *run) emitItem(ev Event, finished bool) {
 	r.e.emit(ev)
 }
 
-func (e *Engine) runStage(ctx context.Context, rep *check.Report, sr *check.StageReport, cur *state.StageState) (*StageResult, error) {
+func (e *Engine) runStage(ctx context.Context, rep *check.Report, sr *check.StageReport, cur *state.StageState) (*report.StageResult, error) {
 	st, c := sr.Stage, sr.Contract
 	if c == nil {
 		return nil, fmt.Errorf("stage %s has no readable %s", st.Name, workspace.ContractFile)
@@ -123,7 +125,7 @@ func (e *Engine) runStage(ctx context.Context, rep *check.Report, sr *check.Stag
 		}
 		return nil, ee
 	}
-	r := &run{e: e, sr: sr, st: st, c: c, res: &StageResult{Stage: st.Name}}
+	r := &run{e: e, sr: sr, st: st, c: c, res: &report.StageResult{Stage: st.Name}}
 	if cur != nil {
 		r.prev = cur.Record
 	}
@@ -136,7 +138,7 @@ func (e *Engine) runStage(ctx context.Context, rep *check.Report, sr *check.Stag
 		return nil, err
 	}
 	start := e.opts.Now()
-	e.emit(Event{Kind: EventStageStart, Stage: st.Name, Message: r.describe(ctx)})
+	e.emit(report.Event{Kind: report.EventStageStart, Stage: st.Name, Message: r.describe(ctx)})
 	if c.Script != nil {
 		// A script writes its outputs itself: keep the old ones first.
 		if err := e.keepVersions(st, cur); err != nil {
@@ -359,16 +361,16 @@ func (r *run) loop(ctx context.Context, sess Toolset, cfg agent.Config, actx *as
 	prov.AddGiven(actx.System)
 	prov.AddGiven(actx.User)
 	res, err := agent.Run(ctx, r.client, tools, msgs, cfg, func(ev agent.Event) {
-		out := Event{Stage: r.st.Name, Item: item, Index: index, Count: count}
+		out := report.Event{Stage: r.st.Name, Item: item, Index: index, Count: count}
 		switch ev.Kind {
 		case "model":
-			out.Kind, out.Model = EventModel, ev.Model
+			out.Kind, out.Model = report.EventModel, ev.Model
 		case "tool":
-			out.Kind, out.Tool = EventTool, ev.Tool
+			out.Kind, out.Tool = report.EventTool, ev.Tool
 			out.Message = toolMessage(ev.Tool)
 			r.noteTool(prov, item, ev.Tool)
 		case "delta":
-			out.Kind, out.Delta = EventDelta, ev.Delta
+			out.Kind, out.Delta = report.EventDelta, ev.Delta
 		default:
 			return
 		}
@@ -394,7 +396,7 @@ func (r *run) loop(ctx context.Context, sess Toolset, cfg agent.Config, actx *as
 
 // noteTool keeps what a tool call tells about the run: the URLs a call
 // that worked returned or read, and the error of one that failed.
-func (r *run) noteTool(prov *verify.Provenance, item string, t *agent.ToolEvent) {
+func (r *run) noteTool(prov *verify.Provenance, item string, t *report.ToolEvent) {
 	if t == nil {
 		return
 	}
@@ -413,7 +415,7 @@ func (r *run) noteTool(prov *verify.Provenance, item string, t *agent.ToolEvent)
 }
 
 // toolMessage is a tool call in one line, for progress: what failed and why.
-func toolMessage(t *agent.ToolEvent) string {
+func toolMessage(t *report.ToolEvent) string {
 	if t == nil {
 		return ""
 	}
@@ -496,7 +498,7 @@ func (r *run) fail(err error) {
 			// outputs; with it interrupted, put back what was there.
 			r.restore(state.RunFailed, fmt.Errorf("cancelled while the script ran"), false)
 		}
-		r.e.emit(Event{Kind: EventStageEnd, Stage: r.st.Name, Status: "cancelled", Err: "cancelled", Message: "cancelled",
+		r.e.emit(report.Event{Kind: report.EventStageEnd, Stage: r.st.Name, Status: "cancelled", Err: "cancelled", Message: "cancelled",
 			Duration: r.res.Duration, PromptTokens: r.res.Prompt, OutputTokens: r.res.Output})
 		return
 	}
@@ -513,7 +515,7 @@ func (r *run) fail(err error) {
 	if kept {
 		msg = fmt.Sprintf("%s: %s (the last good output and its approval are kept)", status, err.Error())
 	}
-	r.e.emit(Event{Kind: EventStageEnd, Stage: r.st.Name, Status: status, Err: err.Error(), Message: msg,
+	r.e.emit(report.Event{Kind: report.EventStageEnd, Stage: r.st.Name, Status: status, Err: err.Error(), Message: msg,
 		Duration: r.res.Duration, PromptTokens: r.res.Prompt, OutputTokens: r.res.Output})
 }
 

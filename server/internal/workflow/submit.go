@@ -6,11 +6,11 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/icm-tool/icm/server/internal/agent"
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/writeout"
 )
@@ -120,11 +120,11 @@ func (r *run) handIn() map[string][]byte {
 	for _, rel := range acc.rels {
 		fmt.Fprintf(&reply, "\npath: %s\n````\n%s````\n", strings.TrimPrefix(rel, r.st.Rel+"/"), acc.files[rel])
 	}
-	r.e.emit(Event{Kind: EventModel, Stage: r.st.Name, Message: "handed in by " + state.AgentPrefix + sub.Agent, Model: &agent.ModelEvent{
+	r.e.emit(report.Event{Kind: report.EventModel, Stage: r.st.Name, Message: "handed in by " + state.AgentPrefix + sub.Agent, Model: &report.ModelEvent{
 		Call: 1, Purpose: PurposeAgent, Model: state.AgentPrefix + sub.Agent, Server: "mcp",
 		PromptEstimate: acc.ctx.Total, PromptMethod: "estimated",
-		Sent:  []llm.Message{{Role: llm.RoleSystem, Content: acc.ctx.System}, {Role: llm.RoleUser, Content: acc.ctx.User}},
-		Reply: &llm.Message{Role: llm.RoleAssistant, Content: reply.String()},
+		Sent:  []report.Message{{Role: llm.RoleSystem, Content: acc.ctx.System}, {Role: llm.RoleUser, Content: acc.ctx.User}},
+		Reply: &report.Message{Role: llm.RoleAssistant, Content: reply.String()},
 	}})
 	r.res.StopReason = "handed-in"
 	return acc.files

@@ -10,6 +10,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 	"github.com/icm-tool/icm/server/internal/workflow"
@@ -60,7 +61,7 @@ func contextID(t *testing.T, ws *workspace.Workspace, stage string) string {
 	return cx.ID()
 }
 
-func handIn(ws *workspace.Workspace, stage, id string, files ...writeout.File) (*workflow.Summary, error) {
+func handIn(ws *workspace.Workspace, stage, id string, files ...writeout.File) (*report.Summary, error) {
 	e, err := workflow.New(ws, workflow.Options{Stage: stage, Submission: &workflow.Submission{Agent: "tester", ContextID: id, Files: files}})
 	if err != nil {
 		return nil, err
@@ -155,7 +156,7 @@ func TestHandInStopsAtTheGate(t *testing.T) {
 	if err != nil || len(runs) != 1 {
 		t.Fatalf("history: %d runs, %v", len(runs), err)
 	}
-	if tree := workflow.RunTree(runs[0]); len(tree) != 1 || tree[0].Agent != "agent:tester" || !strings.Contains(tree[0].Text, "handed in by agent:tester over MCP") {
+	if tree := runs[0].Tree; len(tree) != 1 || tree[0].Agent != "agent:tester" || !strings.Contains(tree[0].Text, "handed in by agent:tester over MCP") {
 		t.Errorf("the run's tree: %+v", tree)
 	}
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/icm-tool/icm/server/internal/codecheck"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/sandbox"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/testutil/fakesearx"
@@ -137,7 +138,7 @@ args = ["mcp", "ingest", "--no-clone"]
 			t.Fatalf("approve %s: %v", stage, err)
 		}
 	}
-	runStage := func(want string) *workflow.Summary {
+	runStage := func(want string) *report.Summary {
 		t.Helper()
 		sum := h.mustRun(opts())
 		if len(sum.Ran) != 1 || sum.Ran[0].Stage != want {
@@ -247,7 +248,7 @@ args = ["mcp", "ingest", "--no-clone"]
 	for _, p := range traces {
 		data, _ := os.ReadFile(p)
 		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-			var ev workflow.Event
+			var ev report.Event
 			if json.Unmarshal([]byte(line), &ev) != nil {
 				t.Fatalf("%s: bad trace line %q", p, line)
 			}
@@ -258,7 +259,7 @@ args = ["mcp", "ingest", "--no-clone"]
 		}
 	}
 	for stage, want := range map[string][2]int{"01-sources": {2, 3}, "02-research": {3, 4}, "05-critique": {2, 0}, "07-code-check": {1, 0}} {
-		if kinds[stage][workflow.EventModel] < want[0] || kinds[stage][workflow.EventTool] < want[1] {
+		if kinds[stage][report.EventModel] < want[0] || kinds[stage][report.EventTool] < want[1] {
 			t.Errorf("trace of %s: %v, want at least %d model and %d tool events", stage, kinds[stage], want[0], want[1])
 		}
 	}

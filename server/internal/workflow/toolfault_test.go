@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/workflow"
 )
@@ -58,9 +59,9 @@ PLAN the parts.
 	h.srv.On(ollamatest.UserContains("PLAN the parts")).Reply(seq...)
 	h.mustRun(workflow.Options{})
 
-	var tools []*workflow.Event
+	var tools []*report.Event
 	for i := range h.events {
-		if h.events[i].Kind == workflow.EventTool {
+		if h.events[i].Kind == report.EventTool {
 			tools = append(tools, &h.events[i])
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 	"github.com/icm-tool/icm/server/internal/workflow"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -120,12 +121,12 @@ func TestRunTreeIsCapped(t *testing.T) {
 	if err != nil || len(runs) != 1 {
 		t.Fatal(err, len(runs))
 	}
-	one, err := workflow.Run(ws, workflow.LatestRun)
+	one, err := workflow.Run(ws, report.LatestRun)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, r := range map[string]*workflow.RunSummary{"History": runs[0], "Run": one} {
-		tree := workflow.RunTree(r)
+	for name, r := range map[string]*report.RunSummary{"History": runs[0], "Run": one} {
+		tree := r.Tree
 		if len(tree) != 1 || len(tree[0].Children) > 1000 || len(tree[0].Children) < 900 {
 			t.Fatalf("%s: tree of %d stages, %d calls under the first", name, len(tree), len(tree[0].Children))
 		}
@@ -164,7 +165,7 @@ func TestFindExchangeIsLinear(t *testing.T) {
 		fmt.Fprintf(&b, `{"kind":"model","stage":"01-a","model":{"Call":%d,"Model":"tiny","SentFrom":%d,"Sent":[{"role":"user","content":"m%d"}]}}`+"\n", i, i-1, i)
 	}
 	ws := traceWorkspace(t, map[string]string{"20261201-100000-aaaaaa": b.String()})
-	r, err := workflow.Run(ws, workflow.LatestRun)
+	r, err := workflow.Run(ws, report.LatestRun)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,12 +38,14 @@ func FuzzTraceLines(f *testing.F) {
 		if _, err := lr.next(); !errors.Is(err, io.EOF) {
 			t.Fatalf("after the last line: %v", err)
 		}
-		r := newSummary("x", 4)
+		r := newReader("x", 4)
 		r.read(bytes.NewReader(data), maxLine*40, true)
 		r.finish()
 		if len(r.Stages) > maxRunStages || r.tree.nodes > 4 || len(r.Events) > maxRunEvents || len(r.Notes) > maxNotes+1 || r.Prompt < 0 || r.Output < 0 {
 			t.Fatalf("summary past its bounds: %d stages, %d nodes, %d events, %d notes, %d/%d tokens", len(r.Stages), r.tree.nodes, len(r.Events), len(r.Notes), r.Prompt, r.Output)
 		}
-		_ = RunTree(r)
+		if len(r.Tree) > len(r.Stages) {
+			t.Fatalf("a tree of %d stages for %d", len(r.Tree), len(r.Stages))
+		}
 	})
 }

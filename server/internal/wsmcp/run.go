@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/state"
 )
@@ -34,14 +35,14 @@ func (s *Server) runTool() (mcp.Tool, server.ToolHandlerFunc) {
 
 // progress sends the run's events as notifications/progress when the
 // call asked for them (a progress token); nil otherwise.
-func (s *Server) progress(ctx context.Context, req mcp.CallToolRequest) func(session.Event) {
+func (s *Server) progress(ctx context.Context, req mcp.CallToolRequest) func(report.Event) {
 	if req.Params.Meta == nil || req.Params.Meta.ProgressToken == nil {
 		return nil
 	}
 	token := req.Params.Meta.ProgressToken
 	n := 0
-	return func(ev session.Event) {
-		if ev.Kind == session.EventDelta || ev.Message == "" {
+	return func(ev report.Event) {
+		if ev.Kind == report.EventDelta || ev.Message == "" {
 			return
 		}
 		n++
@@ -56,7 +57,7 @@ func (s *Server) progress(ctx context.Context, req mcp.CallToolRequest) func(ses
 }
 
 // summaryText says what a run did and where it stopped.
-func summaryText(sum *session.Summary, agent string) string {
+func summaryText(sum *report.Summary, agent string) string {
 	var b strings.Builder
 	for _, r := range sum.Ran {
 		by := ""
@@ -84,7 +85,7 @@ func summaryText(sum *session.Summary, agent string) string {
 
 // writeChecks lists Verify's and the rubrics' results, failures with
 // their findings.
-func writeChecks(b *strings.Builder, r *session.StageResult) {
+func writeChecks(b *strings.Builder, r *report.StageResult) {
 	failed := 0
 	for _, v := range r.Verify {
 		if !v.OK {

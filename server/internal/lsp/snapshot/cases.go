@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/icm-tool/icm/server/internal/document"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/testcase"
 )
@@ -87,7 +88,7 @@ type Cases struct {
 // Case is one test case, selected as `icm test` selects it (with the
 // errors that keep it from running).
 type Case struct {
-	*session.TestCase
+	*report.TestCase
 	// Line is the 0-based line of the case's title in its file.
 	Line int
 }

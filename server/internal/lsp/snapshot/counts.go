@@ -8,6 +8,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/promptcount"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -67,7 +68,7 @@ func (w *Workspace) countStages(ctx context.Context, sess *session.Session, ws *
 // session has is used; a server not listed yet (or whose listing failed
 // a while ago) is listed in the background, and its arrival brings a new
 // analysis; until then the count leaves the server out and says why.
-func (w *Workspace) countTools(_ context.Context, server string) ([]session.ToolInfo, error) {
+func (w *Workspace) countTools(_ context.Context, server string) ([]report.ToolInfo, error) {
 	o, err := w.Acquire()
 	if err != nil {
 		return nil, err

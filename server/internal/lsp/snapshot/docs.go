@@ -8,7 +8,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/human"
 	"github.com/icm-tool/icm/server/internal/markdown"
-	"github.com/icm-tool/icm/server/internal/session"
+	"github.com/icm-tool/icm/server/internal/report"
 )
 
 // The read-only documents the editor is given: a stage's assembled
@@ -79,7 +79,7 @@ func (w *Workspace) ToolCall(runID, stage string, index, call int) (string, erro
 }
 
 // toolMarkdown is a tool call as a person reads it.
-func toolMarkdown(runID string, ex *session.ToolExchange) string {
+func toolMarkdown(runID string, ex *report.ToolExchange) string {
 	c := ex.Call
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Tool call %d of %s", c.Call, ex.Stage)
@@ -115,7 +115,7 @@ func toolMarkdown(runID string, ex *session.ToolExchange) string {
 }
 
 // exchangeMarkdown is a model call as a person reads it.
-func exchangeMarkdown(runID string, ex *session.Exchange) string {
+func exchangeMarkdown(runID string, ex *report.Exchange) string {
 	m := ex.Call
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Model call %d of %s", m.Call, ex.Stage)
@@ -153,7 +153,7 @@ func exchangeMarkdown(runID string, ex *session.Exchange) string {
 	return b.String()
 }
 
-func writeMessage(b *strings.Builder, head string, msg session.Message) {
+func writeMessage(b *strings.Builder, head string, msg report.Message) {
 	if msg.ToolName != "" {
 		head += " (result of " + msg.ToolName + ")"
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/document"
 	"github.com/icm-tool/icm/server/internal/human"
 	"github.com/icm-tool/icm/server/internal/promptcount"
-	"github.com/icm-tool/icm/server/internal/session"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/tokens"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -103,7 +103,7 @@ func (f *File) stageHover(snap *Snapshot) string {
 	}
 	b.WriteString(windowLine(total, snap.window, f.w.modelName(), f.o.sess.ModelServerAwaitsTrust()))
 	if sr.Items >= 0 {
-		calls := Plural(sr.Items, "call")
+		calls := human.Plural(sr.Items, "call")
 		if n != nil && len(n.Items) > 0 {
 			calls = callsText(n)
 		}
@@ -132,8 +132,8 @@ func windowLine(total, window int, model string, untrusted bool) string {
 		return fmt.Sprintf("Context window of %s: unknown until the workspace is trusted (icm asks no model server a workspace names before).", model)
 	case window <= 0:
 		return fmt.Sprintf("Context window of %s: unknown (the model server did not answer).", model)
-	case total+session.AnswerRoom > window:
-		return fmt.Sprintf("⚠ **Does not fit**: %s has a %s-token window; this context needs %s plus at least %s for the answer. Section-scope or trim the inputs.", model, human.Count(window), human.Count(total), human.Count(session.AnswerRoom))
+	case total+tokens.MinAnswerRoom > window:
+		return fmt.Sprintf("⚠ **Does not fit**: %s has a %s-token window; this context needs %s plus at least %s for the answer. Section-scope or trim the inputs.", model, human.Count(window), human.Count(total), human.Count(tokens.MinAnswerRoom))
 	default:
 		return fmt.Sprintf("Fits the %s-token window of %s, leaving %s for the answer (each call's own window is sized to its prompt and answer, up to this).", human.Count(window), model, human.Tokens(window-total))
 	}
@@ -320,7 +320,7 @@ func (f *File) serverHover(ctx context.Context, server string) string {
 	return b.String()
 }
 
-func describeTool(t session.ToolInfo) string {
+func describeTool(t report.ToolInfo) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s: %s** · the model calls it `%s`\n\n", t.Server, t.Name, t.Exposed)
 	if t.Description != "" {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/contract"
-	"github.com/icm-tool/icm/server/internal/session"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -241,7 +241,7 @@ func (f *File) outputLenses(ctx context.Context, sources []Lens) []Lens {
 
 // itemWords is an item's state in its lens: "item 2 of 4", or "item 2
 // of 4 · edited" when the person changed it.
-func itemWords(sp session.ItemSpan, n int) string {
+func itemWords(sp report.ItemSpan, n int) string {
 	words := fmt.Sprintf("item %d of %d", sp.Index, n)
 	if sp.Edited {
 		words += " · edited"

@@ -83,7 +83,7 @@ func (f *File) Links() []Link {
 	}
 	ws := f.ws()
 	var out []Link
-	link := func(rel string, r contract.Range, input bool) {
+	link := func(rel string, r document.Range, input bool) {
 		if r.Len() == 0 {
 			return
 		}

@@ -144,7 +144,7 @@ func (snap *Snapshot) findings() map[string]FileFindings {
 			// A stage folder without a contract: show it on the routing file.
 			f.Message = filepath.Base(file) + ": " + f.Message
 			file = filepath.Join(snap.view.Root, workspace.RoutingFile)
-			f.Range = contract.Range{}
+			f.Range = document.Range{}
 		}
 		ff := add(file)
 		if ff.Mapper == nil {

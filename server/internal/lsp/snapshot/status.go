@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/trust"
@@ -115,7 +116,7 @@ func (w *Workspace) Status(ctx context.Context) *Status {
 		if sr := rep.Stage(stg.Name); sr != nil && sr.Contract != nil {
 			c := sr.Contract
 			row.Rubric, row.RubricFailed = ss.Rubric, ss.RubricFailed
-			row.ReviewGate = session.ReviewChecklist(c)
+			row.ReviewGate = contract.ReviewItems(c.ReviewGate())
 			for _, rel := range state.OutputPaths(disk, stg, c) {
 				row.Outputs = append(row.Outputs, disk.Abs(rel))
 			}

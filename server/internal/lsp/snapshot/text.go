@@ -18,9 +18,6 @@ import (
 // previewLines is how many lines of a file or a context part a hover shows.
 const previewLines = 12
 
-// Plural is "1 tool call", "3 tool calls" (the one vocabulary's).
-func Plural(n int, what string) string { return human.Plural(n, what) }
-
 // FirstLine is the first line of s, trimmed, with " …" when more follow.
 func FirstLine(s string) string {
 	s = strings.TrimSpace(s)
@@ -75,12 +72,12 @@ func RecordText(rec *state.Record) string {
 	if rec.Model != "" {
 		parts = append(parts, rec.Model)
 	}
-	calls := Plural(rec.ModelCalls, "model call")
+	calls := human.Plural(rec.ModelCalls, "model call")
 	switch {
 	case rec.ToolErrors > 0:
 		calls += ", " + human.Failed(rec.ToolErrors, rec.ToolCalls, "tool call")
 	case rec.ToolCalls > 0:
-		calls += ", " + Plural(rec.ToolCalls, "tool call")
+		calls += ", " + human.Plural(rec.ToolCalls, "tool call")
 	}
 	return strings.Join(append(parts, calls), " · ")
 }
@@ -108,7 +105,7 @@ func countLine(n *promptcount.Stage) string {
 // callsText is a For each stage's whole first calls, "4 calls, ~5.2k
 // tokens", in the hover and the lens alike.
 func callsText(n *promptcount.Stage) string {
-	return Plural(len(n.Items), "call") + ", " + approxTokens(n.Total.Tokens)
+	return human.Plural(len(n.Items), "call") + ", " + approxTokens(n.Total.Tokens)
 }
 
 // cell escapes text for a Markdown table cell.

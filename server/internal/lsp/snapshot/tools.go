@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/icm-tool/icm/server/internal/session"
+	"github.com/icm-tool/icm/server/internal/report"
 )
 
 // The tool catalog hovers and completion use: each configured server's
@@ -14,7 +14,7 @@ import (
 // toolsOf lists a server's tools, waiting within ctx for a server not
 // listed yet, and asks for a new snapshot when a listing arrives, so
 // tool names are checked too.
-func (w *Workspace) toolsOf(ctx context.Context, server string) ([]session.ToolInfo, error) {
+func (w *Workspace) toolsOf(ctx context.Context, server string) ([]report.ToolInfo, error) {
 	op, err := w.Acquire()
 	if err != nil {
 		return nil, err

@@ -1,9 +1,7 @@
-package workflow
+package contract
 
 import (
 	"strings"
-
-	"github.com/icm-tool/icm/server/internal/contract"
 )
 
 // reviewHeadings are the headings, lower-cased, of the section a contract
@@ -17,14 +15,14 @@ var reviewHeadings = map[string]bool{
 // author wrote it, trimmed; "" when it has none. It is the checklist shown
 // where a person reviews the output: the CLI's review-gate lines, the
 // editor's notice and the output file's hover.
-func ReviewGate(c *contract.Contract) string {
+func (c *Contract) ReviewGate() string {
 	if c == nil {
 		return ""
 	}
 	for _, s := range c.Sections {
 		name := strings.Join(strings.Fields(strings.ToLower(strings.TrimSuffix(strings.TrimSpace(s.Name), ":"))), " ")
 		// A Gate section in words is someone else's review gate.
-		if reviewHeadings[name] || (s.Kind == contract.KindGate && c.ProseSection(s)) {
+		if reviewHeadings[name] || (s.Kind == KindGate && c.ProseSection(s)) {
 			return strings.TrimSpace(s.Text)
 		}
 	}
