@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -58,10 +57,6 @@ shows a person's edit: the output against what the model wrote.`,
 				return nil
 			case runID != "" && call > 0:
 				ex, err := sess.Exchange(runID, callStage, callItem, call)
-				var need *session.ItemNeededError
-				if errors.As(err, &need) {
-					return fmt.Errorf("%s ran one model loop per For each item (1 to %d), each with its own calls: add --item N to say which item's call %d", need.Stage, need.Items, need.Call)
-				}
 				if err != nil {
 					return err
 				}

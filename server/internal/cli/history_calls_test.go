@@ -53,7 +53,7 @@ func TestHistoryCallsOfAForEachStage(t *testing.T) {
 		t.Errorf("the tree does not number each item's calls:\n%s", out)
 	}
 	_, errOut, code = runAsUser(t, dir, vars, "history", "--run", "latest", "--stage", "01-draft", "--call", "1")
-	if code == 0 || !strings.Contains(errOut, "--item N") || !strings.Contains(errOut, "(1 to 2)") {
+	if code == 0 || !strings.Contains(errOut, "hint: name the item (1 to 2) as well as the call") {
 		t.Errorf("--call without --item on a For each stage (%d):\n%s", code, errOut)
 	}
 	out, errOut, code = runAsUser(t, dir, vars, "history", "--run", "latest", "--stage", "01-draft", "--item", "2", "--call", "1")

@@ -58,7 +58,8 @@ func (s *Session) RunTrace(id string) (*report.RunSummary, error) {
 // Exchange rebuilds model call call (1-based) of a stage in a run, of its
 // For each item item (0 for a stage without items): every message the call
 // sent and the reply. A For each stage's calls are numbered per item, so
-// asking for one without the item is an invalid request that says so.
+// asking for one without the item is an invalid-request fault that says
+// how many items there are.
 func (s *Session) Exchange(runID, stage string, item, call int) (*report.Exchange, error) {
 	r, err := s.RunTrace(runID)
 	if err != nil {
@@ -66,7 +67,10 @@ func (s *Session) Exchange(runID, stage string, item, call int) (*report.Exchang
 	}
 	if item == 0 {
 		if n := itemsOf(r, stage); n > 0 {
-			return nil, &ItemNeededError{Stage: stage, Items: n, Call: call}
+			// A For each stage's calls are numbered per item: "call 2"
+			// names none until the item is named.
+			return nil, fault.InvalidRequest(fmt.Sprintf("%s ran one model loop per For each item (1 to %d), each with its own calls: name the item whose call %d you mean", stage, n, call),
+				fmt.Sprintf("name the item (1 to %d) as well as the call", n)).In(stage)
 		}
 	}
 	ex, err := workflow.FindExchange(r, stage, item, call)
@@ -89,25 +93,6 @@ func (s *Session) ToolCall(runID, stage string, item, call int) (*report.ToolExc
 		return nil, fault.NotFound(err.Error(), "the run's tree lists its tool calls").Because(err)
 	}
 	return ex, nil
-}
-
-// ItemNeededError is a model call asked for without its For each item:
-// a For each stage's calls are numbered per item, so "call 2" names none
-// until the item is named. Front ends say how to name it in their own
-// terms (a flag, a field).
-type ItemNeededError struct {
-	Stage string
-	// Items is how many items ran; Call the call asked for.
-	Items, Call int
-}
-
-func (e *ItemNeededError) Error() string {
-	return fmt.Sprintf("%s ran one model loop per For each item (1 to %d), each with its own calls: name the item whose call %d you mean", e.Stage, e.Items, e.Call)
-}
-
-// Fault makes the error an invalid request.
-func (e *ItemNeededError) Fault() *fault.Error {
-	return fault.InvalidRequest(e.Error(), "name the item as well as the call")
 }
 
 // itemsOf is how many For each items a stage ran with model calls in a
