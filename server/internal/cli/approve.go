@@ -34,7 +34,7 @@ settings.`,
 				return err
 			}
 			defer sess.Close()
-			a, err := sess.Approve(cmd.Context(), args[0], force)
+			a, err := sess.Reviews().Approve(cmd.Context(), args[0], force)
 			if err != nil {
 				return err
 			}

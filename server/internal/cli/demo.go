@@ -72,7 +72,7 @@ func runDemo(ctx context.Context, env *Env, dir string, yes bool) error {
 	start := time.Now()
 	for gate := 1; ; gate++ {
 		pr := newPrinter(env, &runFlags{})
-		run, err := sess.NewRun(session.RunRequest{}, pr.event)
+		run, err := sess.Runs().New(session.RunRequest{}, pr.event)
 		if err != nil {
 			return err
 		}
@@ -106,7 +106,7 @@ func runDemo(ctx context.Context, env *Env, dir string, yes bool) error {
 			fmt.Fprintf(out, "Stopped at %s's gate. The copy stays at %s; the canned servers stop with the demo, so `icm demo` again starts afresh.\n", stage, d.Dir)
 			return nil
 		}
-		if _, err := sess.Approve(ctx, stage, false); err != nil {
+		if _, err := sess.Reviews().Approve(ctx, stage, false); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "approved %s\n\n", stage)

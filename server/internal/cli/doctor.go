@@ -31,7 +31,7 @@ It exits 1 when a line fails. --json prints the report for scripts.`,
 				return err
 			}
 			defer sess.Close()
-			d := sess.Doctor(cmd.Context())
+			d := sess.Doctor().Run(cmd.Context())
 			if asJSON {
 				if err := writeJSON(env, d); err != nil {
 					return err

@@ -40,14 +40,14 @@ shows a person's edit: the output against what the model wrote.`,
 			defer sess.Close()
 			switch {
 			case diffStage != "" && written:
-				d, err := sess.EditDiff(diffStage)
+				d, err := sess.Reviews().EditDiff(diffStage)
 				if err != nil {
 					return err
 				}
 				printDiff(env, *d)
 				return nil
 			case diffStage != "":
-				ds, err := sess.OutputDiff(diffStage)
+				ds, err := sess.Reviews().OutputDiff(diffStage)
 				if err != nil {
 					return err
 				}
@@ -56,7 +56,7 @@ shows a person's edit: the output against what the model wrote.`,
 				}
 				return nil
 			case runID != "" && call > 0:
-				ex, err := sess.Exchange(runID, callStage, callItem, call)
+				ex, err := sess.History().Exchange(runID, callStage, callItem, call)
 				if err != nil {
 					return err
 				}
@@ -66,7 +66,7 @@ shows a person's edit: the output against what the model wrote.`,
 				printExchange(env.Stdout, ex)
 				return nil
 			case runID != "":
-				r, err := sess.RunTrace(runID)
+				r, err := sess.History().Run(runID)
 				if err != nil {
 					return err
 				}
@@ -80,7 +80,7 @@ shows a person's edit: the output against what the model wrote.`,
 				printRunTree(env, r)
 				return nil
 			}
-			runs, err := sess.Runs()
+			runs, err := sess.History().Runs()
 			if err != nil {
 				return err
 			}

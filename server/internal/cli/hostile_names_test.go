@@ -2,11 +2,12 @@ package cli
 
 import (
 	"encoding/json"
-	"github.com/icm-tool/icm/server/internal/trust/trusttest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/icm-tool/icm/server/internal/trust/trusttest"
 )
 
 // stageStatus reads one stage's status and whether its output counts as edited.

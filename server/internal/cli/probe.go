@@ -47,7 +47,7 @@ icm run --model would send it.`,
 				return err
 			}
 			st, ctx, items, rep := pr.Stage, pr.Context, pr.Items, pr.Report
-			count := sess.ProbeCount(cmd.Context(), pr)
+			count := sess.Counts().Probe(cmd.Context(), pr)
 			if asJSON {
 				// The same bytes as the workspace MCP server's context
 				// resource.

@@ -87,7 +87,7 @@ func preparePull(env *Env, g *globalFlags, model string) (*session.ModelPull, er
 	if cerr := sess.Workspace().ConfigErr; cerr != nil {
 		return nil, cerr
 	}
-	return sess.PreparePull(model)
+	return sess.ModelServer().PreparePull(model)
 }
 
 // pullView draws pull progress: one bar per layer on a terminal, plain

@@ -80,7 +80,7 @@ func runWorkspace(ctx context.Context, env *Env, g *globalFlags, f *runFlags) er
 	// The commands an error suggests (run it again) repeat the override.
 	g.model = f.model
 	pr := newPrinter(env, f)
-	run, err := sess.NewRun(session.RunRequest{Stage: f.stage, Item: f.item, Note: f.note, All: f.all, Force: f.force, Model: f.model}, pr.event)
+	run, err := sess.Runs().New(session.RunRequest{Stage: f.stage, Item: f.item, Note: f.note, All: f.all, Force: f.force, Model: f.model}, pr.event)
 	if err != nil {
 		pr.finish(sess.Workspace(), nil, err, g)
 		return err

@@ -36,7 +36,7 @@ Workspace" asks the same questions in input boxes.`,
 				return err
 			}
 			defer sess.Close()
-			plan, err := sess.SetupPlan(all)
+			plan, err := sess.Setup().Plan(all)
 			if err != nil {
 				return err
 			}
@@ -109,7 +109,7 @@ func askSetup(env *Env, sess *session.Session, plan *setup.Plan) error {
 	}
 	fmt.Fprintln(out)
 	if len(answers) > 0 {
-		path, err := sess.SaveVars(answers)
+		path, err := sess.Setup().SaveVars(answers)
 		if err != nil {
 			return err
 		}

@@ -31,7 +31,7 @@ func openStep(env *Env, g *globalFlags, model string, needModel bool) (*stepCont
 	if cwd, err := env.Getwd(); err == nil {
 		req.Dir = cwd
 	}
-	step, err := sess.Step(req)
+	step, err := sess.Runs().Step(req)
 	if err != nil {
 		sess.Close()
 		return nil, err

@@ -124,7 +124,7 @@ func runTests(cmd *cobra.Command, env *Env, sess *session.Session, f *testFlags,
 	}
 	req := f.request(cwd, args)
 	if f.list {
-		sel, err := sess.TestCases(sess.Check(nil), req.TestFilter)
+		sel, err := sess.Tests().Cases(sess.Check(nil), req.TestFilter)
 		if err != nil {
 			return err
 		}
@@ -137,7 +137,7 @@ func runTests(cmd *cobra.Command, env *Env, sess *session.Session, f *testFlags,
 			}
 		}
 	}
-	plan, err := sess.PlanTests(req)
+	plan, err := sess.Tests().Plan(req)
 	if err != nil {
 		return err
 	}
@@ -153,7 +153,7 @@ func runTests(cmd *cobra.Command, env *Env, sess *session.Session, f *testFlags,
 	}
 	rep := run.TestReport
 	if f.junit != "" {
-		if err := session.WriteJUnit(resolve(cwd, f.junit), rep); err != nil {
+		if err := run.WriteJUnit(resolve(cwd, f.junit)); err != nil {
 			return err
 		}
 	}
@@ -210,7 +210,7 @@ func listCases(env *Env, ws *workspace.Workspace, sel []*report.TestCase, f *tes
 }
 
 func listRuns(env *Env, sess *session.Session, f *testFlags) error {
-	ids, err := sess.TestRunIDs()
+	ids, err := sess.Tests().RunIDs()
 	if err != nil {
 		return err
 	}
@@ -223,7 +223,7 @@ func listRuns(env *Env, sess *session.Session, f *testFlags) error {
 	}
 	var out []run
 	for _, id := range ids {
-		rep, err := sess.SavedTestRun(id)
+		rep, err := sess.Tests().Saved(id)
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "warning: %v\n", err)
 			continue

@@ -56,7 +56,7 @@ For one command in CI, --trust trusts it without a record.`,
 			defer sess.Close()
 			switch {
 			case f.revoke:
-				had, err := sess.RevokeTrust()
+				had, err := sess.Trust().Revoke()
 				if err != nil {
 					return err
 				}
@@ -67,9 +67,9 @@ For one command in CI, --trust trusts it without a record.`,
 				}
 				return nil
 			case f.show && f.asJSON:
-				return writeJSON(env, sess.Trust())
+				return writeJSON(env, sess.Trust().Decision())
 			}
-			d := sess.Trust()
+			d := sess.Trust().Decision()
 			printTrust(env.Stdout, d)
 			if f.show || !d.Needed() {
 				return nil
@@ -115,7 +115,7 @@ func printTrustHelp(env *Env, c *cobra.Command) {
 
 // grantShown trusts the workspace for exactly the parts d showed.
 func grantShown(env *Env, sess *session.Session, d trust.Decision, by string) error {
-	rec, err := sess.GrantTrust(d.Hash, by)
+	rec, err := sess.Trust().Grant(d.Hash, by)
 	if err != nil {
 		return err
 	}
@@ -186,11 +186,11 @@ func listTrust(env *Env) error {
 // and asks, and on yes returns a new session that acts on the grant;
 // otherwise it returns the refusal, which names icm trust and --trust.
 func trusted(env *Env, sess *session.Session, what, by string, reopen func() (*session.Session, error)) (*session.Session, error) {
-	err := sess.Require(what)
+	err := sess.Trust().Require(what)
 	if err == nil || !env.Interactive {
 		return sess, err
 	}
-	d := sess.Trust()
+	d := sess.Trust().Decision()
 	printTrust(env.Stderr, d)
 	if !askYes(env, "Trust this workspace for all of the above? [y/N] ") {
 		return sess, err
@@ -209,7 +209,7 @@ func trusted(env *Env, sess *session.Session, what, by string, reopen func() (*s
 // printTrustLine says in one line whether the workspace is trusted, when
 // it names anything trust covers.
 func printTrustLine(env *Env, sess *session.Session) {
-	d := sess.Trust()
+	d := sess.Trust().Decision()
 	if !d.Needed() {
 		return
 	}

@@ -39,7 +39,7 @@ func doctor(ctx context.Context, _ *env, w *snapshot.Workspace, _ commandArgs) (
 		return nil, err
 	}
 	defer o.Release()
-	d := o.Session().Doctor(ctx)
+	d := o.Session().Doctor().Run(ctx)
 	out := &diagnosis{Workspace: d.Workspace, Lines: []diagLine{}, Next: d.Next, Failed: d.Failed}
 	for _, l := range d.Lines {
 		out.Lines = append(out.Lines, diagLine{ID: l.ID, Title: l.Title, Status: l.Status, Text: l.Text, Fix: fixButton(l)})

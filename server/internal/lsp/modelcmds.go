@@ -34,8 +34,8 @@ func modelStatusOf(ctx context.Context, _ *env, st *snapshot.Workspace, _ comman
 	}
 	defer o.Release()
 	sess := o.Session()
-	out := &modelStatus{URL: sess.ServerURL(), Model: sess.Model(), Models: []string{}}
-	names, err := sess.Models(ctx)
+	out := &modelStatus{URL: sess.ModelServer().URL(), Model: sess.Model(), Models: []string{}}
+	names, err := sess.ModelServer().Models(ctx)
 	if err != nil {
 		out.Error = err.Error()
 		return out, nil
@@ -95,7 +95,7 @@ func pullModel(ctx context.Context, e *env, st *snapshot.Workspace, args command
 	}
 	defer o.Release()
 	sess := o.Session()
-	pull, err := sess.PreparePull(args.Model)
+	pull, err := sess.ModelServer().PreparePull(args.Model)
 	if err != nil {
 		return nil, err
 	}

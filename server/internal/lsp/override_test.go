@@ -30,7 +30,7 @@ func TestOverrideRunReadsInTheEditor(t *testing.T) {
 		t.Fatal(err)
 	}
 	sess := icmsession.Open(ws, icmsession.Options{Settings: icmsession.Settings{Host: srv.URL()}, Self: icmBin})
-	run, err := sess.NewRun(icmsession.RunRequest{Stage: "01-scope", Model: "big:32b"}, nil)
+	run, err := sess.Runs().New(icmsession.RunRequest{Stage: "01-scope", Model: "big:32b"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

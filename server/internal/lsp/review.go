@@ -16,7 +16,7 @@ func approve(ctx context.Context, e *env, w *snapshot.Workspace, args commandArg
 		return nil, err
 	}
 	defer op.Release()
-	if _, err := op.Session().Approve(ctx, args.Stage, args.Force); err != nil {
+	if _, err := op.Session().Reviews().Approve(ctx, args.Stage, args.Force); err != nil {
 		return nil, err
 	}
 	w.Touch(false)
@@ -52,7 +52,7 @@ func outputs(_ context.Context, _ *env, w *snapshot.Workspace, args commandArgs)
 		return nil, err
 	}
 	defer op.Release()
-	o, err := op.Session().Outputs(args.Stage)
+	o, err := op.Session().Reviews().Outputs(args.Stage)
 	if err != nil {
 		return nil, err
 	}

@@ -77,7 +77,7 @@ func (r *runs) start(st *snapshot.Workspace, req runRequest) (string, error) {
 	ctx, cancel := context.WithCancel(r.e.ctx)
 	a := &activeRun{cancel: cancel}
 	rp := &runProgress{e: r.e, st: st, run: a, item: req.item, single: req.stage != "" && !req.all, stage: req.stage, tools: map[string]int{}, toolErrors: map[string]int{}}
-	run, err := sess.NewRun(session.RunRequest{Stage: req.stage, Item: req.item, Note: req.note, All: req.all, Force: req.force}, rp.event)
+	run, err := sess.Runs().New(session.RunRequest{Stage: req.stage, Item: req.item, Note: req.note, All: req.all, Force: req.force}, rp.event)
 	if err != nil {
 		cancel()
 		op.Release()
@@ -276,7 +276,7 @@ func outcomeOf(sess *session.Session, runID string, err error, cancelled bool) s
 	case err == nil:
 		return report.RunDone
 	}
-	tr, terr := sess.RunTrace(runID)
+	tr, terr := sess.History().Run(runID)
 	switch {
 	case terr != nil:
 		return report.RunRefused

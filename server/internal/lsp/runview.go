@@ -76,7 +76,7 @@ func runsOf(_ context.Context, _ *env, st *snapshot.Workspace, _ commandArgs) (a
 		return nil, err
 	}
 	defer op.Release()
-	all, err := op.Session().Runs()
+	all, err := op.Session().History().Runs()
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +156,7 @@ func compareOutput(_ context.Context, _ *env, st *snapshot.Workspace, args comma
 		return nil, err
 	}
 	defer op.Release()
-	mv, err := op.Session().ModelVersion(stage, path)
+	mv, err := op.Session().Reviews().ModelVersion(stage, path)
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,7 @@ func setupPlan(_ context.Context, _ *env, w *snapshot.Workspace, args commandArg
 		return nil, err
 	}
 	defer o.Release()
-	return o.Session().SetupPlan(args.All)
+	return o.Session().Setup().Plan(args.All)
 }
 
 // setupSave runs icm.setupSave: it writes the answers to [vars] in
@@ -29,7 +29,7 @@ func setupSave(_ context.Context, e *env, w *snapshot.Workspace, args commandArg
 	if len(args.Vars) == 0 {
 		return nil, fault.InvalidRequest(cmdSetupSave+" needs the answers", "pass {workspace, vars: {NAME: value}}")
 	}
-	path, err := o.Session().SaveVars(args.Vars)
+	path, err := o.Session().Setup().SaveVars(args.Vars)
 	if err != nil {
 		return nil, err
 	}

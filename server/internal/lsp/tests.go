@@ -191,7 +191,7 @@ type previous struct {
 func jobOf(sess *session.Session, runID string, r *report.TestResult) jobResult {
 	j := jobResult{TestResult: r, OutputText: r.Outputs[r.Output]}
 	if r.Status == report.TestFailed {
-		if id, text, ok := sess.LastPassing(r.Case, r.Model, runID); ok {
+		if id, text, ok := sess.Tests().LastPassing(r.Case, r.Model, runID); ok {
 			j.Previous = &previous{RunID: id, Text: text}
 		}
 	}
@@ -232,7 +232,7 @@ func testRun(_ context.Context, e *env, st *snapshot.Workspace, args commandArgs
 			e.log.Info("unable to send a test event", "err", err)
 		}
 	}
-	plan, err := sess.PlanTests(req)
+	plan, err := sess.Tests().Plan(req)
 	if err != nil {
 		op.Release()
 		return nil, err

@@ -115,7 +115,7 @@ func trustOf(st *snapshot.Workspace) (trust.Decision, error) {
 		return trust.Decision{}, err
 	}
 	defer o.Release()
-	return o.Session().Trust(), nil
+	return o.Session().Trust().Decision(), nil
 }
 
 // trustList runs icm.trustList: what trusting the workspace would allow.
@@ -144,11 +144,11 @@ func trustGrant(ctx context.Context, e *env, st *snapshot.Workspace, args comman
 		return nil, err
 	}
 	defer o.Release()
-	d := o.Session().Trust()
+	d := o.Session().Trust().Decision()
 	if !d.Needed() {
 		return trustInfo(d), nil
 	}
-	if _, err := o.Session().GrantTrust(args.Hash, "the editor"); err != nil {
+	if _, err := o.Session().Trust().Grant(args.Hash, "the editor"); err != nil {
 		return nil, err
 	}
 	st.Touch(true)

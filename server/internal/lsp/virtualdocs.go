@@ -149,7 +149,7 @@ func modelText(e *env, u *url.URL) (string, error) {
 		return "", err
 	}
 	defer op.Release()
-	return op.Session().ReadModelVersion(out)
+	return op.Session().Reviews().ReadModelVersion(out)
 }
 
 // vdocSet remembers the context documents the client has open (those it

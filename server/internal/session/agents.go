@@ -1,10 +1,6 @@
 package session
 
 import (
-	"fmt"
-
-	"github.com/icm-tool/icm/server/internal/fault"
-	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/writeout"
 )
 
@@ -33,38 +29,4 @@ func BriefOf(p *Probe) Brief {
 		b.Outputs = append(b.Outputs, t.Describe())
 	}
 	return b
-}
-
-// NoteReview keeps a person's answer to an agent's request to review a
-// stage, against the stage's last run. It is a note for the record and
-// never an approval; an untrusted workspace, read-only, keeps none.
-func (s *Session) NoteReview(n *state.ReviewNote) error {
-	if err := s.Require("keep a review note"); err != nil {
-		return err
-	}
-	st, err := s.ws.Stage(n.Stage)
-	if err != nil {
-		return fault.From(err)
-	}
-	n.Stage = st.Name
-	if rec, err := state.ReadRecord(s.ws.Disk, st.Dir); err == nil && rec != nil {
-		n.RunID = rec.RunID
-	}
-	if err := state.WriteReviewNote(s.ws.Disk, st.Dir, n); err != nil {
-		return fault.From(fmt.Errorf("unable to keep the review note of %s: %w", st.Name, err))
-	}
-	return nil
-}
-
-// ReviewNote is a stage's last review note; nil when there is none.
-func (s *Session) ReviewNote(stage string) (*state.ReviewNote, error) {
-	st, err := s.ws.Stage(stage)
-	if err != nil {
-		return nil, fault.From(err)
-	}
-	n, err := state.ReadReviewNote(s.ws.Disk, st.Dir)
-	if err != nil {
-		return nil, fault.From(err)
-	}
-	return n, nil
 }

@@ -28,13 +28,14 @@ type calibrations struct {
 	byModel map[string]promptcount.Calibration
 }
 
-// Calibration is the calibration of counts of calls to model from the
+// calibration is the calibration of counts of calls to model from the
 // workspace's run history (history/*.jsonl): the newest
 // promptcount.MaxCalibrationRuns runs with the model, each call's server
 // count beside icm's estimate. It is applied to counts that can only be
 // estimated (no model files here, no /tokenize), which then say
 // "calibrated from N runs".
-func (s *Session) Calibration(model string) promptcount.Calibration {
+func (cn Counts) calibration(model string) promptcount.Calibration {
+	s := cn.s
 	c := &s.calib
 	c.mu.Lock()
 	defer c.mu.Unlock()

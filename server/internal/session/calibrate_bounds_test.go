@@ -32,7 +32,7 @@ func TestShippedHistoryCannotBreakCounts(t *testing.T) {
 	defer ws.Close()
 	s := Open(ws, Options{Getenv: func(string) string { return "" }})
 	defer s.Close()
-	got := s.Calibration("m").Apply("01-a", tokens.Count{Tokens: 900, Method: tokens.Estimated})
+	got := s.Counts().calibration("m").Apply("01-a", tokens.Count{Tokens: 900, Method: tokens.Estimated})
 	if got.Tokens < 1 || got.Tokens > 900*promptcount.MaxRatio {
 		t.Errorf("900 estimated tokens calibrate to %d", got.Tokens)
 	}

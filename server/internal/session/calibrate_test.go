@@ -78,7 +78,7 @@ func checkCalibratedFromHistory(t *testing.T, url, model string, limit float64) 
 			}
 			s := Open(ws, Options{Settings: Settings{Model: model, Host: url}, Getenv: getenv, Self: icmBin, Counting: NewCounting(getenv)})
 			t.Cleanup(s.Close)
-			return s, ws, check.Run(ws, check.Options{Servers: s.Servers()})
+			return s, ws, check.Run(ws, check.Options{Servers: s.box.Names()})
 		}
 		s, ws, rep := open()
 		var stages []*workspace.Stage
@@ -90,7 +90,7 @@ func checkCalibratedFromHistory(t *testing.T, url, model string, limit float64) 
 		for run := 1; run <= 3; run++ {
 			for _, st := range stages {
 				restore() // each stage runs on the sample inputs
-				r, err := s.NewRun(RunRequest{Stage: st.Name, Force: true}, nil)
+				r, err := s.Runs().New(RunRequest{Stage: st.Name, Force: true}, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -120,7 +120,7 @@ func checkCalibratedFromHistory(t *testing.T, url, model string, limit float64) 
 				}
 			}
 			s, ws, rep := open()
-			client, err := s.Client()
+			client, err := s.modelClient()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,7 +130,7 @@ func checkCalibratedFromHistory(t *testing.T, url, model string, limit float64) 
 				if edited == 1 {
 					label += " (edited)"
 				}
-				n, err := s.CountStage(ctx, ws, st, k, assemble.Options{AllowMissing: true, ProducedBy: rep.ProducedBy}, nil, s.StartingLister(10*time.Second))
+				n, err := s.Counts().Stage(ctx, ws, st, k, assemble.Options{AllowMissing: true, ProducedBy: rep.ProducedBy}, nil, s.startingLister(10*time.Second))
 				if err != nil {
 					t.Fatalf("%s: %v", label, err)
 				}
@@ -144,7 +144,7 @@ func checkCalibratedFromHistory(t *testing.T, url, model string, limit float64) 
 						counts = append(counts, it.Count)
 					}
 				}
-				call := promptcount.CallOf(ctx, ws.Config.Model, k, model, s.StartingLister(10*time.Second))
+				call := promptcount.CallOf(ctx, ws.Config.Model, k, model, s.startingLister(10*time.Second))
 				reqs := firstCalls(t, ws, st, rep, call)
 				if len(reqs) != len(counts) {
 					t.Fatalf("%s: %d counts, %d first calls", label, len(counts), len(reqs))

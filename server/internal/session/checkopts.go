@@ -34,10 +34,10 @@ type CheckFacts struct {
 // conventions profile.
 func (s *Session) CheckOptions(facts CheckFacts) check.Options {
 	window := facts.Window
-	if w, ok := s.ConfiguredWindow(); ok {
+	if w, ok := s.ModelServer().ConfiguredWindow(); ok {
 		window = w
 	}
-	listed := s.Listed()
+	listed := s.Tools().names()
 	opts := check.Options{
 		Window:  window,
 		Reserve: tokens.MinAnswerRoom,
@@ -56,8 +56,8 @@ func (s *Session) CheckOptions(facts CheckFacts) check.Options {
 	return opts
 }
 
-// CheckWith runs the workspace's checks over files (nil: the disk) with
+// checkWith runs the workspace's checks over files (nil: the disk) with
 // the options CheckOptions makes of facts.
-func (s *Session) CheckWith(files workspace.Files, facts CheckFacts) *check.Report {
+func (s *Session) checkWith(files workspace.Files, facts CheckFacts) *check.Report {
 	return check.Run(s.view(files), s.CheckOptions(facts))
 }

@@ -11,9 +11,9 @@ import (
 // windowWait bounds how long asking for the model's window may take.
 const windowWait = 10 * time.Second
 
-// Client returns the model client the settings and config.toml ask for
+// modelClient returns the model client the settings and config.toml ask for
 // (one server, or a pool over [[model.servers]]), built once.
-func (s *Session) Client() (llm.Client, error) {
+func (s *Session) modelClient() (llm.Client, error) {
 	if s.modelBlocked() {
 		return nil, s.refusal("contact the model server it names")
 	}
@@ -49,7 +49,8 @@ func (s *Session) newClient(extra ...llm.Option) (llm.Client, error) {
 // ConfiguredWindow is the context window config.toml states for a server
 // that cannot be asked (an OpenAI-compatible one); false for Ollama,
 // which Window asks.
-func (s *Session) ConfiguredWindow() (int, bool) {
+func (ms ModelServer) ConfiguredWindow() (int, bool) {
+	s := ms.s
 	m := s.ws.Config.Model
 	if p := m.Provider; p != "" && p != llm.ProviderOllama {
 		return m.ContextLength, true
@@ -57,9 +58,10 @@ func (s *Session) ConfiguredWindow() (int, bool) {
 	return 0, false
 }
 
-// ModelKey identifies the model server and model the session's window
+// Key identifies the model server and model the session's window
 // questions go to, so a caller asks again only when it changes.
-func (s *Session) ModelKey() string {
+func (ms ModelServer) Key() string {
+	s := ms.s
 	return s.host() + "\x00" + s.modelConfig().BaseURL + "\x00" + s.Model()
 }
 
@@ -68,8 +70,9 @@ func (s *Session) ModelKey() string {
 // server it is config.toml's context_length. It retries briefly: the
 // editor asks in the background and must not wait long for a server that
 // is not there.
-func (s *Session) Window(ctx context.Context) (int, error) {
-	if w, ok := s.ConfiguredWindow(); ok {
+func (ms ModelServer) Window(ctx context.Context) (int, error) {
+	s := ms.s
+	if w, ok := ms.ConfiguredWindow(); ok {
 		return w, nil
 	}
 	model := s.Model()

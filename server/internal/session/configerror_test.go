@@ -22,14 +22,14 @@ func TestAModelTypoKeepsTheApproval(t *testing.T) {
 	ws := openWS(t, strings.Replace(threeStages, "%s", "", 1))
 	s := Open(ws, Options{Settings: Settings{Host: srv.URL()}})
 	defer s.Close()
-	r, err := s.NewRun(RunRequest{Stage: "01-a"}, nil)
+	r, err := s.Runs().New(RunRequest{Stage: "01-a"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Approve(context.Background(), "01-a", false); err != nil {
+	if _, err := s.Reviews().Approve(context.Background(), "01-a", false); err != nil {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(ws.Root, "config.toml")

@@ -75,22 +75,23 @@ type DiagFix struct {
 // doctorWait bounds each question the doctor asks a server.
 const doctorWait = 5 * time.Second
 
-// Doctor diagnoses the workspace on this machine: the model server and
+// Run diagnoses the workspace on this machine: the model server and
 // its version, the model (or the nearest installed one), its window
 // against the largest stage, each tool server (started only where the
 // workspace's trust allows), the search backends, the trust state, what
 // the check finds, and the next step. It never fails: what it cannot
 // learn is a line that says so.
-func (s *Session) Doctor(ctx context.Context) *Diagnosis {
+func (dr Doctor) Run(ctx context.Context) *Diagnosis {
+	s := dr.s
 	d := &Diagnosis{Workspace: s.ws.Root}
 	rep := s.Check(nil)
-	trust, allowed := s.trustLine()
+	trust, allowed := dr.trustLine()
 	model := s.Model()
-	up, installed := s.doctorServer(ctx, d, model)
-	s.doctorModel(ctx, d, model, up, installed)
-	s.doctorWindow(ctx, d, model, up, installed, rep.Stages)
-	s.doctorTools(ctx, d, allowed)
-	s.doctorSearch(ctx, d, allowed)
+	up, installed := dr.server(ctx, d, model)
+	dr.model(ctx, d, model, up, installed)
+	dr.window(ctx, d, model, up, installed, rep.Stages)
+	dr.tools(ctx, d, allowed)
+	dr.search(ctx, d, allowed)
 	d.Lines = append(d.Lines, trust)
 	d.Lines = append(d.Lines, checkLine(rep.Findings))
 	if p, err := rep.Pipeline(s.opts.Settings.Model); err == nil {
@@ -106,10 +107,11 @@ func (s *Session) Doctor(ctx context.Context) *Diagnosis {
 
 func (d *Diagnosis) add(l DiagLine) { d.Lines = append(d.Lines, l) }
 
-// doctorServer checks the model server answers and asks its version and
+// server checks the model server answers and asks its version and
 // models; up says it answered, installed is what it has (nil when it
 // cannot say).
-func (s *Session) doctorServer(ctx context.Context, d *Diagnosis, model string) (up bool, installed []string) {
+func (dr Doctor) server(ctx context.Context, d *Diagnosis, model string) (up bool, installed []string) {
+	s := dr.s
 	l := DiagLine{ID: "server", Title: "model server"}
 	if s.modelBlocked() {
 		// The workspace names the server: untrusted, it is not asked.
@@ -124,7 +126,7 @@ func (s *Session) doctorServer(ctx context.Context, d *Diagnosis, model string) 
 		d.add(l)
 		return false, nil
 	}
-	url := s.ServerURL()
+	url := s.ModelServer().URL()
 	where := url
 	if where == "" {
 		where = "the model servers"
@@ -179,7 +181,8 @@ func installedAs(model string, names []string) bool {
 	})
 }
 
-func (s *Session) doctorModel(ctx context.Context, d *Diagnosis, model string, up bool, installed []string) {
+func (dr Doctor) model(ctx context.Context, d *Diagnosis, model string, up bool, installed []string) {
+	s := dr.s
 	l := DiagLine{ID: "model", Title: "model"}
 	switch {
 	case model == "":
@@ -201,14 +204,15 @@ func (s *Session) doctorModel(ctx context.Context, d *Diagnosis, model string, u
 		} else if len(installed) > 0 {
 			l.Text += "; installed: " + strings.Join(installed, ", ")
 		}
-		l.Fix = &DiagFix{Command: "icm pull " + model, Action: fault.Action{ID: fault.PullModel, Model: model, URL: s.ServerURL()}}
+		l.Fix = &DiagFix{Command: "icm pull " + model, Action: fault.Action{ID: fault.PullModel, Model: model, URL: s.ModelServer().URL()}}
 	}
 	d.add(l)
 }
 
-// doctorWindow compares the model's window with the largest stage's
+// window compares the model's window with the largest stage's
 // context (the check's count) and the room an answer needs.
-func (s *Session) doctorWindow(ctx context.Context, d *Diagnosis, model string, up bool, installed []string, stages []*check.StageReport) {
+func (dr Doctor) window(ctx context.Context, d *Diagnosis, model string, up bool, installed []string, stages []*check.StageReport) {
+	s := dr.s
 	l := DiagLine{ID: "window", Title: "context window"}
 	largest, name := 0, ""
 	for _, sr := range stages {
@@ -216,13 +220,13 @@ func (s *Session) doctorWindow(ctx context.Context, d *Diagnosis, model string, 
 			largest, name = sr.Context.Total, sr.Stage.Name
 		}
 	}
-	_, configured := s.ConfiguredWindow()
+	_, configured := s.ModelServer().ConfiguredWindow()
 	if !configured && (!up || !installedAs(model, installed)) {
 		l.Status, l.Text = DiagSkip, "the model's window cannot be asked"
 		d.add(l)
 		return
 	}
-	w, err := s.Window(ctx)
+	w, err := s.ModelServer().Window(ctx)
 	switch {
 	case err != nil || w <= 0:
 		l.Status, l.Text = DiagSkip, "the model's window is not known"
@@ -242,9 +246,10 @@ func (s *Session) doctorWindow(ctx context.Context, d *Diagnosis, model string, 
 
 func roundUp(n, to int) int { return (n + to - 1) / to * to }
 
-// doctorTools starts each configured tool server, when trust allows, and
+// tools starts each configured tool server, when trust allows, and
 // lists its tools.
-func (s *Session) doctorTools(ctx context.Context, d *Diagnosis, allowed bool) {
+func (dr Doctor) tools(ctx context.Context, d *Diagnosis, allowed bool) {
+	s := dr.s
 	for _, name := range s.ServerNames() {
 		l := DiagLine{ID: "tools:" + name, Title: "tool server " + name}
 		loc, _ := s.ServerLocation(name)
@@ -254,11 +259,11 @@ func (s *Session) doctorTools(ctx context.Context, d *Diagnosis, allowed bool) {
 			continue
 		}
 		cctx, cancel := context.WithTimeout(ctx, 2*doctorWait)
-		infos, err := s.ListTools(cctx, name)
+		infos, err := s.Tools().List(cctx, name)
 		cancel()
 		if err != nil {
 			l.Status, l.Text = DiagFail, "does not start: "+cause(err.Error())
-			l.Fix = &DiagFix{Setting: "its entry at " + s.relLoc(loc), Action: s.entryAction(name)}
+			l.Fix = &DiagFix{Setting: "its entry at " + dr.relLoc(loc), Action: dr.entryAction(name)}
 		} else {
 			names := make([]string, len(infos))
 			for i, t := range infos {
@@ -271,7 +276,8 @@ func (s *Session) doctorTools(ctx context.Context, d *Diagnosis, allowed bool) {
 }
 
 // entryAction opens a server's entry where it is written.
-func (s *Session) entryAction(name string) fault.Action {
+func (dr Doctor) entryAction(name string) fault.Action {
+	s := dr.s
 	srv := s.box.Registry[name]
 	file := srv.Source
 	if file != "" && !strings.HasPrefix(file, "/") {
@@ -280,8 +286,9 @@ func (s *Session) entryAction(name string) fault.Action {
 	return fault.Action{ID: fault.OpenFile, File: file, Line: max(1, srv.Line)}
 }
 
-// doctorSearch asks each of icm's own search servers' SearXNG one query.
-func (s *Session) doctorSearch(ctx context.Context, d *Diagnosis, allowed bool) {
+// search asks each of icm's own search servers' SearXNG one query.
+func (dr Doctor) search(ctx context.Context, d *Diagnosis, allowed bool) {
+	s := dr.s
 	for _, b := range s.box.SearchBackends() {
 		l := DiagLine{ID: "search:" + b.Server, Title: "search backend"}
 		url := b.URL
@@ -298,7 +305,7 @@ func (s *Session) doctorSearch(ctx context.Context, d *Diagnosis, allowed bool) 
 		cancel()
 		if err != nil {
 			l.Status, l.Text = DiagFail, "SearXNG at "+url+" does not answer"
-			l.Fix = &DiagFix{Command: s.composeCommand("searxng"), Action: s.entryAction(b.Server)}
+			l.Fix = &DiagFix{Command: dr.composeCommand("searxng"), Action: dr.entryAction(b.Server)}
 		} else {
 			l.Status, l.Text = DiagOK, "SearXNG at "+url+" answers"
 		}
@@ -357,7 +364,8 @@ func cause(s string) string {
 }
 
 // relLoc writes a "file:line" location inside the workspace relative to it.
-func (s *Session) relLoc(loc string) string {
+func (dr Doctor) relLoc(loc string) string {
+	s := dr.s
 	if rest, ok := strings.CutPrefix(loc, s.ws.Root+string(filepath.Separator)); ok {
 		return filepath.ToSlash(rest)
 	}
@@ -368,7 +376,8 @@ func (s *Session) relLoc(loc string) string {
 // docker/compose.yml, runnable from any folder: the file's full path when
 // it sits beside the icm that runs (bin/icm of a checkout), else the path
 // within the icm repository, said so.
-func (s *Session) composeCommand(service string) string {
+func (dr Doctor) composeCommand(service string) string {
+	s := dr.s
 	if s.opts.Self != "" {
 		file := filepath.Join(filepath.Dir(filepath.Dir(s.opts.Self)), "docker", "compose.yml")
 		if info, err := os.Stat(file); err == nil && info.Mode().IsRegular() {

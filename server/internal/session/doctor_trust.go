@@ -9,8 +9,9 @@ import (
 // commands and servers may be started and contacted (the session's trust
 // gate). Untrusted, the line fails: no stage runs until the person trusts
 // what the workspace names.
-func (s *Session) trustLine() (DiagLine, bool) {
-	d := s.Trust()
+func (dr Doctor) trustLine() (DiagLine, bool) {
+	s := dr.s
+	d := s.Trust().Decision()
 	l := DiagLine{ID: "trust", Title: "trust", Status: DiagOK}
 	switch d.State {
 	case trust.NotNeeded:

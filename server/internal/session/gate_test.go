@@ -39,7 +39,7 @@ func openHostile(t *testing.T, h *trusttest.Hostile, trustOpts TrustOptions) *Se
 // part is the value of the decision's part of kind.
 func part(t *testing.T, s *Session, kind trust.Kind) string {
 	t.Helper()
-	for _, p := range s.Trust().Parts {
+	for _, p := range s.Trust().Decision().Parts {
 		if p.Kind == kind {
 			return p.Value
 		}
@@ -122,11 +122,11 @@ func TestAScriptRewrittenAfterTheSessionOpenedIsRefused(t *testing.T) {
 	h := trusttest.NewHostile(t, trusttest.HostileOptions{})
 	trusttest.Grant(t, h.Dir)
 	s := openHostile(t, h, TrustOptions{})
-	if !s.Trust().Allowed() {
-		t.Fatalf("not trusted after the grant: %s", s.Trust().Summary())
+	if !s.Trust().Decision().Allowed() {
+		t.Fatalf("not trusted after the grant: %s", s.Trust().Decision().Summary())
 	}
 	run := func() error {
-		r, err := s.NewRun(RunRequest{Stage: "02-b"}, nil)
+		r, err := s.Runs().New(RunRequest{Stage: "02-b"}, nil)
 		if err != nil {
 			return err
 		}

@@ -2,16 +2,13 @@ package session
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/state"
-	"github.com/icm-tool/icm/server/internal/textdiff"
 	"github.com/icm-tool/icm/server/internal/workflow"
-	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
 // Runs lists the workspace's runs, oldest first, as their traces tell
@@ -20,7 +17,8 @@ import (
 // A run without its end is running when a run holds the workspace now
 // (the newest such run that started after the holder did), and stopped
 // otherwise: its process was killed.
-func (s *Session) Runs() ([]*report.RunSummary, error) {
+func (h History) Runs() ([]*report.RunSummary, error) {
+	s := h.s
 	runs, err := workflow.History(s.ws)
 	if err != nil {
 		return nil, fault.From(err)
@@ -40,11 +38,12 @@ func (s *Session) Runs() ([]*report.RunSummary, error) {
 	return runs, nil
 }
 
-// RunTrace reads one run by id (a unique prefix of it, or
+// Run reads one run by id (a unique prefix of it, or
 // report.LatestRun): its summary, its events and its tree. An id that
 // names no run is a not-found fault; one that names several, an invalid
 // request.
-func (s *Session) RunTrace(id string) (*report.RunSummary, error) {
+func (h History) Run(id string) (*report.RunSummary, error) {
+	s := h.s
 	r, err := workflow.Run(s.ws, id)
 	if err != nil {
 		if strings.Contains(err.Error(), "matches") {
@@ -60,8 +59,8 @@ func (s *Session) RunTrace(id string) (*report.RunSummary, error) {
 // sent and the reply. A For each stage's calls are numbered per item, so
 // asking for one without the item is an invalid-request fault that says
 // how many items there are.
-func (s *Session) Exchange(runID, stage string, item, call int) (*report.Exchange, error) {
-	r, err := s.RunTrace(runID)
+func (h History) Exchange(runID, stage string, item, call int) (*report.Exchange, error) {
+	r, err := h.Run(runID)
 	if err != nil {
 		return nil, err
 	}
@@ -83,8 +82,8 @@ func (s *Session) Exchange(runID, stage string, item, call int) (*report.Exchang
 // ToolCall rebuilds tool call call (1-based) of a stage in a run, of its
 // For each item item (0 for a stage without items): the arguments, the
 // result the model was given and the error.
-func (s *Session) ToolCall(runID, stage string, item, call int) (*report.ToolExchange, error) {
-	r, err := s.RunTrace(runID)
+func (h History) ToolCall(runID, stage string, item, call int) (*report.ToolExchange, error) {
+	r, err := h.Run(runID)
 	if err != nil {
 		return nil, err
 	}
@@ -105,184 +104,4 @@ func itemsOf(r *report.RunSummary, stage string) int {
 		}
 	}
 	return n
-}
-
-// ModelVersion is an output file and the copy icm keeps of it as the
-// model last wrote it (a person's edits are the difference).
-type ModelVersion struct {
-	Stage string
-	// Output is the output file, absolute; Rel is the same path below the
-	// workspace.
-	Output string
-	Rel    string
-	// Copy is the kept copy, absolute.
-	Copy string
-}
-
-// ModelVersion finds the model's version of an output: path (absolute,
-// or below the workspace) when given, else the one output the model of
-// stage writes. An output that has none is a not-run fault (run the stage
-// again: from then on icm keeps it), with one message in every front end.
-func (s *Session) ModelVersion(stage, path string) (*ModelVersion, error) {
-	ws := s.ws
-	if path == "" {
-		if stage == "" {
-			return nil, fault.InvalidRequest("the model's version of what? name a stage or an output file", "pass the stage, or the output's path")
-		}
-		st, err := ws.Stage(stage)
-		if err != nil {
-			return nil, fault.From(err)
-		}
-		w, err := workflow.ReadWritten(ws, st)
-		if err != nil {
-			return nil, fault.From(err)
-		}
-		if w == nil {
-			return nil, noModelVersion(st.Name, st.Name+"'s output")
-		}
-		path = w.Output
-	}
-	abs := path
-	if !filepath.IsAbs(abs) {
-		abs = ws.Abs(path)
-	}
-	st := ws.StageOf(abs)
-	if st == nil {
-		return nil, fault.InvalidRequest(fmt.Sprintf("%s is not a stage's output", path), "name a file in a stage's output/ folder")
-	}
-	rel := ws.Rel(abs)
-	cp := workflow.ModelVersionPath(ws, st, rel)
-	if _, err := ws.Disk.Stat(cp); err != nil {
-		return nil, noModelVersion(st.Name, rel)
-	}
-	return &ModelVersion{Stage: st.Name, Output: abs, Rel: rel, Copy: cp}, nil
-}
-
-// noModelVersion says that icm keeps no model's version of what.
-func noModelVersion(stage, what string) *fault.Error {
-	return (&fault.Error{Kind: fault.KindNotRun, Stage: stage,
-		Msg:  fmt.Sprintf("icm has no model's version of %s: no model run of stage %s has written it since icm began keeping one", what, stage),
-		Hint: "run the stage again; from then on icm keeps what the model wrote"}).With(fault.Action{ID: fault.RunStage, Stage: stage})
-}
-
-// HasModelVersion reports whether icm keeps the model's version of the
-// output at abs.
-func (s *Session) HasModelVersion(abs string) bool {
-	_, err := s.ModelVersion("", abs)
-	return err == nil
-}
-
-// ReadModelVersion is the text of an output as the model last wrote it.
-func (s *Session) ReadModelVersion(path string) (string, error) {
-	mv, err := s.ModelVersion("", path)
-	if err != nil {
-		return "", err
-	}
-	data, err := s.ws.Disk.ReadFile(mv.Copy)
-	if err != nil {
-		return "", fault.From(fmt.Errorf("unable to read the model's version of %s: %w", mv.Rel, err))
-	}
-	return string(data), nil
-}
-
-// ItemSpans places the items of the For each stage that wrote the output
-// at abs in text (the output as it is now, a person's edits included);
-// nil when the output is not such a stage's model output or icm keeps no
-// answers for its items.
-func (s *Session) ItemSpans(abs, text string) []report.ItemSpan {
-	st := s.ws.StageOf(abs)
-	if st == nil {
-		return nil
-	}
-	w, err := workflow.ReadWritten(s.ws, st)
-	if err != nil || w == nil || w.Output != s.ws.Rel(abs) || len(w.Items) == 0 {
-		return nil
-	}
-	return workflow.LocateItems(text, w.Items)
-}
-
-// FileDiff is how one file changed, as a unified diff.
-type FileDiff struct {
-	// From and To name the two sides, below the workspace.
-	From, To string
-	// Text is the unified diff; "" when the two sides do not differ, and
-	// then Same says so in words ("unchanged since ...").
-	Text string
-	Same string
-	// Gone is set when the output is no longer written (To does not
-	// exist); the diff is then empty.
-	Gone bool
-}
-
-// OutputDiff compares each of a stage's outputs with its newest version
-// kept in history/versions/ (the previous run's, or a person's edit the
-// run replaced).
-func (s *Session) OutputDiff(stage string) ([]FileDiff, error) {
-	ws := s.ws
-	st, err := ws.Stage(stage)
-	if err != nil {
-		return nil, fault.From(err)
-	}
-	versions, err := workflow.Versions(ws, st.Name)
-	if err != nil {
-		return nil, fault.From(err)
-	}
-	if len(versions) == 0 {
-		return nil, (&fault.Error{Kind: fault.KindNotRun, Stage: st.Name,
-			Msg:  fmt.Sprintf("stage %s has no earlier version kept in %s; it has run at most once", st.Name, ws.Rel(workflow.VersionsDir(ws, st.Name))),
-			Hint: "run it again: each run keeps the version it replaces"}).With(fault.Action{ID: fault.RunStage, Stage: st.Name})
-	}
-	prev := versions[0]
-	var out []FileDiff
-	for _, name := range prev.Names() {
-		cur := filepath.Join(st.Dir, workspace.OutputDir, name)
-		d := FileDiff{From: ws.Rel(prev.Files[name]), To: ws.Rel(cur), Same: "unchanged since " + prev.Label}
-		a, _ := ws.Disk.ReadFile(prev.Files[name])
-		b, err := ws.Disk.ReadFile(cur)
-		if err != nil {
-			d.Gone = true
-			out = append(out, d)
-			continue
-		}
-		if d.Text, err = unified(a, b, d.From, d.To); err != nil {
-			return nil, fault.From(err)
-		}
-		out = append(out, d)
-	}
-	return out, nil
-}
-
-// EditDiff compares the output the model of a stage last wrote with the
-// file as it is now: a person's edit.
-func (s *Session) EditDiff(stage string) (*FileDiff, error) {
-	mv, err := s.ModelVersion(stage, "")
-	if err != nil {
-		return nil, err
-	}
-	a, err := s.ws.Disk.ReadFile(mv.Copy)
-	if err != nil {
-		return nil, fault.From(fmt.Errorf("unable to read the model's version of %s: %w", mv.Rel, err))
-	}
-	b, err := s.ws.Disk.ReadFile(mv.Output)
-	if err != nil {
-		return nil, fault.From(fmt.Errorf("unable to read %s: %w", mv.Rel, err))
-	}
-	d := &FileDiff{From: mv.Rel + " (the model's version)", To: mv.Rel, Same: "as the model wrote it"}
-	if d.Text, err = unified(a, b, d.From, d.To); err != nil {
-		return nil, fault.From(err)
-	}
-	return d, nil
-}
-
-// unified is the unified diff from a (named from) to b (named to), with
-// three lines of context; "" when they do not differ. It is linear in the
-// files' size (package textdiff), so any two files under the read cap get
-// one.
-func unified(a, b []byte, from, to string) (string, error) {
-	var d strings.Builder
-	changed, err := textdiff.Unified(&d, string(a), string(b), from, to, 3)
-	if err != nil || !changed {
-		return "", err
-	}
-	return d.String(), nil
 }

@@ -15,7 +15,8 @@ const modelsWait = 5 * time.Second
 // config.toml's model check and completion). It tries once, briefly: the
 // editor asks in the background and must not wait for a server that is
 // not there.
-func (s *Session) Models(ctx context.Context) ([]string, error) {
+func (ms ModelServer) Models(ctx context.Context) ([]string, error) {
+	s := ms.s
 	if s.modelBlocked() {
 		return nil, s.refusal("ask the model server it names for its models")
 	}
@@ -32,10 +33,11 @@ func (s *Session) Models(ctx context.Context) ([]string, error) {
 	return names, nil
 }
 
-// ServerURL is the address of the model server in force ("" when the
+// URL is the address of the model server in force ("" when the
 // client cannot say, as a pool of several cannot).
-func (s *Session) ServerURL() string {
-	c, err := s.Client()
+func (ms ModelServer) URL() string {
+	s := ms.s
+	c, err := s.modelClient()
 	if err != nil {
 		return ""
 	}

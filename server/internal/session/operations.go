@@ -1,7 +1,6 @@
 package session
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -10,10 +9,8 @@ import (
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/fault"
-	"github.com/icm-tool/icm/server/internal/promptcount"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/suggest"
-	"github.com/icm-tool/icm/server/internal/workflow"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -49,7 +46,7 @@ func (s *Session) StatusWith(facts *ModelFacts) (*state.PipelineState, *check.Re
 // Check runs the workspace's checks (what `icm check` reports) over files,
 // or the disk when files is nil, with nothing learned from a server.
 func (s *Session) Check(files workspace.Files) *check.Report {
-	return s.CheckWith(files, CheckFacts{})
+	return s.checkWith(files, CheckFacts{})
 }
 
 // view is the workspace read through files (nil: as opened).
@@ -62,23 +59,6 @@ func (s *Session) view(files workspace.Files) *workspace.Workspace {
 	return &v
 }
 
-// Approve records that a person accepts a stage's outputs as they are on
-// disk now. It refuses (unless force) while the stage's Verify checks fail
-// on them, while it is stale under these settings, or after a failed run.
-func (s *Session) Approve(ctx context.Context, stage string, force bool) (*state.Approval, error) {
-	if s.runsCommands(stage) {
-		if err := s.Require(fmt.Sprintf("run the `run:` checks of %s to approve it", stage)); err != nil {
-			return nil, fault.From(err).In(stage)
-		}
-	}
-	a, err := workflow.Approve(ctx, s.ws, stage, workflow.ApproveOptions{
-		Force: force, Model: s.opts.Settings.Model, CodeBlocks: s.CodeBlocks(), Permit: s.permit()})
-	if err != nil {
-		return nil, fault.From(err)
-	}
-	return a, nil
-}
-
 // Probe is a stage's context as a run would assemble it.
 type Probe struct {
 	Stage   *workspace.Stage
@@ -86,7 +66,7 @@ type Probe struct {
 	// Items counts a For each stage's items; -1 when it has no For each.
 	Items int
 	// Contract and Options are what the context was assembled from (for
-	// CountProbe).
+	// Counts.Probe).
 	Contract *contract.Contract
 	Options  assemble.Options
 	// Workspace is the workspace read through the probe's files, and
@@ -123,30 +103,6 @@ func (s *Session) Probe(files workspace.Files, stage string, item int) (*Probe, 
 	return &Probe{Stage: st, Context: cx, Items: sr.Items, Contract: sr.Contract, Options: opts, Workspace: ws, Report: rep}, nil
 }
 
-// CountProbe counts the first call of a probed stage (of its item, when the
-// probe picked one) as the server will see it, listing its tool servers
-// through list.
-func (s *Session) CountProbe(ctx context.Context, p *Probe, list promptcount.ToolLister) (*promptcount.Stage, error) {
-	c := p.Contract
-	if c.Script != nil {
-		return nil, nil // see CountStage
-	}
-	call := promptcount.CallOf(ctx, s.ws.Config.Model, c, s.opts.Settings.Model, list)
-	if p.Options.Item != nil {
-		plain := *c
-		plain.ForEach = nil
-		c = &plain
-	}
-	return faulted(s.stageCounter(call.Model, nil).Stage(ctx, p.Workspace, p.Stage, c, p.Options, call))
-}
-
-// Outputs are a stage's current output files and the versions history
-// keeps of them.
-type Outputs struct {
-	Current  []OutputFile
-	Previous []KeptOutput
-}
-
 // OutputFile is one current output.
 type OutputFile struct {
 	// Path is absolute.
@@ -162,37 +118,6 @@ type KeptOutput struct {
 	// answer.
 	RunID string
 	Time  time.Time
-}
-
-// Outputs lists a stage's outputs as its state counts them (declared
-// files, and what sits in output/ for folder and templated outputs) and
-// the versions kept in history/versions/<stage>/, newest first.
-func (s *Session) Outputs(stage string) (*Outputs, error) {
-	st, err := s.ws.Stage(stage)
-	if err != nil {
-		return nil, fault.From(err)
-	}
-	src, err := s.ws.Files.ReadFile(st.Contract)
-	if err != nil {
-		return nil, fault.From(fmt.Errorf("unable to read %s: %w", st.ContractRel(), err))
-	}
-	c := contract.ParseWith(st.Contract, src, contract.Options{Vars: s.ws.Vars})
-	out := &Outputs{Current: []OutputFile{}, Previous: []KeptOutput{}}
-	for _, rel := range state.OutputPaths(s.ws, st, c) {
-		abs := s.ws.Abs(rel)
-		_, statErr := s.ws.Disk.Stat(abs)
-		out.Current = append(out.Current, OutputFile{Path: abs, Exists: statErr == nil})
-	}
-	versions, err := workflow.Versions(s.ws, st.Name)
-	if err != nil {
-		return nil, fault.From(err)
-	}
-	for _, v := range versions {
-		for _, n := range v.Names() {
-			out.Previous = append(out.Previous, KeptOutput{Path: v.Files[n], RunID: v.RunID, Time: v.Time})
-		}
-	}
-	return out, nil
 }
 
 // warnConfig says once, through Warn, that config.toml could not be read:
@@ -231,7 +156,7 @@ func (s *Session) modelCheck(facts *ModelFacts) state.ModelCheck {
 // serverName names the model server in force for messages: "the model
 // server at URL".
 func (s *Session) serverName() string {
-	if u := s.ServerURL(); u != "" {
+	if u := s.ModelServer().URL(); u != "" {
 		return "the model server at " + u
 	}
 	return "the model server"

@@ -15,16 +15,17 @@ import (
 // count: each is started, asked for its tools and stopped.
 const probeToolsDeadline = 10 * time.Second
 
-// ProbeCount counts a probed stage's first calls as the run would send
+// Probe counts a probed stage's first calls as the run would send
 // them: exact with the model's own files when they are here, else
 // estimated; the tool definitions are the ones the stage's servers list
 // (started within a deadline; a server that cannot be listed is left out
 // and named). nil when the stage cannot be counted.
-func (s *Session) ProbeCount(ctx context.Context, pr *Probe) *promptcount.Stage {
-	list := s.StartingLister(probeToolsDeadline)
+func (cn Counts) Probe(ctx context.Context, pr *Probe) *promptcount.Stage {
+	s := cn.s
+	list := s.startingLister(probeToolsDeadline)
 	ctx, cancel := context.WithTimeout(ctx, probeToolsDeadline+5*time.Second)
 	defer cancel()
-	n, err := s.CountProbe(ctx, pr, list)
+	n, err := cn.probe(ctx, pr, list)
 	if err != nil {
 		return nil
 	}
@@ -57,4 +58,22 @@ func (d *ProbeDocument) JSON() ([]byte, error) {
 		return nil, fmt.Errorf("unable to write the probe as JSON: %w", err)
 	}
 	return b.Bytes(), nil
+}
+
+// probe counts the first call of a probed stage (of its item, when the
+// probe picked one) as the server will see it, listing its tool servers
+// through list.
+func (cn Counts) probe(ctx context.Context, p *Probe, list promptcount.ToolLister) (*promptcount.Stage, error) {
+	s := cn.s
+	c := p.Contract
+	if c.Script != nil {
+		return nil, nil // see Counts.Stage
+	}
+	call := promptcount.CallOf(ctx, s.ws.Config.Model, c, s.opts.Settings.Model, list)
+	if p.Options.Item != nil {
+		plain := *c
+		plain.ForEach = nil
+		c = &plain
+	}
+	return faulted(cn.counter(call.Model, nil).Stage(ctx, p.Workspace, p.Stage, c, p.Options, call))
 }

@@ -45,7 +45,8 @@ type ModelPull struct {
 // registry other than Ollama's own pulled (the server would contact that
 // registry): a name the person gives that the workspace does not name is
 // theirs.
-func (s *Session) PreparePull(model string) (*ModelPull, error) {
+func (ms ModelServer) PreparePull(model string) (*ModelPull, error) {
+	s := ms.s
 	cfg := s.ws.Config
 	source := ""
 	if model == "" {

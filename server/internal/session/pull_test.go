@@ -21,7 +21,7 @@ func TestAFailedPullOffersWhatCanWork(t *testing.T) {
 	ws := openWS(t, strings.Replace(threeStages, "%s", "", 1))
 	s := Open(ws, Options{Settings: Settings{Host: srv.URL()}})
 	defer s.Close()
-	p, err := s.PreparePull("qwen3.5:9")
+	p, err := s.ModelServer().PreparePull("qwen3.5:9")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestAFailedPullWithNothingClose(t *testing.T) {
 	ws := openWS(t, strings.Replace(threeStages, "%s", "", 1))
 	s := Open(ws, Options{Settings: Settings{Host: srv.URL()}})
 	defer s.Close()
-	p, err := s.PreparePull("nosuch-model:1b")
+	p, err := s.ModelServer().PreparePull("nosuch-model:1b")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,18 +95,18 @@ Write.
 	s := Open(ws, Options{Settings: Settings{Host: "http://127.0.0.1:1"}})
 	defer s.Close()
 	for _, model := range []string{"", "other.example.test/ns/n"} {
-		_, err := s.PreparePull(model)
+		_, err := s.ModelServer().PreparePull(model)
 		if fault.KindOf(err) != fault.KindUntrusted || !strings.Contains(err.Error(), "example.test") {
 			t.Errorf("pull %q untrusted: %v, want a refusal naming the registry", model, err)
 		}
 	}
-	if _, err := s.PreparePull("mine.example.test/me/m"); err != nil {
+	if _, err := s.ModelServer().PreparePull("mine.example.test/me/m"); err != nil {
 		t.Errorf("the person's own name: %v", err)
 	}
 	trusttest.Grant(t, ws.Root)
 	trusted := Open(ws, Options{Settings: Settings{Host: "http://127.0.0.1:1"}})
 	defer trusted.Close()
-	if _, err := trusted.PreparePull(""); err != nil {
+	if _, err := trusted.ModelServer().PreparePull(""); err != nil {
 		t.Errorf("trusted: %v", err)
 	}
 }

@@ -35,7 +35,7 @@ func ReaderClient(dir, model, host string, opts Options) (llm.Client, error) {
 			opts.Settings = Settings{Model: model}
 			// The session (and the folder it holds) lives as long as the
 			// client, which is the reader's for the life of the process.
-			c, err := Open(ws, opts).Client()
+			c, err := Open(ws, opts).modelClient()
 			if err == nil {
 				return c, nil
 			}

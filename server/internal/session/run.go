@@ -47,16 +47,17 @@ type Run struct {
 	handIn bool
 }
 
-// NewRun prepares a run; observe (may be nil) receives every event, one
+// New prepares a run; observe (may be nil) receives every event, one
 // at a time.
-func (s *Session) NewRun(req RunRequest, observe func(report.Event)) (*Run, error) {
+func (rn Runs) New(req RunRequest, observe func(report.Event)) (*Run, error) {
+	s := rn.s
 	if f := s.ws.ConfigFault(); f != nil {
 		return nil, f
 	}
-	if err := s.Require("run its stages"); err != nil {
+	if err := s.Trust().Require("run its stages"); err != nil {
 		return nil, err
 	}
-	client, err := s.Client()
+	client, err := s.modelClient()
 	if err != nil {
 		return nil, err
 	}
@@ -77,8 +78,8 @@ func (s *Session) NewRun(req RunRequest, observe func(report.Event)) (*Run, erro
 		Self:     s.opts.Self,
 		ChildEnv: s.inherited(),
 		// code-blocks Verify checks run in this binary's sandbox.
-		CodeBlocks: s.CodeBlocks(),
-		Count:      s.countFirstCalls,
+		CodeBlocks: s.codeBlocks(),
+		Count:      s.Counts().firstCalls,
 		Progress:   r.event,
 	})
 	var fe *fault.Error
@@ -159,7 +160,7 @@ func (r *Run) reachable(ctx context.Context) (stage string, err error) {
 	if sr := rep.Stage(name); sr != nil && sr.Contract != nil && sr.Contract.Script != nil && !r.req.All {
 		return "", nil // a Script stage needs no model
 	}
-	client, err := r.s.Client()
+	client, err := r.s.modelClient()
 	if err != nil {
 		return "", err
 	}
@@ -173,6 +174,6 @@ func (r *Run) reachable(ctx context.Context) (stage string, err error) {
 	return "", nil
 }
 
-// CodeBlocks is the checker `code-blocks` Verify checks run in: this
+// codeBlocks is the checker `code-blocks` Verify checks run in: this
 // binary's sandbox.
-func (s *Session) CodeBlocks() verify.CodeChecker { return &codecheck.Checker{} }
+func (s *Session) codeBlocks() verify.CodeChecker { return &codecheck.Checker{} }

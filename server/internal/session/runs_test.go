@@ -48,7 +48,7 @@ func TestACallWithoutItsItemIsAFault(t *testing.T) {
 		model(1), model(2),
 		{Kind: report.EventStageEnd, Stage: "01-a", Status: "done", Time: now}, {Kind: report.EventRunEnd, Time: now},
 	})
-	_, err := s.Exchange(report.LatestRun, "01-a", 0, 1)
+	_, err := s.History().Exchange(report.LatestRun, "01-a", 0, 1)
 	fe, ok := err.(*fault.Error)
 	if !ok {
 		t.Fatalf("Exchange without the item returned %T (%v), not a *fault.Error", err, err)
@@ -56,7 +56,7 @@ func TestACallWithoutItsItemIsAFault(t *testing.T) {
 	if fe.Kind != fault.KindInvalidRequest || fe.Stage != "01-a" || !strings.Contains(fe.Msg, "(1 to 2)") || fe.Hint == "" {
 		t.Errorf("the fault: %+v", fe)
 	}
-	if ex, err := s.Exchange(report.LatestRun, "01-a", 2, 1); err != nil || ex.Index != 2 {
+	if ex, err := s.History().Exchange(report.LatestRun, "01-a", 2, 1); err != nil || ex.Index != 2 {
 		t.Errorf("with the item: %v %+v", err, ex)
 	}
 }
@@ -77,14 +77,14 @@ func TestAnUnfinishedRunIsRunningOrStopped(t *testing.T) {
 		{Kind: report.EventRunStart, Time: time.Now()},
 		{Kind: report.EventStageStart, Stage: "01-a", Time: time.Now()},
 	})
-	runs, err := s.Runs()
+	runs, err := s.History().Runs()
 	if err != nil || len(runs) != 1 || runs[0].Status != report.RunRunning {
 		t.Fatalf("while the lock is held: %v %+v", err, runs)
 	}
 	if err := lock.Release(); err != nil {
 		t.Fatal(err)
 	}
-	runs, _ = s.Runs()
+	runs, _ = s.History().Runs()
 	if runs[0].Status != report.RunStopped {
 		t.Errorf("with no run going the unfinished run reads %q, want stopped", runs[0].Status)
 	}

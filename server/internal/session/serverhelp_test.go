@@ -48,11 +48,11 @@ func TestNoOllamaHereFixesDependOnTheAddress(t *testing.T) {
 func TestComposeCommandRunsFromAnyFolder(t *testing.T) {
 	repo := wstest.RepoRoot(t)
 	in := &Session{opts: Options{Self: filepath.Join(repo, "bin", "icm")}}
-	if got, want := in.composeCommand("searxng"), "docker compose -f "+filepath.Join(repo, "docker", "compose.yml")+" up -d searxng"; got != want {
+	if got, want := in.Doctor().composeCommand("searxng"), "docker compose -f "+filepath.Join(repo, "docker", "compose.yml")+" up -d searxng"; got != want {
 		t.Errorf("beside a checkout: %q, want %q", got, want)
 	}
 	out := &Session{opts: Options{Self: filepath.Join(t.TempDir(), "bin", "icm")}}
-	if got := out.composeCommand("searxng"); !strings.HasSuffix(got, "(in the icm repository)") {
+	if got := out.Doctor().composeCommand("searxng"); !strings.HasSuffix(got, "(in the icm repository)") {
 		t.Errorf("elsewhere: %q", got)
 	}
 }

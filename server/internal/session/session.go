@@ -189,9 +189,6 @@ func Open(ws *workspace.Workspace, opts Options) *Session {
 // Workspace returns the workspace the session runs.
 func (s *Session) Workspace() *workspace.Workspace { return s.ws }
 
-// Settings returns the person's settings.
-func (s *Session) Settings() Settings { return s.opts.Settings }
-
 // Model returns the model in force before any contract's ## Model:
 // Settings.Model, else config.toml's [model] name ("" when neither).
 func (s *Session) Model() string {
@@ -200,9 +197,6 @@ func (s *Session) Model() string {
 	}
 	return s.ws.Config.Model.Name
 }
-
-// Servers names the MCP servers stages may use.
-func (s *Session) Servers() map[string]bool { return s.box.Names() }
 
 // inherited is what icm's own child processes get from this process's
 // environment: the model host and model (overridden per stage), the

@@ -120,7 +120,7 @@ func TestPrecedence(t *testing.T) {
 				return ""
 			}})
 			defer s.Close()
-			r, err := s.NewRun(RunRequest{All: true}, nil)
+			r, err := s.Runs().New(RunRequest{All: true}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -151,7 +151,7 @@ func TestStatusAndApproveJudgeWithTheSetting(t *testing.T) {
 	ws := openTrusted(t, strings.Replace(threeStages, "%s", `base_url = "`+srv.URL()+`"`, 1))
 	flag := Open(ws, Options{Settings: Settings{Model: "flag-model"}})
 	defer flag.Close()
-	r, err := flag.NewRun(RunRequest{Stage: "01-a"}, nil)
+	r, err := flag.Runs().New(RunRequest{Stage: "01-a"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,13 +163,13 @@ func TestStatusAndApproveJudgeWithTheSetting(t *testing.T) {
 	if p, _, _ := plain.Status(); p.Stages[0].Status != state.Stale {
 		t.Errorf("without the setting: %s (%s)", p.Stages[0].Status, p.Stages[0].Reason)
 	}
-	if _, err := plain.Approve(context.Background(), "01-a", false); fault.KindOf(err) != fault.KindStale {
+	if _, err := plain.Reviews().Approve(context.Background(), "01-a", false); fault.KindOf(err) != fault.KindStale {
 		t.Errorf("approve without the setting: %v", err)
 	}
 	if p, _, _ := flag.Status(); p.Stages[0].Status != state.Awaiting {
 		t.Errorf("with the setting: %s (%s)", p.Stages[0].Status, p.Stages[0].Reason)
 	}
-	if _, err := flag.Approve(context.Background(), "01-a", false); err != nil {
+	if _, err := flag.Reviews().Approve(context.Background(), "01-a", false); err != nil {
 		t.Errorf("approve with the setting: %v", err)
 	}
 	if p, _, _ := flag.Status(); p.Stages[0].Status != state.Approved {
@@ -197,7 +197,7 @@ func TestRunSendsItsSpansBeforeReturning(t *testing.T) {
 	ws := openTrusted(t, strings.Replace(threeStages, "%s", `base_url = "`+srv.URL()+`"`, 1))
 	env := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": collector.URL, usersettings.ConfigDirEnv: os.Getenv(usersettings.ConfigDirEnv)}
 	s := Open(ws, Options{Getenv: func(k string) string { return env[k] }})
-	r, err := s.NewRun(RunRequest{Stage: "01-a"}, nil)
+	r, err := s.Runs().New(RunRequest{Stage: "01-a"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func TestRunSendsItsSpansBeforeReturning(t *testing.T) {
 	}
 	defer lock.Release()
 	sent := posts.Load()
-	r2, err := s.NewRun(RunRequest{Stage: "01-a"}, nil)
+	r2, err := s.Runs().New(RunRequest{Stage: "01-a"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +264,7 @@ One.
 		"01-a": {"pipeline/01-a/output/deep-brief.md", "pipeline/01-a/output/intro-brief.md"},
 		"02-b": {"pipeline/02-b/output/parts/one.md"},
 	} {
-		o, err := s.Outputs(stage)
+		o, err := s.Reviews().Outputs(stage)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -280,7 +280,7 @@ One.
 			t.Errorf("%s outputs = %v, want %v", stage, got, want)
 		}
 	}
-	if _, err := s.Outputs("09-x"); fault.KindOf(err) != fault.KindNotFound {
+	if _, err := s.Reviews().Outputs("09-x"); fault.KindOf(err) != fault.KindNotFound {
 		t.Errorf("an unknown stage: %v", err)
 	}
 }
@@ -295,19 +295,19 @@ func TestUnreachableServerKeepsTheApproval(t *testing.T) {
 	ws := openWS(t, strings.Replace(threeStages, "%s", "", 1))
 	up := Open(ws, Options{Settings: Settings{Host: srv.URL()}})
 	defer up.Close()
-	r, err := up.NewRun(RunRequest{Stage: "01-a"}, nil)
+	r, err := up.Runs().New(RunRequest{Stage: "01-a"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := up.Approve(context.Background(), "01-a", false); err != nil {
+	if _, err := up.Reviews().Approve(context.Background(), "01-a", false); err != nil {
 		t.Fatal(err)
 	}
 	down := Open(ws, Options{Settings: Settings{Host: closedPort(t)}})
 	defer down.Close()
-	r, err = down.NewRun(RunRequest{Stage: "01-a"}, nil)
+	r, err = down.Runs().New(RunRequest{Stage: "01-a"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +342,7 @@ func TestAKeyGoesOnlyToItsServer(t *testing.T) {
 	ws := openTrusted(t, strings.Replace(threeStages, "%s", `base_url = "`+configured+`"`+"\napi_key_env = \"CONFIGURED_KEY\"", 1))
 	s := Open(ws, Options{Settings: Settings{Host: host.URL}})
 	defer s.Close()
-	r, err := s.NewRun(RunRequest{Stage: "01-a"}, nil)
+	r, err := s.Runs().New(RunRequest{Stage: "01-a"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,11 +17,12 @@ import (
 // questionnaires are where a workspace keeps its setup questions.
 var questionnaires = []string{"setup/questionnaire.md", "_config/questionnaire.md"}
 
-// SetupPlan is what icm setup asks of the workspace: its questionnaire's
+// Plan is what icm setup asks of the workspace: its questionnaire's
 // questions that fill a setup-time variable, then every variable the
 // check finds unset that no question fills. With all false, what [vars]
 // sets already is not asked again.
-func (s *Session) SetupPlan(all bool) (*setup.Plan, error) {
+func (su Setup) Plan(all bool) (*setup.Plan, error) {
+	s := su.s
 	var q *setup.Questionnaire
 	file := ""
 	for _, name := range questionnaires {
@@ -71,7 +72,8 @@ var varName = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
 // when there is none), keeping the rest of the file as it is, and returns
 // the file written. The new text must read as the settings it was, with
 // the answers; otherwise nothing is written.
-func (s *Session) SaveVars(vars map[string]string) (string, error) {
+func (su Setup) SaveVars(vars map[string]string) (string, error) {
+	s := su.s
 	for name := range vars {
 		if !varName.MatchString(name) {
 			return "", fault.InvalidRequest(fmt.Sprintf("%q is not a setup-time variable's name", name), "a name is capitals, digits and _, as in {{PROJECT_SLUG}}")

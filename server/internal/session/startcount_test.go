@@ -60,11 +60,11 @@ func TestTheStartCountOfAStageWithIcmsOwnToolsIsExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := contract.ParseWith(st.Contract, src, contract.Options{Vars: ws.Vars})
-	n, _, complete := s.countFirstCalls(context.Background(), st, c, "tiny")
+	n, _, complete := s.Counts().firstCalls(context.Background(), st, c, "tiny")
 	if !complete || !n.Known() {
 		t.Fatalf("the start count of 02-research is complete=%v, %+v", complete, n)
 	}
-	started, err := s.CountStage(context.Background(), ws, st, c, assemble.Options{}, nil, s.StartingLister(30*time.Second))
+	started, err := s.Counts().Stage(context.Background(), ws, st, c, assemble.Options{}, nil, s.startingLister(30*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,8 @@ type Step struct {
 }
 
 // Step makes ready a subcommand's work. Close it when done.
-func (s *Session) Step(req StepRequest) (*Step, error) {
+func (rn Runs) Step(req StepRequest) (*Step, error) {
+	s := rn.s
 	st := &Step{s: s, stage: req.Stage}
 	if st.stage == "" && req.Dir != "" {
 		for _, stg := range s.ws.Stages {
@@ -56,7 +57,7 @@ func (s *Session) Step(req StepRequest) (*Step, error) {
 			return nil, fault.ConfigInvalid("no model named",
 				"name one in config.toml ([model] name), or run this from a Script stage, which passes the stage's model", s.ws.Config.Path)
 		}
-		c, err := s.Client()
+		c, err := s.modelClient()
 		if err != nil {
 			return nil, err
 		}
@@ -119,7 +120,7 @@ func (st *Step) Research(ctx context.Context, req ResearchRequest) ([]research.R
 	if len(allow) == 0 {
 		return nil, fault.ContractInvalid(stg.Name, stg.Contract, 0, []string{"it allows no tools; list the search and reader tools under ## Tools"})
 	}
-	conn, err := s.OpenTools(ctx, allow)
+	conn, err := s.Tools().open(ctx, allow)
 	if err != nil {
 		return nil, fault.ToolFailed(fmt.Sprintf("stage %s: unable to start its tools: %v", stg.Name, err), stg.Name, err)
 	}

@@ -21,10 +21,11 @@ type TestFilter struct {
 	Include, Exclude []string
 }
 
-// TestCases lists the cases f names, in stage order, as rep (a check of
+// Cases lists the cases f names, in stage order, as rep (a check of
 // the workspace, the editor's buffers laid over it or the disk) finds
 // them. A name that matches no stage or case is an invalid request.
-func (s *Session) TestCases(rep *check.Report, f TestFilter) ([]*report.TestCase, error) {
+func (ts Tests) Cases(rep *check.Report, f TestFilter) ([]*report.TestCase, error) {
+	s := ts.s
 	ws := rep.Workspace
 	if ws == nil {
 		ws = s.ws
@@ -36,9 +37,10 @@ func (s *Session) TestCases(rep *check.Report, f TestFilter) ([]*report.TestCase
 	return sel, nil
 }
 
-// TestModels are the models the editor offers a test profile for:
+// Models are the models the editor offers a test profile for:
 // config.toml's [test] models, else the model in force.
-func (s *Session) TestModels() []string {
+func (ts Tests) Models() []string {
+	s := ts.s
 	if m := s.ws.Config.Test.Models; len(m) > 0 {
 		return m
 	}
@@ -81,19 +83,20 @@ type TestPlan struct {
 	base *report.TestReport
 }
 
-// PlanTests selects the cases req names from the workspace on disk and
+// Plan selects the cases req names from the workspace on disk and
 // configures the run. An untrusted workspace's cases are refused here
 // (they run its commands and contact its servers); no case to run is a
 // not-found fault; a baseline that names no saved run fails here, before
 // any job.
-func (s *Session) PlanTests(req TestRequest) (*TestPlan, error) {
-	if err := s.Require("run its test cases"); err != nil {
+func (ts Tests) Plan(req TestRequest) (*TestPlan, error) {
+	s := ts.s
+	if err := s.Trust().Require("run its test cases"); err != nil {
 		return nil, err
 	}
 	if req.Repeat < 0 || req.Parallel < 0 {
 		return nil, fault.InvalidRequest("the repeats and the jobs at once are counted from 1", "give a positive number")
 	}
-	sel, err := s.TestCases(s.Check(nil), req.TestFilter)
+	sel, err := ts.Cases(s.Check(nil), req.TestFilter)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +105,7 @@ func (s *Session) PlanTests(req TestRequest) (*TestPlan, error) {
 	}
 	p := &TestPlan{Cases: sel, s: s}
 	if req.Baseline != "" {
-		if p.base, err = s.SavedTestRun(req.Baseline); err != nil {
+		if p.base, err = ts.Saved(req.Baseline); err != nil {
 			return nil, err
 		}
 	}
@@ -150,10 +153,10 @@ func (p *TestPlan) Run(ctx context.Context) (*TestRun, error) {
 	if f := s.ws.ConfigFault(); f != nil {
 		return nil, f
 	}
-	if err := s.Require("run its test cases"); err != nil {
+	if err := s.Trust().Require("run its test cases"); err != nil {
 		return nil, err
 	}
-	client, err := s.Client()
+	client, err := s.modelClient()
 	if err != nil {
 		return nil, err
 	}
@@ -164,12 +167,12 @@ func (p *TestPlan) Run(ctx context.Context) (*TestRun, error) {
 	}
 	b := stagetest.Backend{
 		Client:     client,
-		Tools:      s.ToolOpener,
+		Tools:      s.Tools().opener,
 		Check:      s.CheckOptions(CheckFacts{}),
-		CodeBlocks: s.CodeBlocks(),
+		CodeBlocks: s.codeBlocks(),
 		Self:       s.opts.Self,
 		ChildEnv:   s.inherited(),
-		Trust:      s.CarryTrust,
+		Trust:      s.carryTrust,
 		Permit:     s.permitIn,
 	}
 	rep := stagetest.New(s.ws, b, p.opts).Run(ctx, p.Cases)
@@ -202,8 +205,9 @@ func needsModel(sel []*report.TestCase) bool {
 	return false
 }
 
-// TestRunIDs lists the saved test runs, oldest first.
-func (s *Session) TestRunIDs() ([]string, error) {
+// RunIDs lists the saved test runs, oldest first.
+func (ts Tests) RunIDs() ([]string, error) {
+	s := ts.s
 	ids, err := stagetest.Runs(s.ws.Disk)
 	if err != nil {
 		return nil, fault.From(err)
@@ -211,8 +215,9 @@ func (s *Session) TestRunIDs() ([]string, error) {
 	return ids, nil
 }
 
-// SavedTestRun reads a saved test run by id (a prefix, or "latest").
-func (s *Session) SavedTestRun(id string) (*report.TestReport, error) {
+// Saved reads a saved test run by id (a prefix, or "latest").
+func (ts Tests) Saved(id string) (*report.TestReport, error) {
+	s := ts.s
 	rep, err := stagetest.Load(s.ws.Disk, id)
 	var none *stagetest.NoRunError
 	if errors.As(err, &none) {
@@ -224,9 +229,10 @@ func (s *Session) SavedTestRun(id string) (*report.TestReport, error) {
 	return rep, nil
 }
 
-// LastTestRunOf is the newest saved test run that ran the case; false
+// LastRunOf is the newest saved test run that ran the case; false
 // when none did.
-func (s *Session) LastTestRunOf(caseID string) (*report.TestReport, bool) {
+func (ts Tests) LastRunOf(caseID string) (*report.TestReport, bool) {
+	s := ts.s
 	ids, err := stagetest.Runs(s.ws.Disk)
 	if err != nil {
 		return nil, false
@@ -247,11 +253,12 @@ func (s *Session) LastTestRunOf(caseID string) (*report.TestReport, bool) {
 
 // LastPassing is the output of the newest saved run before runID ("" for
 // any) in which the case passed on the model.
-func (s *Session) LastPassing(caseID, model, runID string) (id, output string, ok bool) {
+func (ts Tests) LastPassing(caseID, model, runID string) (id, output string, ok bool) {
+	s := ts.s
 	return stagetest.LastPassing(s.ws.Disk, caseID, model, runID)
 }
 
-// WriteJUnit writes a test run as JUnit XML to path, for CI.
-func WriteJUnit(path string, rep *report.TestReport) error {
-	return stagetest.WriteJUnitFile(path, rep)
+// WriteJUnit writes the run as JUnit XML to path, for CI.
+func (r *TestRun) WriteJUnit(path string) error {
+	return stagetest.WriteJUnitFile(path, r.TestReport)
 }

@@ -56,7 +56,7 @@ func TestStageTestsGoThroughTheSession(t *testing.T) {
 		ws := openTrusted(t, strings.Replace(withCase, "%s", url, 1))
 		s := Open(ws, Options{Settings: set})
 		defer s.Close()
-		plan, err := s.PlanTests(TestRequest{})
+		plan, err := s.Tests().Plan(TestRequest{})
 		if err != nil {
 			t.Fatal(err)
 		}

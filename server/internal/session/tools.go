@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -15,14 +16,15 @@ import (
 // toolRegistry is the registry listings start servers from: icm's own
 // servers get the environment a stage run with the session's model would.
 func (s *Session) toolRegistry() tools.Registry {
-	client, _ := s.Client()
+	client, _ := s.modelClient()
 	return s.box.With(workflow.ChildEnv(s.inherited(), client, s.Model()))
 }
 
-// ListTools lists a server's tools, starting it once for the session's
+// List lists a server's tools, starting it once for the session's
 // life and keeping the listing. Untrusted, nothing is started: icm's own
 // servers are listed from their definitions, any other is refused.
-func (s *Session) ListTools(ctx context.Context, server string) ([]report.ToolInfo, error) {
+func (tl Tools) List(ctx context.Context, server string) ([]report.ToolInfo, error) {
+	s := tl.s
 	s.mu.Lock()
 	if infos, ok := s.listed[server]; ok {
 		s.mu.Unlock()
@@ -30,7 +32,7 @@ func (s *Session) ListTools(ctx context.Context, server string) ([]report.ToolIn
 	}
 	if !s.trust.Allowed() {
 		s.mu.Unlock()
-		infos, err := s.listUnstarted(ctx, server)
+		infos, err := tl.unstarted(ctx, server)
 		if err != nil {
 			return nil, err
 		}
@@ -56,15 +58,17 @@ func (s *Session) ListTools(ctx context.Context, server string) ([]report.ToolIn
 
 // Listing returns a server's tools when the session has listed it; it
 // never starts one.
-func (s *Session) Listing(server string) ([]report.ToolInfo, bool) {
+func (tl Tools) Listing(server string) ([]report.ToolInfo, bool) {
+	s := tl.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	infos, ok := s.listed[server]
 	return infos, ok
 }
 
-// Listed returns the tool names of every server listed so far.
-func (s *Session) Listed() map[string][]string {
+// names returns the tool names of every server listed so far.
+func (tl Tools) names() map[string][]string {
+	s := tl.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make(map[string][]string, len(s.listed))
@@ -78,11 +82,12 @@ func (s *Session) Listed() map[string][]string {
 	return out
 }
 
-// KeepTools takes over prev's started servers and listings when prev
+// KeepFrom takes over prev's started servers and listings when prev
 // starts the same servers the same way, so reopening a workspace after an
 // edit elsewhere does not start them again; prev's Close then leaves
 // them. It reports whether it took them.
-func (s *Session) KeepTools(prev *Session) bool {
+func (tl Tools) KeepFrom(prev *Session) bool {
+	s := tl.s
 	if prev == nil || prev == s || prev.trust.Allowed() != s.trust.Allowed() || !sameRegistry(prev.toolRegistry(), s.toolRegistry()) {
 		return false
 	}
@@ -120,23 +125,25 @@ func IsServerConfig(path string) bool {
 		filepath.Base(path) == config.FileName
 }
 
-// OpenTools starts the servers allow names (server -> tool names, nil
+// open starts the servers allow names (server -> tool names, nil
 // for all of a server's tools) with the environment a stage running on
 // the session's model gives them, for an icm subcommand that calls tools
 // itself (icm research). Close the result.
-func (s *Session) OpenTools(ctx context.Context, allow map[string][]string) (workflow.Toolset, error) {
-	if err := s.Require("start its tool servers"); err != nil {
+func (tl Tools) open(ctx context.Context, allow map[string][]string) (workflow.Toolset, error) {
+	s := tl.s
+	if err := s.Trust().Require("start its tool servers"); err != nil {
 		return nil, err
 	}
-	client, _ := s.Client()
+	client, _ := s.modelClient()
 	open := s.box.Opener(s.toolOptions(s.ws.Root))
 	return faulted(open(ctx, workflow.ToolRequest{Allow: allow, Env: workflow.ChildEnv(s.inherited(), client, s.Model())}))
 }
 
-// ToolOpener is the engine's way of starting a stage's tools for a copy of
+// opener is the engine's way of starting a stage's tools for a copy of
 // the workspace rooted at root (a stage test's isolated copy: its servers
 // run there, never in the real workspace).
-func (s *Session) ToolOpener(root string) workflow.ToolOpener {
+func (tl Tools) opener(root string) workflow.ToolOpener {
+	s := tl.s
 	if !s.trust.Allowed() {
 		return func(context.Context, workflow.ToolRequest) (workflow.Toolset, error) {
 			return nil, s.refusal("start its tool servers")
@@ -152,4 +159,15 @@ func (s *Session) toolOptions(root string) tools.Options {
 	o := tools.DefaultOptions(root, s.ws.Config)
 	o.Permit = s.permit()
 	return o
+}
+
+// unstarted lists a server's tools without starting anything: icm's
+// own servers from their definitions; any other is refused.
+func (tl Tools) unstarted(ctx context.Context, server string) ([]report.ToolInfo, error) {
+	s := tl.s
+	infos, ok, err := s.box.OwnTools(ctx, server, s.toolOptions(s.ws.Root))
+	if !ok {
+		return nil, fault.Untrusted(fmt.Sprintf("tool server %q was not started to list its tools: the workspace is not trusted", server), s.ws.Root)
+	}
+	return infos, err
 }

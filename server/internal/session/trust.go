@@ -1,17 +1,14 @@
 package session
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/config"
-	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
-	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/trust"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -92,14 +89,18 @@ func (s *Session) ownHosts() []string {
 	return append(own, llm.DefaultOllamaHost)
 }
 
-// Trust is the session's trust decision: what the workspace names, and
+// Decision is the session's trust decision: what the workspace names, and
 // whether icm may act for it.
-func (s *Session) Trust() trust.Decision { return s.trust }
+func (tr Trust) Decision() trust.Decision {
+	s := tr.s
+	return s.trust
+}
 
 // Require returns nil when the session may act for the workspace, else
 // the refusal (a *fault.Error of kind Untrusted) saying that it would
 // have done what, e.g. "run its stages".
-func (s *Session) Require(what string) error {
+func (tr Trust) Require(what string) error {
+	s := tr.s
 	if s.trust.Allowed() {
 		return nil
 	}
@@ -116,12 +117,13 @@ func (s *Session) refusal(what string) *fault.Error {
 	return f
 }
 
-// GrantTrust records that the person trusts the workspace for exactly
+// Grant records that the person trusts the workspace for exactly
 // the parts this session's decision lists, as `icm trust` and the
 // editor's "Trust this workspace" do; hash, when set, must be those
 // parts' hash (what the person was shown), or nothing is written. by
 // says who granted it. Open a new session to act on it.
-func (s *Session) GrantTrust(hash, by string) (*trust.Record, error) {
+func (tr Trust) Grant(hash, by string) (*trust.Record, error) {
+	s := tr.s
 	d := s.trust
 	if hash != "" && hash != d.Hash {
 		return nil, fault.InvalidRequest("the workspace changed since its trust list was shown: nothing was trusted",
@@ -138,9 +140,10 @@ func (s *Session) GrantTrust(hash, by string) (*trust.Record, error) {
 	return rec, nil
 }
 
-// RevokeTrust removes the person's record for the workspace; false when
+// Revoke removes the person's record for the workspace; false when
 // there was none.
-func (s *Session) RevokeTrust() (bool, error) {
+func (tr Trust) Revoke() (bool, error) {
+	s := tr.s
 	store, err := trust.StoreFor(s.opts.Getenv)
 	if err != nil {
 		return false, fault.ConfigInvalid(err.Error(), "set ICM_CONFIG_DIR to the folder the record is in", "")
@@ -148,10 +151,10 @@ func (s *Session) RevokeTrust() (bool, error) {
 	return store.Revoke(s.ws.Root)
 }
 
-// CarryTrust gives a copy of the workspace at copyRoot the trust this
+// carryTrust gives a copy of the workspace at copyRoot the trust this
 // session has (a stage test's copy, whose Script stages may start icm
 // again there); undo removes it.
-func (s *Session) CarryTrust(copyRoot string) (undo func(), err error) {
+func (s *Session) carryTrust(copyRoot string) (undo func(), err error) {
 	store, err := trust.StoreFor(s.opts.Getenv)
 	if err != nil {
 		return func() {}, nil // nothing to carry into: the copy is as untrusted as the folder
@@ -208,46 +211,21 @@ func (s *Session) modelNamed() bool {
 // would contact a server or read a key the workspace names without trust.
 func (s *Session) modelBlocked() bool { return !s.trust.Allowed() && s.modelNamed() }
 
-// ModelServerAwaitsTrust reports whether the model server is one the
+// ModelServerWaits reports whether the model server is one the
 // workspace names and the workspace is not trusted: icm does not ask it
 // (its window, its models, its token counts) until the person trusts the
 // workspace.
-func (s *Session) ModelServerAwaitsTrust() bool { return s.modelBlocked() }
-
-// runsCommands reports whether approving the stage would run a `run:`
-// check its contract names.
-func (s *Session) runsCommands(stage string) bool {
-	st, err := s.ws.Stage(stage)
-	if err != nil {
-		return false
-	}
-	src, err := s.ws.Disk.ReadFile(st.Contract)
-	if err != nil {
-		return false
-	}
-	for _, c := range contract.Parse(st.Contract, src).Verify {
-		if c.Kind == "run" {
-			return true
-		}
-	}
-	return false
+func (tr Trust) ModelServerWaits() bool {
+	s := tr.s
+	return s.modelBlocked()
 }
 
-// listUnstarted lists a server's tools without starting anything: icm's
-// own servers from their definitions; any other is refused.
-func (s *Session) listUnstarted(ctx context.Context, server string) ([]report.ToolInfo, error) {
-	infos, ok, err := s.box.OwnTools(ctx, server, s.toolOptions(s.ws.Root))
-	if !ok {
-		return nil, fault.Untrusted(fmt.Sprintf("tool server %q was not started to list its tools: the workspace is not trusted", server), s.ws.Root)
-	}
-	return infos, err
-}
-
-// TrustReads reports whether a change to the file at abs may change the
+// Reads reports whether a change to the file at abs may change the
 // session's trust decision: a file of a kind that can name what acts
 // (config.toml, an MCP configuration, a contract, a stage test case) or
 // a file one of its commands runs. A front end that keeps a session
 // opens a new one when such a file changes.
-func (s *Session) TrustReads(abs string) bool {
+func (tr Trust) Reads(abs string) bool {
+	s := tr.s
 	return trust.Reads(s.ws, s.trust.Parts, abs)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 	"github.com/icm-tool/icm/server/internal/trust/trusttest"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -28,20 +29,20 @@ func TestOwnServersAreListedWithoutStartingThem(t *testing.T) {
 		return s
 	}
 	untrusted := open()
-	if untrusted.Trust().Allowed() {
+	if untrusted.Trust().Decision().Allowed() {
 		t.Fatal("the copy is trusted before anyone trusted it")
 	}
 	trusttest.Grant(t, dir)
 	trusted := open()
-	if !trusted.Trust().Allowed() {
-		t.Fatalf("not trusted after the grant: %s", trusted.Trust().Summary())
+	if !trusted.Trust().Decision().Allowed() {
+		t.Fatalf("not trusted after the grant: %s", trusted.Trust().Decision().Summary())
 	}
 	for _, server := range []string{"search-server", "browser-server", "ingest-server"} {
-		got, err := untrusted.ListTools(context.Background(), server)
+		got, err := untrusted.Tools().List(context.Background(), server)
 		if err != nil {
 			t.Fatalf("%s untrusted: %v", server, err)
 		}
-		want, err := trusted.ListTools(context.Background(), server)
+		want, err := trusted.Tools().List(context.Background(), server)
 		if err != nil {
 			t.Fatalf("%s started: %v", server, err)
 		}
@@ -80,25 +81,30 @@ func TestTheGateRefusesWhatActs(t *testing.T) {
 			t.Errorf("%s: %v (%+v), want a refusal whose action trusts %s", what, err, f, ws.Root)
 		}
 	}
-	_, err = s.NewRun(RunRequest{}, nil)
+	_, err = s.Runs().New(RunRequest{}, nil)
 	refused("run", err)
-	_, err = s.Approve(ctx, "01-a", true)
+	_, err = s.Reviews().Approve(ctx, "01-a", true)
 	refused("approve with a run: check", err)
-	_, err = s.OpenTools(ctx, map[string][]string{"local": nil})
+	_, err = s.Tools().open(ctx, map[string][]string{"local": nil})
 	refused("open tools", err)
-	_, err = s.ListTools(ctx, "local")
+	_, err = s.Tools().List(ctx, "local")
 	refused("list a third-party server", err)
-	_, err = s.Client()
+	_, err = s.modelClient()
 	refused("the model client", err)
-	_, err = s.Models(ctx)
+	_, err = s.ModelServer().Models(ctx)
 	refused("the models", err)
-	_, err = s.PreparePull("m")
+	_, err = s.ModelServer().PreparePull("m")
 	refused("pull", err)
-	_, err = s.PlanTests(TestRequest{})
+	_, err = s.Tests().Plan(TestRequest{})
 	refused("test", err)
-	_, err = s.Step(StepRequest{NeedModel: true})
+	_, err = s.Runs().Step(StepRequest{NeedModel: true})
 	refused("a Script stage's subcommand", err)
-	if w, err := s.Window(ctx); w != 0 || err != nil {
+	_, err = s.Runs().Submission(Submission{Agent: "agent", Stage: "01-a"}, nil)
+	refused("an agent's hand-in", err)
+	_, err = s.Reviews().ApproveAs(ctx, "01-a", "agent:someone")
+	refused("an agent's approval", err)
+	refused("a review note", s.Reviews().Note(&state.ReviewNote{Stage: "01-a"}))
+	if w, err := s.ModelServer().Window(ctx); w != 0 || err != nil {
 		t.Errorf("window: %d, %v (want unknown, not asked)", w, err)
 	}
 	if _, _, err := s.Status(); err != nil {
@@ -107,7 +113,7 @@ func TestTheGateRefusesWhatActs(t *testing.T) {
 	if _, err := s.Probe(nil, "03-c", 0); err != nil {
 		t.Errorf("probe: %v", err)
 	}
-	if _, err := s.ListTools(ctx, "search-server"); err != nil {
+	if _, err := s.Tools().List(ctx, "search-server"); err != nil {
 		t.Errorf("icm's own server: %v", err)
 	}
 	if env := s.inherited(); env[trusttest.SecretEnv] != "" {
@@ -147,7 +153,7 @@ unset ICM_TRUSTED; "$ICM_BIN" trust --show --json -w "$ICM_WORKSPACE" > "$ICM_OU
 	}
 	s := Open(ws, Options{Self: icmBin})
 	defer s.Close()
-	plan, err := s.PlanTests(TestRequest{})
+	plan, err := s.Tests().Plan(TestRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ func (s *Server) approveTool() (mcp.Tool, server.ToolHandlerFunc) {
 	return t, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		by := state.AgentPrefix + agentName(ctx)
 		return s.call(req, func(_ *served, sess *session.Session) (string, error) {
-			a, err := sess.ApproveAs(ctx, req.GetString("stage", ""), by)
+			a, err := sess.Reviews().ApproveAs(ctx, req.GetString("stage", ""), by)
 			if err != nil {
 				return "", err
 			}

@@ -226,7 +226,7 @@ func (s *Server) probeDoc(ctx context.Context, sess *session.Session, stage stri
 	if !count {
 		return pr.Document(nil), pr, nil
 	}
-	return pr.Document(sess.ProbeCount(ctx, pr)), pr, nil
+	return pr.Document(sess.Counts().Probe(ctx, pr)), pr, nil
 }
 
 // signature is what a subscribed resource is compared by: its text, with
@@ -320,7 +320,7 @@ func (s *Server) outputsDoc(sess *session.Session, stage string) (*outputsDoc, e
 	if face.Detail != "" {
 		doc.Shown += ": " + face.Detail
 	}
-	outs, err := sess.Outputs(st.Name)
+	outs, err := sess.Reviews().Outputs(st.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -338,7 +338,7 @@ func (s *Server) outputsDoc(sess *session.Session, stage string) (*outputsDoc, e
 	if a := ss.Approval; a != nil && ss.Status == state.Approved {
 		doc.Approval = &approval{By: a.By, Agent: a.ByAgent(), Forced: a.Forced, Time: a.ApprovedAt.UTC().Format("2006-01-02T15:04:05Z")}
 	}
-	if n, err := sess.ReviewNote(st.Name); err == nil && n != nil && ss.Record != nil && n.RunID == ss.Record.RunID {
+	if n, err := sess.Reviews().LastNote(st.Name); err == nil && n != nil && ss.Record != nil && n.RunID == ss.Record.RunID {
 		doc.ReviewNote = n
 	}
 	return doc, nil

@@ -127,7 +127,7 @@ func (s *Server) keepAnswer(sess *session.Session, stage, asker string, a *mcp.E
 	if err := s.guard(sess, toolRules[toolReview].what); err != nil {
 		// Read-only: the answer goes back to the agent and nowhere else.
 		kept, note = " (not kept: the workspace is served read-only)", "It is not an approval either"
-	} else if err := sess.NoteReview(n); err != nil {
+	} else if err := sess.Reviews().Note(n); err != nil {
 		kept, note = " (the note could not be kept: "+err.Error()+")", "It is not an approval either"
 	} else {
 		s.changed()

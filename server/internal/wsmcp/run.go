@@ -19,7 +19,7 @@ func (s *Server) runTool() (mcp.Tool, server.ToolHandlerFunc) {
 	return t, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return s.call(req, func(_ *served, sess *session.Session) (string, error) {
 			progress := s.progress(ctx, req)
-			run, err := sess.NewRun(session.RunRequest{Stage: req.GetString("stage", "")}, progress)
+			run, err := sess.Runs().New(session.RunRequest{Stage: req.GetString("stage", "")}, progress)
 			if err != nil {
 				return "", err
 			}

@@ -34,7 +34,7 @@ func (s *Server) submitTool() (mcp.Tool, server.ToolHandlerFunc) {
 		}
 		agent := agentName(ctx)
 		return s.call(req, func(_ *served, sess *session.Session) (string, error) {
-			run, err := sess.NewSubmission(session.Submission{Stage: req.GetString("stage", ""), ContextID: req.GetString("context_id", ""), Agent: agent, Files: files}, nil)
+			run, err := sess.Runs().Submission(session.Submission{Stage: req.GetString("stage", ""), ContextID: req.GetString("context_id", ""), Agent: agent, Files: files}, nil)
 			if err != nil {
 				return "", err
 			}

@@ -32,7 +32,7 @@ func (f *File) caseHover(cf *caseFile, pos document.Position) (*Hover, error) {
 
 // lastRunOf sums up a case in the newest saved test run that ran it.
 func lastRunOf(sess *session.Session, caseID string) string {
-	rep, ok := sess.LastTestRunOf(caseID)
+	rep, ok := sess.Tests().LastRunOf(caseID)
 	if !ok {
 		return "\n\nNot run yet: `icm test " + caseID + "`, or the Test Explorer."
 	}
@@ -102,11 +102,11 @@ func (w *Workspace) Cases(ctx context.Context) (*Cases, error) {
 	}
 	defer snap.Release()
 	sess := snap.o.sess
-	sel, err := sess.TestCases(snap.report, session.TestFilter{})
+	sel, err := sess.Tests().Cases(snap.report, session.TestFilter{})
 	if err != nil {
 		return nil, err
 	}
-	out := &Cases{Models: sess.TestModels()}
+	out := &Cases{Models: sess.Tests().Models()}
 	for _, sl := range sel {
 		c := Case{TestCase: sl}
 		if pos, err := snap.mapper(sl.Case.File).Position(sl.Case.TitleRange.Start); err == nil {

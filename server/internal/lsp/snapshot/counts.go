@@ -51,7 +51,7 @@ func (w *Workspace) countStages(ctx context.Context, sess *session.Session, ws *
 		if sr == nil || sr.Contract == nil || sr.Context == nil {
 			continue
 		}
-		n, err := sess.CountStage(ctx, ws, stage, sr.Contract, assemble.Options{AllowMissing: true, ProducedBy: rep.ProducedBy},
+		n, err := sess.Counts().Stage(ctx, ws, stage, sr.Contract, assemble.Options{AllowMissing: true, ProducedBy: rep.ProducedBy},
 			&w.countMemo, w.countTools)
 		if err != nil {
 			w.set.opts.Log.Info("unable to count the stage", "stage", stage.Name, "err", err)
@@ -73,7 +73,7 @@ func (w *Workspace) countTools(_ context.Context, server string) ([]report.ToolI
 	if err != nil {
 		return nil, err
 	}
-	infos, ok := o.sess.Listing(server)
+	infos, ok := o.sess.Tools().Listing(server)
 	o.Release()
 	if ok {
 		return infos, nil

@@ -56,7 +56,7 @@ func (w *Workspace) Call(runID, stage string, index, call int) (string, error) {
 		return "", err
 	}
 	defer o.Release()
-	ex, err := o.sess.Exchange(runID, stage, index, call)
+	ex, err := o.sess.History().Exchange(runID, stage, index, call)
 	if err != nil {
 		return "", err
 	}
@@ -71,7 +71,7 @@ func (w *Workspace) ToolCall(runID, stage string, index, call int) (string, erro
 		return "", err
 	}
 	defer o.Release()
-	ex, err := o.sess.ToolCall(runID, stage, index, call)
+	ex, err := o.sess.History().ToolCall(runID, stage, index, call)
 	if err != nil {
 		return "", err
 	}

@@ -96,7 +96,7 @@ func (w *Workspace) trustReads(path string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	// Under mu, the current opening cannot be let go.
-	return w.cur != nil && !w.stale && w.cur.sess.TrustReads(path)
+	return w.cur != nil && !w.stale && w.cur.sess.Trust().Reads(path)
 }
 
 // ignoredChange filters out the server's own writes (probes) and run

@@ -101,7 +101,7 @@ func (f *File) stageHover(snap *Snapshot) string {
 		total = n.First.Tokens
 		fmt.Fprintf(&b, "First call: %s\n\n", countLine(n))
 	}
-	b.WriteString(windowLine(total, snap.window, f.w.modelName(), f.o.sess.ModelServerAwaitsTrust()))
+	b.WriteString(windowLine(total, snap.window, f.w.modelName(), f.o.sess.Trust().ModelServerWaits()))
 	if sr.Items >= 0 {
 		calls := human.Plural(sr.Items, "call")
 		if n != nil && len(n.Items) > 0 {

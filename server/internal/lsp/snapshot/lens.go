@@ -45,7 +45,7 @@ func (f *File) Lenses(ctx context.Context) ([]Lens, error) {
 	awaiting := row != nil && row.Status == string(state.Awaiting)
 	var primary Offer
 	var more []Offer
-	if f.o.sess.Trust().Allowed() {
+	if f.o.sess.Trust().Decision().Allowed() {
 		run := offer("▶ Run stage", VerbRunStage)
 		primary = run
 		if awaiting {
@@ -164,13 +164,13 @@ func (f *File) outputLenses(ctx context.Context, sources []Lens) []Lens {
 		st.More = append(st.More, a)
 	}
 	sess := f.o.sess
-	hasModel := sess.HasModelVersion(f.Doc.Path)
+	hasModel := sess.Reviews().HasModelVersion(f.Doc.Path)
 	if hasModel {
 		st.More = append(st.More, offer("⇄ Compare with the model's version", VerbCompare))
 	}
 	// Untrusted, a re-run would be refused: the place offers trust, as
 	// the contract's title does.
-	canRun := !running && sess.Trust().Allowed()
+	canRun := !running && sess.Trust().Decision().Allowed()
 	switch {
 	case canRun:
 		r := offer("▶ Re-run", VerbRunStage)
@@ -195,7 +195,7 @@ func (f *File) outputLenses(ctx context.Context, sources []Lens) []Lens {
 	if c.ForEach == nil || !hasModel {
 		return first
 	}
-	spans := sess.ItemSpans(f.Doc.Path, string(f.Doc.Text))
+	spans := sess.Reviews().ItemSpans(f.Doc.Path, string(f.Doc.Text))
 	m := f.Doc.Mapper()
 	var out []Lens
 	for _, sp := range spans {

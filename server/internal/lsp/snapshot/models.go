@@ -56,13 +56,13 @@ func (w *Workspace) modelName() string {
 // over-window contexts get flagged.
 func (w *Workspace) ensureWindow(o *Opening) {
 	sess := o.sess
-	if win, ok := sess.ConfiguredWindow(); ok {
+	if win, ok := sess.ModelServer().ConfiguredWindow(); ok {
 		w.mu.Lock()
 		w.window = win
 		w.mu.Unlock()
 		return
 	}
-	key := sess.ModelKey()
+	key := sess.ModelServer().Key()
 	w.mu.Lock()
 	if sess.Model() == "" || w.winKey == key {
 		w.mu.Unlock()
@@ -76,7 +76,7 @@ func (w *Workspace) ensureWindow(o *Opening) {
 	started := w.set.opts.Go(func() {
 		defer o.Release()
 		defer close(done)
-		win, err := sess.Window(w.ctx)
+		win, err := sess.ModelServer().Window(w.ctx)
 		if err != nil {
 			w.set.opts.Log.Info("unable to learn the model's context window", "model", sess.Model(), "err", err)
 			return
@@ -116,7 +116,7 @@ type modelList struct {
 // than modelListTTL is asked for again in the background, and the
 // workspace is analysed again when the answer differs. It never waits.
 func (s *Set) installedModels(w *Workspace, sess *session.Session) ([]string, bool) {
-	l := s.models.entry(sess.ModelKey())
+	l := s.models.entry(sess.ModelServer().Key())
 	s.models.mu.Lock()
 	names, known, fresh, fetching := l.names, l.known, time.Since(l.at) < modelListTTL, l.done != nil
 	if !fresh && !fetching {
@@ -135,7 +135,7 @@ func (s *Set) awaitModels(ctx context.Context, w *Workspace, sess *session.Sessi
 	if ok {
 		return names
 	}
-	l := s.models.entry(sess.ModelKey())
+	l := s.models.entry(sess.ModelServer().Key())
 	s.models.mu.Lock()
 	done := l.done
 	s.models.mu.Unlock()
@@ -151,7 +151,7 @@ func (s *Set) awaitModels(ctx context.Context, w *Workspace, sess *session.Sessi
 }
 
 func (s *Set) fetchModels(w *Workspace, sess *session.Session, l *modelList) {
-	names, err := sess.Models(w.ctx)
+	names, err := sess.ModelServer().Models(w.ctx)
 	known := err == nil
 	if err != nil {
 		s.opts.Log.Info("unable to list the model server's models", "err", err)
@@ -175,7 +175,7 @@ func (s *Set) fetchModels(w *Workspace, sess *session.Session, l *modelList) {
 // asked (the lists are kept per model setting; the server's models are
 // the same). asked is false when it was never asked. It asks nothing.
 func (s *Set) serverModels(sess *session.Session) (names []string, known, asked bool) {
-	key := sess.ModelKey()
+	key := sess.ModelServer().Key()
 	server := key[:strings.LastIndexByte(key, 0)+1] // the key without its model
 	s.models.mu.Lock()
 	defer s.models.mu.Unlock()

@@ -94,7 +94,7 @@ func (w *Workspace) Status(ctx context.Context) *Status {
 	}
 	sess := op.sess
 	defer op.Release()
-	d := sess.Trust()
+	d := sess.Trust().Decision()
 	out.Trust = &d
 	disk := sess.Workspace()
 	p, rep, err := sess.StatusWith(w.modelFacts(sess))

@@ -21,8 +21,8 @@ func (w *Workspace) toolsOf(ctx context.Context, server string) ([]report.ToolIn
 	}
 	defer op.Release()
 	sess := op.sess
-	_, had := sess.Listing(server)
-	infos, err := sess.ListTools(ctx, server)
+	_, had := sess.Tools().Listing(server)
+	infos, err := sess.Tools().List(ctx, server)
 	if err != nil {
 		if ctx.Err() == nil {
 			// Kept for the counts, which name the servers whose

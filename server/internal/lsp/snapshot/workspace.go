@@ -155,7 +155,7 @@ func (w *Workspace) Acquire() (*Opening, error) {
 	}
 	// Tool servers started for listings stay when the new session starts
 	// them the same way; otherwise their failures are forgotten too.
-	if !sess.KeepTools(prev) {
+	if !sess.Tools().KeepFrom(prev) {
 		w.unlisted = map[string]listFailure{}
 	}
 	o := newOpening(ws, sess) // the Workspace's hold
