@@ -175,12 +175,10 @@ func runBrowser(ctx context.Context, env *Env, f *browserFlags) error {
 	}
 	if model != "" {
 		cwd, _ := env.Getwd()
-		client, err := session.ReaderClient(cwd, model, f.ollama, session.Options{Getenv: env.Getenv, Self: env.Self, Version: Version,
-			Warn: func(msg string) { logger.Warn(msg) }})
-		if err != nil {
+		if err := session.ReaderModel(reader, cwd, model, f.ollama, session.Options{Getenv: env.Getenv, Self: env.Self, Version: Version,
+			Warn: func(msg string) { logger.Warn(msg) }}); err != nil {
 			return err
 		}
-		reader.Model, reader.ModelName = client, model
 	} else {
 		logger.Warn("no --model given: summarize and extract will say how to configure one")
 	}

@@ -12,9 +12,8 @@ import (
 // a front end starts composing clients or reading history on its own, and
 // how the two drift apart (issue 22).
 func TestFrontEndsImportOnlyTheSession(t *testing.T) {
-	const mod = "github.com/icm-tool/icm/server/internal/"
-	banned := []string{"llm", "tools", "workflow", "stagetest", "telemetry", "agent"}
-	for _, front := range []string{"cli", "lsp", "lsp/snapshot", "wsmcp"} {
+	const mod = icmPrefix
+	for _, front := range frontEnds {
 		out, err := exec.CommandContext(t.Context(), "go", "list", "-f", `{{join .Imports "\n"}}`, "../"+front).Output()
 		if err != nil {
 			t.Fatal(err)
@@ -24,7 +23,7 @@ func TestFrontEndsImportOnlyTheSession(t *testing.T) {
 			t.Fatalf("go list found no imports of %s", front)
 		}
 		for _, imp := range imports {
-			for _, b := range banned {
+			for _, b := range enginePackages {
 				if imp == mod+b {
 					t.Errorf("%s imports %s: call the session for it", front, imp)
 				}
@@ -72,6 +71,29 @@ func TestProtocolLibrariesStayAtTheEdges(t *testing.T) {
 				if !ok {
 					t.Errorf("%s imports %s, which belongs to %v", pkg, imp, owners)
 				}
+			}
+		}
+	}
+}
+
+// TestTheDataPackageLinksNoEngine: package report is what the engine
+// produces and the front ends render, so it sits below both: nothing it
+// imports, directly or not, is the engine or the session. Otherwise a
+// front end importing report would link the engine after all.
+func TestTheDataPackageLinksNoEngine(t *testing.T) {
+	const mod = icmPrefix
+	out, err := exec.CommandContext(t.Context(), "go", "list", "-deps", "../report").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 5 {
+		t.Fatalf("go list found %d dependencies of report", len(deps))
+	}
+	for _, d := range deps {
+		for _, b := range append([]string{"session"}, enginePackages...) {
+			if d == mod+b {
+				t.Errorf("report links %s", d)
 			}
 		}
 	}

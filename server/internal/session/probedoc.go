@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/assemble"
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/promptcount"
 )
 
@@ -55,7 +56,7 @@ func (d *ProbeDocument) JSON() ([]byte, error) {
 	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(d); err != nil {
-		return nil, fmt.Errorf("unable to write the probe as JSON: %w", err)
+		return nil, fault.From(fmt.Errorf("unable to write the probe as JSON: %w", err))
 	}
 	return b.Bytes(), nil
 }

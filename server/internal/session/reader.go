@@ -6,11 +6,24 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/mcpserver/browser"
 	"github.com/icm-tool/icm/server/internal/trust"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
-// ReaderClient is the model client icm's page reader (`icm mcp browser`)
+// ReaderModel gives icm's page reader (`icm mcp browser`) the model it
+// summarizes and extracts with: model, on the client readerClient makes
+// for the reader's folder dir and host.
+func ReaderModel(r *browser.Reader, dir, model, host string, opts Options) error {
+	c, err := readerClient(dir, model, host, opts)
+	if err != nil {
+		return err
+	}
+	r.Model, r.ModelName = c, model
+	return nil
+}
+
+// readerClient is the model client icm's page reader (`icm mcp browser`)
 // summarizes and extracts with, talking to model. host, when set, is the
 // Ollama server to use. Otherwise the reader runs in a workspace folder
 // (a run starts it there), so dir's config.toml decides as it does for
@@ -22,7 +35,7 @@ import (
 // the Ollama at OLLAMA_HOST. opts are the session's options (Getenv,
 // os.Getenv when nil; Warn receives why config.toml's servers are not
 // used).
-func ReaderClient(dir, model, host string, opts Options) (llm.Client, error) {
+func readerClient(dir, model, host string, opts Options) (llm.Client, error) {
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}

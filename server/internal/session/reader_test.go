@@ -32,7 +32,7 @@ func TestReaderClientFollowsWorkspaceConfig(t *testing.T) {
 			os.Remove(filepath.Join(dir, "config.toml"))
 		}
 		var warned []string
-		c, err := ReaderClient(dir, "m", host, Options{Getenv: getenv, Warn: func(w string) { warned = append(warned, w) }})
+		c, err := readerClient(dir, "m", host, Options{Getenv: getenv, Warn: func(w string) { warned = append(warned, w) }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +76,7 @@ func TestReaderClientIgnoresAConfigLinkedOut(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(dir, "config.toml")); err != nil {
 		t.Fatal(err)
 	}
-	c, err := ReaderClient(dir, "m", "", Options{Getenv: func(string) string { return "" }})
+	c, err := readerClient(dir, "m", "", Options{Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}

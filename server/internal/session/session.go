@@ -3,35 +3,51 @@
 // fallbacks, the MCP tool servers, tracing, the code-blocks checker, the
 // environment of icm's own child processes) from a workspace and a
 // person's settings, and offers every operation the front ends call. The
-// CLI and the language server build none of these themselves, and import
-// none of the engine's packages (TestFrontEndsImportOnlyTheSession): they
-// call a Session and render what it returns, errors included, which are
-// always *fault.Error.
+// CLI, the language server and the workspace MCP server build none of
+// these themselves and import none of the engine's packages
+// (TestFrontEndsImportOnlyTheSession): they call a Session and render what
+// it returns. What it returns is plain data of package report (events,
+// run summaries, test reports, tool listings) or of the packages below
+// the engine (state, check, assemble, promptcount); nothing here is a
+// second name for an engine type, and no exported signature names one
+// (TestNothingTheFrontEndsImportPassesOnAnEngineType). Its errors are
+// *fault.Error.
 //
-// The operations, by what they touch:
+// A Session keeps the composition and reading the workspace as it is
+// (Status, Check, CheckOptions, Probe, Model, ServerNames). The
+// operations are grouped by what a person does, each group a small value
+// over the session (jobs.go):
 //
-//   - the workspace as it is: Status, Check, Probe, Outputs, Approve;
-//   - runs: NewRun and Run.Execute, whose events (Event) the front ends
-//     render; a good stage-end says when the output is the same as before;
-//   - counting: CountStage, CountProbe, Calibration, Window, the tool
-//     listings (ListTools, Listing, StartingLister) counts include;
-//   - the model server: Client, Models, ServerURL, PreparePull,
-//     ReaderClient for icm's page reader;
-//   - Script stages' subcommands: Step, with Research, Critique and
-//     FixCode (CheckCode without a model);
-//   - stage tests: TestCases, PlanTests and TestPlan.Run (select,
-//     configure, run, save), the saved runs and the last passing output;
-//   - history: Runs, RunTrace, Exchange, ModelVersion, ReadModelVersion,
-//     ItemSpans, OutputDiff and EditDiff.
+//   - Runs: New and Run.Execute, whose events (report.Event) the front
+//     ends render; Submission, an agent's hand-in; Step, a Script stage's
+//     subcommands (Research, Critique, FixCode; CheckCode without a
+//     model);
+//   - Reviews: Approve, ApproveAs, Outputs, an agent's review Note and
+//     LastNote; the model's version of an output (ModelVersion,
+//     ReadModelVersion, ItemSpans) and the diffs (OutputDiff, EditDiff);
+//   - Tests: Cases, Plan and TestPlan.Run (select, configure, run, save),
+//     the saved runs and the last passing output;
+//   - History: Runs, Run (one run with its tree), Exchange and ToolCall;
+//   - Trust: the Decision, Require, Grant, Revoke, Reads;
+//   - Doctor: Run, the check of what the work needs;
+//   - ModelServer: Models, URL, Window, PreparePull;
+//   - Counts: Stage and Probe, a stage's first calls counted as a run
+//     sends them;
+//   - Tools: List and Listing, the tool servers' listings;
+//   - Setup: Plan and SaveVars, what icm setup asks and writes.
 //
 // Every model client a session makes is made by its newClient method (a
 // folder that is not a workspace, for icm pull or icm's page reader, is
-// opened as one to have a session), and every tool server it starts comes
-// from its toolbox (runs, stage tests, listings, OpenTools). A session is
-// opened with a trust decision (trust.go): each operation that would start
-// a command, contact a server or read a variable the workspace names asks
-// it first (Require, modelBlocked) and, untrusted, refuses with a fault of
-// kind untrusted; a new operation asks it at its top the same way.
+// opened as one to have a session); the page reader's, when no session
+// may decide it (no config.toml, an untrusted workspace), is the Ollama
+// at the address given or OLLAMA_HOST (ReaderModel). Every tool server a
+// session starts comes from its toolbox (runs, stage tests, listings, a
+// subcommand's tools). A session is opened with a trust decision
+// (trust.go): each operation that would start a command, contact a server
+// or read a variable the workspace names asks it first (Trust().Require,
+// modelBlocked) and, untrusted, refuses with a fault of kind untrusted;
+// a new operation asks it at its top the same way
+// (TestTheGateRefusesWhatActs).
 //
 // # Precedence
 //

@@ -169,5 +169,8 @@ func (tl Tools) unstarted(ctx context.Context, server string) ([]report.ToolInfo
 	if !ok {
 		return nil, fault.Untrusted(fmt.Sprintf("tool server %q was not started to list its tools: the workspace is not trusted", server), s.ws.Root)
 	}
-	return infos, err
+	if err != nil {
+		return nil, fault.From(err)
+	}
+	return infos, nil
 }
