@@ -10,24 +10,22 @@ import (
 	"github.com/icm-tool/icm/server/internal/workflow"
 )
 
-// runsCommands reports whether approving the stage would run a `run:`
-// check its contract names.
-func (rv Reviews) runsCommands(stage string) bool {
+// Approve records that a person accepts a stage's outputs as they are on
+// disk now. It refuses (unless force) while the stage's Verify checks fail
+// on them, while it is stale under these settings, or after a failed run.
+func (rv Reviews) Approve(ctx context.Context, stage string, force bool) (*state.Approval, error) {
 	s := rv.s
-	st, err := s.ws.Stage(stage)
-	if err != nil {
-		return false
-	}
-	src, err := s.ws.Disk.ReadFile(st.Contract)
-	if err != nil {
-		return false
-	}
-	for _, c := range contract.Parse(st.Contract, src).Verify {
-		if c.Kind == "run" {
-			return true
+	if rv.runsCommands(stage) {
+		if err := s.Trust().Require(fmt.Sprintf("run the `run:` checks of %s to approve it", stage)); err != nil {
+			return nil, fault.From(err).In(stage)
 		}
 	}
-	return false
+	a, err := workflow.Approve(ctx, s.ws, stage, workflow.ApproveOptions{
+		Force: force, Model: s.opts.Settings.Model, CodeBlocks: s.codeBlocks(), Permit: s.permit()})
+	if err != nil {
+		return nil, fault.From(err)
+	}
+	return a, nil
 }
 
 // ApproveAs records an approval by someone other than the person at the
@@ -48,22 +46,24 @@ func (rv Reviews) ApproveAs(ctx context.Context, stage, by string) (*state.Appro
 	return a, nil
 }
 
-// Approve records that a person accepts a stage's outputs as they are on
-// disk now. It refuses (unless force) while the stage's Verify checks fail
-// on them, while it is stale under these settings, or after a failed run.
-func (rv Reviews) Approve(ctx context.Context, stage string, force bool) (*state.Approval, error) {
+// runsCommands reports whether approving the stage would run a `run:`
+// check its contract names.
+func (rv Reviews) runsCommands(stage string) bool {
 	s := rv.s
-	if rv.runsCommands(stage) {
-		if err := s.Trust().Require(fmt.Sprintf("run the `run:` checks of %s to approve it", stage)); err != nil {
-			return nil, fault.From(err).In(stage)
+	st, err := s.ws.Stage(stage)
+	if err != nil {
+		return false
+	}
+	src, err := s.ws.Disk.ReadFile(st.Contract)
+	if err != nil {
+		return false
+	}
+	for _, c := range contract.Parse(st.Contract, src).Verify {
+		if c.Kind == "run" {
+			return true
 		}
 	}
-	a, err := workflow.Approve(ctx, s.ws, stage, workflow.ApproveOptions{
-		Force: force, Model: s.opts.Settings.Model, CodeBlocks: s.codeBlocks(), Permit: s.permit()})
-	if err != nil {
-		return nil, fault.From(err)
-	}
-	return a, nil
+	return false
 }
 
 // Outputs are a stage's current output files and the versions history
