@@ -49,7 +49,7 @@ export const VirtualScheme = {
   model: 'icm-model',
 } as const;
 
-/** One line of a run's tree (the server's workflow.RunNode). */
+/** One line of a run's tree (the server's report.RunNode, as icm.runs sends it). */
 export interface RunNode {
   kind: 'stage' | 'item' | 'model' | 'tool' | 'verify';
   text: string;
