@@ -55,3 +55,45 @@ func (c *Contract) ProseSection(s Section) bool {
 	}
 	return false
 }
+
+// ModelProse is the part of a Model section written for a reader rather
+// than as icm's settings: its lines, less the `key: value` lines icm
+// reads ("" when every line is one). "Model: the largest you have" is
+// advice, and stays.
+func ModelProse(text string) string {
+	var keep []string
+	for _, l := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(l)
+		for _, bullet := range []string{"- ", "* "} {
+			t = strings.TrimPrefix(t, bullet)
+		}
+		if modelSetting(t) {
+			continue
+		}
+		keep = append(keep, l)
+	}
+	return strings.TrimSpace(strings.Join(keep, "\n"))
+}
+
+// modelSetting reports whether a line is one of the Model section's
+// settings, as the parser takes them.
+func modelSetting(line string) bool {
+	kv := keyValue.FindStringSubmatch(line)
+	if kv == nil {
+		return false
+	}
+	val := strings.Trim(kv[2], "`\"")
+	switch strings.ToLower(strings.ReplaceAll(kv[1], "-", "_")) {
+	case "model", "name", "models":
+		var names []string
+		for _, n := range strings.Split(val, ",") {
+			names = append(names, strings.TrimSpace(n))
+		}
+		return !strings.ContainsAny(strings.Join(names, ","), " \t")
+	case "format":
+		return !strings.ContainsAny(val, " \t")
+	case "temperature", "num_ctx", "context", "max_output", "num_predict", "think", "thinking":
+		return true
+	}
+	return false
+}
