@@ -209,7 +209,7 @@ func (a *assembler) build(c *contract.Contract) error {
 	whole := wholeContract(c)
 	at := len(a.ctx.Parts)
 	if !whole {
-		process := strings.TrimSpace(a.text(c.Instructions()))
+		process := a.authored(c.Instructions())
 		if process != "" {
 			a.add(Part{Role: RoleUser, Layer: LayerProcess, Label: "Process", Path: a.ws.Rel(c.File), Text: process})
 			user = append(user, process)
@@ -517,6 +517,9 @@ func Layers(ws *workspace.Workspace, est tokens.Estimator) (*LayerParts, error) 
 		}
 		if err != nil {
 			return nil, fmt.Errorf("unable to read %s: %w", f.name, err)
+		}
+		if f.layer == contract.LayerIdentity {
+			text, incs = followPointer(ws, f.name, text, incs)
 		}
 		text, unset := vars.ApplyText(text)
 		for _, n := range unset {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/markdown"
 	"github.com/icm-tool/icm/server/internal/writeout"
 )
 
@@ -13,13 +14,14 @@ import (
 const contractLabel = "Contract"
 
 // wholeContract reports whether the model reads the stage contract whole:
-// when it has instructions beyond its Process (a Purpose, Checkpoints, an
-// Audit, a Review Gate, Verify prose, any section icm does not use), no
-// Process at all, or outputs the model must name. A contract in the
-// seed's notation (Process, plain-name outputs, icm's own sections) gives
-// the Process alone, as it always has.
+// when it has instructions beyond its Process (a purpose line under the
+// title, a Purpose, Checkpoints, an Audit, a Review Gate, Verify or Model
+// prose, any section icm does not use), no Process at all, or outputs the
+// model must name. A contract in the seed's notation (a title, Process,
+// plain-name outputs, icm's own sections) gives the Process alone, as it
+// always has.
 func wholeContract(c *contract.Contract) bool {
-	if c.FallbackInstructions || writeout.Needed(c) {
+	if c.FallbackInstructions || writeout.Needed(c) || authored(c.Summary) != "" {
 		return true
 	}
 	for _, s := range c.Sections {
@@ -27,11 +29,15 @@ func wholeContract(c *contract.Contract) bool {
 		case c.ProseSection(s):
 			return true
 		case s.Kind == "" || s.Kind == contract.KindCheckpoints || s.Kind == contract.KindAudit:
-			if strings.TrimSpace(s.Text) != "" {
+			if authored(s.Text) != "" {
 				return true
 			}
 		case s.Kind == contract.KindVerify:
-			if contract.VerifyProse(s.Text) != "" {
+			if authored(contract.VerifyProse(s.Text)) != "" {
+				return true
+			}
+		case s.Kind == contract.KindModel:
+			if authored(contract.ModelProse(s.Text)) != "" {
 				return true
 			}
 		}
@@ -39,37 +45,46 @@ func wholeContract(c *contract.Contract) bool {
 	return false
 }
 
+// authored is the author's text as the model reads it: without the HTML
+// comments they left for themselves, trimmed.
+func authored(s string) string {
+	return strings.TrimSpace(markdown.Uncomment(s))
+}
+
 // contractText is the stage contract as the model reads it: every section
 // as its author wrote it, in the author's order, under the title and its
-// summary; icm's own sections (Tools, Model, For each, Script, Gate,
-// Thresholds, Verify checks) left out; Inputs replaced by what was loaded
-// (loaded are those parts); Outputs kept, followed by the files icm
-// accepts and how to write them (mode, a writeout mode).
+// summary, without HTML comments; icm's own settings (Tools, Model
+// settings, For each, Script commands, Gate, Thresholds, Verify checks)
+// left out; Inputs as written, followed by what was loaded (loaded are
+// those parts); Outputs kept, followed by the files icm accepts and how
+// to write them (mode, a writeout mode).
 func (a *assembler) contractText(c *contract.Contract, loaded []Part, mode string) string {
 	var out []string
 	if c.Title != "" {
 		out = append(out, "# "+a.titleLine(c))
 	}
-	if s := strings.TrimSpace(a.text(c.Summary)); s != "" {
+	if s := a.authored(c.Summary); s != "" {
 		out = append(out, s)
 	}
 	accepted := false
 	for _, s := range c.Sections {
 		body := ""
 		switch {
+		case s.Kind == contract.KindModel:
+			body = a.authored(contract.ModelProse(s.Text))
 		case contract.MachineSection(s.Kind) && !c.ProseSection(s):
 			continue
 		case s.Kind == contract.KindInputs:
-			body = loadedList(loaded)
+			body = a.authored(s.Text) + "\n\n" + loadedList(loaded)
 		case s.Kind == contract.KindOutputs:
 			// Alternative Outputs sections (optional blocks) are shown
 			// as written; what icm accepts follows the first.
 			body = a.outputsText(c, s.Text, mode, !accepted)
 			accepted = true
 		case s.Kind == contract.KindVerify:
-			body = a.text(contract.VerifyProse(s.Text))
+			body = a.authored(contract.VerifyProse(s.Text))
 		default:
-			body = a.text(s.Text)
+			body = a.authored(s.Text)
 		}
 		if body = strings.TrimSpace(body); body == "" {
 			continue
@@ -77,6 +92,12 @@ func (a *assembler) contractText(c *contract.Contract, loaded []Part, mode strin
 		out = append(out, "## "+s.Name+"\n\n"+body)
 	}
 	return strings.Join(out, "\n\n")
+}
+
+// authored is the author's text as the model reads it: comments left
+// out, optional blocks applied and variables filled, trimmed.
+func (a *assembler) authored(s string) string {
+	return strings.TrimSpace(a.text(markdown.Uncomment(s)))
 }
 
 // titleLine is the contract's title as written ("Stage: 01-scope").
@@ -88,7 +109,8 @@ func (a *assembler) titleLine(c *contract.Contract) string {
 }
 
 // loadedList says what the stage's inputs loaded: each file with its
-// layer and the part of it taken, and where it is in the context.
+// layer and the part of it taken, where it is in the context, and the
+// size of what was loaded.
 func loadedList(parts []Part) string {
 	var lines []string
 	for _, p := range parts {
@@ -106,7 +128,7 @@ func loadedList(parts []Part) string {
 		if p.Size > 0 && strings.HasPrefix(p.Text, "(") {
 			what += ", path and size only"
 		}
-		lines = append(lines, fmt.Sprintf("- %s (layer %d, %s)", what, p.Layer, where))
+		lines = append(lines, fmt.Sprintf("- %s (layer %d, %s; %s)", what, p.Layer, where, byteSize(p.Bytes)))
 	}
 	if len(lines) == 0 {
 		return "No file is loaded for this stage."
@@ -118,7 +140,7 @@ func loadedList(parts []Part) string {
 // files icm accepts and how the model writes them.
 func (a *assembler) outputsText(c *contract.Contract, written, mode string, accepted bool) string {
 	var b strings.Builder
-	if t := strings.TrimSpace(a.text(written)); t != "" {
+	if t := a.authored(written); t != "" {
 		b.WriteString(t + "\n\n")
 	}
 	if !accepted {

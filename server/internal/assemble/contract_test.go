@@ -164,8 +164,9 @@ A heron at the lake.
 
 // A contract with more than its Process reaches the model whole, in its
 // author's order: icm's own sections left out, the Verify check left out
-// and its prose kept, a Script in words kept, Inputs as what was loaded,
-// Outputs with the files icm accepts; the part is labelled Contract.
+// and its prose kept, a Script in words kept, Inputs as written followed
+// by what was loaded, Outputs with the files icm accepts; the part is
+// labelled Contract.
 func TestWholeContractInOrder(t *testing.T) {
 	dir := wstest.Write(t, templateStyle)
 	ws, st, c := load(t, dir, "01-guide")
@@ -176,8 +177,10 @@ func TestWholeContractInOrder(t *testing.T) {
 	want := []string{
 		"# Stage 01: Guide\n\nTurn the notes into a field guide.",
 		"## Purpose\n\nA guide a walker can read on the trail.",
-		"## Inputs\n\nLoaded for this stage:\n- `stages/01-guide/notes.md`",
-		"- `_config/style.md`, section Voice (layer 3, reference, in the system text)",
+		"## Inputs\n\n| Source | File/Location | Section/Scope | Why |",
+		"| Notes | notes.md | Full file | What was seen |",
+		"Loaded for this stage:\n- `stages/01-guide/notes.md`",
+		"- `_config/style.md`, section Voice (layer 3, reference, in the system text; 25 bytes)",
 		"## Process\n\n1. Group the notes by habitat.",
 		"## Checkpoints\n\n| After step | Agent presents | Human decides |",
 		"## Audit\n\n- [ ] Every species has a habitat",
@@ -197,7 +200,7 @@ func TestWholeContractInOrder(t *testing.T) {
 		}
 		at += i + len(w)
 	}
-	for _, gone := range []string{"## Tools", "## Model", "temperature: 0.3", "- non-empty", "| Notes | notes.md |"} {
+	for _, gone := range []string{"## Tools", "## Model", "temperature: 0.3", "- non-empty"} {
 		if strings.Contains(cx.User, gone) {
 			t.Errorf("the user text holds %q, which icm consumes:\n%s", gone, cx.User)
 		}
