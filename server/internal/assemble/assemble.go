@@ -90,6 +90,14 @@ type Context struct {
 	// UnsetVars are the setup-time variables ({{NAME}}) the assembled text
 	// holds as written because [vars] gives them no value.
 	UnsetVars []string `json:"unset_vars,omitempty"`
+	// Readable are the files and folders the contract names that exist:
+	// the model may read them (icm's read tool), and the loaded ones are
+	// in the prompt already.
+	Readable []Readable `json:"readable,omitempty"`
+	// ReadTool is set when the call offers icm's read tool: the model
+	// may call tools and the contract names something the prompt does
+	// not hold whole (listed under "Files you may read").
+	ReadTool bool `json:"read_tool,omitempty"`
 }
 
 // Options change what is assembled.
@@ -119,6 +127,9 @@ type Options struct {
 	// outputs it names (a writeout mode; "" means the write tool): the
 	// contract's Outputs section says so.
 	WriteMode string
+	// NoReadTool assembles for a model that calls no tools: it gets what
+	// icm loaded, and no list of files to read.
+	NoReadTool bool
 }
 
 // MissingError says an input file does not exist.
@@ -219,6 +230,7 @@ func (a *assembler) build(c *contract.Contract) error {
 	if err != nil {
 		return err
 	}
+	a.readable(c)
 	if whole {
 		// The contract names what was loaded, so it is written once the
 		// inputs are in, and stands where the Process would.
@@ -233,6 +245,10 @@ func (a *assembler) build(c *contract.Contract) error {
 	}
 	if len(work) > 0 {
 		user = append(user, "# Working material\n\nThe material this stage works on.\n\n"+strings.Join(work, "\n\n"))
+	}
+	if block := a.readBlock(); block != "" {
+		a.add(Part{Role: RoleUser, Layer: LayerProcess, Label: readLabel, Text: block})
+		user = append(user, block)
 	}
 	if it := a.opts.Item; it != nil {
 		block := a.itemBlock(c, it)

@@ -124,3 +124,36 @@ func TestAnEntryFileThatPointsIsFollowed(t *testing.T) {
 		t.Errorf("the system text does not start with the entry file as written:\n%s", cx.System)
 	}
 }
+
+// The files the contract names in its sentences are listed with their
+// sizes for the model to read: a bare name beside a path is found beside
+// it; a file loaded whole is not listed again.
+func TestTheFilesTheContractNamesAreListed(t *testing.T) {
+	dir := wstest.Write(t, tidePools)
+	ws, st, c := load(t, dir, "01-survey")
+	cx, err := Stage(ws, st, c, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"# Files you may read",
+		"- `shared/creatures.md` (",
+		"- `stages/01-survey/notes/low-tide.md` (15 bytes)",
+		"- `stages/01-survey/notes/high-tide.md` (",
+	} {
+		if !strings.Contains(cx.User, want) {
+			t.Errorf("the user text lacks %q:\n%s", want, cx.User)
+		}
+	}
+	if _, list, _ := strings.Cut(cx.User, "# Files you may read"); strings.Contains(list, "pools.md") {
+		t.Errorf("a file loaded whole is listed to read again:\n%s", cx.User)
+	}
+	// A model that calls no tools gets what icm loaded, and no list.
+	bare, err := Stage(ws, st, c, Options{NoReadTool: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(bare.User, "# Files you may read") || bare.ReadTool {
+		t.Errorf("without the read tool the files are still offered:\n%s", bare.User)
+	}
+}
