@@ -89,8 +89,9 @@ func ResolveSettings(cfg config.Model, m *contract.Model, override string) Setti
 }
 
 // Reads lists the workspace-relative paths of every file a stage's run
-// reads: identity and routing, the contract, its file inputs, the For each
-// source and schema files. Paths that escape the workspace are left out
+// reads: identity and routing (and the files they bring in), the
+// contract, its file inputs, the For each source and schema files. The
+// files the model chose to read are the run's own (Record.Reads). Paths that escape the workspace are left out
 // (check reports them).
 func Reads(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract) []string {
 	// Without an identity file, CLAUDE.md is still watched (as missing), so
@@ -100,6 +101,11 @@ func Reads(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract) [
 		identity = workspace.IdentityFile
 	}
 	set := map[string]bool{identity: true, workspace.RoutingFile: true, st.ContractRel(): true}
+	// The files they bring in (`@path` lines, the file a pointer leads
+	// to) are read too.
+	for _, rel := range assemble.Brought(ws) {
+		set[rel] = true
+	}
 	addRel := func(p string) {
 		if abs, err := ws.Resolve(st.Dir, p); err == nil {
 			set[ws.Rel(abs)] = true
@@ -181,10 +187,30 @@ func inputHash(ws *workspace.Workspace, abs string) (string, error) {
 	if h, done, err := unreadHash(ws, abs, err); done {
 		return h, err
 	}
+	return ContentHash(data), nil
+}
+
+// ContentHash hashes a file's content as a run reads it: a text file's
+// normalised text (a byte order mark dropped, CRLF as LF), a binary
+// file's bytes.
+func ContentHash(data []byte) string {
 	if document.IsBinary(data) {
-		return Hash(data), nil
+		return Hash(data)
 	}
-	return Hash(textnorm.Text(data)), nil
+	return Hash(textnorm.Text(data))
+}
+
+// ReadHashes hashes the files of a record's Reads as they are now.
+func ReadHashes(ws *workspace.Workspace, reads Hashes) (Hashes, error) {
+	out := Hashes{}
+	for rel := range reads {
+		h, err := inputHash(ws, ws.InputAbs(rel))
+		if err != nil {
+			return nil, err
+		}
+		out[rel] = h
+	}
+	return out, nil
 }
 
 // unreadHash is what a read error makes of an input's hash: Missing for

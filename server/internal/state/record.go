@@ -52,6 +52,11 @@ type Record struct {
 	// contract, layer 0 and 1, inputs, the For each source, schema files) to
 	// their hashes; "missing" for a file that was absent.
 	Inputs Hashes `json:"inputs"`
+	// Reads maps the files the model read through icm's read tool
+	// (workspace-relative, "/..." for a shared one) to their hashes as
+	// read: a later change to one marks the stage stale, as an input's
+	// does.
+	Reads Hashes `json:"reads,omitempty"`
 	// Settings is the hash of the configured model settings the run was
 	// made under (config.toml, the contract's ## Model, the editor's
 	// setting): a one-off override is not part of it, so a stage run with

@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -169,6 +170,13 @@ func deriveState(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contr
 			return nil, "", err
 		}
 		s.Changed = changedKeys(rec.Inputs, now)
+		if len(rec.Reads) > 0 {
+			read, err := ReadHashes(ws, rec.Reads)
+			if err != nil {
+				return nil, "", err
+			}
+			s.Changed = unionSorted(s.Changed, changedKeys(rec.Reads, read))
+		}
 		s.Edited = !sameHashes(rec.Outputs, outs)
 		changed := rec.Settings != "" && rec.Settings != settings.Hash()
 		if changed && judge != nil {
@@ -257,6 +265,17 @@ func changedKeys(before, now map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// unionSorted joins two sorted lists of paths, each path once.
+func unionSorted(a, b []string) []string {
+	for _, k := range b {
+		if !slices.Contains(a, k) {
+			a = append(a, k)
+		}
+	}
+	sort.Strings(a)
+	return a
 }
 
 func orNone(s string) string {
