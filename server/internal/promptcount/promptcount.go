@@ -21,6 +21,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/llm"
+	"github.com/icm-tool/icm/server/internal/readtool"
 	"github.com/icm-tool/icm/server/internal/tokens"
 )
 
@@ -40,9 +41,17 @@ type Call struct {
 }
 
 // Request is the chat request of the first call on an assembled context:
-// the system text, the user text, the tools. It is what the workflow
-// sends as a stage's (or an item's) first call.
+// the system text, the user text, the tools (the call's, then icm's read
+// tools when the context offers them). It is what the workflow sends as a
+// stage's (or an item's) first call.
 func Request(cx *assemble.Context, call Call) llm.ChatRequest {
+	tools := call.Tools
+	if defs := readtool.Definitions(cx); len(defs) > 0 {
+		tools = append([]llm.Tool(nil), call.Tools...)
+		for _, d := range defs {
+			tools = append(tools, llm.Tool(d))
+		}
+	}
 	return llm.ChatRequest{
 		Stage: cx.Stage,
 		Model: call.Model,
@@ -50,7 +59,7 @@ func Request(cx *assemble.Context, call Call) llm.ChatRequest {
 			{Role: llm.RoleSystem, Content: cx.System},
 			{Role: llm.RoleUser, Content: cx.User},
 		},
-		Tools: call.Tools,
+		Tools: tools,
 		Think: call.Think,
 	}
 }

@@ -19,7 +19,8 @@ type Stage struct {
 	// Tools is how much of First the tool definitions take (with their
 	// template text), 0 for a stage without tools.
 	Tools int `json:"tool_tokens,omitempty"`
-	// ToolDefs is how many tool definitions the call offers.
+	// ToolDefs is how many tool definitions the call offers (icm's read
+	// tools included).
 	ToolDefs int `json:"tool_definitions,omitempty"`
 	// ToolsLeftOut names the tool servers whose definitions the counts
 	// do not include (they could not be listed), with why.
@@ -51,6 +52,7 @@ func (c *Counter) Stage(ctx context.Context, ws *workspace.Workspace, st *worksp
 		if out.First, out.Tools, err = c.first(ctx, cx, call); err != nil {
 			return nil, err
 		}
+		out.ToolDefs = len(Request(cx, call).Tools)
 		out.Total = out.First
 		return out, nil
 	}
@@ -76,7 +78,7 @@ func (c *Counter) Stage(ctx context.Context, ws *workspace.Workspace, st *worksp
 			return nil, err
 		}
 		if i == 0 {
-			out.First, out.Tools = n, toolTokens
+			out.First, out.Tools, out.ToolDefs = n, toolTokens, len(Request(cx, call).Tools)
 		}
 		out.Items = append(out.Items, Item{Title: items[i].Title, Count: n})
 		out.Total = out.Total.Add(n)
@@ -86,13 +88,13 @@ func (c *Counter) Stage(ctx context.Context, ws *workspace.Workspace, st *worksp
 
 // first counts one first call, and the share of its tool definitions.
 func (c *Counter) first(ctx context.Context, cx *assemble.Context, call Call) (tokens.Count, int, error) {
-	n, err := c.Count(ctx, Request(cx, call))
-	if err != nil || len(call.Tools) == 0 {
+	req := Request(cx, call)
+	n, err := c.Count(ctx, req)
+	if err != nil || len(req.Tools) == 0 {
 		return n, 0, err
 	}
-	bare := call
-	bare.Tools = nil
-	without, err := c.Count(ctx, Request(cx, bare))
+	req.Tools = nil
+	without, err := c.Count(ctx, req)
 	if err != nil {
 		return n, 0, err
 	}

@@ -123,13 +123,27 @@ func (r *run) wroteSame(rec *state.Record) bool {
 func (r *run) record(status string, outputs, before map[string]string) *state.Record {
 	rec := &state.Record{
 		Stage: r.st.Name, RunID: r.e.runID, Started: r.e.opts.Now().Add(-r.res.Duration), Finished: r.e.opts.Now(),
-		Status: status, Inputs: r.inputs,
+		Status: status, Inputs: r.inputs, Reads: r.readHashes(),
 		Outputs: outputs, PrevOutputs: before, Items: r.res.Items, StopReason: r.res.StopReason,
 		PromptTokens: r.res.Prompt, OutputTokens: r.res.Output, ModelCalls: r.res.ModelCalls, ToolCalls: r.res.ToolCalls,
 		ToolErrors: r.res.ToolErrors, ToolFailures: r.res.ToolFailures,
 	}
 	r.settle(rec)
 	return rec
+}
+
+// readHashes are the files the model read, for a record (nil for none).
+func (r *run) readHashes() state.Hashes {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.reads) == 0 {
+		return nil
+	}
+	out := state.Hashes{}
+	for k, v := range r.reads {
+		out[k] = v
+	}
+	return out
 }
 
 // settle records the settings of the run: the hash of the configured

@@ -127,6 +127,12 @@ type Options struct {
 	Progress func(report.Event)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// ReadWorkspace lets a stage's model read any file of the workspace
+	// through icm's read tool, not only those its contract names: the
+	// person's own setting ([reads] workspace in their settings file),
+	// or the workspace's config.toml asking for it once the person
+	// trusted that.
+	ReadWorkspace bool
 	// Submission, with Stage, is a run of that stage whose outputs a
 	// coding agent hands in (the workspace MCP server's submit_outputs):
 	// no model is called, and the run stops at the gate whatever the

@@ -154,6 +154,16 @@ func (r *run) commitItem(ctx context.Context, cur *state.StageState, w *Written,
 	rec.Verify, rec.Rubric = r.res.Verify, r.res.Rubric
 	rec.Sources = r.prov.Record()
 	if old := cur.Record; old != nil {
+		// The other items read what they read; this item's reads are
+		// as of now.
+		for k, v := range old.Reads {
+			if _, ok := rec.Reads[k]; !ok {
+				if rec.Reads == nil {
+					rec.Reads = state.Hashes{}
+				}
+				rec.Reads[k] = v
+			}
+		}
 		rec.ModelCalls += old.ModelCalls
 		rec.ToolCalls += old.ToolCalls
 		rec.ToolErrors += old.ToolErrors

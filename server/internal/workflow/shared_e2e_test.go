@@ -10,6 +10,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/markdown"
 	"github.com/icm-tool/icm/server/internal/testutil/golden"
 	"github.com/icm-tool/icm/server/internal/testutil/runnable"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
@@ -109,12 +110,14 @@ func contractOf(t *testing.T, dir, stage string) *contract.Contract {
 // text) and none of icm's own sections.
 func checkWholeContract(t *testing.T, stage string, c *contract.Contract, user string) {
 	t.Helper()
-	seedStyle := !writeout.Needed(c) && !c.FallbackInstructions
+	seedStyle := !writeout.Needed(c) && !c.FallbackInstructions && strings.TrimSpace(markdown.Uncomment(c.Summary)) == ""
 	for _, s := range c.Sections {
 		switch s.Kind {
 		case contract.KindProcess, contract.KindInputs, contract.KindOutputs:
 		case contract.KindVerify:
 			seedStyle = seedStyle && contract.VerifyProse(s.Text) == ""
+		case contract.KindModel:
+			seedStyle = seedStyle && strings.TrimSpace(markdown.Uncomment(contract.ModelProse(s.Text))) == ""
 		default:
 			seedStyle = seedStyle && (contract.MachineSection(s.Kind) && !c.ProseSection(s) || strings.TrimSpace(s.Text) == "")
 		}
@@ -126,8 +129,14 @@ func checkWholeContract(t *testing.T, stage string, c *contract.Contract, user s
 		}
 		return
 	}
+	if sum := strings.TrimSpace(markdown.Uncomment(c.Summary)); sum != "" && !strings.Contains(user, strings.SplitN(sum, "\n", 2)[0]) {
+		t.Errorf("%s: the request lacks the line under the title", stage)
+	}
 	for _, s := range c.Sections {
+		text := markdown.Uncomment(s.Text)
 		switch {
+		case s.Kind == contract.KindModel:
+			text = markdown.Uncomment(contract.ModelProse(s.Text))
 		case contract.MachineSection(s.Kind) && !c.ProseSection(s):
 			if strings.Contains(user, "\n## "+s.Name+"\n") {
 				t.Errorf("%s: the request holds icm's own section %q", stage, s.Name)
@@ -136,17 +145,14 @@ func checkWholeContract(t *testing.T, stage string, c *contract.Contract, user s
 		case s.Kind == contract.KindVerify && contract.VerifyProse(s.Text) == "":
 			continue
 		}
-		if strings.TrimSpace(s.Text) == "" {
+		if strings.TrimSpace(text) == "" {
 			continue
 		}
 		if !strings.Contains(user, "## "+s.Name+"\n") {
 			t.Errorf("%s: the request lacks the section %q", stage, s.Name)
 			continue
 		}
-		if s.Kind == contract.KindInputs || s.Kind == contract.KindOutputs {
-			continue // rewritten: what was loaded, what icm accepts
-		}
-		for _, l := range strings.Split(s.Text, "\n") {
+		for _, l := range strings.Split(text, "\n") {
 			if l = strings.TrimSpace(l); l != "" && !strings.Contains(l, "{{") {
 				if !strings.Contains(user, l) {
 					t.Errorf("%s: the request lacks the text of %q: %q", stage, s.Name, l)

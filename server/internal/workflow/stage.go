@@ -76,6 +76,12 @@ type run struct {
 	// set holds the files the model names, for a stage that writes
 	// through the write tool (nil otherwise).
 	set *writeout.Set
+	// tools is set when the stage's model can call tools (prepare): its
+	// calls may offer icm's read tool.
+	tools bool
+	// reads are the files the model read through the read tool, with
+	// their hashes as read (guarded by mu).
+	reads map[string]string
 	// mu guards res, prov and done while For each items run concurrently.
 	mu  sync.Mutex
 	res *report.StageResult
@@ -259,6 +265,7 @@ func (r *run) prepare(ctx context.Context) (Toolset, agent.Config, error) {
 	}
 	allow := r.c.Tools.Allowed()
 	r.prov = verify.NewProvenance(len(allow) > 0)
+	r.tools = len(allow) > 0 || r.callsTools(ctx, cfg.Model)
 	if len(allow) == 0 {
 		return nil, cfg, nil
 	}
@@ -337,7 +344,7 @@ func (r *run) agentConfig() (agent.Config, error) {
 
 // single runs the stage as one agent loop.
 func (r *run) single(ctx context.Context, rep *check.Report, sess Toolset, cfg agent.Config) (string, error) {
-	actx, err := assemble.Stage(r.e.ws, r.st, r.c, assemble.Options{ProducedBy: rep.ProducedBy})
+	actx, err := assemble.Stage(r.e.ws, r.st, r.c, assemble.Options{ProducedBy: rep.ProducedBy, NoReadTool: !r.tools})
 	if err != nil {
 		return "", err
 	}
@@ -356,6 +363,9 @@ func (r *run) loop(ctx context.Context, sess Toolset, cfg agent.Config, actx *as
 	var tools agent.Tools
 	if sess != nil {
 		tools = sess
+	}
+	if actx.ReadTool {
+		tools = r.readerTools(tools, actx)
 	}
 	prov := verify.NewProvenance(sess != nil)
 	prov.AddGiven(actx.System)
@@ -537,7 +547,7 @@ func (r *run) restore(status string, err error, note bool) (kept bool) {
 		return true
 	}
 	rec := &state.Record{Stage: r.st.Name, RunID: r.e.runID, Started: now.Add(-r.res.Duration), Finished: now,
-		Status: status, Error: err.Error(), Inputs: r.inputs,
+		Status: status, Error: err.Error(), Inputs: r.inputs, Reads: r.readHashes(),
 		PromptTokens: r.res.Prompt, OutputTokens: r.res.Output, ModelCalls: r.res.ModelCalls, ToolCalls: r.res.ToolCalls, StopReason: r.res.StopReason,
 		ToolErrors: r.res.ToolErrors, ToolFailures: r.res.ToolFailures}
 	r.settle(rec)

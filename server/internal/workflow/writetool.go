@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path"
-	"slices"
 	"sort"
 	"strings"
 
@@ -60,12 +59,8 @@ func writeTool(ts []writeout.Target) llm.Tool {
 // unless the stage offers no tools of its own and the model cannot call
 // any (its server lists its capabilities without "tools"); then in one
 // plain answer, constrained by a JSON schema where the server is Ollama.
-func (r *run) writeMode(ctx context.Context, sess Toolset, cfg agent.Config) string {
-	if sess != nil || len(cfg.Format) > 0 {
-		return writeout.ModeTool
-	}
-	info, err := r.client.Show(ctx, cfg.Model)
-	if err != nil || info == nil || len(info.Capabilities) == 0 || slices.Contains(info.Capabilities, "tools") {
+func (r *run) writeMode(sess Toolset, cfg agent.Config) string {
+	if sess != nil || len(cfg.Format) > 0 || r.tools {
 		return writeout.ModeTool
 	}
 	if p := r.e.ws.Config.Model.Provider; p == "" || p == llm.ProviderOllama {
@@ -77,9 +72,9 @@ func (r *run) writeMode(ctx context.Context, sess Toolset, cfg agent.Config) str
 // files runs a stage whose model names the files it writes (placeholders,
 // folders or several outputs) and returns them by workspace-relative path.
 func (r *run) files(ctx context.Context, rep *check.Report, sess Toolset, cfg agent.Config) (map[string][]byte, error) {
-	mode := r.writeMode(ctx, sess, cfg)
+	mode := r.writeMode(sess, cfg)
 	set := writeout.NewSet(r.st.Rel, r.c, int(r.e.ws.Disk.MaxRead()))
-	actx, err := assemble.Stage(r.e.ws, r.st, r.c, assemble.Options{ProducedBy: rep.ProducedBy, WriteMode: mode})
+	actx, err := assemble.Stage(r.e.ws, r.st, r.c, assemble.Options{ProducedBy: rep.ProducedBy, WriteMode: mode, NoReadTool: mode != writeout.ModeTool})
 	if err != nil {
 		return nil, err
 	}
