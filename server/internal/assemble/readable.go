@@ -88,7 +88,7 @@ func (a *assembler) readable(c *contract.Contract) {
 	for i := range out {
 		r := &out[i]
 		switch {
-		case r.Dir && a.folderLoaded(r.Abs, whole):
+		case r.Dir && a.folderLoaded(r.Abs, whole, part):
 			r.Loaded = LoadedWhole
 		case whole[r.Path]:
 			r.Loaded = LoadedWhole
@@ -163,14 +163,16 @@ func holds(abs, dir string) bool {
 }
 
 // loadedFiles are the files the parts hold whole, and those they hold
-// only part of (a section, or the path alone).
+// only part of (a section, the path alone) or looked at and left out.
 func (a *assembler) loadedFiles() (whole, part map[string]bool) {
 	whole, part = map[string]bool{}, map[string]bool{}
 	for _, p := range a.ctx.Parts {
-		if p.Path == "" || p.Text == "" || (p.Layer != contract.LayerReference && p.Layer != contract.LayerWorking) {
+		if p.Path == "" || p.Missing || (p.Layer != contract.LayerReference && p.Layer != contract.LayerWorking) {
 			continue
 		}
-		if strings.Contains(p.Label, "#") || p.Size > 0 {
+		if p.Text == "" || p.Skipped != "" || strings.Contains(p.Label, "#") || p.Size > 0 {
+			// A section, the path alone, or a file icm looked at and
+			// did not load (empty, binary, refused): not offered again.
 			part[p.Path] = true
 			continue
 		}
@@ -179,15 +181,16 @@ func (a *assembler) loadedFiles() (whole, part map[string]bool) {
 	return whole, part
 }
 
-// folderLoaded reports whether every file of the folder abs is loaded
-// whole: listing it tells the model nothing new.
-func (a *assembler) folderLoaded(abs string, whole map[string]bool) bool {
+// folderLoaded reports whether every file of the folder abs is in the
+// parts (whole, or as its input chose): listing it tells the model
+// nothing new.
+func (a *assembler) folderLoaded(abs string, whole, part map[string]bool) bool {
 	files, more, err := a.ws.FolderFiles(abs)
 	if err != nil || more || len(files) == 0 {
 		return false
 	}
 	for _, f := range files {
-		if !whole[a.ws.InputRel(f)] {
+		if rel := a.ws.InputRel(f); !whole[rel] && !part[rel] {
 			return false
 		}
 	}
