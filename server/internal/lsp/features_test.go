@@ -38,7 +38,7 @@ func TestCodeLenses(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := strings.Join(titles(ls), " | ")
-	for _, want := range []string{"▶ Run stage", "~819 tokens", "pending"} {
+	for _, want := range []string{"▶ Run stage", "~970 tokens", "pending"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("lenses %q lack %q", got, want)
 		}
@@ -348,7 +348,7 @@ func TestStatusAndProbeCommands(t *testing.T) {
 	if w.Workspace != s.dir || w.Name != filepath.Base(s.dir) || w.Running != nil || w.Next.Stage != "01-scope" || w.Next.Action != "run" || len(w.Stages) != 4 {
 		t.Errorf("status = %s", raw)
 	}
-	if w.Stages[0].Tokens != 819 || w.Stages[0].Status != "pending" || w.Stages[3].Items != -1 || w.Stages[0].Contract != s.Abs(scope) {
+	if w.Stages[0].Tokens != 970 || w.Stages[0].Status != "pending" || w.Stages[3].Items != -1 || w.Stages[0].Contract != s.Abs(scope) {
 		t.Errorf("first stage = %+v, last = %+v", w.Stages[0], w.Stages[3])
 	}
 

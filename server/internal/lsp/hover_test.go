@@ -30,7 +30,7 @@ func TestHover(t *testing.T) {
 	}{
 		{"title: context, parts and window", scope, "# Stage: 01-scope", []string{
 			"**01-scope**", "tokens (system", "First call: ", "tokens, estimated", "| part | layer | role | tokens |", "_config/audience.md", "pipeline/01-scope/input.md",
-			"**total**", "8,192-token window of qwen3.5:9b", "**System**", "**User**", "Read the course idea"}, 0},
+			"**total**", "8,192-token window of qwen3.5:9b", "**System**", "**User**", "Turn the one-line course idea"}, 0},
 		{"input line: first lines and tokens", scope, "input.md", []string{"pipeline/01-scope/input.md", "working material", "tokens,", "```text"}, 0},
 		{"reference input", scope, "../../_config/audience.md", []string{"_config/audience.md", "reference (layer 3"}, 0},
 		{"input not produced yet", research, "../01-scope/output/objectives.md", []string{"Not produced yet: stage 01-scope writes it"}, 0},
