@@ -29,6 +29,8 @@ type Config struct {
 	Vars map[string]any `toml:"vars"`
 	// Check changes what icm check reports.
 	Check Check `toml:"check"`
+	// Reads is what the workspace asks of its stages' read tool.
+	Reads Reads `toml:"reads"`
 	// Path is the file the settings came from ("" when defaults only).
 	Path string `toml:"-"`
 	// Unknown lists keys the file has that icm does not read.
@@ -109,6 +111,15 @@ type Check struct {
 	// Conventions names an opt-in profile of house rules checked as
 	// warnings: "icm-template" (the ICM template's own rules).
 	Conventions string `toml:"conventions"`
+}
+
+// Reads is what a workspace asks of its stages' read tool. A workspace
+// cannot widen its own reads: the ask is a part of its trust, in force
+// only once its person trusts it.
+type Reads struct {
+	// Workspace asks that the models may read any file of the
+	// workspace, not only those the contracts name.
+	Workspace bool `toml:"workspace"`
 }
 
 // VarValues returns [vars] as text: strings as written, true and false as

@@ -61,6 +61,10 @@ func (rn Runs) New(req RunRequest, observe func(report.Event)) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	reads, err := s.readsWorkspace()
+	if err != nil {
+		return nil, err
+	}
 	r := &Run{s: s, req: req, observe: observe}
 	eng, err := workflow.New(s.ws, workflow.Options{
 		Client:   client,
@@ -81,6 +85,8 @@ func (rn Runs) New(req RunRequest, observe func(report.Event)) (*Run, error) {
 		CodeBlocks: s.codeBlocks(),
 		Count:      s.Counts().firstCalls,
 		Progress:   r.event,
+		// What the model may read beyond what the contracts name.
+		ReadWorkspace: reads,
 	})
 	var fe *fault.Error
 	if errors.As(err, &fe) {

@@ -28,7 +28,8 @@ type Options struct {
 // HTTP tool servers, addresses in a server's arguments and environment),
 // every environment variable read for a key (api_key_env, ${env:NAME} in
 // a server entry) with where it goes, every model name on a registry
-// other than Ollama's own, every Script stage, `run:` Verify check and
+// other than Ollama's own, config.toml asking that the stages' models
+// read the whole workspace, every Script stage, `run:` Verify check and
 // `run:` expectation of a stage test case; each command with its pins
 // (the files it runs, by their content). Values are as written, so a
 // copy of the workspace elsewhere names the same parts. Nothing is read
@@ -50,6 +51,7 @@ func modelParts(cfg config.Config) Parts {
 	if cfg.Path == "" {
 		return nil
 	}
+
 	m := cfg.Model
 	var ps Parts
 	key := func(where, name, to string) {
@@ -77,6 +79,15 @@ func modelParts(cfg config.Config) Parts {
 		key(where+" api_key_env", name, u)
 	}
 	return ps
+}
+
+// readParts is config.toml asking that the stages' models may read the
+// whole workspace.
+func readParts(cfg config.Config) Parts {
+	if cfg.Path == "" || !cfg.Reads.Workspace {
+		return nil
+	}
+	return Parts{{Kind: ReadsWorkspace, Where: "config.toml [reads] workspace", Value: ReadsValue}}
 }
 
 // serverParts are one tool server entry's command or address, the

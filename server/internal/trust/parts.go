@@ -4,7 +4,8 @@
 // names (a tool server, a Script stage, a `run:` check of a contract or
 // of a stage test case), contacting a server it names (a model server, a
 // tool server's URL, a search address in a server's arguments, a model
-// registry), reading an environment variable it names (an API key).
+// registry), reading an environment variable it names (an API key),
+// letting its stages' models read beyond what their contracts name.
 // Parts lists exactly those, as written, each command with the files it
 // runs pinned by their content; a Store keeps a person's grant of them
 // in the user's config folder, keyed by the workspace's real path, with
@@ -47,7 +48,14 @@ const (
 	// Key is an environment variable read for a secret, with where it
 	// goes.
 	Key Kind = "key"
+	// ReadsWorkspace is config.toml asking that the stages' models may read any
+	// file of the workspace, not only those their contracts name: a
+	// workspace cannot widen its own reads.
+	ReadsWorkspace Kind = "reads-workspace"
 )
+
+// ReadsValue is the value of a ReadsWorkspace part.
+const ReadsValue = "any file of the workspace"
 
 // kindInfo is what icm says of each kind, in the parts' order: what runs
 // first, then what is pulled or contacted, then what is read. A new kind
@@ -65,6 +73,7 @@ var kindInfo = []struct {
 	{Pull, "pull", "model from another registry", "models from other registries"},
 	{Server, "contact", "server address", "server addresses"},
 	{Key, "read", "key variable", "key variables"},
+	{ReadsWorkspace, "let the stages' models read", "whole-workspace read", "whole-workspace reads"},
 }
 
 // order is the kind's place in the parts' order (unknown kinds last).

@@ -27,7 +27,7 @@ type source struct {
 // sources are the kinds of files that can act, in the order Of reads them.
 var sources = []source{
 	{
-		what:  "config.toml ([model] servers, keys and model names, [test] models, [mcp.servers]) and the editors' MCP configurations (.vscode/mcp.json, .mcp.json)",
+		what:  "config.toml ([model] servers, keys and model names, [test] models, [mcp.servers], [reads] workspace) and the editors' MCP configurations (.vscode/mcp.json, .mcp.json)",
 		holds: isServerConfig,
 		parts: configParts,
 	},
@@ -81,6 +81,7 @@ func configParts(l *lister) Parts {
 	ws := l.ws
 	ps := modelParts(ws.Config)
 	ps = append(ps, configPulls(ws.Config)...)
+	ps = append(ps, readParts(ws.Config)...)
 	for _, s := range tools.Written(ws.Root, ws.Config) {
 		ps = append(ps, l.serverParts(s)...)
 	}

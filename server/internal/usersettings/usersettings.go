@@ -1,8 +1,8 @@
 // Package usersettings reads the person's own icm settings: a file in
 // their config folder (~/.config/icm/settings.toml on Linux), never in a
 // workspace. What only the person may decide lives here, out of reach of
-// the workspaces they open: today, whether coding agents may approve
-// stages over MCP.
+// the workspaces they open: whether coding agents may approve stages over
+// MCP, and whether the stages' models may read the whole workspace.
 package usersettings
 
 import (
@@ -32,6 +32,7 @@ const maxSize = 64 << 10
 // Settings are the person's own settings.
 type Settings struct {
 	Agents Agents `toml:"agents"`
+	Reads  Reads  `toml:"reads"`
 	// Path is the file they were read from ("" when there is none).
 	Path string `toml:"-"`
 }
@@ -41,6 +42,13 @@ type Agents struct {
 	// Approve offers agents an approve tool. Their approvals are recorded
 	// as an agent's (agent:NAME) and shown apart from a person's.
 	Approve bool `toml:"approve"`
+}
+
+// Reads are what the stages' models may read through icm's read tool.
+type Reads struct {
+	// Workspace lets them read any file of the workspace, not only the
+	// files their contracts name (hidden files and .git never).
+	Workspace bool `toml:"workspace"`
 }
 
 // Dir is the user's icm config folder: $ICM_CONFIG_DIR, else
@@ -100,7 +108,7 @@ func Load(getenv func(string) string, workspaces ...string) (Settings, error) {
 			keys[i] = k.String()
 		}
 		sort.Strings(keys)
-		return Settings{}, fmt.Errorf("%s: unknown setting %s; the settings are [agents] approve", p, strings.Join(keys, ", "))
+		return Settings{}, fmt.Errorf("%s: unknown setting %s; the settings are [agents] approve and [reads] workspace", p, strings.Join(keys, ", "))
 	}
 	s.Path = p
 	return s, nil

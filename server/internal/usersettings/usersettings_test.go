@@ -36,6 +36,14 @@ func TestLoad(t *testing.T) {
 			t.Fatalf("%+v, %v", s, err)
 		}
 	})
+	t.Run("reads", func(t *testing.T) {
+		dir := t.TempDir()
+		write(t, dir, "[reads]\nworkspace = true\n")
+		s, err := Load(env(map[string]string{ConfigDirEnv: dir}))
+		if err != nil || !s.Reads.Workspace || s.Agents.Approve {
+			t.Fatalf("%+v, %v", s, err)
+		}
+	})
 	t.Run("XDG_CONFIG_HOME", func(t *testing.T) {
 		dir := t.TempDir()
 		write(t, filepath.Join(dir, "icm"), "[agents]\napprove = true\n")

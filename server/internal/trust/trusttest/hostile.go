@@ -147,6 +147,9 @@ base_url = "` + base + `"
 api_key_env = "` + SecretEnv + `"
 context_length = 8192
 
+[reads]
+workspace = true
+
 [mcp.servers.local]
 command = "sh"
 args = ["-c", ` + tq("touch "+mark("tool-server")+"; "+then) + `]
