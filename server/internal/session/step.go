@@ -112,7 +112,9 @@ func (st *Step) Research(ctx context.Context, req ResearchRequest) ([]research.R
 	if sr == nil || sr.Contract == nil {
 		return nil, fault.ContractInvalid(stg.Name, stg.Contract, 0, []string{"it has no readable contract"})
 	}
-	cx, err := assemble.Stage(s.ws, stg, sr.Contract, assemble.Options{ProducedBy: rep.ProducedBy})
+	// The research rounds offer the search and reader tools alone, not
+	// icm's read tool: the context lists no files to read with it.
+	cx, err := assemble.Stage(s.ws, stg, sr.Contract, assemble.Options{ProducedBy: rep.ProducedBy, NoReadTool: true})
 	if err != nil {
 		return nil, fault.From(err)
 	}
