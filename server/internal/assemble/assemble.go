@@ -71,6 +71,9 @@ type Part struct {
 	// Includes are the files an identity or routing file's `@path` lines
 	// brought in, workspace-relative.
 	Includes []string `json:"includes,omitempty"`
+	// Unscoped says why the scope the contract gives was not applied (a
+	// heading the file lacks): the whole file is loaded.
+	Unscoped string `json:"unscoped,omitempty"`
 }
 
 // Context is an assembled stage context.
@@ -383,10 +386,10 @@ func (a *assembler) file(in contract.Input, loc *Located, abs string, single boo
 	}
 	text, err := a.opts.Docs.Select(abs, src, scope)
 	if err != nil {
-		if !a.opts.AllowMissing {
-			return "", fmt.Errorf("stage %s: input %s: %w", a.st.Name, rel, err)
-		}
-		text = "(" + err.Error() + ")"
+		// A heading the file lacks: the model reads the whole file (check
+		// warns), never nothing.
+		p.Label, p.Unscoped = rel, err.Error()
+		text = strings.TrimSpace(string(src))
 	}
 	p.Text = text
 	a.add(p)
@@ -428,10 +431,7 @@ func (a *assembler) absent(in contract.Input, loc *Located, role string, layer i
 		a.add(p)
 		return "", nil
 	}
-	if !a.opts.AllowMissing {
-		if in.Glob {
-			return "", fmt.Errorf("stage %s: no file matches the input %s", a.st.Name, loc.Rel)
-		}
+	if !a.opts.AllowMissing && a.stops(in, producer) {
 		return "", &MissingError{Stage: a.st.Name, Path: loc.Rel, ProducedBy: producer,
 			OutsideGit: producer == "" && a.ws.SharedFromItself(in.Path)}
 	}
@@ -448,6 +448,18 @@ func (a *assembler) absent(in contract.Input, loc *Located, role string, layer i
 	}
 	a.add(p)
 	return "## " + p.Label + "\n\n" + note, nil
+}
+
+// stops reports whether a missing input stops a run: a plain path that
+// no stage writes (check's error), or the output of an earlier stage that
+// has not written it yet. A pattern, a folder, a brace list or a later
+// stage's output that is not there is read as missing (check warns).
+func (a *assembler) stops(in contract.Input, producer string) bool {
+	if producer == "" {
+		return in.Plain()
+	}
+	st, err := a.ws.Stage(producer)
+	return err == nil && st.Index < a.st.Index
 }
 
 // producerOf names the earlier stage whose output rel is (or lies in,
@@ -673,6 +685,8 @@ func (p Part) Note() string {
 		return "missing"
 	case p.Skipped != "":
 		return "not loaded: " + p.Skipped
+	case p.Unscoped != "":
+		return "whole file: " + p.Unscoped
 	case p.Placeholder != "":
 		return "fits " + p.Placeholder
 	case p.Shared:

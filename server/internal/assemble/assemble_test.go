@@ -115,12 +115,26 @@ func TestAssembleDeterministic(t *testing.T) {
 	}
 }
 
-func TestMissingInputIsAnError(t *testing.T) {
-	ws, st, c := load(t, wstest.Write(t, ws1), "01-a")
-	_, err := Stage(ws, st, c, Options{ProducedBy: map[string]string{"pipeline/02-b/output/b.md": "02-b"}})
+// An earlier stage's output that is not there yet stops a run (run and
+// approve that stage first); a later stage's does not: the stage reads it
+// as missing, and check warns.
+func TestMissingInputOfAnEarlierStageIsAnError(t *testing.T) {
+	dir := wstest.Write(t, strings.Replace(ws1, "../02-b/output/b.md", "../00-z/output/z.md", 1)+
+		"-- pipeline/00-z/CONTEXT.md --\n# Stage: 00-z\n\n## Process\nGo.\n\n## Outputs\n- z.md -> output/\n")
+	ws, st, c := load(t, dir, "01-a")
+	_, err := Stage(ws, st, c, Options{ProducedBy: map[string]string{"pipeline/00-z/output/z.md": "00-z"}})
 	var me *MissingError
-	if !errors.As(err, &me) || me.ProducedBy != "02-b" || !strings.Contains(err.Error(), "run and approve that stage first") {
+	if !errors.As(err, &me) || me.ProducedBy != "00-z" || !strings.Contains(err.Error(), "run and approve that stage first") {
 		t.Fatalf("err = %v", err)
+	}
+	dir = wstest.Write(t, ws1+"-- pipeline/02-b/CONTEXT.md --\n# Stage: 02-b\n\n## Process\nGo.\n\n## Outputs\n- b.md -> output/\n")
+	ws, st, c = load(t, dir, "01-a")
+	ctx, err := Stage(ws, st, c, Options{ProducedBy: map[string]string{"pipeline/02-b/output/b.md": "02-b"}})
+	if err != nil {
+		t.Fatalf("a later stage's output stopped the assembly: %v", err)
+	}
+	if !strings.Contains(ctx.User, "not produced yet: stage 02-b writes it") {
+		t.Errorf("the later stage's output is not said to be missing:\n%s", ctx.User)
 	}
 }
 

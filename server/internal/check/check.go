@@ -136,9 +136,10 @@ func Run(ws *workspace.Workspace, opts Options) *Report {
 }
 
 // settle gives every finding its basis and holds the rule that only a
-// finding on a certain basis is an error (one resting on how icm read
-// someone else's notation is a note), then drops a finding that says
-// what another at the same place already says.
+// certain fact that stops the stage is an error (contract.Settle: one
+// resting on how icm read someone else's notation is a note, any other
+// a warning), then drops a finding that says what another at the same
+// place already says.
 func settle(fs []contract.Finding) []contract.Finding {
 	type key struct {
 		file  string
@@ -152,12 +153,7 @@ func settle(fs []contract.Finding) []contract.Finding {
 	seen := map[key]bool{}
 	out := fs[:0]
 	for _, f := range fs {
-		if f.Basis == "" {
-			f.Basis = contract.DefaultBasis(f.Code)
-		}
-		if f.Severity == contract.Error && !f.Basis.Certain() {
-			f.Severity = contract.Info
-		}
+		f = contract.Settle(f)
 		k := key{f.File, f.Range.Start, f.Code, f.Data["rule"], f.Data["section"]}
 		if seen[k] {
 			continue
@@ -482,7 +478,9 @@ func (c *checker) input(st *workspace.Stage, k *contract.Contract, in contract.I
 			at(contract.Info, contract.CodeInputOptional, fmt.Sprintf("no file matches %s; the contract marks it optional, so the stage runs without it", rel))
 			return true
 		}
-		at(contract.Error, contract.CodeInputMissing, fmt.Sprintf("no file matches %s", rel))
+		// A pattern names no file of its own: that none fits yet is no
+		// certainty the stage has nothing to read.
+		at(contract.Warning, contract.CodeInputMissing, fmt.Sprintf("no file matches %s yet; the stage runs without it", rel))
 		return true
 	case !loc.Exists:
 		c.absent(st, in, loc, at)
@@ -782,8 +780,8 @@ func (c *checker) placeholder(st *workspace.Stage, in contract.Input, loc *assem
 				fmt.Sprintf("%s holds a placeholder that fits no file as one folder, but fits %s when it stands for several; icm loads the file the run names", in.Path, countedList(spans, 3)))
 			return
 		}
-		f := at(contract.Error, contract.CodeInputMissing,
-			fmt.Sprintf("no file fits %s (its placeholder is filled at run time) and no earlier stage writes one, so the stage has nothing to read there", loc.Rel))
+		f := at(contract.Warning, contract.CodeInputMissing,
+			fmt.Sprintf("no file fits %s yet (its placeholder is filled at run time) and no earlier stage writes one; the stage runs without it", loc.Rel))
 		f.Data = map[string]string{"path": loc.Rel}
 	}
 }
@@ -855,12 +853,22 @@ func (c *checker) absent(st *workspace.Stage, in contract.Input, loc *assemble.L
 	if len(loc.Tried) > 1 {
 		msg = fmt.Sprintf("input %s does not exist (looked for as %s) and no earlier stage produces it", in.Path, strings.Join(loc.Tried, ", "))
 	}
-	if in.Embedded {
+	sev := contract.Error
+	switch {
+	case in.Embedded:
 		// A note (settle): that the path is an input is icm's reading.
 		msg += "; icm took it for an input from the words around it, so the stage runs without it"
+	case !in.Plain():
+		// A folder, a web address: no one file the stage is certain to
+		// need.
+		sev = contract.Warning
+		msg += "; the stage runs without it"
 	}
-	f := at(contract.Error, contract.CodeInputMissing, msg)
+	f := at(sev, contract.CodeInputMissing, msg)
 	f.Data = map[string]string{"path": rel}
+	if strings.HasSuffix(in.Path, "/") {
+		return // no file stands in for a folder
+	}
 	if s := c.suggest(rel); s != "" && !containsString(loc.Tried, s) {
 		f.Message += fmt.Sprintf("; did you mean %s?", s)
 		f.Data["suggest"] = s
@@ -1002,12 +1010,18 @@ func (c *checker) forEach(sr *StageReport) bool {
 	}
 	rel := c.ws.Rel(abs)
 	i, produced := c.producer[rel]
+	src, err := c.ws.Files.ReadFile(abs)
 	if produced && i >= st.Index {
-		c.add(contract.Finding{File: st.Contract, Range: fe.PathRange, Severity: contract.Error, Code: contract.CodeForEachSource,
+		// Certain to stop the stage only while the file is not there: a
+		// version of it from an earlier run gives the stage its items.
+		sev := contract.Error
+		if err == nil {
+			sev = contract.Warning
+		}
+		c.add(contract.Finding{File: st.Contract, Range: fe.PathRange, Severity: sev, Code: contract.CodeForEachSource,
 			Message: fmt.Sprintf("For each reads %s, which stage %s writes at or after this stage; loop over an earlier output", rel, c.r.Stages[i].Stage.Name)})
 		return true
 	}
-	src, err := c.ws.Files.ReadFile(abs)
 	if workspace.Refused(err) {
 		c.refused(st, fe.PathRange, rel, err)
 		return true

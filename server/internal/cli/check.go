@@ -28,9 +28,12 @@ first: missing sections, inputs that do not exist or come from a later stage,
 paths that leave the workspace, bad For each sources, output conflicts, size
 and token budgets, unknown tool servers. Exit status 1 when any error is found.
 
-An error is only what icm is certain of: a path that exists under no base and
-that no stage produces, a quoted heading a file lacks, a malformed line of
-icm's own notation. What rests on reading someone else's notation is a note.
+An error means the stage will not run, and only a fact icm is certain of is
+one: a plain listed input that exists nowhere and that no stage writes, a
+prompt over the model's window, a config.toml icm cannot use, a file icm will
+not read (docs/refusals.md lists them all). Anything else, a malformed line
+of icm's own notation included, is a warning shown when the stage runs; what
+rests on reading someone else's notation is a note.
 --conventions adds the ICM template's own house rules (its bin/validate.py) as
 warnings; [check] conventions = "icm-template" in config.toml does the same.`,
 		Example: "  icm check\n  icm check -w workspaces/course-research --json\n  icm check --conventions --repo . -w workspaces/script-to-animation",

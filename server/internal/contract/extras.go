@@ -156,13 +156,15 @@ func (p *parser) script(s markdown.Section) {
 			"the Script section reads as text, not a command; it is kept and shown, never run (put a command in a fenced block)")
 		return
 	}
-	p.c.Script = sc
 	if sc.Command == "" && len(cmdLines) > 0 {
 		sc.Command = strings.Join(cmdLines, "\n")
 	}
 	if strings.TrimSpace(sc.Command) == "" {
-		p.add(s.Heading.TextRange, Error, CodeBadScript, "the Script section has no command; put it in a fenced block or on one line")
+		// No command to run: the stage is not a script stage.
+		p.add(s.Heading.TextRange, Error, CodeBadScript, "the Script section has no command, so icm runs none; put it in a fenced block or on one line")
+		return
 	}
+	p.c.Script = sc
 	// Setup-time variables are filled here as everywhere else in the
 	// contract, so the command that runs is the one icm trust lists.
 	sc.Command, _ = p.c.vars.Expand(sc.Command)

@@ -125,6 +125,11 @@ func (p *parser) listInput(l markdown.Line) {
 				fmt.Sprintf("no layer given for %s; icm treats it as layer %d (%s)", in.Path, in.Layer, layerWord(in.Layer)))
 		}
 	}
+	if in.Layer == 0 && !in.NonFile {
+		// A layer icm cannot use (a finding says so): the file is
+		// loaded all the same, as where it lives says.
+		in.Layer, in.LayerInferred = LocationLayer(in.Path), true
+	}
 	p.c.Inputs = append(p.c.Inputs, in)
 }
 
@@ -235,7 +240,7 @@ func cleanWhy(s string) string {
 	return strings.TrimSpace(strings.TrimSuffix(s, ")"))
 }
 
-const layerHint = "inputs are layer 3 (reference) or layer 4 (working)"
+const layerHint = "inputs are layer 3 (reference) or layer 4 (working); icm loads it as where the file lives says"
 
 func (p *parser) layerNumber(text string, r document.Range) int {
 	t := strings.TrimPrefix(strings.ToUpper(strings.TrimSpace(text)), "L")

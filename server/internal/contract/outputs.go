@@ -98,7 +98,8 @@ func (p *parser) listOutput(l markdown.Line) {
 		file, dir := l.Text[m[2]:m[3]], l.Text[m[4]:m[5]]
 		o := Output{Name: file, PathRange: l.Sub(m[2], m[3]-m[2]), Range: l.Range, Format: strings.TrimSpace(cleanWhy(l.Text[m[6]:m[7]]))}
 		if isAbsolute(file) {
-			p.add(o.PathRange, Error, CodePathEscape,
+			// Never written, so never outside the workspace: a warning.
+			p.add(o.PathRange, Warning, CodePathEscape,
 				fmt.Sprintf("%s is an absolute path; an output is a file name inside the stage's output/ folder: write `- %s -> output/`", file, path.Base(file)))
 			return
 		}

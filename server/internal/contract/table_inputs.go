@@ -66,7 +66,9 @@ func (p *parser) tableInputs(t *markdown.Table) {
 			one := in
 			p.setPath(&one, pc, tok.at, tok.path)
 			one.Embedded = tok.embedded
-			if !layerGiven {
+			if !layerGiven || one.Layer == 0 {
+				// No layer, or one icm cannot use (a finding says so):
+				// where the file lives says.
 				one.Layer = LocationLayer(one.Path)
 				one.LayerInferred = true
 			}

@@ -1,0 +1,87 @@
+package workflow_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
+	"github.com/icm-tool/icm/server/internal/testutil/wstest"
+	"github.com/icm-tool/icm/server/internal/workflow"
+)
+
+// uncertain is a workspace whose first stage icm reads with warnings only:
+// an input a later stage writes, a pattern no file fits yet, a heading the
+// reference lacks, a Verify line and a layer written some other way, an
+// output listed twice. Nothing of it is certain to make the run wrong.
+const uncertain = `
+-- CLAUDE.md --
+# Who
+You write.
+-- config.toml --
+[model]
+name = "qwen3.5:9b"
+-- pipeline/01-draft/CONTEXT.md --
+# Stage: 01-draft
+
+## Inputs
+- Layer 4 (working): ../02-polish/output/polished.md
+- Layer 4 (working): chapters/*.md
+- Layer 3 (reference): style.md#Voice and tone
+- Layer 9 (working): notes.md
+
+## Process
+DRAFT the piece from the notes.
+
+## Verify
+- headings plenty
+
+## Outputs
+- draft.md -> output/
+- draft.md -> output/
+-- pipeline/01-draft/notes.md --
+Start with the harbour.
+-- pipeline/01-draft/style.md --
+# Style
+
+Short sentences.
+-- pipeline/02-polish/CONTEXT.md --
+# Stage: 02-polish
+
+## Inputs
+- Layer 4 (working): ../01-draft/output/draft.md
+
+## Process
+POLISH the draft.
+
+## Outputs
+- polished.md -> output/
+`
+
+// TestAStageReadWithWarningsRuns: a stage whose contract has warnings and
+// no error runs, and the model gets what icm could resolve: the whole
+// reference where the heading it names is not there, the notes whatever
+// layer they were given.
+func TestAStageReadWithWarningsRuns(t *testing.T) {
+	h := harnessIn(t, wstest.Write(t, uncertain), ollamatest.Config{})
+	h.srv.On(ollamatest.UserContains("DRAFT the piece")).Reply(ollamatest.Text("# Draft\n\nThe harbour at dawn."))
+	sum, err := h.run(workflow.Options{Stage: "01-draft"})
+	if err != nil {
+		t.Fatalf("the stage was refused: %v", err)
+	}
+	if len(sum.Ran) != 1 || sum.Ran[0].Status != "done" {
+		t.Fatalf("ran %+v", sum.Ran)
+	}
+	if got := h.read("pipeline/01-draft/output/draft.md"); !strings.Contains(got, "harbour at dawn") {
+		t.Errorf("the output holds %q", got)
+	}
+	reqs := h.srv.ChatRequests()
+	if len(reqs) == 0 {
+		t.Fatal("no model call")
+	}
+	prompt := reqs[0].System() + reqs[0].LastUser()
+	for _, want := range []string{"Short sentences.", "Start with the harbour."} {
+		if !strings.Contains(prompt, want) {
+			t.Errorf("the prompt lacks %q", want)
+		}
+	}
+}
