@@ -17,6 +17,9 @@ type StageResult struct {
 	// ReviewGate is the contract's Review Gate text: what the person
 	// checks before approving ("" when the contract has none).
 	ReviewGate string `json:"review_gate,omitempty"`
+	// Warnings are what icm warned of in the contract when it ran.
+	Warnings []state.Warning `json:"warnings,omitempty"`
+
 	StopReason string `json:"stop_reason,omitempty"`
 	Items      int    `json:"items,omitempty"`
 	Reused     int    `json:"reused_items,omitempty"`

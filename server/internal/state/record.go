@@ -87,6 +87,8 @@ type Record struct {
 	// Rubric holds the results of the stage's review rubrics
 	// (references/review-rubric.md, references/<output-stem>-rubric.md).
 	Rubric []RubricCheck `json:"rubric,omitempty"`
+	// Warnings are what icm warned of in the contract when the stage ran.
+	Warnings []Warning `json:"warnings,omitempty"`
 	// Items is the number of For each items (0 when none).
 	Items int `json:"items,omitempty"`
 	// StopReason says how the agent loop ended (done, tool-limit, stuck, ...).

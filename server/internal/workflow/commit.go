@@ -126,7 +126,7 @@ func (r *run) record(status string, outputs, before map[string]string) *state.Re
 		Status: status, Inputs: r.inputs, Reads: r.readHashes(),
 		Outputs: outputs, PrevOutputs: before, Items: r.res.Items, StopReason: r.res.StopReason,
 		PromptTokens: r.res.Prompt, OutputTokens: r.res.Output, ModelCalls: r.res.ModelCalls, ToolCalls: r.res.ToolCalls,
-		ToolErrors: r.res.ToolErrors, ToolFailures: r.res.ToolFailures,
+		ToolErrors: r.res.ToolErrors, ToolFailures: r.res.ToolFailures, Warnings: r.res.Warnings,
 	}
 	r.settle(rec)
 	return rec

@@ -131,7 +131,7 @@ func (e *Engine) runStage(ctx context.Context, rep *check.Report, sr *check.Stag
 		}
 		return nil, ee
 	}
-	r := &run{e: e, sr: sr, st: st, c: c, res: &report.StageResult{Stage: st.Name}}
+	r := &run{e: e, sr: sr, st: st, c: c, res: &report.StageResult{Stage: st.Name, Warnings: warningsOf(e.ws, rep, sr)}}
 	if cur != nil {
 		r.prev = cur.Record
 	}
@@ -493,6 +493,29 @@ func invalidStage(rep *check.Report, sr *check.StageReport) error {
 		errs = append(errs[:3], fmt.Sprintf("and %d more", len(errs)-3))
 	}
 	return fault.ContractInvalid(st.Name, st.Contract, line, errs)
+}
+
+// warningsOf are the warnings check gives on a stage's contract, each at
+// its line: what the run keeps with it for the gate to show.
+func warningsOf(ws *workspace.Workspace, rep *check.Report, sr *check.StageReport) []state.Warning {
+	var out []state.Warning
+	var m *document.Mapper
+	for _, f := range rep.FindingsFor(sr.Stage.Contract) {
+		if f.Severity != contract.Warning {
+			continue
+		}
+		w := state.Warning{File: ws.Rel(f.File), Code: f.Code, Message: f.Message}
+		if sr.Source != nil && f.Range.Len() > 0 {
+			if m == nil {
+				m = document.NewMapper(sr.Source)
+			}
+			if l, _, err := m.LineCol(f.Range.Start); err == nil {
+				w.Line = l
+			}
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
 // fail records a failed run so status shows it. A failed or cancelled

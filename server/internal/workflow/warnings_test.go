@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 	"github.com/icm-tool/icm/server/internal/workflow"
@@ -84,4 +86,38 @@ func TestAStageReadWithWarningsRuns(t *testing.T) {
 			t.Errorf("the prompt lacks %q", want)
 		}
 	}
+}
+
+// TestWarningsAreRecordedWithTheRun: what icm warned of in the contract
+// when the stage ran is kept with the run (its result and its record on
+// disk), each at its line, so the gate can show it.
+func TestWarningsAreRecordedWithTheRun(t *testing.T) {
+	h := harnessIn(t, wstest.Write(t, uncertain), ollamatest.Config{})
+	h.srv.On(ollamatest.UserContains("DRAFT the piece")).Reply(ollamatest.Text("# Draft\n\nThe harbour at dawn."))
+	sum, err := h.run(workflow.Options{Stage: "01-draft"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{contract.CodeInputLater: 4, contract.CodeScopeNotFound: 6, contract.CodeBadLayer: 7,
+		contract.CodeBadVerify: 13, contract.CodeOutputConflict: 17}
+	check := func(where string, ws []state.Warning) {
+		got := map[string]int{}
+		for _, w := range ws {
+			if w.File != "pipeline/01-draft/CONTEXT.md" || w.Message == "" {
+				t.Errorf("%s: warning %+v", where, w)
+			}
+			got[w.Code] = w.Line
+		}
+		for code, line := range want {
+			if got[code] != line {
+				t.Errorf("%s: %s at line %d, want line %d (all: %+v)", where, code, got[code], line, ws)
+			}
+		}
+	}
+	check("the result", sum.Ran[0].Warnings)
+	rec, err := state.ReadRecord(h.ws().Disk, mustStage(t, h, "01-draft").Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("the record", rec.Warnings)
 }
