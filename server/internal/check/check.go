@@ -1116,9 +1116,27 @@ func (c *checker) budget(st *workspace.Stage, k *contract.Contract, ctx *assembl
 			Message: fmt.Sprintf("the assembled context is about %d tokens, over %s (%d); section-scope or trim the inputs", ctx.Total, whose, budget)})
 	}
 	if w := c.opts.Window; w > 0 && ctx.Total+c.opts.Reserve > w {
-		c.add(contract.Finding{File: st.Contract, Range: k.TitleRange, Severity: contract.Error, Code: contract.CodeOverWindow,
-			Message: fmt.Sprintf("the assembled context (%s) plus %s for the answer does not fit the model's window of %s", human.Estimate(ctx.Total), human.Count(c.opts.Reserve), human.Tokens(w))})
+		fix, data := "use a model with a larger window", map[string]string(nil)
+		if p := largestInput(ctx); p != nil {
+			fix = fmt.Sprintf("trim or section-scope the largest input, %s (%s), or use a model with a larger window", p.Path, human.Estimate(p.Tokens))
+			data = map[string]string{"largest": p.Path}
+		}
+		c.add(contract.Finding{File: st.Contract, Range: k.TitleRange, Severity: contract.Error, Code: contract.CodeOverWindow, Data: data,
+			Message: fmt.Sprintf("the assembled context (%s) plus %s for the answer does not fit the model's window of %s: %s", human.Estimate(ctx.Total), human.Count(c.opts.Reserve), human.Tokens(w), fix)})
 	}
+}
+
+// largestInput is the loaded input (layer 3 or 4) with the most tokens,
+// or nil when the stage loads none.
+func largestInput(ctx *assemble.Context) *assemble.Part {
+	var best *assemble.Part
+	for i := range ctx.Parts {
+		p := &ctx.Parts[i]
+		if (p.Layer == contract.LayerReference || p.Layer == contract.LayerWorking) && p.Path != "" && (best == nil || p.Tokens > best.Tokens) {
+			best = p
+		}
+	}
+	return best
 }
 
 // suggest returns the workspace file (or declared output) whose path is
