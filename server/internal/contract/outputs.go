@@ -47,7 +47,33 @@ func (p *parser) outputEntries(s markdown.Section) {
 			}
 		case markdown.BlockTable:
 			p.tableOutputs(b.Table)
+		case markdown.BlockHeading:
+			p.headingOutput(b.Heading)
 		}
+	}
+}
+
+// headingOutput reads a heading under the Outputs section that is a path
+// ("### output/poster.md", "### `summary.md`"): a file the stage writes,
+// described below it.
+func (p *parser) headingOutput(h *markdown.Heading) {
+	file, at, quoted := cellPath(h.Text)
+	if !pathShaped(file, quoted) || folderShaped(file) || (!quoted && strings.TrimSpace(h.Text) != file) {
+		return
+	}
+	l := markdown.Line{Text: h.Text, Range: h.TextRange}
+	file = p.stageRelative(file)
+	if fileNameShaped(file) {
+		file = path.Join("output", file)
+	}
+	o := Output{Name: path.Base(file), PathRange: l.Sub(at, len(strings.TrimSpace(h.Text[at:]))), Range: h.Line}
+	if !outputFolder(file) {
+		p.external(o, file)
+		return
+	}
+	o.Path = file
+	if !p.hasOutput(path.Clean(file)) {
+		p.addOutput(o)
 	}
 }
 
@@ -159,6 +185,10 @@ func (p *parser) listOutput(l markdown.Line) {
 // the item named any.
 func (p *parser) labelledOutputs(l markdown.Line) bool {
 	toks := cellPaths(l.Text)
+	if len(toks) == 0 {
+		// "[the flyer](output/flyer.md), folded": a link names the file.
+		toks = linePaths(l.Text, 0)
+	}
 	found := false
 	label := strings.Contains(l.Text, "`") && labelBefore(l.Text[:strings.Index(l.Text, "`")])
 	for _, tok := range toks {

@@ -273,6 +273,10 @@ func (p *parser) parse() {
 		p.section(kind, s)
 	}
 	p.producedFiles(secs, produced, seen)
+	if p.noOutputs() {
+		p.namedOutputs(doc, secs, kinds)
+	}
+	p.emptyOutputsNote()
 	p.requireSections(seen)
 	p.c.workingWhenWritten()
 	if !p.c.instructionsFallback() {
@@ -360,7 +364,7 @@ func producedHeading(name string) bool {
 // producedFiles reads a "Produced Files" section as the outputs when the
 // Outputs section names none (it holds a template of the document) or
 // there is none; otherwise it is a section of the author's, noted as
-// such. Then says once that the Outputs section names no file.
+// such.
 func (p *parser) producedFiles(secs []markdown.Section, produced int, seen map[string]bool) {
 	if produced >= 0 {
 		s := secs[produced]
@@ -377,6 +381,11 @@ func (p *parser) producedFiles(secs []markdown.Section, produced int, seen map[s
 				Message: fmt.Sprintf("section %q is not one of icm's own; the model reads it as written", s.Heading.Text)})
 		}
 	}
+}
+
+// emptyOutputsNote says once that the Outputs section names no file, when
+// nothing else in the contract does either.
+func (p *parser) emptyOutputsNote() {
 	e := p.emptyOutputs
 	if e == nil || !p.noOutputs() {
 		return
@@ -408,7 +417,7 @@ func (p *parser) requireSections(seen map[string]bool) {
 			p.add(at, Error, CodeMissingSection, "the contract has no `## Process` section (or `## Script`); say what the stage does")
 		}
 	}
-	if !seen[KindOutputs] {
+	if !seen[KindOutputs] && p.noOutputs() {
 		p.add(at, Error, CodeMissingSection, "the contract has no `## Outputs` section; name the file it writes, e.g. `- notes.md -> output/`")
 		p.c.Findings[len(p.c.Findings)-1].Data = map[string]string{"section": KindOutputs}
 	}
