@@ -211,6 +211,9 @@ func (a *assembler) build(c *contract.Contract) error {
 			a.ctx.UnsetVars = append(a.ctx.UnsetVars, n)
 		}
 	}
+	// The contract is layer 2, given as the instructions: an input naming
+	// it (an author's own layer table lists it) is not loaded again.
+	a.layered[a.st.Contract] = contract.LayerContract
 
 	refs, err := a.inputs(c, contract.LayerReference, RoleSystem)
 	if err != nil {

@@ -450,8 +450,8 @@ func (c *checker) input(st *workspace.Stage, k *contract.Contract, in contract.I
 		c.unsetVars(st, in.PathRange, in.Written, loc.Unset)
 		return true
 	}
-	if c.layered(loc) {
-		return true // the identity or routing file, loaded as layer 0 or 1 already
+	if c.layered(st, loc) {
+		return true // the identity or routing file or the contract, loaded as layer 0, 1 or 2 already
 	}
 	rel := loc.Rel
 	if in.Templated && !(in.Glob && loc.Exists) {
@@ -548,8 +548,12 @@ func (c *checker) outputFolderOf(rels []string) *workspace.Stage {
 }
 
 // layered reports whether an input names the identity or routing file,
-// which every stage loads already (layer 0 and 1).
-func (c *checker) layered(loc *assemble.Located) bool {
+// which every stage loads already (layer 0 and 1), or the stage's own
+// contract (layer 2).
+func (c *checker) layered(st *workspace.Stage, loc *assemble.Located) bool {
+	if loc.Exists && loc.Abs == st.Contract {
+		return true
+	}
 	if !loc.Exists || loc.Dir || filepath.Dir(loc.Abs) != c.ws.Root {
 		return false
 	}

@@ -93,6 +93,9 @@ func cellPaths(s string) []cellTok {
 		}
 	}
 	if m := mdLink.FindStringSubmatchIndex(t); m != nil {
+		if nonFileName(t[m[2]:m[3]]) {
+			return nil // a web page to consult, never a file of the workspace
+		}
 		return []cellTok{{path: t[m[2]:m[3]], at: lead + m[2], quoted: true, strong: strongPath(t[m[2]:m[3]])}}
 	}
 	if pathShaped(t, false) {

@@ -171,7 +171,6 @@ func TestBadContract(t *testing.T) {
 		at   string // text the finding's range starts with
 	}{
 		{CodeBadLayer, "7"},
-		{CodeBadLayer, "2"},
 		{CodeBadLayer, "x"},
 		{CodeLayerKind, "working"},
 		{CodeBadTools, "search-server search"},

@@ -200,9 +200,10 @@ func (p *parser) gate(s markdown.Section) {
 		for _, l := range lines {
 			texts = append(texts, l.Text)
 		}
-		if prose(texts) {
-			// Someone else's review gate, in words: kept and shown; the
-			// gate stays required.
+		if prose(texts) || len(strings.Fields(v)) > 2 {
+			// Someone else's review gate, in words (a sentence, or a few
+			// words without a stop): kept and shown; the gate stays
+			// required.
 			p.add(s.Heading.TextRange, Info, CodeKeptAsText,
 				"the Gate section reads as text, not `required` or `auto`: it is kept and shown, and the gate stays required (a person approves)")
 			return

@@ -252,7 +252,9 @@ func (p *parser) layerNumber(text string, r document.Range) int {
 	case n == LayerReference || n == LayerWorking:
 		return n
 	case n >= 0 && n <= 2:
-		p.add(r, Error, CodeBadLayer, fmt.Sprintf("layer %d is loaded by icm itself; %s", n, layerHint))
+		// An author's own count of the layers (0 the identity file, 1 the
+		// routing, 2 the last stage's output): icm loads layers 0 and 1
+		// itself, and the rest as where each file lives says.
 		return 0
 	default:
 		p.add(r, Error, CodeBadLayer, fmt.Sprintf("there is no layer %d; %s", n, layerHint))
@@ -285,9 +287,13 @@ func (p *parser) layerKind(layer int, kind string, r document.Range) {
 }
 
 // tableLayer reads a Layer cell: "3", "L4", "Layer 3", "3 (reference)",
-// "Layer 4 (working)", or just "reference" / "working".
+// "Layer 4 (working)", or just "reference" / "working". A dash or "none"
+// gives no layer (0), and no finding.
 func (p *parser) tableLayer(c markdown.Line) int {
 	text := strings.TrimSpace(c.Text)
+	if noLayer(text) {
+		return 0
+	}
 	if m := layerCell.FindStringSubmatchIndex(c.Text); m != nil {
 		n := p.layerNumber(c.Text[m[2]:m[3]], c.Sub(m[2], m[3]-m[2]))
 		rest := c.Text[m[3]:]
@@ -425,4 +431,11 @@ func layerWord(n int) string {
 		return "working"
 	}
 	return "reference"
+}
+
+// noLayer reports whether a Layer cell says there is none: a dash, "none",
+// "n/a".
+func noLayer(text string) bool {
+	t := strings.ToLower(strings.Trim(text, " *_`"))
+	return strings.Trim(t, "-–—") == "" || t == "none" || t == "n/a" || t == "na"
 }
