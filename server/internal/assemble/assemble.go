@@ -466,10 +466,15 @@ func (a *assembler) stops(in contract.Input, producer string) bool {
 }
 
 // producerOf names the earlier stage whose output rel is (or lies in,
-// for a folder or a placeholder), or "".
+// for a folder or a placeholder, or matches, for a glob), or "".
 func (a *assembler) producerOf(rel string) string {
 	if p, ok := Producer(a.opts.ProducedBy, rel); ok {
 		return p
+	}
+	if strings.ContainsAny(rel, "*?") {
+		if p := GlobProducer(a.opts.ProducedBy, rel); p != "" {
+			return p
+		}
 	}
 	if st := a.ws.StageOf(a.ws.Abs(rel)); st != nil && st.Index < a.st.Index && rel == path.Join(st.Rel, workspace.OutputDir) {
 		return st.Name

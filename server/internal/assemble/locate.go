@@ -186,6 +186,23 @@ func PatternProducer(declared map[string]string, rel string) string {
 	return declared[best]
 }
 
+// GlobProducer names the stage declaring an output that the glob rel
+// matches ("output/page-*.md" matches "output/page-01.md"), or whose
+// placeholders line up with it ("output/page-[n].md"), or "". Of several,
+// the first by path.
+func GlobProducer(declared map[string]string, rel string) string {
+	if p := PatternProducer(declared, rel); p != "" {
+		return p
+	}
+	best := ""
+	for out := range declared {
+		if ok, _ := path.Match(rel, out); ok && (best == "" || out < best) {
+			best = out
+		}
+	}
+	return declared[best]
+}
+
 // patternKey writes a path with placeholders as a pattern in which every
 // placeholder and every * is one wildcard, so that
 // "output/[slug]-cd-[env].yml" and "output/[slug]-cd-*.yml" line up.

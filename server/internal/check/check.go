@@ -474,6 +474,11 @@ func (c *checker) input(st *workspace.Stage, k *contract.Contract, in contract.I
 	}
 	switch {
 	case !loc.Exists && in.Glob:
+		if producer := c.globProducer(st, loc.Rel); producer != "" {
+			f := at(contract.Info, contract.CodeInputNotYet, fmt.Sprintf("no file matches %s yet; stage %s writes the files that fit it", rel, producer))
+			f.Data = map[string]string{"producer": producer}
+			return true
+		}
 		if in.Optional {
 			at(contract.Info, contract.CodeInputOptional, fmt.Sprintf("no file matches %s; the contract marks it optional, so the stage runs without it", rel))
 			return true
@@ -989,6 +994,16 @@ func (c *checker) producerOf(st *workspace.Stage, rel string) string {
 	}
 	if other := c.ws.StageOf(c.ws.Abs(rel)); other != nil && other.Index < st.Index && rel == path.Join(other.Rel, workspace.OutputDir) {
 		return other.Name
+	}
+	return ""
+}
+
+// globProducer names the earlier stage declaring an output the glob rel
+// matches, or whose placeholders line up with it, or "".
+func (c *checker) globProducer(st *workspace.Stage, rel string) string {
+	name := assemble.GlobProducer(c.r.ProducedBy, rel)
+	if sr := c.r.Stage(name); sr != nil && sr.Stage.Index < st.Index {
+		return name
 	}
 	return ""
 }

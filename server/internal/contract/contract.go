@@ -113,6 +113,10 @@ type Input struct {
 	// Templated is set when the path holds a placeholder ("[slug]",
 	// "{{NAME}}", "<repo>") and cannot be resolved until it is filled in.
 	Templated bool `json:"templated,omitempty"`
+	// Braces is the path as the contract spells it, when it holds a brace
+	// list ("{grade,term}_breakdown.json") and this input is one of the
+	// files the list names.
+	Braces string `json:"braces,omitempty"`
 	// Written is the path as the contract spells it, when filling its
 	// setup-time variables ([vars]) changed it into Path.
 	Written string `json:"written,omitempty"`

@@ -130,7 +130,7 @@ func (p *parser) listInput(l markdown.Line) {
 		// loaded all the same, as where it lives says.
 		in.Layer, in.LayerInferred = LocationLayer(in.Path), true
 	}
-	p.c.Inputs = append(p.c.Inputs, in)
+	p.addInput(in)
 }
 
 // labelledInputs reads an entry whose label comes before its paths ("PRD
@@ -169,7 +169,7 @@ func (p *parser) labelledInputs(in Input, l markdown.Line, rest string, restAt i
 		if one.LayerInferred || one.Layer == 0 {
 			one.Layer, one.LayerInferred = LocationLayer(one.Path), true
 		}
-		p.c.Inputs = append(p.c.Inputs, one)
+		p.addInput(one)
 		found = true
 	}
 	return found

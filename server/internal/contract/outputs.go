@@ -391,6 +391,15 @@ func (p *parser) nonFileOutput(o Output, r document.Range, what string) {
 }
 
 func (p *parser) addOutput(o Output) {
+	if paths := expandBraces(o.Path); paths != nil {
+		// "output/{north,south}_tide.csv": a file for each word.
+		for _, q := range paths {
+			one := o
+			one.Path, one.Name = q, path.Base(q)
+			p.addOutput(one)
+		}
+		return
+	}
 	if filled, _ := p.c.vars.Expand(o.Path); filled != o.Path {
 		o.Path = filled
 	}

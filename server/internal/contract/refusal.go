@@ -55,6 +55,6 @@ func Settle(f Finding) Finding {
 // input, missing with no stage to write it, refuses a run: of anything
 // else icm cannot be sure the stage has nothing to read.
 func (in Input) Plain() bool {
-	return in.Path != "" && !in.NonFile && !in.Templated && !in.Glob && !in.Embedded && !in.Optional &&
+	return in.Path != "" && !in.NonFile && !in.Templated && !in.Glob && !in.Embedded && !in.Optional && in.Braces == "" &&
 		len(in.Unset) == 0 && !strings.HasSuffix(in.Path, "/") && !strings.Contains(in.Path, "://")
 }

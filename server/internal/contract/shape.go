@@ -13,8 +13,8 @@ import (
 
 // placeholder matches the template placeholders that make a path
 // unresolvable until someone fills them in: "[slug]", "{{NAME}}", "<repo>"
-// and "{slug}".
-var placeholder = regexp.MustCompile(`\[[^\]]+\]|\{\{[^}]*\}\}|<[^>]+>|\{[^{}]+\}`)
+// and "{slug}" (braces holding a comma are a brace list, see braceList).
+var placeholder = regexp.MustCompile(`\[[^\]]+\]|\{\{[^}]*\}\}|<[^>]+>|\{[^{},]+\}`)
 
 // extension matches a file extension at the end of a path.
 var extension = regexp.MustCompile(`\.[A-Za-z0-9]{1,10}$`)

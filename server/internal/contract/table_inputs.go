@@ -80,7 +80,7 @@ func (p *parser) tableInputs(t *markdown.Table) {
 			if one.Scope == nil && tok.scope != "" && (cols.scope < 0 || strings.TrimSpace(cell(cols.scope).Text) == "") {
 				one.Scope = p.scope(markdown.Line{Text: tok.scope, Range: pc.Sub(tok.scopeAt, len(tok.scope))})
 			}
-			p.c.Inputs = append(p.c.Inputs, one)
+			p.addInput(one)
 		}
 	}
 }
