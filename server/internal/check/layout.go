@@ -35,9 +35,19 @@ func (c *checker) layoutFindings() {
 	}
 	c.includes()
 	switch {
+	case len(ws.Stages) > 0 && ws.StagesWhy != "":
+		where := "in " + ws.StagesDir + "/"
+		if ws.StagesDir == "." {
+			where = "at the workspace root"
+		}
+		note(anchor, contract.Info, contract.CodeNoStages,
+			fmt.Sprintf("the stages are the numbered folders %s (%s); [workspace] stages in config.toml names the folder", where, ws.StagesWhy))
 	case len(ws.Stages) > 0 && ws.StagesFrom == workspace.StagesFound:
 		note(anchor, contract.Info, contract.CodeNoStages,
 			fmt.Sprintf("the stages are the numbered folders in %s/ (neither pipeline/ nor stages/ exists); [workspace] stages in config.toml names the folder", ws.StagesDir))
+	case len(ws.Stages) > 0 && ws.StagesFrom == workspace.StagesRoot:
+		note(anchor, contract.Info, contract.CodeNoStages,
+			"the stages are the numbered folders at the workspace root (neither pipeline/ nor stages/ exists); [workspace] stages in config.toml names the folder")
 	case len(ws.Stages) > 0:
 	case len(ws.Nested) > 0:
 		note(anchor, contract.Info, contract.CodeNoStages,

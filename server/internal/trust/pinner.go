@@ -35,7 +35,7 @@ func newPinner(ws *workspace.Workspace) *pinner {
 			p.generated = append(p.generated, st.Rel+"/"+workspace.OutputDir+"/")
 		}
 	}
-	p.generated = append(p.generated, ws.StagesDir+"/"+workspace.ProposedDir+"/", workspace.HistoryDir+"/")
+	p.generated = append(p.generated, path.Join(ws.StagesDir, workspace.ProposedDir)+"/", workspace.HistoryDir+"/")
 	return p
 }
 

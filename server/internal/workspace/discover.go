@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"github.com/icm-tool/icm/server/internal/config"
 )
 
 // IdentityFiles are the names layer 0 may have, in the order icm prefers
@@ -85,42 +83,9 @@ func isRootIn(r *Root, dir string) bool {
 const (
 	StagesConfigured = "config"  // [workspace] stages in config.toml
 	StagesDefault    = "default" // pipeline/ or stages/
+	StagesRoot       = "root"    // numbered folders at the workspace root
 	StagesFound      = "found"   // another top-level folder holding numbered stages
 )
-
-// stagesFolder picks the folder that holds the stages and says how: the
-// one config.toml names, pipeline/ or stages/, or else the top-level
-// folder holding the most numbered folders with a CONTEXT.md. It returns
-// "" when there is none of these.
-func stagesFolder(r *Root, cfg config.Config) (string, string) {
-	if s := strings.Trim(filepath.ToSlash(filepath.Clean(cfg.Workspace.Stages)), "/"); cfg.Workspace.Stages != "" && s != "" {
-		return s, StagesConfigured
-	}
-	// pipeline/ or stages/; when both are there, the one holding the
-	// contracts (a pipeline/ of scripts can sit beside stages/).
-	var present []string
-	for _, s := range stageDirs {
-		if dirThere(r, s) {
-			present = append(present, s)
-		}
-	}
-	if len(present) > 1 {
-		best, bestN := present[0], -1
-		for _, s := range present {
-			if n := countStages(r, s); n > bestN {
-				best, bestN = s, n
-			}
-		}
-		return best, StagesDefault
-	}
-	if len(present) == 1 {
-		return present[0], StagesDefault
-	}
-	if s := findStagesFolder(r, "."); s != "" {
-		return s, StagesFound
-	}
-	return "", ""
-}
 
 // findStagesFolder looks through the folders of dir below r (not dot
 // folders, not history/) for numbered folders holding a CONTEXT.md, and

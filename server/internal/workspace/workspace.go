@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -34,8 +35,9 @@ var stageDirs = []string{"pipeline", "stages"}
 
 // stagePattern matches a stage folder: a number, an optional letter for
 // a stage inserted between two others ("01b-flow"), a dash or an
-// underscore and a name ("01-scope", "01_scope").
-var stagePattern = regexp.MustCompile(`^(\d+)([a-z]?)[-_](.+)$`)
+// underscore and a name ("01-scope", "01_scope"), perhaps after a
+// "stage-" prefix ("stage-01-scope").
+var stagePattern = regexp.MustCompile(`^(?i:stage[-_]?)?(\d+)([a-z]?)[-_](.+)$`)
 
 // Workspace is an opened workspace.
 type Workspace struct {
@@ -45,9 +47,14 @@ type Workspace struct {
 	// ("pipeline", or "stages" for ICM-template workspaces).
 	StagesDir string
 	// StagesFrom says how StagesDir was chosen: StagesConfigured,
-	// StagesDefault, StagesFound, or "" when the workspace has no stages
-	// folder (StagesDir is then "pipeline").
+	// StagesDefault, StagesRoot ("." : the workspace root), StagesFound,
+	// or "" when the workspace has no stages folder (StagesDir is then
+	// "pipeline").
 	StagesFrom string
+	// StagesWhy says which layout icm took and why, when another was
+	// there too (a stages/ folder of outputs beside numbered folders at
+	// the root); "" when there was no other.
+	StagesWhy string
 	// Identity is the layer-0 file in use (one of IdentityFiles), or ""
 	// when the workspace has none.
 	Identity string
@@ -242,8 +249,8 @@ func OpenWith(root string, opts Options) (*Workspace, error) {
 		// means no shared inputs.
 	}
 	ws.StagesDir = stageDirs[0]
-	if dir, from := stagesFolder(disk, ws.Config); dir != "" {
-		ws.StagesDir, ws.StagesFrom = dir, from
+	if l := chooseLayout(disk, ws.Config); l.dir != "" {
+		ws.StagesDir, ws.StagesFrom, ws.StagesWhy = l.dir, l.from, l.why
 	}
 	ws.Identity = identityIn(disk, ".")
 	stages, err := ws.listStages()
@@ -324,6 +331,7 @@ func (w *Workspace) listStages() ([]*Stage, error) {
 		return nil, fmt.Errorf("unable to list stages in %s: %w", filepath.Join(root, stagesDir), err)
 	}
 	var stages []*Stage
+	atRoot := stagesDir == "."
 	for _, e := range entries {
 		if e.Name() == ProposedDir {
 			continue
@@ -332,7 +340,12 @@ func (w *Workspace) listStages() ([]*Stage, error) {
 		if m == nil {
 			continue
 		}
-		rel := stagesDir + "/" + e.Name()
+		rel := path.Join(stagesDir, e.Name())
+		if atRoot && !fileThere(w.Disk, path.Join(rel, ContractFile)) {
+			// At the root only a folder holding a contract is a stage: a
+			// numbered folder of documents is not.
+			continue
+		}
 		var escape *EscapeError
 		switch {
 		case e.IsDir():
