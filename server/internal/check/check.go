@@ -923,8 +923,9 @@ func (c *checker) file(st *workspace.Stage, in contract.Input, abs string, at fu
 			if r.Len() == 0 {
 				r = in.PathRange
 			}
-			c.add(contract.Finding{File: st.Contract, Range: r, Severity: contract.Error, Code: contract.CodeScopeNotFound,
-				Message: fmt.Sprintf("%s: %v", rel, err)})
+			// Certain, but the stage still runs: it gets the whole file.
+			c.add(contract.Finding{File: st.Contract, Range: r, Severity: contract.Warning, Code: contract.CodeScopeNotFound,
+				Message: fmt.Sprintf("%s: %v, so the stage gets the whole file", rel, err)})
 		}
 	}
 }

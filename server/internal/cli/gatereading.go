@@ -8,11 +8,23 @@ import (
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
-// printReading prints under the gate's lines what icm warned of in the
+// printReading prints under the gate's lines the headings later stages
+// read of the output that it lacks, and what icm warned of in the
 // contract when the stage ran: the stage ran all the same, and the person
-// reads the warnings before approving.
+// reads them before approving.
 func printReading(out io.Writer, env *Env, ws *workspace.Workspace, res *report.StageResult) {
-	if res == nil || len(res.Warnings) == 0 {
+	if res == nil {
+		return
+	}
+	for _, l := range res.Lacked {
+		at := displayPath(env, ws.Abs(l.Contract))
+		if l.Line > 0 {
+			at = fmt.Sprintf("%s:%d", at, l.Line)
+		}
+		fmt.Fprintf(out, "  %s lacks %q, which %s reads (%s): add the heading, or %s gets the whole file\n",
+			displayPath(env, ws.Abs(l.Output)), l.Heading, l.Reader, at, l.Reader)
+	}
+	if len(res.Warnings) == 0 {
 		return
 	}
 	n := len(res.Warnings)

@@ -58,3 +58,31 @@ func TestTheGateShowsWhatIcmWarnedOf(t *testing.T) {
 		}
 	}
 }
+
+// TestTheGateNamesHeadingsALaterStageReads: icm run's gate says which
+// headings a later stage reads of the output that it lacks.
+func TestTheGateNamesHeadingsALaterStageReads(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Config{Models: []ollamatest.Model{{Name: "m", ContextLength: 8192}}})
+	srv.Default(ollamatest.Text("# Beds\n\n## Layout\n\nThree raised beds."))
+	dir := wstest.Write(t, warnedWorkspace+`-- pipeline/02-sow/CONTEXT.md --
+# Stage: 02-sow
+
+## Inputs
+- Layer 4 (working): ../01-beds/output/beds.md#Sowing dates
+
+## Process
+Sow.
+
+## Outputs
+- sowing.md -> output/
+`)
+	out, errOut, code := runAsUser(t, dir, map[string]string{"OLLAMA_HOST": srv.URL()}, "run")
+	if code != 0 {
+		t.Fatalf("run: %d\n%s%s", code, out, errOut)
+	}
+	gate := out[strings.Index(out, "Review gate:"):]
+	want := `pipeline/01-beds/output/beds.md lacks "Sowing dates", which 02-sow reads (pipeline/02-sow/CONTEXT.md:4)`
+	if !strings.Contains(gate, want) {
+		t.Errorf("the gate lacks %q:\n%s", want, out)
+	}
+}

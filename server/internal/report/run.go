@@ -19,6 +19,9 @@ type StageResult struct {
 	ReviewGate string `json:"review_gate,omitempty"`
 	// Warnings are what icm warned of in the contract when it ran.
 	Warnings []state.Warning `json:"warnings,omitempty"`
+	// Lacked are the headings later stages read of its outputs that the
+	// outputs, as the run left them, lack (check.Report.HeadingsLacked).
+	Lacked []state.LackedHeading `json:"lacked_headings,omitempty"`
 
 	StopReason string `json:"stop_reason,omitempty"`
 	Items      int    `json:"items,omitempty"`

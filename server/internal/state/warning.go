@@ -12,3 +12,19 @@ type Warning struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 }
+
+// LackedHeading is a heading a later stage reads of a stage's output that the
+// output, as it is on disk, does not have: that stage gets the whole file
+// (with a warning). The stage's gate says so, so the person can add the
+// heading before approving.
+type LackedHeading struct {
+	// Output is the output file, workspace-relative.
+	Output string `json:"output"`
+	// Heading is the heading the later stage names.
+	Heading string `json:"heading"`
+	// Reader is the later stage; Contract its contract, workspace-relative,
+	// and Line the line of the input there.
+	Reader   string `json:"reader"`
+	Contract string `json:"contract"`
+	Line     int    `json:"line,omitempty"`
+}

@@ -169,6 +169,7 @@ func (e *Engine) runStage(ctx context.Context, rep *check.Report, sr *check.Stag
 		r.fail(err)
 		return r.res, err
 	}
+	r.res.Lacked = rep.HeadingsLacked(st.Name)
 	return r.res, nil
 }
 

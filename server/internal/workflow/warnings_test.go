@@ -121,3 +121,54 @@ func TestWarningsAreRecordedWithTheRun(t *testing.T) {
 	}
 	check("the record", rec.Warnings)
 }
+
+// scoped is a workspace whose second stage reads two headings of the
+// first stage's output.
+const scoped = `
+-- CLAUDE.md --
+# Who
+-- config.toml --
+[model]
+name = "qwen3.5:9b"
+-- pipeline/01-brief/CONTEXT.md --
+# Stage: 01-brief
+
+## Process
+WRITE the brief.
+
+## Outputs
+- brief.md -> output/
+-- pipeline/02-plan/CONTEXT.md --
+# Stage: 02-plan
+
+## Inputs
+- Layer 4 (working): ../01-brief/output/brief.md#Goals
+- Layer 4 (working): ../01-brief/output/brief.md#Budget
+
+## Process
+PLAN it.
+
+## Outputs
+- plan.md -> output/
+`
+
+// TestTheGateSaysWhichHeadingsLaterStagesLack: when a stage's output
+// lacks a heading a later stage reads of it, the run's result says so at
+// the gate: the heading, the output, the stage that reads it and where.
+func TestTheGateSaysWhichHeadingsLaterStagesLack(t *testing.T) {
+	h := harnessIn(t, wstest.Write(t, scoped), ollamatest.Config{})
+	h.srv.On(ollamatest.UserContains("WRITE the brief")).Reply(ollamatest.Text("# Brief\n\n## Goals\n\nA dry boat."))
+	sum, err := h.run(workflow.Options{Stage: "01-brief"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lacks := sum.Ran[0].Lacked
+	if len(lacks) != 1 {
+		t.Fatalf("lacked %+v, want the one heading Budget", lacks)
+	}
+	l := lacks[0]
+	if l.Heading != "Budget" || l.Output != "pipeline/01-brief/output/brief.md" || l.Reader != "02-plan" || l.Line != 5 ||
+		l.Contract != "pipeline/02-plan/CONTEXT.md" {
+		t.Errorf("lacked %+v", l)
+	}
+}
