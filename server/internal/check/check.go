@@ -1065,7 +1065,8 @@ func (c *checker) forEach(sr *StageReport) bool {
 	}
 	sr.Items = len(Items(src))
 	if sr.Items == 0 {
-		c.add(contract.Finding{File: st.Contract, Range: fe.PathRange, Severity: contract.Warning, Code: contract.CodeForEachSource,
+		// Certain: a run refuses a loop over nothing.
+		c.add(contract.Finding{File: st.Contract, Range: fe.PathRange, Severity: contract.Error, Code: contract.CodeForEachSource,
 			Message: fmt.Sprintf("%s has no `##` sections, so For each would run no %s", rel, fe.Item)})
 	}
 	return true

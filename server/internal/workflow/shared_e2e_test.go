@@ -25,8 +25,10 @@ import (
 // tool lists (package runnable). The table of what each stage did is the
 // golden file: today's figures, which a change to how icm reads other
 // people's workspaces moves on purpose. Every refusal must be one of the
-// reasons docs/refusals.md lists, and every stage that reached the model
-// must have sent it every instruction section of its contract.
+// reasons docs/refusals.md lists, every stage that reached the model
+// must have sent it every instruction section of its contract, and the
+// rule of docs/refusals.md holds (runsAsChecked): no stage with an error
+// in icm check runs, and no stage icm run refuses lacks its error.
 func TestSharedWorkspacesRunAsTheirAuthorsMeant(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every shared workspace")
@@ -42,7 +44,9 @@ func TestSharedWorkspacesRunAsTheirAuthorsMeant(t *testing.T) {
 			repos = append(repos, runnable.Repo{Name: "corpus/" + e.Name(), Dir: filepath.Join(shared, "corpus", e.Name())})
 		}
 	}
-	rep, err := runnable.Measure(context.Background(), repos, runnable.Options{Icm: icmBin, Observe: func(r runnable.StageRun) {
+	rule := newRunsAsChecked(t)
+	rep, err := runnable.Measure(context.Background(), repos, runnable.Options{Icm: icmBin, Before: rule.before, Observe: func(r runnable.StageRun) {
+		rule.after(r)
 		if len(r.Requests) > 0 {
 			checkWholeContract(t, r.Stage.Name, contractOf(t, r.Dir, r.Stage.Name), r.Requests[0].LastUser())
 		}
@@ -161,4 +165,26 @@ func checkWholeContract(t *testing.T, stage string, c *contract.Contract, user s
 			}
 		}
 	}
+}
+
+// TestSamplesRunAsChecked runs the stages of icm's own sample workspaces
+// the same way: what each stage did stays as it was (the golden file),
+// and the rule of docs/refusals.md holds on them too.
+func TestSamplesRunAsChecked(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every sample workspace")
+	}
+	root := filepath.Join(wstest.RepoRoot(t), "workspaces")
+	repos := []runnable.Repo{{Name: "workspaces", Dir: root, Workspaces: []string{"course-research", "course-rust", "tech-article"}}}
+	rule := newRunsAsChecked(t)
+	rep, err := runnable.Measure(context.Background(), repos, runnable.Options{Icm: icmBin, Before: rule.before, Observe: rule.after})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Stages() == 0 {
+		t.Fatal("no stage was measured")
+	}
+	golden.Check(t, "testdata/sample-runs.md", []byte("# What icm does with every stage of its sample workspaces\n\n"+
+		"Written by TestSamplesRunAsChecked (-update rewrites it), as shared-runs.md is: against a scripted model that\n"+
+		"writes what the write tool lists, so Verify checks that want sources or headings fail at the gate.\n\n"+rep.Markdown()))
 }

@@ -45,6 +45,9 @@ type Options struct {
 	// Observe, when set, is called after each stage's run, while its
 	// copy is still on disk.
 	Observe func(StageRun)
+	// Before, when set, is called before each stage's run with the
+	// workspace's folder in the copy and the stage's name.
+	Before func(dir, stage string)
 }
 
 // StageRun is what Observe sees of one stage.
@@ -57,6 +60,10 @@ type StageRun struct {
 	Requests []*ollamatest.Request
 }
 
+// DefaultContextLength is the scripted model's window when Options give
+// none: a qwen3 model's.
+const DefaultContextLength = 40960
+
 // Measure runs every stage of every workspace of repos and reports how
 // each went.
 func Measure(ctx context.Context, repos []Repo, opts Options) (*Report, error) {
@@ -64,7 +71,7 @@ func Measure(ctx context.Context, repos []Repo, opts Options) (*Report, error) {
 		opts.Model = "scripted"
 	}
 	if opts.ContextLength == 0 {
-		opts.ContextLength = 40960
+		opts.ContextLength = DefaultContextLength
 	}
 	rep := &Report{}
 	for _, r := range repos {
@@ -162,6 +169,9 @@ func (m *measurer) workspace(ctx context.Context) (*Workspace, error) {
 // stage runs one stage and approves it; outcome holds the earlier
 // stages' outcomes.
 func (m *measurer) stage(ctx context.Context, name string, outcome map[string]Outcome) Stage {
+	if m.opts.Before != nil {
+		m.opts.Before(m.dir, name)
+	}
 	before := len(m.srv.ChatRequests())
 	out, err := m.icm(ctx, "run", "--stage", name, "--model", m.opts.Model, "--json")
 	reqs := m.srv.ChatRequests()[before:]
