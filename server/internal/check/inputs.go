@@ -63,6 +63,10 @@ func (c *checker) input(st *workspace.Stage, k *contract.Contract, in contract.I
 	}
 	switch {
 	case !loc.Exists && in.Glob:
+		if loc.Own {
+			at(contract.Info, contract.CodeInputSelf, fmt.Sprintf("%s is in this stage's own output folder; icm loads the files it matches from an earlier run when there are some", rel))
+			return true
+		}
 		if producer := c.globProducer(st, loc.Rel); producer != "" {
 			f := at(contract.Info, contract.CodeInputNotYet, fmt.Sprintf("no file matches %s yet; stage %s writes the files that fit it", rel, producer))
 			f.Data = map[string]string{"producer": producer}
