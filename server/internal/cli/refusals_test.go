@@ -55,7 +55,7 @@ func refusalFixtures(t *testing.T) []string {
 		t.Fatal(err)
 	}
 	var out []string
-	for _, m := range regexp.MustCompile("cli/testdata/refusals/([a-z0-9-]+\\.txtar)").FindAllStringSubmatch(string(data), -1) {
+	for _, m := range regexp.MustCompile(`cli/testdata/refusals/([a-z0-9-]+\.txtar)`).FindAllStringSubmatch(string(data), -1) {
 		if !slices.Contains(out, m[1]) {
 			out = append(out, m[1])
 		}

@@ -73,21 +73,27 @@ func (p *parser) namedOutputs(doc *markdown.Doc, secs []markdown.Section, kinds 
 // author named it on a label line, not in a sentence).
 func (p *parser) namedIn(l markdown.Line, from int, anywhere bool) {
 	for _, tok := range linePaths(l.Text, from) {
-		file := p.stageRelative(tok.path)
-		if fileNameShaped(file) {
-			file = path.Join("output", file)
+		p.namedOutput(Output{Name: path.Base(tok.path), PathRange: l.Sub(tok.at, len(tok.path)), Range: l.Range}, tok.path, anywhere)
+	}
+}
+
+// namedOutput adds the output o that the author named as file: a bare
+// file name is the stage's output/ file; a path elsewhere is an output
+// outside output/ when outside says one may be.
+func (p *parser) namedOutput(o Output, file string, outside bool) {
+	file = p.stageRelative(file)
+	if fileNameShaped(file) {
+		file = path.Join("output", file)
+	}
+	if !outputFolder(file) {
+		if outside {
+			p.external(o, file)
 		}
-		o := Output{Name: path.Base(tok.path), PathRange: l.Sub(tok.at, len(tok.path)), Range: l.Range}
-		if !outputFolder(file) {
-			if anywhere {
-				p.external(o, file)
-			}
-			continue
-		}
-		o.Path = file
-		if !p.hasOutput(path.Clean(file)) {
-			p.addOutput(o)
-		}
+		return
+	}
+	o.Path = file
+	if !p.hasOutput(path.Clean(file)) {
+		p.addOutput(o)
 	}
 }
 
@@ -122,19 +128,7 @@ func (p *parser) keyValueOutputs(t *markdown.Table) {
 		}
 		cell := row[1]
 		for _, tok := range cellPaths(cell.Text) {
-			file := p.stageRelative(tok.path)
-			if fileNameShaped(file) {
-				file = path.Join("output", file)
-			}
-			o := Output{Name: path.Base(tok.path), PathRange: cell.Sub(tok.at, len(tok.path)), Range: rowRange(row)}
-			if !outputFolder(file) {
-				p.external(o, file)
-				continue
-			}
-			o.Path = file
-			if !p.hasOutput(path.Clean(file)) {
-				p.addOutput(o)
-			}
+			p.namedOutput(Output{Name: path.Base(tok.path), PathRange: cell.Sub(tok.at, len(tok.path)), Range: rowRange(row)}, tok.path, true)
 		}
 	}
 }

@@ -62,19 +62,7 @@ func (p *parser) headingOutput(h *markdown.Heading) {
 		return
 	}
 	l := markdown.Line{Text: h.Text, Range: h.TextRange}
-	file = p.stageRelative(file)
-	if fileNameShaped(file) {
-		file = path.Join("output", file)
-	}
-	o := Output{Name: path.Base(file), PathRange: l.Sub(at, len(strings.TrimSpace(h.Text[at:]))), Range: h.Line}
-	if !outputFolder(file) {
-		p.external(o, file)
-		return
-	}
-	o.Path = file
-	if !p.hasOutput(path.Clean(file)) {
-		p.addOutput(o)
-	}
+	p.namedOutput(Output{Name: path.Base(file), PathRange: l.Sub(at, len(file)), Range: h.Line}, file, true)
 }
 
 // outputFolder reports whether dir names the stage's output/ folder or
