@@ -10,6 +10,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/config"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/human"
+	"github.com/icm-tool/icm/server/internal/tokens"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -30,8 +31,16 @@ func (c *checker) budget(st *workspace.Stage, k *contract.Contract, ctx *assembl
 			fix = fmt.Sprintf("trim or section-scope the largest input, %s (%s), or use a model with a larger window", p.Path, human.Estimate(p.Tokens))
 			data = map[string]string{"largest": p.Path}
 		}
-		c.add(contract.Finding{File: st.Contract, Range: k.TitleRange, Severity: contract.Error, Code: contract.CodeOverWindow, Data: data,
-			Message: fmt.Sprintf("the assembled context (%s) plus %s for the answer does not fit the model's window of %s: %s", human.Estimate(ctx.Total), human.Count(c.opts.Reserve), human.Tokens(w), fix)})
+		// Refused only where it is certain: an estimate over the window
+		// by less than its error may fit, and the run asks the server,
+		// which says for certain (package llm refuses by the same rule).
+		exact := c.opts.Estimator.Name() == tokens.Bytes.Name()
+		sev, verb := contract.Error, "does not fit"
+		if !tokens.SurelyOver(ctx.Total, c.opts.Reserve, w, exact) {
+			sev, verb = contract.Warning, "may not fit (the estimate errs by up to 15%; the model server's own count decides when it runs)"
+		}
+		c.add(contract.Finding{File: st.Contract, Range: k.TitleRange, Severity: sev, Code: contract.CodeOverWindow, Data: data,
+			Message: fmt.Sprintf("the assembled context (%s) plus %s for the answer %s the model's window of %s: %s", human.Estimate(ctx.Total), human.Count(c.opts.Reserve), verb, human.Tokens(w), fix)})
 	}
 }
 

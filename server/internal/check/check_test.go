@@ -461,3 +461,42 @@ Name the files.
 		t.Errorf("the note: %s; want what icm cannot do, without advice to rewrite", got[0].Message)
 	}
 }
+
+// TestOverTheWindowIsAnErrorOnlyBeyondTheEstimatesError: the context's
+// size is an estimate; a stage over the window by less than the
+// estimate's error may fit, so it is a warning (the run asks the model
+// server, whose count is certain), and only a stage over it beyond that
+// error is an error, which refuses the run.
+func TestOverTheWindowIsAnErrorOnlyBeyondTheEstimatesError(t *testing.T) {
+	dir := wstest.Write(t, `
+-- CLAUDE.md --
+# Id
+-- pipeline/01-a/CONTEXT.md --
+# Stage: 01-a
+## Process
+Write a long answer about many things at once, please, and keep it plain.
+## Outputs
+- a.md -> output/
+`)
+	ws := open(t, dir)
+	total := Run(ws, Options{}).Stage("01-a").Context.Total
+	for _, c := range []struct {
+		name   string
+		window int
+		want   contract.Severity
+	}{
+		{"over by the estimate, within its error", total + 4 - 1, contract.Warning},
+		{"over beyond its error", total*85/100 + 4 - 1, contract.Error},
+	} {
+		rep := Run(ws, Options{Window: c.window, Reserve: 4})
+		var got []contract.Finding
+		for _, f := range rep.Findings {
+			if f.Code == contract.CodeOverWindow {
+				got = append(got, f)
+			}
+		}
+		if len(got) != 1 || got[0].Severity != c.want {
+			t.Errorf("%s (about %d tokens, window %d): %v, want one %s", c.name, total, c.window, got, c.want)
+		}
+	}
+}

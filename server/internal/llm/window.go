@@ -34,8 +34,6 @@ const (
 	toolsTokens = 32
 	// replyTokens covers the header of the answer the template opens.
 	replyTokens = 4
-	// heuristicMargin is the estimator's error on prose (see package tokens).
-	heuristicMargin = 0.15
 	// minWindow is the smallest window asked for: below it a reload costs
 	// more than the memory saved.
 	minWindow = 2048
@@ -162,7 +160,7 @@ func (p *windowPlan) margin() int {
 	if p.known.Known() || p.estimator == tokens.Bytes.Name() {
 		return 0
 	}
-	return int(math.Ceil(float64(p.estimate) * heuristicMargin))
+	return int(math.Ceil(float64(p.estimate) * tokens.EstimateMargin))
 }
 
 // count is the pre-call count the plan used, with its method.
@@ -176,8 +174,15 @@ func (p *windowPlan) count() tokens.Count {
 // answerRoom is the least room a call needs after the prompt.
 func (p *windowPlan) answerRoom() int { return min(p.maxOutput, minAnswerRoom) }
 
-// fits reports whether the estimate leaves room for an answer.
-func (p *windowPlan) fits() bool { return p.estimate+p.answerRoom() <= p.window }
+// fits reports whether the prompt may leave room for an answer: it is
+// refused before the call only when it surely cannot (the count the
+// server agrees with, or a heuristic estimate beyond its error margin).
+// Within the margin the call is made: every call sends truncate=false, so
+// a prompt that is really over is refused by the server, which says so
+// for certain.
+func (p *windowPlan) fits() bool {
+	return !tokens.SurelyOver(p.estimate, p.answerRoom(), p.window, p.known.Known() || p.estimator == tokens.Bytes.Name())
+}
 
 // grow doubles the window (on the ladder, within the model's length)
 // after the server cut or refused the prompt. It reports false when the

@@ -243,3 +243,51 @@ func TestModelInfoFromShow(t *testing.T) {
 		t.Error("llama.vocab_size 259 should mark the model byte-level")
 	}
 }
+
+// TestAnEstimateRefusesOnlyBeyondItsMargin: a prompt counted by the
+// heuristic is refused before the call only when even the least it can
+// really be (its estimate less the estimator's error) leaves no room for
+// an answer in the model's window. Within the margin the call is made
+// with the model's whole window; the server, sent truncate=false, says
+// for certain whether it fits. A refusal by an estimate that may be 15%
+// high was a guess standing in the author's way.
+func TestAnEstimateRefusesOnlyBeyondItsMargin(t *testing.T) {
+	const modelMax = 4096
+	prose := func(words int) string { return strings.Repeat("context ", words) }
+	for _, c := range []struct {
+		name  string
+		words int
+		sent  bool
+	}{
+		{"over by the estimate, within its margin", 4100, true},
+		{"over beyond the margin", 5200, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFake(t)
+			f.show = func(w http.ResponseWriter, model string) { writeJSON(w, 200, showResponse("llama", modelMax, 128256, 4096)) }
+			// The model's tokenizer counts this text 10% below the
+			// heuristic: the prompt really fits.
+			f.count = func(s string) int { return tokens.Default.Count(s) * 9 / 10 }
+			o := newTestClient(t, f.srv.URL, newFakeTime(), WithMaxOutput(512))
+			msgs := userMsg(prose(c.words))
+			est := estimatePrompt(tokens.Default, msgs, nil).total
+			if est+tokens.MinAnswerRoom <= modelMax {
+				t.Fatalf("the estimate %d leaves room in %d tokens: the case tests nothing", est, modelMax)
+			}
+			_, err := o.Chat(context.Background(), ChatRequest{Stage: "02-draft", Messages: msgs})
+			calls := f.chatCalls()
+			if !c.sent {
+				if KindOf(err) != KindPromptTooLong || len(calls) != 0 {
+					t.Fatalf("estimate %d: err %v and %d requests, want a refusal before any call", est, err, len(calls))
+				}
+				return
+			}
+			if err != nil || len(calls) != 1 {
+				t.Fatalf("estimate %d (within the margin of %d): err %v and %d requests, want the call made", est, modelMax, err, len(calls))
+			}
+			if got := numOpt(calls[0].Options, "num_ctx"); got != modelMax {
+				t.Errorf("num_ctx %d, want the model's whole window %d", got, modelMax)
+			}
+		})
+	}
+}

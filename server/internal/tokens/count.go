@@ -94,3 +94,24 @@ func rank(m Method) int {
 // less before the call, and the checks say beforehand that a context
 // will not fit.
 const MinAnswerRoom = 256
+
+// EstimateMargin is the heuristic estimator's error on prose, as a share
+// of its count: the real count of a text estimated at n tokens lies
+// within n × (1 ± EstimateMargin) (see package doc). A prompt is known
+// to be over a window by an estimate only beyond it.
+const EstimateMargin = 0.15
+
+// SurelyOver reports whether an estimate of n tokens, plus room for the
+// answer, is over window beyond the estimate's error: the least the
+// real count can be does not fit. A count the server agrees with needs no
+// margin: pass exact.
+func SurelyOver(n, room, window int, exact bool) bool {
+	if window <= 0 {
+		return false
+	}
+	least := n
+	if !exact {
+		least = int(float64(n) * (1 - EstimateMargin))
+	}
+	return least+room > window
+}
