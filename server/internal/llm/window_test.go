@@ -264,7 +264,9 @@ func TestAnEstimateRefusesOnlyBeyondItsMargin(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := newFake(t)
-			f.show = func(w http.ResponseWriter, model string) { writeJSON(w, 200, showResponse("llama", modelMax, 128256, 4096)) }
+			f.show = func(w http.ResponseWriter, model string) {
+				writeJSON(w, 200, showResponse("llama", modelMax, 128256, 4096))
+			}
 			// The model's tokenizer counts this text 10% below the
 			// heuristic: the prompt really fits.
 			f.count = func(s string) int { return tokens.Default.Count(s) * 9 / 10 }
