@@ -59,6 +59,12 @@ type Model struct {
 	Servers []ModelServer `toml:"servers"`
 	// Timeout bounds one model call, retries included.
 	Timeout Duration `toml:"timeout"`
+	// Slots is how many calls the server takes at once (its
+	// OLLAMA_NUM_PARALLEL), as the person states it; 0 when not said.
+	Slots int `toml:"slots"`
+	// MultiuserCache says whether the server shares a cached prompt
+	// start between its slots (OLLAMA_MULTIUSER_CACHE); nil when not said.
+	MultiuserCache *bool `toml:"multiuser_cache"`
 }
 
 // ModelServer is one of several servers for the same model.
@@ -67,6 +73,9 @@ type ModelServer struct {
 	// Slots is how many calls the server takes at once.
 	Slots     int    `toml:"slots"`
 	APIKeyEnv string `toml:"api_key_env"`
+	// MultiuserCache says whether the server shares a cached prompt
+	// start between its slots (OLLAMA_MULTIUSER_CACHE); nil when not said.
+	MultiuserCache *bool `toml:"multiuser_cache"`
 }
 
 // Workflow holds the run engine's settings.
@@ -77,6 +86,9 @@ type Workflow struct {
 	MaxToolCalls int `toml:"max_tool_calls"`
 	// Parallel is how many For each items run at once.
 	Parallel int `toml:"parallel"`
+	// WarmFirst sends a For each stage's first item alone until the
+	// server has read its prompt, then the others (nil: on).
+	WarmFirst *bool `toml:"warm_first"`
 	// MaxToolResultChars cuts longer tool results head+tail.
 	MaxToolResultChars int `toml:"max_tool_result_chars"`
 	// ToolTimeout bounds one tool call.
@@ -89,6 +101,11 @@ type Workflow struct {
 	// reference, an output being checked); a larger file is a finding.
 	MaxFileSize Size `toml:"max_file_size"`
 }
+
+// Warm says whether a For each stage's first item goes alone until the
+// server has read its prompt, so the items after it can reuse the start
+// they share with it.
+func (w Workflow) Warm() bool { return w.WarmFirst == nil || *w.WarmFirst }
 
 // Test holds the defaults of `icm test` (its flags win over them).
 type Test struct {

@@ -96,6 +96,7 @@ func (c *Config) Problems() []Invalid {
 		{"model.context_length", c.Model.ContextLength, 0, MaxWindow, " tokens (0: the server says)"},
 		{"workflow.max_tool_calls", c.Workflow.MaxToolCalls, 1, MaxToolCalls, ""},
 		{"workflow.parallel", c.Workflow.Parallel, 1, MaxParallel, ""},
+		{"model.slots", c.Model.Slots, 0, MaxParallel, " (0: not said)"},
 		{"workflow.max_tool_result_chars", c.Workflow.MaxToolResultChars, 1, MaxToolResultChars, " characters"},
 		{"workflow.token_budget", c.Workflow.TokenBudget, 0, MaxWindow, " tokens"},
 		{"test.repeat", c.Test.Repeat, 0, MaxRepeat, ""},

@@ -54,6 +54,10 @@ func (r *run) forEach(ctx context.Context, rep *check.Report, sess Toolset, cfg 
 	outs := make([]string, len(items))
 	parallel := max(1, e.ws.Config.Workflow.Parallel)
 	sem := make(chan struct{}, parallel)
+	// The first item to run goes alone until the server has read its
+	// prompt: the items share most of it, and a server that has it
+	// cached computes only what each item adds (docs/prefill.md).
+	warm := parallel > 1 && e.ws.Config.Workflow.Warm()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -82,11 +86,18 @@ func (r *run) forEach(ctx context.Context, rep *check.Report, sess Toolset, cfg 
 		if ctx.Err() != nil {
 			break
 		}
+		var read func()
+		var warmed chan struct{}
+		if warm {
+			warm = false
+			warmed = make(chan struct{})
+			read = sync.OnceFunc(func() { close(warmed) })
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			out, prov, err := r.item(ctx, rep, sess, cfg, items, i, nil)
+			out, prov, err := r.item(ctx, rep, sess, cfg, items, i, nil, read)
 			if err == nil {
 				err = writeItem(e.ws.Disk, file, itemRecord{Key: key, Title: it.Title, Output: out, Sources: prov.Record()})
 			}
@@ -101,6 +112,12 @@ func (r *run) forEach(ctx context.Context, rep *check.Report, sess Toolset, cfg 
 			}
 			outs[i] = out
 		}()
+		if warmed != nil {
+			select {
+			case <-warmed:
+			case <-ctx.Done():
+			}
+		}
 	}
 	wg.Wait()
 	if firstErr != nil {
@@ -117,8 +134,14 @@ func (r *run) forEach(ctx context.Context, rep *check.Report, sess Toolset, cfg 
 }
 
 // item runs item i (0-based) of items; fb, when set, is a person's
-// feedback on the item's previous answer, added to the user part.
-func (r *run) item(ctx context.Context, rep *check.Report, sess Toolset, cfg agent.Config, items []markdown.Item, i int, fb *feedback) (string, *verify.Provenance, error) {
+// feedback on the item's previous answer, added to the user part; read,
+// when set, is called once the server has read the item's first prompt.
+func (r *run) item(ctx context.Context, rep *check.Report, sess Toolset, cfg agent.Config, items []markdown.Item, i int, fb *feedback, read func()) (string, *verify.Provenance, error) {
+	if read != nil {
+		// Whatever happens before the model is called (the context cannot
+		// be assembled), the items waiting on this one go on.
+		defer read()
+	}
 	it := items[i]
 	e, st := r.e, r.st
 	n := len(items)
@@ -132,7 +155,7 @@ func (r *run) item(ctx context.Context, rep *check.Report, sess Toolset, cfg age
 	}
 	fb.addTo(actx)
 	cfg.Stage = fmt.Sprintf("%s [%d/%d]", st.Name, i+1, n)
-	res, prov, err := r.loop(ctx, sess, cfg, actx, it.Title, i+1, n)
+	res, prov, err := r.loop(ctx, sess, cfg, actx, itemAt{title: it.Title, index: i + 1, count: n, read: read})
 	if err != nil {
 		return "", nil, err
 	}

@@ -92,7 +92,7 @@ func (e *Engine) rerunItem(ctx context.Context, rep *check.Report, sr *check.Sta
 		}
 		var text string
 		var prov *verify.Provenance
-		text, prov, err = r.item(ctx, rep, sess, cfg, items, n-1, &feedback{previous: w.Items[n-1].Text, note: e.opts.Note})
+		text, prov, err = r.item(ctx, rep, sess, cfg, items, n-1, &feedback{previous: w.Items[n-1].Text, note: e.opts.Note}, nil)
 		r.res.Duration = e.opts.Now().Sub(start)
 		if err == nil {
 			err = r.commitItem(ctx, cur, w, sp, string(current), text, prov)

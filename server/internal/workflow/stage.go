@@ -349,17 +349,35 @@ func (r *run) single(ctx context.Context, rep *check.Report, sess Toolset, cfg a
 	if err != nil {
 		return "", err
 	}
-	res, _, err := r.loop(ctx, sess, cfg, actx, "", 0, 0)
+	res, _, err := r.loop(ctx, sess, cfg, actx, itemAt{})
 	if err != nil {
 		return "", err
 	}
 	return res.Output, nil
 }
 
+// itemAt places a loop in its stage: the For each item it answers (the
+// zero value for a stage without one), and what to call once the server
+// has read its first prompt.
+type itemAt struct {
+	title        string
+	index, count int
+	// read, when set, is called once the loop's first model call has its
+	// prompt read: its first streamed piece, or its end (or the loop's,
+	// when it ends before any call). It may be called more than once.
+	read func()
+}
+
 // loop runs the agent on an assembled context and accounts for it. It
 // returns the provenance of this one loop too (already merged into the
 // run's), which a For each item keeps with its answer.
-func (r *run) loop(ctx context.Context, sess Toolset, cfg agent.Config, actx *assemble.Context, item string, index, count int) (*agent.Result, *verify.Provenance, error) {
+func (r *run) loop(ctx context.Context, sess Toolset, cfg agent.Config, actx *assemble.Context, at itemAt) (*agent.Result, *verify.Provenance, error) {
+	item, index, count := at.title, at.index, at.count
+	read := at.read
+	if read == nil {
+		read = func() {}
+	}
+	defer read()
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: actx.System}, {Role: llm.RoleUser, Content: actx.User}}
 	var tools agent.Tools
 	if sess != nil {
@@ -375,12 +393,16 @@ func (r *run) loop(ctx context.Context, sess Toolset, cfg agent.Config, actx *as
 		out := report.Event{Stage: r.st.Name, Item: item, Index: index, Count: count}
 		switch ev.Kind {
 		case "model":
+			read()
 			out.Kind, out.Model = report.EventModel, ev.Model
 		case "tool":
 			out.Kind, out.Tool = report.EventTool, ev.Tool
 			out.Message = toolMessage(ev.Tool)
 			r.noteTool(prov, item, ev.Tool)
 		case "delta":
+			if ev.Delta != "" || ev.Thinking != "" {
+				read()
+			}
 			out.Kind, out.Delta = report.EventDelta, ev.Delta
 		default:
 			return

@@ -86,7 +86,7 @@ func (r *run) files(ctx context.Context, rep *check.Report, sess Toolset, cfg ag
 		cfg.Format = writeout.Schema(writeout.Targets(r.c))
 	}
 	r.set = set
-	res, _, err := r.loop(ctx, tools, cfg, actx, "", 0, 0)
+	res, _, err := r.loop(ctx, tools, cfg, actx, itemAt{})
 	if err != nil {
 		return nil, err
 	}

@@ -83,7 +83,9 @@
 //	ollamatest.Flood("word ", n)                // the piece n times past num_predict, then done "stop"; n < 1: forever
 //
 // and can be adjusted: .WithDelay(d), .WithHold(ch) (wait in the slot until
-// ch is closed), .WithCounts(promptEval, eval), .WithThinking(s). A
+// ch is closed), .WithPause(ch) (a streamed answer waits after its first
+// chunk until ch is closed: the prompt read, the answer begun),
+// .WithCounts(promptEval, eval), .WithThinking(s). A
 // fail-then-succeed script is one rule:
 //
 //	srv.On(ollamatest.Any()).Reply(ollamatest.Fail(503, ""), ollamatest.Fail(503, ""), ollamatest.Text("ok"))

@@ -139,8 +139,15 @@ func (s *Server) writeStream(ctx context.Context, w http.ResponseWriter, req *Re
 		}
 		panic(http.ErrAbortHandler)
 	}
-	for _, c := range chunks {
+	for i, c := range chunks {
 		send(c)
+		if i == 0 && rep.Turn.Pause != nil {
+			select {
+			case <-rep.Turn.Pause:
+			case <-ctx.Done():
+				return
+			}
+		}
 	}
 	if rep.Turn.StreamError {
 		send(map[string]string{"error": rep.Turn.Error})

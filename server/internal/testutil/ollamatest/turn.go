@@ -36,6 +36,10 @@ type Turn struct {
 	// Hold, when not nil, makes the answer wait inside its slot until the
 	// channel is closed: a test can then see exactly how many calls run at once.
 	Hold <-chan struct{}
+	// Pause, when not nil, makes a streamed answer (Ollama's API) wait
+	// after its first chunk until the channel is closed: the prompt is
+	// read and the answer begun, as a real server is while it generates.
+	Pause <-chan struct{}
 
 	// Status, when not zero, fails the call with this HTTP status and a
 	// JSON {"error": Error} body before anything else is sent.
@@ -136,6 +140,9 @@ func (t Turn) WithDelay(d time.Duration) Turn { t.Delay = d; return t }
 
 // WithHold returns the turn waiting inside its slot until ch is closed.
 func (t Turn) WithHold(ch <-chan struct{}) Turn { t.Hold = ch; return t }
+
+// WithPause returns the turn waiting after its first streamed chunk until ch is closed.
+func (t Turn) WithPause(ch <-chan struct{}) Turn { t.Pause = ch; return t }
 
 // WithCounts returns the turn reporting these token counts (zero keeps the computed one).
 func (t Turn) WithCounts(promptEval, eval int) Turn {
