@@ -277,6 +277,7 @@ func (r *run) chat(ctx context.Context, purpose string, tools []llm.Tool, format
 			NumCtx:      r.cfg.NumCtx,
 			MaxOutput:   r.cfg.MaxOutput,
 		},
+		Prefill: r.cfg.Prefill,
 	}
 	if r.observe != nil {
 		req.OnDelta = func(d llm.Delta) {
@@ -309,6 +310,9 @@ func (r *run) chat(ctx context.Context, purpose string, tools []llm.Tool, format
 	ev.LoadDuration, ev.PromptEval, ev.Eval = resp.LoadDuration, resp.PromptEval, resp.Eval
 	ev.Attempts = resp.Attempts
 	ev.Incomplete = resp.Incomplete
+	if u := resp.Reuse; u != nil {
+		ev.Reused, ev.ReuseMeasured, ev.ReuseBasis, ev.Own = u.Reused, u.Measured, u.Basis, u.Own
+	}
 	ev.ToolCalls = len(resp.Message.ToolCalls)
 	reply := record(resp.Message)
 	ev.Reply = &reply

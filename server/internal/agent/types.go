@@ -113,6 +113,9 @@ type Config struct {
 	// Synthesize makes one final call without tools when the loop ends
 	// early, asking for the output from what was gathered.
 	Synthesize bool
+	// Prefill, when set, is the run's account of the prompts it sent, so
+	// each call's event says what the server reused of its prompt.
+	Prefill *llm.Prefill
 }
 
 // Event is one step of a Run, for the trace and the progress display.

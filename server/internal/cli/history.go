@@ -130,6 +130,9 @@ func printExchange(w io.Writer, ex *report.Exchange) {
 		fmt.Fprintf(w, " (item %d: %s)", ex.Index, ex.Item)
 	}
 	fmt.Fprintf(w, ": %s, %s, %s\n", m.Model, human.InOut(m.PromptTokens, m.OutputTokens), human.Duration(m.Duration))
+	if m.ReuseBasis != "" && m.Err == "" {
+		fmt.Fprintf(w, "prefill: %s in %s (%s)\n", human.Prefill(m.PromptTokens, m.Reused, m.ReuseMeasured), human.Duration(m.PromptEval), m.ReuseBasis)
+	}
 	if len(m.Tools) > 0 {
 		fmt.Fprintf(w, "tools offered: %s\n", strings.Join(m.Tools, ", "))
 	}

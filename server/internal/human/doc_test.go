@@ -67,6 +67,8 @@ var sections = []struct {
 	{"inout", "Tokens a model read and wrote", "`human.InOut`", []string{"in", "out", "want"}, []string{"in", "out", "written"}},
 	{"size", "Sizes", "`human.Size`", []string{"n", "want"}, []string{"bytes", "written"}},
 	{"rate", "How fast a model wrote", "`human.Rate`", []string{"n", "ms", "want"}, []string{"tokens", "milliseconds", "written"}},
+	{"prefill", "What a call's prompt cost before its answer", "`human.Prefill`", []string{"prompt", "reused", "measured", "want"}, []string{"prompt tokens", "reused", "reported by the server", "written"}},
+	{"prefillleast", "What a stage's prompts cost against the least they could", "`human.PrefillLeast`", []string{"computed", "least", "want"}, []string{"computed", "the least", "written"}},
 	{"failed", "Failures among many", "`human.Failed`", []string{"n", "of", "noun", "want"}, []string{"failed", "of", "noun", "written"}},
 	{"time", "Times (UTC here; local where shown)", "`human.Time`, `human.Moment`; `formatTime`, `formatMoment`", []string{"t", "now", "want", "moment"}, []string{"when", "now", "to the minute", "to the second"}},
 	{"outcome", "How a run ended", "`session.Run*` (the trace's status); the Runs view, `icm/runFinished`'s `outcome`, its progress's end, `icm history`", []string{"status", "means"}, []string{"word", "means"}},

@@ -99,6 +99,28 @@ func Failed(n, of int, noun string) string {
 // InOut is a model's tokens read and written: "4,504 tokens in / 312 out".
 func InOut(in, out int) string { return Tokens(in) + " in / " + Count(out) + " out" }
 
+// Prefill is what a model call's prompt cost before its answer: the
+// tokens the server computed and those it reused from its cache, and
+// whether the server said so or icm predicted it: "148 new, 1,741
+// reused (predicted)".
+func Prefill(prompt, reused int, measured bool) string {
+	how := "predicted"
+	if measured {
+		how = "measured"
+	}
+	return Count(max(prompt-reused, 0)) + " new, " + Count(reused) + " reused (" + how + ")"
+}
+
+// PrefillLeast is the prompt tokens a stage's calls computed against the
+// least they could have (the first prompt whole, then each later one's
+// own tokens): "4,174 new, the least 2,434 (1.71×)".
+func PrefillLeast(computed, least int) string {
+	if least <= 0 {
+		return Count(computed) + " new"
+	}
+	return Count(computed) + " new, the least " + Count(least) + " (" + strconv.FormatFloat(float64(computed)/float64(least), 'f', 2, 64) + "×)"
+}
+
 // Estimate is an estimated token figure: "~819 tokens", "~1.2k tokens",
 // "~12k tokens". The tilde marks every figure icm did not count exactly.
 func Estimate(n int) string { return "~" + Approx(n) + " tokens" }

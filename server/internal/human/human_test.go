@@ -52,6 +52,15 @@ type table struct {
 		Out  int    `json:"out"`
 		Want string `json:"want"`
 	} `json:"inout"`
+	Prefill []struct {
+		Prompt, Reused int
+		Measured       bool
+		Want           string
+	} `json:"prefill"`
+	PrefillLeast []struct {
+		Computed, Least int
+		Want            string
+	} `json:"prefillleast"`
 }
 
 func readTable(t *testing.T) *table {
@@ -65,7 +74,8 @@ func readTable(t *testing.T) *table {
 		t.Fatal(err)
 	}
 	if len(tb.Duration) == 0 || len(tb.Count) == 0 || len(tb.Plural) == 0 || len(tb.Tokens) == 0 ||
-		len(tb.Estimate) == 0 || len(tb.Size) == 0 || len(tb.Rate) == 0 || len(tb.Time) == 0 || len(tb.Failed) == 0 || len(tb.InOut) == 0 {
+		len(tb.Estimate) == 0 || len(tb.Size) == 0 || len(tb.Rate) == 0 || len(tb.Time) == 0 || len(tb.Failed) == 0 || len(tb.InOut) == 0 ||
+		len(tb.Prefill) == 0 || len(tb.PrefillLeast) == 0 {
 		t.Fatal("the table lost a section")
 	}
 	return &tb
@@ -107,6 +117,12 @@ func TestTheSharedTable(t *testing.T) {
 	}
 	for _, c := range tb.InOut {
 		check("InOut", InOut(c.In, c.Out), c.Want)
+	}
+	for _, c := range tb.Prefill {
+		check("Prefill", Prefill(c.Prompt, c.Reused, c.Measured), c.Want)
+	}
+	for _, c := range tb.PrefillLeast {
+		check("PrefillLeast", PrefillLeast(c.Computed, c.Least), c.Want)
 	}
 	for _, c := range tb.Time {
 		tt, now := c.T.UTC(), c.Now.UTC()

@@ -47,8 +47,9 @@ func (o *Ollama) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, erro
 		maxOut = o.maxOutput
 	}
 	pe := estimatePrompt(est, req.Messages, toolsJSON)
-	if c, ok := o.exactCount(ctx, model, counted); ok {
-		pe = pe.exactly(c)
+	exact, isExact := o.exactPrompt(ctx, model, counted)
+	if isExact {
+		pe = pe.exactly(exact.count)
 	}
 	plan, ok := planWindow(est, pe, maxOut, req.Options.NumCtx, o.models.window(model), info)
 	if !ok {
@@ -73,6 +74,7 @@ func (o *Ollama) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, erro
 	grown := false
 	for {
 		wire.Options = wireOptions(req.Options, plan.window, maxOut)
+		pc := req.Prefill.begin(o.base.String(), model, plan.window, exact.tokens)
 		body, err := json.Marshal(&wire)
 		if err != nil {
 			return nil, &Error{Kind: KindBadRequest, Stage: req.Stage, Model: model, Msg: "unable to encode the request", Err: err}
@@ -96,6 +98,12 @@ func (o *Ollama) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, erro
 			return f
 		})
 		attempts += r.attempts
+		var reuse *Reuse
+		if f == nil {
+			reuse = pc.end(exact.answerTokens(res.content.String()))
+		} else {
+			pc.end(nil)
+		}
 		if f == nil || f.tooLong {
 			// The server loaded the model with this window; keep it.
 			o.models.raiseWindow(model, plan.window)
@@ -130,7 +138,9 @@ func (o *Ollama) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, erro
 			}
 			return nil, e
 		}
-		return res.response(model, o.base.String(), plan, attempts), nil
+		out := res.response(model, o.base.String(), plan, attempts)
+		out.Reuse = res.reuse(reuse)
+		return out, nil
 	}
 }
 
@@ -145,12 +155,33 @@ type chatResult struct {
 	// its cap and was cut there.
 	chunks int
 	capped bool
+	// cached is the server's own count of reused prompt tokens, when it
+	// sends one.
+	cached *int
+}
+
+// reuse is the call's Reuse: the server's figure where it gives one,
+// with what icm knows of the prompt, else icm's prediction.
+func (r *chatResult) reuse(predicted *Reuse) *Reuse {
+	if r.cached == nil {
+		return predicted
+	}
+	out := &Reuse{}
+	if predicted != nil {
+		*out = *predicted
+	}
+	out.Reused, out.Measured, out.Basis = *r.cached, true, ReportedBasis
+	return out
 }
 
 // chatChunk is one line of /api/chat's answer, or an error object.
 type chatChunk struct {
 	api.ChatResponse
-	Error string `json:"error"`
+	// PromptEvalCachedCount is how many of the prompt's tokens newer
+	// servers (not v0.17) say they took from their cache; it is part of
+	// prompt_eval_count.
+	PromptEvalCachedCount *int   `json:"prompt_eval_cached_count"`
+	Error                 string `json:"error"`
 }
 
 // chatAttempt makes one request. delivered becomes true once a delta has
@@ -190,6 +221,7 @@ func (o *Ollama) chatAttempt(ctx context.Context, body []byte, onDelta func(Delt
 		if c.Done {
 			res.done = true
 			res.final = c.ChatResponse
+			res.cached = c.PromptEvalCachedCount
 		}
 		return nil
 	})

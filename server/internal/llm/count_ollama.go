@@ -70,22 +70,50 @@ func (o *Ollama) countRequest(name string, req ChatRequest) (*api.ChatRequest, e
 
 // exactCount renders and tokenizes the request with the model's files.
 func (o *Ollama) exactCount(ctx context.Context, name string, wire *api.ChatRequest) (tokens.Count, bool) {
+	p, ok := o.exactPrompt(ctx, name, wire)
+	return p.count, ok
+}
+
+// exactPrompt is a prompt rendered and tokenized with the model's own
+// files: the tokens the server will compute or find in its cache.
+type exactPrompt struct {
+	count  tokens.Count
+	tokens []int32
+	model  *ollamamodel.Model
+}
+
+// exactPrompt renders and tokenizes the request with the model's files,
+// when they are on this machine and the server serves them.
+func (o *Ollama) exactPrompt(ctx context.Context, name string, wire *api.ChatRequest) (exactPrompt, bool) {
 	cache := o.files()
 	if cache == nil || name == "" {
-		return tokens.Count{}, false
+		return exactPrompt{}, false
 	}
 	m, err := cache.Model(ctx, name)
 	if err != nil {
-		return tokens.Count{}, false
+		return exactPrompt{}, false
 	}
 	if !o.servesFiles(ctx, name, m.Digest()) {
-		return tokens.Count{}, false
+		return exactPrompt{}, false
 	}
-	n, err := m.CountChat(wire)
+	ids, err := m.TokensChat(wire)
 	if err != nil {
-		return tokens.Count{}, false
+		return exactPrompt{}, false
 	}
-	return tokens.Count{Tokens: n, Method: tokens.Exact, Tokenizer: m.Tokenizer()}, true
+	return exactPrompt{count: tokens.Count{Tokens: len(ids), Method: tokens.Exact, Tokenizer: m.Tokenizer()}, tokens: ids, model: m}, true
+}
+
+// answerTokens are the tokens a slot keeps after the prompt's: the
+// answer's text as the model's tokenizer reads it (nil when unknown).
+func (p exactPrompt) answerTokens(content string) []int32 {
+	if p.model == nil || content == "" {
+		return nil
+	}
+	ids, err := p.model.TextTokens(content)
+	if err != nil {
+		return nil
+	}
+	return ids
 }
 
 // files is the client's model-files cache, made on first use.

@@ -68,3 +68,27 @@ func FromConfig(m config.Model, getenv func(string) string, opts ...Option) (Cli
 	}
 	return NewPool(members)
 }
+
+// CachesOf is what a workspace's [model] section says of its servers'
+// prompt caches: slots and multiuser_cache of [model] for the server it
+// names, each [[model.servers]] entry's own for that server. A server
+// whose slots nobody stated is left out: icm assumes one slot for it
+// and says so.
+func CachesOf(m config.Model) Caches {
+	const source = "config.toml"
+	c := Caches{ByServer: map[string]CacheSetup{}}
+	if m.Slots > 0 {
+		c.Default = CacheSetup{Slots: m.Slots, MultiUser: m.MultiuserCache != nil && *m.MultiuserCache, Source: source}
+	}
+	for _, s := range m.Servers {
+		if s.Slots <= 0 {
+			continue
+		}
+		key := s.URL
+		if u, err := OllamaHostURL(s.URL); err == nil {
+			key = u.String()
+		}
+		c.ByServer[serverKey(key)] = CacheSetup{Slots: s.Slots, MultiUser: s.MultiuserCache != nil && *s.MultiuserCache, Source: source}
+	}
+	return c
+}

@@ -89,6 +89,9 @@ type ChatRequest struct {
 	// OnDelta, when set, makes the call stream and receives each piece of
 	// the answer as it arrives.
 	OnDelta func(Delta)
+	// Prefill, when set, is the run's account of the prompts it sent:
+	// the answer's Reuse predicts what the server reused of this one.
+	Prefill *Prefill
 }
 
 // Delta is a piece of a streamed answer.
@@ -131,6 +134,9 @@ type ChatResponse struct {
 	Eval          time.Duration
 	// Attempts counts tries, including retries of transient failures.
 	Attempts int
+	// Reuse is how many prompt tokens the server reused from its cache,
+	// measured or predicted; nil when icm cannot say.
+	Reuse *Reuse
 }
 
 // ModelInfo is what the server says about a model.

@@ -302,5 +302,8 @@ func (r *oaResult) response(model, server string, plan windowPlan, attempts int,
 		resp.PromptEval = time.Duration(t.PromptMS * float64(time.Millisecond))
 		resp.Eval = time.Duration(t.PredictedMS * float64(time.Millisecond))
 	}
+	if n := cachedTokens(r.usage, r.timings); n != nil {
+		resp.Reuse = &Reuse{Reused: *n, Measured: true, Basis: ReportedBasis}
+	}
 	return resp
 }

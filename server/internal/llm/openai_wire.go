@@ -112,11 +112,29 @@ type oaAnswerMessage struct {
 type oaUsage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
+	// PromptTokensDetails.CachedTokens is how many of the prompt tokens
+	// the server reused (vLLM with prompt token details on, gateways).
+	PromptTokensDetails *struct {
+		CachedTokens *int `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
 }
 
 type oaTimings struct {
 	PromptMS    float64 `json:"prompt_ms"`
 	PredictedMS float64 `json:"predicted_ms"`
+	// CacheN is llama-server's count of the prompt tokens it reused.
+	CacheN *int `json:"cache_n"`
+}
+
+// cachedTokens is the server's count of reused prompt tokens, when it gives one.
+func cachedTokens(u oaUsage, t *oaTimings) *int {
+	if d := u.PromptTokensDetails; d != nil && d.CachedTokens != nil {
+		return d.CachedTokens
+	}
+	if t != nil {
+		return t.CacheN
+	}
+	return nil
 }
 
 // streamError returns the error a stream chunk carries, or "".

@@ -89,18 +89,41 @@ func (m *Model) dropThinking(msgs []api.Message) {
 // parsed, BOS and EOS added as the vocabulary says) and returns the
 // number of tokens: the server's prompt_eval_count for it.
 func (m *Model) Count(prompt string) (int, error) {
+	ids, err := m.Tokens(prompt)
+	return len(ids), err
+}
+
+// Tokens tokenizes a rendered prompt as the runner does: the tokens the
+// server computes, or finds in a slot's cache, for it.
+func (m *Model) Tokens(prompt string) ([]int32, error) {
 	ids, err := m.tok.Encode(prompt, true)
 	if err != nil {
-		return 0, fmt.Errorf("model %s: unable to tokenize the prompt: %w", m.files.Name, err)
+		return nil, fmt.Errorf("model %s: unable to tokenize the prompt: %w", m.files.Name, err)
 	}
-	return len(ids), nil
+	return ids, nil
+}
+
+// TextTokens tokenizes text with no BOS or EOS added: an answer's text,
+// as the tokens the server keeps after the prompt's in a slot.
+func (m *Model) TextTokens(text string) ([]int32, error) {
+	ids, err := m.tok.Encode(text, false)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: unable to tokenize the text: %w", m.files.Name, err)
+	}
+	return ids, nil
 }
 
 // CountChat renders and counts a chat request.
 func (m *Model) CountChat(req *api.ChatRequest) (int, error) {
+	ids, err := m.TokensChat(req)
+	return len(ids), err
+}
+
+// TokensChat renders and tokenizes a chat request.
+func (m *Model) TokensChat(req *api.ChatRequest) ([]int32, error) {
 	p, err := m.Prompt(req)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	return m.Count(p)
+	return m.Tokens(p)
 }

@@ -90,6 +90,18 @@ type ModelEvent struct {
 	// made where nothing better is known.
 	PromptMethod string `json:",omitempty"`
 	PromptGuess  int    `json:",omitempty"`
+	// Reused is how many of the PromptTokens the server took from a
+	// slot's cache instead of computing them (prefill); ReuseMeasured
+	// says the server reported it, else icm predicted it from the
+	// prompts the run sent before, on ReuseBasis (the server's setup it
+	// assumed, or that the server reported it; "" when nothing is known).
+	// Own is how many of the prompt's tokens no earlier prompt of the run
+	// to the same server and model began with: the least the call could
+	// compute (0 when unknown).
+	Reused        int    `json:",omitempty"`
+	ReuseMeasured bool   `json:",omitempty"`
+	ReuseBasis    string `json:",omitempty"`
+	Own           int    `json:",omitempty"`
 	// Duration is the wall-clock time of the call, retries included; the
 	// others are the server's figures.
 	Duration, LoadDuration, PromptEval, Eval time.Duration

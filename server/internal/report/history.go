@@ -70,6 +70,27 @@ type StageTrace struct {
 	Items      int           `json:"items,omitempty"`
 	// Done counts the For each items that finished.
 	Done int `json:"done,omitempty"`
+	// Prefill sums what the stage's model calls cost before their
+	// answers, over the calls whose reused tokens are known (nil: none).
+	Prefill *PrefillSum `json:"prefill,omitempty"`
+}
+
+// PrefillSum is what some model calls' prompts cost before their answers.
+type PrefillSum struct {
+	// Calls counts the calls summed: those with a reuse figure.
+	Calls int `json:"calls"`
+	// Prompt is their prompt tokens and Reused what the server reused of
+	// them from its cache: Prompt less Reused were computed.
+	Prompt int `json:"prompt_tokens"`
+	Reused int `json:"reused"`
+	// Least is the fewest they could have computed: the sum of each
+	// call's own tokens (0 when a call's are not known).
+	Least int `json:"least,omitempty"`
+	// Measured counts the calls whose figure the server reported; the
+	// others' are icm's predictions.
+	Measured int `json:"measured,omitempty"`
+	// PromptEval is the time the server spent on those prompts.
+	PromptEval time.Duration `json:"prompt_eval,omitempty"`
 }
 
 // Kinds of run tree nodes.

@@ -133,6 +133,11 @@ type Options struct {
 	// or the workspace's config.toml asking for it once the person
 	// trusted that.
 	ReadWorkspace bool
+	// Caches is what the session knows of the model servers' prompt
+	// caches beyond config.toml's [model] slots and multiuser_cache (a
+	// server icm started itself), laid over config.toml's; the zero
+	// value: config.toml's alone.
+	Caches llm.Caches
 	// Submission, with Stage, is a run of that stage whose outputs a
 	// coding agent hands in (the workspace MCP server's submit_outputs):
 	// no model is called, and the run stops at the gate whatever the
@@ -148,6 +153,9 @@ type Engine struct {
 	trace *trace
 	// submitted is the Submission as accepted for its stage.
 	submitted *submitted
+	// prefill is the run's account of the prompts it sent to each model
+	// server, which predicts what each server reused of each prompt.
+	prefill *llm.Prefill
 	// answered is set once a model call of this run has been answered:
 	// a server that refuses connections after that stopped mid-run.
 	answered atomic.Bool
@@ -182,7 +190,8 @@ func New(ws *workspace.Workspace, opts Options) (*Engine, error) {
 	if opts.Gate != GateExplicit && opts.Gate != GateRerun {
 		return nil, fmt.Errorf("unknown gate mode %q; use %q or %q", opts.Gate, GateExplicit, GateRerun)
 	}
-	return &Engine{ws: ws, opts: opts, runID: NewRunID(opts.Now())}, nil
+	caches := llm.CachesOf(ws.Config.Model).With(opts.Caches)
+	return &Engine{ws: ws, opts: opts, runID: NewRunID(opts.Now()), prefill: llm.NewPrefill(caches)}, nil
 }
 
 // RunID returns the id of the run this engine performs.

@@ -274,6 +274,7 @@ func (r *runReader) add(ev *traceLine) {
 			s.ModelCalls++
 			s.Prompt = satAdd(s.Prompt, ev.Model.PromptTokens)
 			s.Output = satAdd(s.Output, ev.Model.OutputTokens)
+			addPrefill(s, ev)
 		}
 	case report.EventTool:
 		r.work(ev.Stage)
@@ -408,4 +409,34 @@ func (r *runReader) status() string {
 		return report.RunFailed
 	}
 	return report.RunDone
+}
+
+// addPrefill counts a model call whose reused tokens are known into its
+// stage's prefill: what it computed, and the least it could have (known
+// only while every call's own tokens are).
+func addPrefill(s *report.StageTrace, ev *traceLine) {
+	m := ev.Model
+	if m.ReuseBasis == "" || m.Err != "" {
+		return
+	}
+	p := s.Prefill
+	if p == nil {
+		p = &report.PrefillSum{}
+		s.Prefill = p
+	}
+	switch {
+	case m.Own <= 0:
+		p.Least = 0
+	case p.Calls == 0:
+		p.Least = m.Own
+	case p.Least > 0:
+		p.Least = satAdd(p.Least, m.Own)
+	}
+	p.Calls++
+	p.Prompt = satAdd(p.Prompt, m.PromptTokens)
+	p.Reused = satAdd(p.Reused, min(max(m.Reused, 0), max(m.PromptTokens, 0)))
+	if m.ReuseMeasured {
+		p.Measured++
+	}
+	p.PromptEval = time.Duration(satAdd(int(p.PromptEval), int(m.PromptEval)))
 }

@@ -43,6 +43,9 @@ func (t *runTree) of(r *report.RunSummary) []*report.RunNode {
 		if s.ToolErrors > 0 {
 			n.Text += "  " + human.Failed(s.ToolErrors, s.ToolCalls, "tool call")
 		}
+		if p := s.Prefill; p != nil && p.Calls > 1 {
+			n.Text += "  prefill: " + human.PrefillLeast(p.Prompt-p.Reused, p.Least)
+		}
 		st := t.stages[s.Stage]
 		if st != nil && st.agent != "" && s.Prompt == 0 && s.Output == 0 {
 			// No model of icm's read or wrote a token: say who did the work.
@@ -81,7 +84,10 @@ type traceLine struct {
 		Model, DoneReason, Err, Purpose string
 		PromptTokens, OutputTokens      int
 		PromptEstimate                  int
-		Duration                        time.Duration
+		Duration, PromptEval            time.Duration
+		Reused, Own                     int
+		ReuseMeasured                   bool
+		ReuseBasis                      string
 	} `json:"model"`
 	Tool *struct {
 		Call       int
@@ -107,6 +113,7 @@ func (l *traceLine) clip() {
 	l.Message, l.Err, l.Note = clip(l.Message, maxErrorBytes), clip(l.Err, maxErrorBytes), clip(l.Note, maxErrorBytes)
 	if m := l.Model; m != nil {
 		m.Model, m.DoneReason, m.Err, m.Purpose = clip(m.Model, maxNameBytes), clip(m.DoneReason, maxNameBytes), clip(m.Err, maxErrorBytes), clip(m.Purpose, maxNameBytes)
+		m.ReuseBasis = clip(m.ReuseBasis, maxNameBytes)
 	}
 	if t := l.Tool; t != nil {
 		t.Name, t.Err = clip(t.Name, maxNameBytes), clip(t.Err, maxErrorBytes)
@@ -223,6 +230,9 @@ func (t *runTree) add(ev *traceLine) {
 			// in from the context it was given.
 			leaf.Text = fmt.Sprintf("model %s  handed in over MCP from a context of %s", m.Model, human.Estimate(m.PromptEstimate))
 			st.agent = m.Model
+		}
+		if m.ReuseBasis != "" && m.Err == "" {
+			leaf.Text += "  prefill: " + human.Prefill(m.PromptTokens, m.Reused, m.ReuseMeasured) + " in " + human.Duration(m.PromptEval)
 		}
 		if m.DoneReason != "" && m.DoneReason != "stop" {
 			leaf.Text += "  (" + m.DoneReason + ")"

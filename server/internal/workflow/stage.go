@@ -315,6 +315,7 @@ func (r *run) agentConfig() (agent.Config, error) {
 		MaxToolCalls:       wf.MaxToolCalls,
 		MaxToolResultChars: wf.MaxToolResultChars,
 		Synthesize:         true,
+		Prefill:            r.e.prefill,
 	}
 	if cfg.Model == "" {
 		return cfg, fault.NoModelNamed(r.st.Name, r.e.ws.Config.Path)

@@ -85,7 +85,8 @@
 // and can be adjusted: .WithDelay(d), .WithHold(ch) (wait in the slot until
 // ch is closed), .WithPause(ch) (a streamed answer waits after its first
 // chunk until ch is closed: the prompt read, the answer begun),
-// .WithCounts(promptEval, eval), .WithThinking(s). A
+// .WithCounts(promptEval, eval), .WithCached(n) (report n reused prompt
+// tokens, as newer servers do), .WithThinking(s). A
 // fail-then-succeed script is one rule:
 //
 //	srv.On(ollamatest.Any()).Reply(ollamatest.Fail(503, ""), ollamatest.Fail(503, ""), ollamatest.Text("ok"))

@@ -157,7 +157,22 @@ func (s *Server) writeStream(ctx context.Context, w http.ResponseWriter, req *Re
 	done.Done = true
 	done.DoneReason = rep.Turn.DoneReason
 	done.Metrics = metrics(rep, time.Since(evalStart))
-	send(done)
+	send(withCached(done, rep.Turn.Cached))
+}
+
+// doneCached is a done chunk with the count of reused prompt tokens that
+// newer servers add (v0.17's types have no field for it).
+type doneCached struct {
+	api.ChatResponse
+	PromptEvalCachedCount int `json:"prompt_eval_cached_count"`
+}
+
+// withCached adds the count when the turn reports one.
+func withCached(done api.ChatResponse, n *int) any {
+	if n == nil {
+		return done
+	}
+	return doneCached{ChatResponse: done, PromptEvalCachedCount: *n}
 }
 
 // writeSingle sends the whole answer as one JSON object, as Ollama does
@@ -184,7 +199,7 @@ func (s *Server) writeSingle(ctx context.Context, w http.ResponseWriter, req *Re
 	resp.Done = true
 	resp.DoneReason = rep.Turn.DoneReason
 	resp.Metrics = metrics(rep, time.Since(evalStart))
-	b, _ := json.Marshal(resp)
+	b, _ := json.Marshal(withCached(resp, rep.Turn.Cached))
 	if rep.Turn.Drop {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.WriteHeader(http.StatusOK)

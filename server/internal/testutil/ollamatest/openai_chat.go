@@ -115,8 +115,12 @@ func finishReason(rep *Reply) string {
 	return "stop"
 }
 
-func oaUsage(rep *Reply) map[string]int {
-	return map[string]int{"prompt_tokens": rep.PromptEvalCount, "completion_tokens": rep.EvalCount, "total_tokens": rep.PromptEvalCount + rep.EvalCount}
+func oaUsage(rep *Reply) map[string]any {
+	u := map[string]any{"prompt_tokens": rep.PromptEvalCount, "completion_tokens": rep.EvalCount, "total_tokens": rep.PromptEvalCount + rep.EvalCount}
+	if n := rep.Turn.Cached; n != nil {
+		u["prompt_tokens_details"] = map[string]int{"cached_tokens": *n}
+	}
+	return u
 }
 
 // writeOASingle sends the whole answer as one chat.completion object.

@@ -31,6 +31,10 @@ type Turn struct {
 	PromptEvalCount int
 	// EvalCount, when positive, replaces the computed output count.
 	EvalCount int
+	// Cached, when set, is the count of reused prompt tokens the answer
+	// reports, as newer servers do: prompt_eval_cached_count on Ollama's
+	// API, usage.prompt_tokens_details.cached_tokens on the OpenAI one.
+	Cached *int
 	// Delay is waited, inside a slot, on top of Config.Latency.
 	Delay time.Duration
 	// Hold, when not nil, makes the answer wait inside its slot until the
@@ -149,6 +153,9 @@ func (t Turn) WithCounts(promptEval, eval int) Turn {
 	t.PromptEvalCount, t.EvalCount = promptEval, eval
 	return t
 }
+
+// WithCached returns the turn reporting n reused prompt tokens.
+func (t Turn) WithCached(n int) Turn { t.Cached = &n; return t }
 
 // WithThinking returns the turn with a thinking block added.
 func (t Turn) WithThinking(thinking string) Turn { t.Thinking = thinking; return t }
