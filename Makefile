@@ -6,7 +6,7 @@ BIN := bin/icm
 CACHE_DIR ?= $(HOME)/.cache/icm-dev
 export CACHE_DIR
 
-.PHONY: help build test test-deps run demo vet lint bench fuzz clean ollama-test-server ollama-server-build mcp-inspector scripted-ollama \
+.PHONY: help build test test-deps run demo vet lint bench bench-prefill fuzz clean ollama-test-server ollama-server-build mcp-inspector scripted-ollama \
 	extension test-extension vsix e2e-deps e2e
 
 help: ## list the targets
@@ -80,6 +80,9 @@ lint: $(GOLANGCI) $(DEADCODE) ## golangci-lint with .golangci.yml, then deadcode
 
 bench: ## benchmarks (figures, not gates)
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+bench-prefill: ollama-server-build ## what a For each stage costs in prefill against the real Ollama server (minutes; by hand)
+	bench/prefill.sh
 
 ollama-test-server: ## run the real Ollama server with the tiny test model until Ctrl-C (builds it once into CACHE_DIR)
 	$(GO) build -o bin/ollama-test-server ./server/internal/testutil/realollama/cmd/ollama-test-server
