@@ -163,7 +163,7 @@ export async function startServer(command: string, deps: FixDeps): Promise<boole
     }
     return false;
   }
-  const term = vscode.window.createTerminal({ name: 'ICM: model server' });
+  const term = vscode.window.createTerminal({ name: 'ICM: model server', env: plan.env });
   term.show();
   term.sendText(plan.command);
   return true;

@@ -55,20 +55,41 @@ export const MissingButton = {
   demo: 'Try the Demo',
 } as const;
 
-/** What a Start button does: run the command, or say its program is missing and offer the way out. */
+/**
+ * What a Start button does: run the command with the variables the server
+ * said to set (in the terminal's environment, whatever its shell), or say
+ * its program is missing and offer the way out.
+ */
 export type StartPlan =
-  | { kind: 'start'; command: string }
+  | { kind: 'start'; command: string; env?: Record<string, string> }
   | { kind: 'missing'; program: string; text: string; buttons: string[] };
+
+/** A word that sets a variable for the command after it: NAME=value. */
+const assignment = /^([A-Za-z_][A-Za-z0-9_]*)=(\S*)$/;
 
 /**
  * What starting a server with command does on this machine: the command
  * itself when its program is found; when it is not (the terminal would
  * only say "command not found" while the notice reported success), the
- * words and buttons that say so. found looks a program up.
+ * words and buttons that say so. found looks a program up. Variables the
+ * command sets first, as a POSIX shell takes them
+ * ("OLLAMA_MULTIUSER_CACHE=1 ollama serve": what the server sets so that
+ * For each items share their computed prompt), become the plan's env.
  */
 export function startPlan(command: string, found: (program: string) => boolean): StartPlan {
-  const program = command.trim().split(/\s+/)[0] ?? '';
+  const words = command.trim().split(/\s+/);
+  const env: Record<string, string> = {};
+  while (words.length > 1 && assignment.test(words[0] ?? '')) {
+    const [, name, value] = assignment.exec(words.shift() ?? '') ?? [];
+    if (name !== undefined) {
+      env[name] = value ?? '';
+    }
+  }
+  const program = words[0] ?? '';
   if (program === '' || found(program)) {
+    if (Object.keys(env).length > 0) {
+      return { kind: 'start', command: words.join(' '), env };
+    }
     return { kind: 'start', command };
   }
   if (program === 'ollama') {

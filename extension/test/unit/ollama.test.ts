@@ -38,6 +38,22 @@ test('startPlan starts the command only when its program is here', () => {
   assert.deepEqual(looked, ['ollama']);
 });
 
+// The server's Start Ollama sets what For each items need to share their
+// computed prompt ("OLLAMA_MULTIUSER_CACHE=1 ollama serve"): the
+// variables go into the terminal's environment, the program is looked up
+// by its own name.
+test('startPlan passes the variables a command sets first as the environment', () => {
+  const looked: string[] = [];
+  const plan = startPlan('OLLAMA_MULTIUSER_CACHE=1 OLLAMA_NUM_PARALLEL=4 ollama serve', (p) => {
+    looked.push(p);
+    return true;
+  });
+  assert.deepEqual(plan, { kind: 'start', command: 'ollama serve', env: { OLLAMA_MULTIUSER_CACHE: '1', OLLAMA_NUM_PARALLEL: '4' } });
+  assert.deepEqual(looked, ['ollama']);
+  const missing = startPlan('OLLAMA_MULTIUSER_CACHE=1 ollama serve', () => false);
+  assert.equal(missing.kind === 'missing' ? missing.program : '', 'ollama');
+});
+
 test('the server says Ollama is missing: Install Ollama and Try the Demo are buttons', () => {
   const data = {
     kind: 'model-unreachable',

@@ -112,7 +112,36 @@ func printCount(env *Env, n *promptcount.Stage) {
 	}
 	if len(n.Items) > 1 {
 		fmt.Fprintf(env.Stdout, "the whole stage: %s in %d first calls, one per item\n", countText(n.Total), len(n.Items))
+		printShared(env, n)
 	}
+}
+
+// printShared says, per item, how much of its first call it shares with
+// an earlier item's and how much is its own, and what the stage's first
+// calls cost a server that keeps the shared start against one that
+// computes every call whole.
+func printShared(env *Env, n *promptcount.Stage) {
+	approx := ""
+	if n.Items[0].Count.Method != tokens.Exact {
+		approx = "~"
+	}
+	rows := [][4]string{{"item", "tokens", "shared", "own"}}
+	least := 0
+	for i, it := range n.Items {
+		rows = append(rows, [4]string{fmt.Sprintf("%d. %s", i+1, it.Title), approx + human.Count(it.Count.Tokens), approx + human.Count(it.Shared), approx + human.Count(it.Own)})
+		least += it.Own
+	}
+	w := [4]int{}
+	for _, r := range rows {
+		for i, c := range r {
+			w[i] = max(w[i], len([]rune(c)))
+		}
+	}
+	for _, r := range rows {
+		fmt.Fprintf(env.Stdout, "  %-*s  %*s  %*s  %*s\n", w[0], r[0], w[1], r[1], w[2], r[2], w[3], r[3])
+	}
+	fmt.Fprintf(env.Stdout, "prefill: at the least %s%s tokens, where the server keeps the shared start (one item first, then the rest); %s%s where it computes each call whole\n",
+		approx, human.Count(least), approx, human.Count(n.Total.Tokens))
 }
 
 // countText is "1300 tokens, exact (model tokenizer: BPE qwen2, 151669 tokens)".

@@ -54,6 +54,22 @@ func (o *Ollama) CountPrompt(ctx context.Context, req ChatRequest) (tokens.Count
 	return EstimatePrompt(req)
 }
 
+// PromptTokens renders and tokenizes req with the model's own files, as
+// the server will: false when they are not on this machine or are not
+// the files the server serves.
+func (o *Ollama) PromptTokens(ctx context.Context, req ChatRequest) ([]int32, bool) {
+	name := req.Model
+	if name == "" {
+		name = o.model
+	}
+	wire, err := o.countRequest(name, req)
+	if err != nil {
+		return nil, false
+	}
+	p, ok := o.exactPrompt(ctx, name, wire)
+	return p.tokens, ok
+}
+
 // countRequest is the part of the wire request that shapes the prompt.
 func (o *Ollama) countRequest(name string, req ChatRequest) (*api.ChatRequest, error) {
 	apiTools, err := toAPITools(req.Tools)

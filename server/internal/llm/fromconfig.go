@@ -72,16 +72,16 @@ func FromConfig(m config.Model, getenv func(string) string, opts ...Option) (Cli
 // CachesOf is what a workspace's [model] section says of its servers'
 // prompt caches: slots and multiuser_cache of [model] for the server it
 // names, each [[model.servers]] entry's own for that server. A server
-// whose slots nobody stated is left out: icm assumes one slot for it
-// and says so.
+// of which config.toml states neither is left out: icm assumes one slot
+// for it and says so.
 func CachesOf(m config.Model) Caches {
 	const source = "config.toml"
 	c := Caches{ByServer: map[string]CacheSetup{}}
-	if m.Slots > 0 {
+	if m.Slots > 0 || m.MultiuserCache != nil {
 		c.Default = CacheSetup{Slots: m.Slots, MultiUser: m.MultiuserCache != nil && *m.MultiuserCache, Source: source}
 	}
 	for _, s := range m.Servers {
-		if s.Slots <= 0 {
+		if s.Slots <= 0 && s.MultiuserCache == nil {
 			continue
 		}
 		key := s.URL

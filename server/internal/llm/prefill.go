@@ -47,12 +47,15 @@ type CacheSetup struct {
 // (config.toml)", "1 slot assumed (the server's slots are not known:
 // [model] slots)".
 func (c CacheSetup) Basis() string {
-	if c.Source == "" || c.Slots <= 0 {
+	if c.Source == "" {
 		return "1 slot assumed (the server's slots are not known: set [model] slots)"
 	}
-	b := fmt.Sprintf("%d slot", c.Slots)
-	if c.Slots != 1 {
+	b := fmt.Sprintf("%d slot", max(c.Slots, 1))
+	if c.Slots > 1 {
 		b += "s"
+	}
+	if c.Slots <= 0 {
+		b += " assumed"
 	}
 	if c.MultiUser {
 		b += ", multi-user cache"

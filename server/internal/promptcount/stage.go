@@ -5,6 +5,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/tokens"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -37,6 +38,13 @@ type Stage struct {
 type Item struct {
 	Title string       `json:"title"`
 	Count tokens.Count `json:"count"`
+	// Shared is how many of its tokens an earlier item's first call
+	// begins with too, which a server that kept that call's computed
+	// start does not compute again; Own is the rest, the least the call
+	// computes. Exact when Count is, else estimated in proportion to the
+	// characters shared.
+	Shared int `json:"shared_tokens"`
+	Own    int `json:"own_tokens"`
 }
 
 // Stage counts a stage from its contract: opts are the assemble options
@@ -66,6 +74,7 @@ func (c *Counter) Stage(ctx context.Context, ws *workspace.Workspace, st *worksp
 	if err != nil {
 		return nil, err
 	}
+	reqs := make([]llm.ChatRequest, 0, len(items))
 	for i := range items {
 		o := opts
 		assemble.WithItem(&o, items, i+1)
@@ -82,7 +91,9 @@ func (c *Counter) Stage(ctx context.Context, ws *workspace.Workspace, st *worksp
 		}
 		out.Items = append(out.Items, Item{Title: items[i].Title, Count: n})
 		out.Total = out.Total.Add(n)
+		reqs = append(reqs, Request(cx, call))
 	}
+	c.share(ctx, reqs, out.Items)
 	return out, nil
 }
 

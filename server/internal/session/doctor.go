@@ -77,7 +77,8 @@ const doctorWait = 5 * time.Second
 
 // Run diagnoses the workspace on this machine: the model server and
 // its version, the model (or the nearest installed one), its window
-// against the largest stage, each tool server (started only where the
+// against the largest stage, what parallel For each items cost in
+// prefill and what fixes it for the model, each tool server (started only where the
 // workspace's trust allows), the search backends, the trust state, what
 // the check finds, and the next step. It never fails: what it cannot
 // learn is a line that says so.
@@ -90,6 +91,7 @@ func (dr Doctor) Run(ctx context.Context) *Diagnosis {
 	up, installed := dr.server(ctx, d, model)
 	dr.model(ctx, d, model, up, installed)
 	dr.window(ctx, d, model, up, installed, rep.Stages)
+	dr.prefill(ctx, d, model, rep)
 	dr.tools(ctx, d, allowed)
 	dr.search(ctx, d, allowed)
 	d.Lines = append(d.Lines, trust)

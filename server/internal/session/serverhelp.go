@@ -56,6 +56,15 @@ func (s *Session) onThisMachine(f *fault.Error, model string) *fault.Error {
 	g.Msg += ": Ollama is installed here but not running"
 	g.Hint = fmt.Sprintf("start Ollama (icm expects it at %s), then run again; or point icm at a server that runs, or try the demo's canned answers", start.URL)
 	g.Actions = append(append([]fault.Action(nil), f.Actions...), demo)
+	if env := s.sharingEnv(model); len(env) > 0 {
+		// Started by icm, the server shares the computed start of the
+		// prompt between the items that run at once (docs/prefill.md).
+		for i := range g.Actions {
+			if a := &g.Actions[i]; a.ID == fault.StartServer && a.Command == start.Command {
+				a.Command = withEnv(a.Command, env)
+			}
+		}
+	}
 	return &g
 }
 

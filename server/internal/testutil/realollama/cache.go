@@ -32,7 +32,13 @@ func cachedModel(spec ModelSpec, cacheDir string) (string, error) {
 		return "", err
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s %+v\n", modelFormat, spec)
+	// The spec as it was written before it had an architecture, so the
+	// files cached then are still found.
+	fmt.Fprintf(h, "%s {ContextLength:%v Seed:%v EndChance:%v Vocabulary:%s}", modelFormat, spec.ContextLength, spec.Seed, spec.EndChance, spec.Vocabulary)
+	if spec.Architecture != "" {
+		fmt.Fprintf(h, " %s", spec.Architecture)
+	}
+	fmt.Fprintln(h)
 	f, err := os.Open(src)
 	if err != nil {
 		return "", fmt.Errorf("unable to read %s: %w", src, err)

@@ -66,6 +66,11 @@ type ModelSpec struct {
 	EndChance float64
 	// Vocabulary is VocabBytes (the default) or VocabQwen3.
 	Vocabulary string
+	// Architecture is the file's general.architecture, "llama" when
+	// empty. Another one ("qwen3") makes a file to read, not to serve:
+	// its metadata is written under that name, its tensors are still a
+	// llama's. Counting and the choice of Ollama's runner read it.
+	Architecture string
 }
 
 func (s ModelSpec) withDefaults() ModelSpec {
@@ -143,30 +148,34 @@ func modelKV(spec ModelSpec, d design) ggml.KV {
 	if spec.Vocabulary != VocabBytes {
 		name += "-" + spec.Vocabulary
 	}
+	arch := spec.Architecture
+	if arch == "" {
+		arch = "llama"
+	}
 	return ggml.KV{
-		"general.architecture":                   "llama",
-		"general.name":                           name,
-		"general.file_type":                      uint32(0), // all F32
-		"llama.context_length":                   spec.ContextLength,
-		"llama.embedding_length":                 uint32(d.width),
-		"llama.block_count":                      uint32(d.layers),
-		"llama.feed_forward_length":              uint32(d.feedForward),
-		"llama.attention.head_count":             uint32(d.heads),
-		"llama.attention.head_count_kv":          uint32(d.heads),
-		"llama.attention.layer_norm_rms_epsilon": float32(rmsEpsilon),
-		"llama.rope.dimension_count":             uint32(d.headWidth()),
-		"llama.rope.freq_base":                   float32(10000),
-		"llama.vocab_size":                       uint32(d.v.size()),
-		"tokenizer.ggml.model":                   "gpt2",
-		"tokenizer.ggml.pre":                     d.v.pre,
-		"tokenizer.ggml.tokens":                  d.v.tokens,
-		"tokenizer.ggml.token_type":              d.v.types,
-		"tokenizer.ggml.merges":                  d.v.merges,
-		"tokenizer.ggml.bos_token_id":            uint32(d.v.endOfText),
-		"tokenizer.ggml.eos_token_id":            uint32(d.v.turnEnd),
-		"tokenizer.ggml.padding_token_id":        uint32(d.v.endOfText),
-		"tokenizer.ggml.add_bos_token":           false,
-		"tokenizer.ggml.add_eos_token":           false,
+		"general.architecture":                     arch,
+		"general.name":                             name,
+		"general.file_type":                        uint32(0), // all F32
+		arch + ".context_length":                   spec.ContextLength,
+		arch + ".embedding_length":                 uint32(d.width),
+		arch + ".block_count":                      uint32(d.layers),
+		arch + ".feed_forward_length":              uint32(d.feedForward),
+		arch + ".attention.head_count":             uint32(d.heads),
+		arch + ".attention.head_count_kv":          uint32(d.heads),
+		arch + ".attention.layer_norm_rms_epsilon": float32(rmsEpsilon),
+		arch + ".rope.dimension_count":             uint32(d.headWidth()),
+		arch + ".rope.freq_base":                   float32(10000),
+		arch + ".vocab_size":                       uint32(d.v.size()),
+		"tokenizer.ggml.model":                     "gpt2",
+		"tokenizer.ggml.pre":                       d.v.pre,
+		"tokenizer.ggml.tokens":                    d.v.tokens,
+		"tokenizer.ggml.token_type":                d.v.types,
+		"tokenizer.ggml.merges":                    d.v.merges,
+		"tokenizer.ggml.bos_token_id":              uint32(d.v.endOfText),
+		"tokenizer.ggml.eos_token_id":              uint32(d.v.turnEnd),
+		"tokenizer.ggml.padding_token_id":          uint32(d.v.endOfText),
+		"tokenizer.ggml.add_bos_token":             false,
+		"tokenizer.ggml.add_eos_token":             false,
 	}
 }
 
