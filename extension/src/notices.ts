@@ -68,7 +68,7 @@ export function fixActions(ev: RunFinished): NoticeAction[] {
 }
 
 // After starting a server or pulling a model, the run is worth another go.
-const retryKinds = new Set(['model-unreachable', 'model-missing', 'model-failed', 'tool-failed']);
+const retryKinds = new Set(['model-unreachable', 'model-missing', 'model-failed', 'runner-stopped', 'tool-failed']);
 
 /**
  * The notice shown when a stage run ends. next is the workspace's next

@@ -41,6 +41,7 @@ func TestEveryErrorKindRendersTheSameFixes(t *testing.T) {
 		fault.KindTruncated:        {-32803, nil, nil},
 		fault.KindIncomplete:       {-32803, nil, nil},
 		fault.KindModelFailed:      {-32803, nil, nil},
+		fault.KindRunnerStopped:    {-32803, []string{"see:  /w/course-research/config.toml"}, []string{"open-file"}},
 		fault.KindVerifyFailed:     {-32803, []string{"see:  /w/course-research/pipeline/01-scope/output/objectives.md:3", "approve it anyway:  icm approve 01-scope --force -w /w/course-research"}, []string{"open-file", "approve-anyway"}},
 		fault.KindEditedOutput:     {-32803, []string{"approve it as it is:  icm approve 01-scope -w /w/course-research", "see the edit:  icm history --diff 01-scope --written -w /w/course-research", "run it and overwrite:  icm run --stage 01-scope --force -w /w/course-research"}, []string{"approve", "compare-model", "run-anyway"}},
 		fault.KindContractInvalid:  {-32803, []string{"see:  /w/course-research/pipeline/01-scope/CONTEXT.md:7", "list every problem:  icm check -w /w/course-research"}, []string{"open-file", "run-check"}},

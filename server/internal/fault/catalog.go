@@ -90,6 +90,17 @@ func ModelFailed(msg, hint string) *Error {
 	return &Error{Kind: KindModelFailed, Msg: msg, Hint: hint}
 }
 
+// RunnerStopped is a model server whose runner stopped under the call;
+// hint names the likely cause and its fix, config (when known) is the
+// config.toml that sets what the fix changes.
+func RunnerStopped(msg, hint, config string) *Error {
+	e := &Error{Kind: KindRunnerStopped, Msg: msg, Hint: hint}
+	if config != "" {
+		e = e.With(Action{ID: OpenFile, File: config})
+	}
+	return e
+}
+
 // VerifyFailed is a stage whose Verify checks fail: findings are "file:line:
 // message" lines, file and line the first finding's place.
 func VerifyFailed(stage string, findings []string, file string, line int) *Error {

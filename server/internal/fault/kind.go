@@ -19,6 +19,9 @@ const (
 	KindIncomplete Kind = "incomplete"
 	// KindModelFailed: the model server failed the call another way.
 	KindModelFailed Kind = "model-failed"
+	// KindRunnerStopped: the model server's runner (the process that runs
+	// the model) stopped under the call: it crashed or ran out of memory.
+	KindRunnerStopped Kind = "runner-stopped"
 	// KindVerifyFailed: the stage's Verify checks fail on its outputs.
 	KindVerifyFailed Kind = "verify-failed"
 	// KindEditedOutput: an output holds a person's edit nobody approved, and
@@ -89,6 +92,7 @@ var kinds = map[Kind]kindInfo{
 	KindTruncated:        {"prompt truncated", ClassFailed, true},
 	KindIncomplete:       {"answer incomplete", ClassFailed, true},
 	KindModelFailed:      {"model call failed", ClassFailed, true},
+	KindRunnerStopped:    {"model runner stopped", ClassFailed, true},
 	KindVerifyFailed:     {"Verify checks failed", ClassFailed, false},
 	KindEditedOutput:     {"output edited", ClassFailed, false},
 	KindContractInvalid:  {"contract has errors", ClassFailed, false},

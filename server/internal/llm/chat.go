@@ -198,8 +198,12 @@ func (o *Ollama) chatAttempt(ctx context.Context, body []byte, onDelta func(Delt
 		if c.Error != "" {
 			f := &failure{kind: KindStream, retry: retryOnce, msg: "the server reported an error mid-answer: " + c.Error,
 				hint: "see the Ollama server log; the answer so far is discarded"}
-			if isContextOverflow(strings.ToLower(c.Error)) {
+			lower := strings.ToLower(c.Error)
+			switch {
+			case isContextOverflow(lower):
 				f.tooLong, f.retry = true, retryNever
+			case isRunnerStopped(lower):
+				f.kind, f.hint = KindRunnerStopped, runnerStoppedHint(lower)
 			}
 			return f
 		}

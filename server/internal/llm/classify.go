@@ -91,6 +91,10 @@ func statusFailure(resp *http.Response, data []byte, now time.Time, d dialect) *
 		f.retry = retryTransient
 		f.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), now)
 		f.hint = "the server is busy or restarting; try again later, or lower [workflow] parallel"
+	case code == http.StatusInternalServerError && isRunnerStopped(lower):
+		f.kind = KindRunnerStopped
+		f.retry = retryOnce
+		f.hint = runnerStoppedHint(lower)
 	case code == http.StatusInternalServerError:
 		f.kind = KindOther
 		f.retry = retryOnce
@@ -115,6 +119,33 @@ func statusFailure(resp *http.Response, data []byte, now time.Time, d dialect) *
 		}
 	}
 	return f
+}
+
+// isRunnerStopped recognises Ollama saying its runner stopped under a
+// call, in the words v0.17 uses: the 500 of a call the runner was
+// starting ("model runner has unexpectedly stopped, this may be due to
+// resource limitations ..."), and the error in the stream of a call that
+// was answering when an assertion aborted the runner ("an error was
+// encountered while running the model: GGML_ASSERT(...) failed"). Other
+// errors in the stream ("an error was encountered while running the
+// model: ...") and a runner that would not start ("llama runner process
+// has terminated") are not this.
+func isRunnerStopped(lower string) bool {
+	return strings.Contains(lower, "model runner has unexpectedly stopped") || strings.Contains(lower, "ggml_assert")
+}
+
+// runnerStoppedHint names the likely cause of a stopped runner and the
+// fix. A runner that stops as a second call starts while another runs is
+// most often the multi-user cache (OLLAMA_MULTIUSER_CACHE=1) on
+// llama.cpp's runner, which stops at the first copy of a slot's computed
+// prompt into another; the assertion in the answer says so for certain.
+func runnerStoppedHint(lower string) string {
+	const fix = "restart Ollama without OLLAMA_MULTIUSER_CACHE (the multi-user cache is safe only where the model runs on Ollama's new engine, not on llama.cpp's runner), or run one call at a time ([workflow] parallel = 1)"
+	if strings.Contains(lower, "seq_cp()") {
+		return "llama.cpp's runner cannot copy one slot's computed prompt into another, which Ollama's multi-user cache asks of it: " + fix
+	}
+	return "if the server's log says GGML_ASSERT ... seq_cp() is only supported for full KV buffers, the server runs with the multi-user cache on llama.cpp's runner: " + fix +
+		"; if it says it ran out of memory, use a smaller model or fewer slots (OLLAMA_NUM_PARALLEL)"
 }
 
 // isContextOverflow recognises the server refusing a prompt longer than

@@ -30,6 +30,9 @@ const (
 	KindTruncated
 	// KindUnsupported: the backend cannot do what was asked (e.g. pull on an OpenAI-compatible server).
 	KindUnsupported
+	// KindRunnerStopped: the server's runner, the process that runs the
+	// model, stopped under the call (it crashed or ran out of memory).
+	KindRunnerStopped
 )
 
 var kindNames = map[Kind]string{
@@ -41,6 +44,7 @@ var kindNames = map[Kind]string{
 	KindPromptTooLong: "prompt too long",
 	KindTruncated:     "prompt truncated",
 	KindUnsupported:   "unsupported",
+	KindRunnerStopped: "runner stopped",
 }
 
 // String names the kind for messages.
@@ -118,6 +122,8 @@ func (e *Error) Fault() *fault.Error {
 		f = fault.WindowExceeded(msg)
 	case e.Kind == KindTruncated:
 		f = fault.Truncated(msg)
+	case e.Kind == KindRunnerStopped:
+		f = fault.RunnerStopped(msg, e.Hint, "")
 	default:
 		f = fault.ModelFailed(msg, e.Hint)
 	}

@@ -192,7 +192,7 @@ func (p *Pool) release(m *poolMember, started time.Time, model string, err error
 // server (and whether this one is at fault), or give up.
 func elsewhere(err error) (next, serverFault bool) {
 	switch KindOf(err) {
-	case KindUnavailable, KindStream, KindOther:
+	case KindUnavailable, KindStream, KindOther, KindRunnerStopped:
 		return true, true
 	case KindModelMissing:
 		// That server lacks the model; another may have it. It is not

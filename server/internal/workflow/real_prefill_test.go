@@ -1,8 +1,13 @@
 package workflow_test
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +15,7 @@ import (
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/act"
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/ollamamodel"
 	"github.com/icm-tool/icm/server/internal/report"
@@ -220,4 +226,85 @@ func TestPrefillBenchmark(t *testing.T) {
 	}
 	t.Logf("04-draft, %d items, a 4-slot server:\n\n| server | parallel | items | computed | least | ratio | prefill time |\n| --- | --- | --- | --- | --- | --- | --- |\n%s",
 		draftItems, strings.Join(rows, "\n"))
+}
+
+// TestRealRunnerStopsAtTheFirstCopy: the real server with the multi-user
+// cache, on llama.cpp's runner (which serves the tiny model's llama
+// architecture), stops its runner when a second call copies the first
+// one's computed prompt: it answers the streaming call and the new one in
+// the words testdata/runner-stopped.json keeps, which the scripted test
+// replays; and a run of 04-draft with items at once against it fails
+// with the runner-stopped fault.
+func TestRealRunnerStopsAtTheFirstCopy(t *testing.T) {
+	want := readRunnerStopped(t)
+	srv := startDraftServer(t, map[string]string{"OLLAMA_MULTIUSER_CACHE": "1"})
+	shared := strings.Repeat("The learner installs the server and pulls a model. ", 40)
+	body := func(item string) io.Reader {
+		b, _ := json.Marshal(map[string]any{"model": srv.Model, "stream": true, "think": false,
+			"messages": []map[string]string{{"role": "system", "content": shared}, {"role": "user", "content": item}},
+			"options":  map[string]any{"num_ctx": 4096, "num_predict": 400}})
+		return bytes.NewReader(b)
+	}
+	first := make(chan struct{})
+	streamErr := make(chan string, 1)
+	go func() {
+		defer close(streamErr)
+		resp, err := http.Post(srv.URL+"/api/chat", "application/json", body("item one"))
+		if err != nil {
+			close(first)
+			return
+		}
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		started := false
+		for sc.Scan() {
+			if !started {
+				started = true
+				close(first)
+			}
+			var c struct {
+				Error string `json:"error"`
+			}
+			if json.Unmarshal(sc.Bytes(), &c) == nil && c.Error != "" {
+				streamErr <- c.Error
+			}
+		}
+		if !started {
+			close(first)
+		}
+	}()
+	<-first
+	resp, err := http.Post(srv.URL+"/api/chat", "application/json", body("item two"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var answer struct {
+		Error string `json:"error"`
+	}
+	if err := json.Unmarshal(data, &answer); err != nil || resp.StatusCode != want.Status || answer.Error != want.Error {
+		t.Errorf("the call that copied: %d %s, want %d %q", resp.StatusCode, data, want.Status, want.Error)
+	}
+	if got := <-streamErr; got != want.StreamError {
+		t.Errorf("the streaming call's error: %q, want %q", got, want.StreamError)
+	}
+
+	dir, _ := wstest.CopyWithSamples(t, "course-research")
+	cfg := fmt.Sprintf("[model]\nname = %q\ntemperature = 1.0\nthink = false\n\n[workflow]\nparallel = 2\n", srv.Model)
+	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	client, err := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL(srv.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := workflow.New(openWS(t, dir), workflow.Options{Client: client, Stage: "04-draft", Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = eng.Run(context.Background())
+	if f := fault.From(err); f.Kind != fault.KindRunnerStopped || !strings.Contains(f.Hint, "OLLAMA_MULTIUSER_CACHE") {
+		t.Errorf("the run: kind %s, hint %q: %v", fault.KindOf(err), fault.From(err).Hint, err)
+	}
 }
