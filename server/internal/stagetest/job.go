@@ -32,7 +32,18 @@ type job struct {
 }
 
 // runJob runs one job in its own copy of the workspace and checks it.
-func (r *Runner) runJob(ctx context.Context, j job) *report.TestResult {
+// ready, when set, is called once the server has read the job's first
+// prompt (its first streamed piece, or the call's end), and at the end.
+func (r *Runner) runJob(ctx context.Context, j job, ready func()) *report.TestResult {
+	var progress func(report.Event)
+	if ready != nil {
+		defer ready()
+		progress = func(ev report.Event) {
+			if ev.Kind == report.EventModel || (ev.Kind == report.EventDelta && ev.Delta != "") {
+				ready()
+			}
+		}
+	}
 	start := r.opts.Now()
 	res := &report.TestResult{Case: j.sel.Case.ID, Stage: j.sel.Stage.Name, Model: j.label, Repeat: j.repeat, Seed: j.seed, Checks: []report.TestCheck{}}
 	defer func() { res.Duration = r.opts.Now().Sub(start) }()
@@ -80,7 +91,7 @@ func (r *Runner) runJob(ctx context.Context, j job) *report.TestResult {
 	eng, err := workflow.New(cp, workflow.Options{
 		Client: client, Model: j.model, Stage: j.sel.Stage.Name, Force: true, Gate: workflow.GateExplicit,
 		Tools: tools, Check: r.backend.Check, CodeBlocks: r.backend.CodeBlocks, Self: r.backend.Self,
-		ChildEnv: r.childEnv(), Seed: &seed, Now: r.opts.Now, Permit: permit,
+		ChildEnv: r.childEnv(), Seed: &seed, Now: r.opts.Now, Permit: permit, Progress: progress,
 	})
 	if err != nil {
 		r.fail(res, err)

@@ -63,6 +63,20 @@ func (r *Runner) Run(ctx context.Context, sel []*report.TestCase) *report.TestRe
 	jobs := r.jobs(sel)
 	rep.Results = make([]*report.TestResult, len(jobs))
 	work := make(chan int)
+	// The first job of each model goes alone until the server has read
+	// its prompt: the jobs of a stage share most of it (the repeats all
+	// of it), and a server that has it computed reuses it for the rest
+	// (docs/prefill.md).
+	warm := r.opts.Parallel > 1 && r.ws.Config.Workflow.Warm()
+	warmed := map[string]chan struct{}{}
+	ready := make([]func(), len(jobs))
+	for i, j := range jobs {
+		if _, ok := warmed[j.label]; warm && !ok {
+			ch := make(chan struct{})
+			warmed[j.label] = ch
+			ready[i] = sync.OnceFunc(func() { close(ch) })
+		}
+	}
 	var wg sync.WaitGroup
 	for w := 0; w < min(r.opts.Parallel, max(len(jobs), 1)); w++ {
 		wg.Add(1)
@@ -71,7 +85,7 @@ func (r *Runner) Run(ctx context.Context, sel []*report.TestCase) *report.TestRe
 			for i := range work {
 				j := jobs[i]
 				r.emit(report.TestEvent{Kind: report.TestJobStart, Index: i + 1, Total: len(jobs), Case: j.sel.Case.ID, Model: j.label, Repeat: j.repeat})
-				res := r.runJob(ctx, j)
+				res := r.runJob(ctx, j, ready[i])
 				rep.Results[i] = res
 				r.emit(report.TestEvent{Kind: report.TestJobEnd, Index: i + 1, Total: len(jobs), Case: j.sel.Case.ID, Model: j.label, Repeat: j.repeat, Result: res})
 			}
@@ -84,6 +98,12 @@ func (r *Runner) Run(ctx context.Context, sel []*report.TestCase) *report.TestRe
 		select {
 		case work <- i:
 		case <-ctx.Done():
+		}
+		if ready[i] != nil {
+			select {
+			case <-warmed[jobs[i].label]:
+			case <-ctx.Done():
+			}
 		}
 	}
 	close(work)
