@@ -133,6 +133,10 @@ type Options struct {
 	// NoReadTool assembles for a model that calls no tools: it gets what
 	// icm loaded, and no list of files to read.
 	NoReadTool bool
+	// Order is the workspace's one order of the files several stages
+	// preload (SharedOrder; check.Report.Order); nil works it out from
+	// the contracts on disk.
+	Order *Order
 }
 
 // MissingError says an input file does not exist.
@@ -177,6 +181,8 @@ type assembler struct {
 	// layered maps the identity and routing files loaded (absolute) to
 	// their layer: an input naming one is not loaded twice.
 	layered map[string]int
+	// order is the workspace's order of shared files.
+	order *Order
 }
 
 // text is what the model reads of a file's text: optional blocks applied
@@ -194,6 +200,9 @@ func (a *assembler) text(s string) string {
 func (a *assembler) build(c *contract.Contract) error {
 	var system, user []string
 	a.vars = contract.Vars(a.ws.Vars)
+	if a.order = a.opts.Order; a.order == nil {
+		a.order = orderOf(a.ws)
+	}
 	layers := a.opts.Layers
 	if layers == nil {
 		var err error
@@ -272,13 +281,11 @@ func (a *assembler) build(c *contract.Contract) error {
 }
 
 // inputs loads the inputs of one layer and returns their blocks, each under
-// its workspace-relative path.
+// its workspace-relative path: the files several stages share first, in
+// the workspace's one order (order.go), then the stage's own.
 func (a *assembler) inputs(c *contract.Contract, layer int, role string) ([]string, error) {
 	var blocks []string
-	for _, in := range c.Inputs {
-		if in.Layer != layer {
-			continue
-		}
+	for _, in := range a.order.Sorted(a.ws, a.st, c.Inputs, layer) {
 		if in.NonFile {
 			a.add(Part{Role: role, Layer: layer, Label: in.What, Skipped: "not a file"})
 			continue

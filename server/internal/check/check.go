@@ -57,6 +57,9 @@ type Report struct {
 	Findings []contract.Finding
 	// ProducedBy maps workspace-relative output paths to the stage declaring them.
 	ProducedBy map[string]string
+	// Order is the workspace's one order of the files several stages
+	// preload, which every assembly of its stages follows.
+	Order *assemble.Order
 }
 
 // StageReport is what check learned about one stage.
@@ -111,11 +114,23 @@ func Run(ws *workspace.Workspace, opts Options) *Report {
 		sr.Contract = contract.ParseWith(st.Contract, src, contract.Options{Vars: ws.Vars})
 	}
 	c.indexOutputs()
+	var sc []assemble.StageContract
+	for _, sr := range r.Stages {
+		if sr.Contract != nil {
+			sc = append(sc, assemble.StageContract{Stage: sr.Stage, Contract: sr.Contract})
+		}
+	}
+	r.Order = assemble.SharedOrder(c.ws, sc)
 	// Every stage starts with the same identity and routing: read once.
 	c.layers, _ = assemble.Layers(c.ws, opts.Estimator)
+	var prev *StageReport
 	for _, sr := range r.Stages {
 		if sr.Contract != nil {
 			c.stage(sr)
+			if prev != nil {
+				c.sharedOrder(prev.Stage, sr.Stage, prev.Contract, sr.Contract)
+			}
+			prev = sr
 		}
 	}
 	c.cases()
@@ -233,7 +248,7 @@ func (c *checker) stage(sr *StageReport) {
 	if escaped {
 		return
 	}
-	ctx, err := assemble.Stage(c.ws, st, k, assemble.Options{Estimator: c.opts.Estimator, AllowMissing: true, ProducedBy: c.r.ProducedBy, Layers: c.layers, Docs: c.docs})
+	ctx, err := assemble.Stage(c.ws, st, k, assemble.Options{Estimator: c.opts.Estimator, AllowMissing: true, ProducedBy: c.r.ProducedBy, Layers: c.layers, Docs: c.docs, Order: c.r.Order})
 	if err != nil {
 		c.add(contract.Finding{File: st.Contract, Range: k.TitleRange, Severity: contract.Error, Code: contract.CodeBadInput,
 			Message: fmt.Sprintf("unable to assemble the stage's context: %v", err)})

@@ -181,6 +181,10 @@ const (
 	CodeSchemaRef = "schema-ref"
 	// CodeBadSchema: a schema file that is not JSON or not a JSON Schema.
 	CodeBadSchema = "bad-schema"
+	// CodeSharedOrder: a stage lists files other stages load too in
+	// another order than the one icm sends them in for the whole
+	// workspace.
+	CodeSharedOrder = "shared-order"
 )
 
 // codeBasis is the basis of the findings of a code, when the finding
@@ -192,7 +196,7 @@ var codeBasis = map[string]Basis{
 	CodeEmptyFolder: BasisState, CodeIdentity: BasisState, CodePlaceholderPath: BasisState,
 	CodeInputNotYet: BasisState, CodeInputSelf: BasisState, CodeNoModelOutput: BasisState,
 	CodeNoRouting: BasisState, CodeFolderCapped: BasisState,
-	CodeContractTooLong: BasisMethod, CodeReferenceTooLong: BasisMethod, CodeOverBudget: BasisMethod,
+	CodeContractTooLong: BasisMethod, CodeReferenceTooLong: BasisMethod, CodeOverBudget: BasisMethod, CodeSharedOrder: BasisMethod,
 	CodeOverWindow: BasisSettings, CodeUnknownServer: BasisSettings, CodeUnknownTool: BasisSettings,
 	CodeConfig: BasisSettings, CodeSetupVar: BasisSettings,
 	CodePathEscape: BasisFiles, CodeInputMissing: BasisFiles, CodeScopeNotFound: BasisFiles,
