@@ -24,14 +24,14 @@ type forEachShare struct {
 
 // largestShare counts the first calls of each For each stage whose items
 // are known and keeps the one whose items share the most.
-func (dr Doctor) largestShare(ctx context.Context, stages []*check.StageReport, producedBy map[string]string) *forEachShare {
+func (dr Doctor) largestShare(ctx context.Context, rep *check.Report) *forEachShare {
 	s := dr.s
 	var best *forEachShare
-	for _, sr := range stages {
+	for _, sr := range rep.Stages {
 		if sr.Contract == nil || sr.Contract.ForEach == nil || sr.Contract.Script != nil {
 			continue
 		}
-		n, err := s.Counts().Stage(ctx, s.ws, sr.Stage, sr.Contract, assemble.Options{AllowMissing: true, ProducedBy: producedBy}, nil, s.Tools().unstarted)
+		n, err := s.Counts().Stage(ctx, s.ws, sr.Stage, sr.Contract, assemble.Options{AllowMissing: true, ProducedBy: rep.ProducedBy, Order: rep.Order}, nil, s.Tools().unstarted)
 		if err != nil || n == nil || len(n.Items) < 2 {
 			continue
 		}
@@ -54,7 +54,7 @@ func (dr Doctor) largestShare(ctx context.Context, stages []*check.StageReport, 
 // each stage has its items yet.
 func (dr Doctor) prefill(ctx context.Context, d *Diagnosis, model string, rep *check.Report) {
 	s := dr.s
-	share := dr.largestShare(ctx, rep.Stages, rep.ProducedBy)
+	share := dr.largestShare(ctx, rep)
 	if share == nil {
 		return
 	}

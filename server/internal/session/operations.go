@@ -90,7 +90,7 @@ func (s *Session) Probe(files workspace.Files, stage string, item int) (*Probe, 
 	if sr == nil || sr.Contract == nil {
 		return nil, fault.ContractInvalid(st.Name, st.Contract, 0, []string{"it has no readable " + workspace.ContractFile})
 	}
-	opts := assemble.Options{AllowMissing: true, ProducedBy: rep.ProducedBy}
+	opts := assemble.Options{AllowMissing: true, ProducedBy: rep.ProducedBy, Order: rep.Order}
 	if item > 0 {
 		if err := assemble.SelectItem(ws, st, sr.Contract, item, &opts); err != nil {
 			return nil, fault.InvalidRequest(err.Error(), fmt.Sprintf("the stage has %d items", sr.Items)).In(st.Name)

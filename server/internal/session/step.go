@@ -114,7 +114,7 @@ func (st *Step) Research(ctx context.Context, req ResearchRequest) ([]research.R
 	}
 	// The research rounds offer the search and reader tools alone, not
 	// icm's read tool: the context lists no files to read with it.
-	cx, err := assemble.Stage(s.ws, stg, sr.Contract, assemble.Options{ProducedBy: rep.ProducedBy, NoReadTool: true})
+	cx, err := assemble.Stage(s.ws, stg, sr.Contract, assemble.Options{ProducedBy: rep.ProducedBy, Order: rep.Order, NoReadTool: true})
 	if err != nil {
 		return nil, fault.From(err)
 	}

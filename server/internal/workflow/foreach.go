@@ -147,7 +147,7 @@ func (r *run) item(ctx context.Context, rep *check.Report, sess Toolset, cfg age
 	n := len(items)
 	r.emitItem(report.Event{Kind: report.EventItemStart, Stage: st.Name, Item: it.Title, Index: i + 1, Count: n,
 		Message: fmt.Sprintf("[%d/%d] %s", i+1, n, it.Title)}, false)
-	opts := assemble.Options{ProducedBy: rep.ProducedBy, NoReadTool: !r.tools}
+	opts := assemble.Options{ProducedBy: rep.ProducedBy, Order: rep.Order, NoReadTool: !r.tools}
 	assemble.WithItem(&opts, items, i+1)
 	actx, err := assemble.Stage(e.ws, st, r.c, opts)
 	if err != nil {

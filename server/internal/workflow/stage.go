@@ -346,7 +346,7 @@ func (r *run) agentConfig() (agent.Config, error) {
 
 // single runs the stage as one agent loop.
 func (r *run) single(ctx context.Context, rep *check.Report, sess Toolset, cfg agent.Config) (string, error) {
-	actx, err := assemble.Stage(r.e.ws, r.st, r.c, assemble.Options{ProducedBy: rep.ProducedBy, NoReadTool: !r.tools})
+	actx, err := assemble.Stage(r.e.ws, r.st, r.c, assemble.Options{ProducedBy: rep.ProducedBy, Order: rep.Order, NoReadTool: !r.tools})
 	if err != nil {
 		return "", err
 	}

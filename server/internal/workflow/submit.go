@@ -67,7 +67,7 @@ func (e *Engine) acceptSubmission(rep *check.Report, sr *check.StageReport) (*su
 		return nil, fault.InvalidRequest(fmt.Sprintf("stage %s runs a script, which writes its own outputs: nothing is handed in for it", st.Name),
 			"run it with run_stage (or icm run --stage "+st.Name+")").In(st.Name)
 	}
-	actx, err := assemble.Stage(e.ws, st, c, assemble.Options{ProducedBy: rep.ProducedBy})
+	actx, err := assemble.Stage(e.ws, st, c, assemble.Options{ProducedBy: rep.ProducedBy, Order: rep.Order})
 	if err != nil {
 		return nil, err
 	}

@@ -74,7 +74,7 @@ func (r *run) writeMode(sess Toolset, cfg agent.Config) string {
 func (r *run) files(ctx context.Context, rep *check.Report, sess Toolset, cfg agent.Config) (map[string][]byte, error) {
 	mode := r.writeMode(sess, cfg)
 	set := writeout.NewSet(r.st.Rel, r.c, int(r.e.ws.Disk.MaxRead()))
-	actx, err := assemble.Stage(r.e.ws, r.st, r.c, assemble.Options{ProducedBy: rep.ProducedBy, WriteMode: mode, NoReadTool: mode != writeout.ModeTool})
+	actx, err := assemble.Stage(r.e.ws, r.st, r.c, assemble.Options{ProducedBy: rep.ProducedBy, Order: rep.Order, WriteMode: mode, NoReadTool: mode != writeout.ModeTool})
 	if err != nil {
 		return nil, err
 	}

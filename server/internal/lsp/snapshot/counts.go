@@ -51,7 +51,7 @@ func (w *Workspace) countStages(ctx context.Context, sess *session.Session, ws *
 		if sr == nil || sr.Contract == nil || sr.Context == nil {
 			continue
 		}
-		n, err := sess.Counts().Stage(ctx, ws, stage, sr.Contract, assemble.Options{AllowMissing: true, ProducedBy: rep.ProducedBy},
+		n, err := sess.Counts().Stage(ctx, ws, stage, sr.Contract, assemble.Options{AllowMissing: true, ProducedBy: rep.ProducedBy, Order: rep.Order},
 			&w.countMemo, w.countTools)
 		if err != nil {
 			w.set.opts.Log.Info("unable to count the stage", "stage", stage.Name, "err", err)
