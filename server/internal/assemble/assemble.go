@@ -19,6 +19,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/document"
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/markdown"
 	"github.com/icm-tool/icm/server/internal/textnorm"
 	"github.com/icm-tool/icm/server/internal/tokens"
@@ -142,6 +143,8 @@ type Options struct {
 // MissingError says an input file does not exist.
 type MissingError struct {
 	Stage, Path, ProducedBy string
+	// Contract is the stage's contract, which names the input.
+	Contract string
 	// OutsideGit is set for a shared input (a leading /) of a workspace in
 	// no git repository, read from the workspace alone: the file may well
 	// be in the repository above, which the person has not named.
@@ -156,6 +159,22 @@ func (e *MissingError) Error() string {
 		return fmt.Sprintf("stage %s: input %s does not exist yet; stage %s produces it: run and approve that stage first", e.Stage, e.Path, e.ProducedBy)
 	}
 	return fmt.Sprintf("stage %s: input %s does not exist; create it or fix the path in the contract", e.Stage, e.Path)
+}
+
+// Fault is a stage that cannot run without the input: the stage that
+// produces it has not run, or the contract names a file that is not there.
+func (e *MissingError) Fault() *fault.Error {
+	if e.ProducedBy != "" {
+		f := fault.NotRun(e.ProducedBy).In(e.Stage).WithHint("run stage %s and approve its output, then this stage", e.ProducedBy)
+		f.Msg = e.Error()
+		return f
+	}
+	f := fault.ContractInvalid(e.Stage, e.Contract, 0, nil).WithHint("create the input, or fix its path in the stage's contract")
+	if e.OutsideGit {
+		f.Hint = "name the repository the workspace is in, or copy the file into the workspace"
+	}
+	f.Msg = e.Error()
+	return f
 }
 
 // Stage assembles the context of one stage.
@@ -442,7 +461,7 @@ func (a *assembler) absent(in contract.Input, loc *Located, role string, layer i
 		return "", nil
 	}
 	if !a.opts.AllowMissing && a.stops(in, producer) {
-		return "", &MissingError{Stage: a.st.Name, Path: loc.Rel, ProducedBy: producer,
+		return "", &MissingError{Stage: a.st.Name, Path: loc.Rel, ProducedBy: producer, Contract: a.st.Contract,
 			OutsideGit: producer == "" && a.ws.SharedFromItself(in.Path)}
 	}
 	note := "(missing)"

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/textnorm"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -98,6 +99,11 @@ func lineOf(text, line string) int {
 type includeError string
 
 func (e includeError) Error() string { return string(e) }
+
+// Fault is an include icm will not follow, with the fix.
+func (e includeError) Fault() *fault.Error {
+	return fault.Failed(string(e), "include each file once, and nest includes less deeply", nil)
+}
 
 const (
 	errIncludeDepth = includeError("includes nest too deep")

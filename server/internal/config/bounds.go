@@ -2,6 +2,8 @@ package config
 
 import (
 	"fmt"
+
+	"github.com/icm-tool/icm/server/internal/fault"
 )
 
 // Bounds on config.toml, checked before the TOML library sees the text.
@@ -39,6 +41,11 @@ func (e *BoundsError) Error() string {
 // Hint says what to do.
 func (e *BoundsError) Hint() string {
 	return "config.toml holds a few settings; write them as plain tables ([model], [workflow], [mcp.servers.NAME])"
+}
+
+// Fault is a config.toml icm cannot use, at the place the bound is passed.
+func (e *BoundsError) Fault() *fault.Error {
+	return fault.ConfigInvalid(e.Error(), e.Hint(), e.Path).At(e.Path, e.Line)
 }
 
 // Precheck refuses config text that is larger or nested deeper than the

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/icm-tool/icm/server/internal/fault"
 )
 
 // FileName is the config file's name inside a workspace.
@@ -269,6 +271,11 @@ func (e *FileError) Error() string {
 
 // Unwrap returns the parser's error, if any.
 func (e *FileError) Unwrap() error { return e.Err }
+
+// Fault is config text icm cannot use, at its line.
+func (e *FileError) Fault() *fault.Error {
+	return fault.ConfigInvalid(e.Error(), "fix the setting there (icm check lists every problem of the workspace)", e.Path).At(e.Path, e.Line)
+}
 
 // Where says which file and line an error of Parse is about ("", 0 for
 // another error).

@@ -12,6 +12,8 @@ import (
 	"unicode"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/icm-tool/icm/server/internal/fault"
 )
 
 // Edit is one change of config text: the bytes of Span replaced by Text.
@@ -38,6 +40,11 @@ type EditError struct {
 }
 
 func (e *EditError) Error() string { return e.Msg }
+
+// Fault is an edit of config.toml icm will not make; a person can.
+func (e *EditError) Fault() *fault.Error {
+	return fault.ConfigInvalid(e.Msg, "edit config.toml by hand", "")
+}
 
 // ValueOf is the value of key in table (a dotted path, "" for the top
 // level) as the TOML parser reads data, and whether data sets it.

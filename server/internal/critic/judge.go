@@ -10,6 +10,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/agent"
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/markdown"
 )
@@ -146,6 +147,9 @@ func (e *InvalidAnswerError) Error() string {
 func (e *InvalidAnswerError) Hint() string {
 	return "run the stage again, or use a model that follows structured output (format) more reliably"
 }
+
+// Fault is a model call that failed: the answer never fit the schema.
+func (e *InvalidAnswerError) Fault() *fault.Error { return fault.ModelFailed(e.Error(), e.Hint()) }
 
 // Chunk is one part of an article: whole sections when they fit.
 type Chunk struct {

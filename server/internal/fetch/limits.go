@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/human"
 )
 
@@ -74,6 +75,11 @@ type URLError struct {
 
 func (e *URLError) Error() string { return fmt.Sprintf("cannot read %q: %s", e.URL, e.Msg) }
 
+// Fault is an address the request should not have named.
+func (e *URLError) Fault() *fault.Error {
+	return fault.InvalidRequest(e.Error(), "name the full address of a web page, starting with https://")
+}
+
 // RedirectError is a fetch that redirected more than allowed.
 type RedirectError struct {
 	URL string
@@ -84,6 +90,11 @@ func (e *RedirectError) Error() string {
 	return fmt.Sprintf("%s redirected more than %d times; stopped", e.URL, e.Max)
 }
 
+// Fault is a page that could not be read, and what to try.
+func (e *RedirectError) Fault() *fault.Error {
+	return fault.Failed(e.Error(), "read the address it ends at, or another page", nil)
+}
+
 // TooLargeError is a body over a byte cap.
 type TooLargeError struct {
 	URL   string
@@ -92,6 +103,11 @@ type TooLargeError struct {
 
 func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("%s is larger than the %d-byte limit; stopped reading", e.URL, e.Limit)
+}
+
+// Fault is a page that could not be read, and what to try.
+func (e *TooLargeError) Fault() *fault.Error {
+	return fault.Failed(e.Error(), "read a smaller page, or one that holds the part needed", nil)
 }
 
 // TimeoutError is a fetch stopped by the total or the idle limit.
@@ -111,6 +127,11 @@ func (e *TimeoutError) Error() string {
 // Timeout reports true, so callers testing net.Error-style see a timeout.
 func (e *TimeoutError) Timeout() bool { return true }
 
+// Fault is a page that could not be read, and what to try.
+func (e *TimeoutError) Fault() *fault.Error {
+	return fault.Failed(e.Error(), "try again later, or read another page", nil)
+}
+
 // StatusError is a non-2xx answer.
 type StatusError struct {
 	URL  string
@@ -119,4 +140,9 @@ type StatusError struct {
 
 func (e *StatusError) Error() string {
 	return fmt.Sprintf("%s answered HTTP %d", e.URL, e.Code)
+}
+
+// Fault is a page the server would not give, and what to try.
+func (e *StatusError) Fault() *fault.Error {
+	return fault.Failed(e.Error(), "check the address, or read another page", nil)
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"code.dny.dev/ssrf"
+
+	"github.com/icm-tool/icm/server/internal/fault"
 )
 
 // Policy decides which addresses may be connected to. The zero value is
@@ -158,4 +160,9 @@ func (e *BlockedError) Error() string {
 		return fmt.Sprintf("refused to connect to %s (%s): it is %s; only public web addresses may be read, unless the operator allows this host (--allow-host)", e.Host, e.Addr.Addr(), e.Reason)
 	}
 	return fmt.Sprintf("refused to connect to %s: it is %s; only public web addresses may be read, unless the operator allows this host (--allow-host)", e.Addr.Addr(), e.Reason)
+}
+
+// Fault is an address the reader refuses by policy, and what to do.
+func (e *BlockedError) Fault() *fault.Error {
+	return fault.Failed(e.Error(), "read a public web address, or have the operator allow this host", nil)
 }

@@ -3,6 +3,8 @@ package markdown
 import (
 	"bytes"
 	"fmt"
+
+	"github.com/icm-tool/icm/server/internal/fault"
 )
 
 // Limits of what Parse hands to goldmark. Its block parser checks every
@@ -34,6 +36,14 @@ func (e *LimitError) Error() string {
 		return fmt.Sprintf("the Markdown is too large to parse (%d bytes; icm parses up to %d)", e.Size, MaxParseBytes)
 	}
 	return fmt.Sprintf("the Markdown is nested %d levels deep at line %d (lists or quotes inside each other); icm parses up to %d levels: flatten it", e.Depth, e.Line, MaxNesting)
+}
+
+// Fault says what to do: the document is the workspace's, not icm's.
+func (e *LimitError) Fault() *fault.Error {
+	if e.Size > 0 {
+		return fault.Failed(e.Error(), "split the document into smaller files", nil)
+	}
+	return fault.Failed(e.Error(), "flatten the lists or quotes nested inside each other", nil)
 }
 
 // Check reports whether src is within the limits Parse applies.

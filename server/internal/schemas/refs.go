@@ -8,6 +8,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -43,6 +44,9 @@ func (e *RefError) Error() string {
 }
 
 func (e *RefError) Unwrap() error { return e.Err }
+
+// Fault is a schema reference icm refused, with what to do instead.
+func (e *RefError) Fault() *fault.Error { return fault.Failed(e.Error(), e.Todo, nil) }
 
 // refs is the loader of one compile: it serves the schema files of ws,
 // when there is one, and refuses every other address, remembering the

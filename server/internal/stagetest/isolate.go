@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/testcase"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -113,4 +114,9 @@ func (e *MissingInputError) Error() string {
 // Hint says what to do.
 func (e *MissingInputError) Hint() string {
 	return fmt.Sprintf("add `- %s <- FILE` under ## Inputs of %s (FILE relative to the case)", e.Paths[0], e.Case)
+}
+
+// Fault is a test case that cannot run as written, with its fix.
+func (e *MissingInputError) Fault() *fault.Error {
+	return fault.Failed(e.Error(), e.Hint(), nil).In(e.Stage)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -176,6 +177,9 @@ func (e *NoRunError) Error() string { return fmt.Sprintf("no saved test run %q i
 func (e *NoRunError) Hint() string {
 	return "each `icm test` prints its run id and saves it; `icm test --runs` lists them, `--baseline latest` takes the newest"
 }
+
+// Fault is a saved test run the request named that is not there.
+func (e *NoRunError) Fault() *fault.Error { return fault.NotFound(e.Error(), e.Hint()) }
 
 // LastPassing finds the most recent saved run before the run named
 // before (or any, when before is "") in which the case passed on model,

@@ -1,9 +1,13 @@
 package tools
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/icm-tool/icm/server/internal/fault"
 )
 
 // FailureKind sorts what went wrong with a server.
@@ -67,3 +71,11 @@ func (e *ServerError) Error() string {
 
 // Unwrap returns the underlying error.
 func (e *ServerError) Unwrap() error { return e.Err }
+
+// Fault is a tool server that failed; a cancelled call stays cancelled.
+func (e *ServerError) Fault() *fault.Error {
+	if errors.Is(e.Err, context.Canceled) {
+		return fault.Cancelled(e.Error(), nil)
+	}
+	return fault.ToolFailed(e.Error(), "", nil)
+}

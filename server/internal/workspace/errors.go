@@ -3,6 +3,8 @@ package workspace
 import (
 	"errors"
 	"fmt"
+
+	"github.com/icm-tool/icm/server/internal/fault"
 )
 
 // EscapeError says a path would leave the workspace (or the tree a Root
@@ -40,6 +42,9 @@ func (e *EscapeError) Hint() string {
 	return "write the path relative to the stage folder, inside the workspace"
 }
 
+// Fault is a file of the workspace icm will not read, with the fix.
+func (e *EscapeError) Fault() *fault.Error { return fault.Failed(e.Error(), e.Hint(), nil) }
+
 // linkEscape builds the error for a symbolic link that leads out.
 func linkEscape(path, link, target string) *EscapeError {
 	reason := fmt.Sprintf("the symbolic link %s points to %s, outside the workspace", link, target)
@@ -75,6 +80,9 @@ func (e *NotRegularError) Hint() string {
 	return "replace " + e.Path + " with a regular file"
 }
 
+// Fault is a file of the workspace icm will not read, with the fix.
+func (e *NotRegularError) Fault() *fault.Error { return fault.Failed(e.Error(), e.Hint(), nil) }
+
 // TooLargeError says a file is over the read cap; it was not read.
 type TooLargeError struct {
 	Path string
@@ -91,6 +99,9 @@ func (e *TooLargeError) Hint() string {
 	return "split the file, or raise [workflow] max_file_size in config.toml"
 }
 
+// Fault is a file of the workspace icm will not read, with the fix.
+func (e *TooLargeError) Fault() *fault.Error { return fault.Failed(e.Error(), e.Hint(), nil) }
+
 // LoopError says resolving a path passed more symbolic links than icm
 // follows (a loop, or links nested past any sane depth).
 type LoopError struct {
@@ -106,6 +117,9 @@ func (e *LoopError) Hint() string {
 	return "link to the file itself rather than through a chain of links"
 }
 
+// Fault is a file of the workspace icm will not read, with the fix.
+func (e *LoopError) Fault() *fault.Error { return fault.Failed(e.Error(), e.Hint(), nil) }
+
 // ReadOnlyError says a write was asked of a root opened read-only.
 type ReadOnlyError struct {
 	Path string
@@ -113,6 +127,11 @@ type ReadOnlyError struct {
 
 func (e *ReadOnlyError) Error() string {
 	return fmt.Sprintf("%s is in a read-only folder; icm writes only inside the workspace", e.Path)
+}
+
+// Fault is a write icm refused to make outside the workspace.
+func (e *ReadOnlyError) Fault() *fault.Error {
+	return fault.Failed(e.Error(), "name a path inside the workspace for what is written", nil)
 }
 
 // Refused reports whether err is one of the refusals of this package (a

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/icm-tool/icm/server/internal/fault"
 )
 
 // A repository may hold several workspaces and a folder they share (the
@@ -104,6 +106,9 @@ func (e *RepositoryError) Error() string {
 func (e *RepositoryError) Hint() string {
 	return "name the folder that holds the workspace with --repo DIR (or ICM_REPO), or leave it out"
 }
+
+// Fault is a repository setting that cannot be used.
+func (e *RepositoryError) Fault() *fault.Error { return fault.ConfigInvalid(e.Error(), e.Hint(), "") }
 
 // openRepository opens the read-only Root of the workspace's repository,
 // when it has one above it.

@@ -136,6 +136,9 @@ func (e *NotFoundError) Hint() string {
 	return "run icm inside a workspace (a folder with CLAUDE.md or AGENTS.md, or CONTEXT.md beside pipeline/ or stages/, or a stages/ holding numbered folders with a CONTEXT.md), or pass -w DIR"
 }
 
+// Fault is a workspace the request named that is not there.
+func (e *NotFoundError) Fault() *fault.Error { return fault.NotFound(e.Error(), e.Hint()) }
+
 // Find returns the workspace root for start: start itself or its nearest
 // parent that holds CLAUDE.md, or CONTEXT.md beside pipeline/ or stages/,
 // or, lacking both, pipeline/ or stages/ holding stage contracts.

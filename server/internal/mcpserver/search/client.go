@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/act"
+	"github.com/icm-tool/icm/server/internal/fault"
 )
 
 // DefaultURL is where docker/compose.yml publishes SearXNG.
@@ -48,6 +49,11 @@ type UnavailableError struct {
 
 func (e *UnavailableError) Error() string {
 	return fmt.Sprintf("search failed: SearXNG at %s %s. %s", e.URL, e.Msg, e.Hint)
+}
+
+// Fault is the search tool's server failing, with what to do about it.
+func (e *UnavailableError) Fault() *fault.Error {
+	return fault.ToolFailed(e.Error(), "", nil).WithHint("%s", e.Hint)
 }
 
 const startHint = "Start it with `docker compose -f docker/compose.yml up -d searxng` (from the icm repository), or point the search server at a running one: the SearXNG address in its server entry (config.toml [mcp.servers]), or SEARXNG_URL."
