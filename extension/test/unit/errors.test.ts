@@ -35,7 +35,8 @@ test('errorNotice shows the hint and a button per fix', async (t) => {
     { kind: 'locked', severity: 'warning', hint: /wait for that run to finish/i, buttons: [] },
     { kind: 'untrusted', severity: 'warning', hint: /and trust it if you expect all of it\.$/, buttons: ['Trust This Workspace'] },
     { kind: 'cancelled', severity: 'info', hint: /running again resumes it\.$/, buttons: [] },
-    { kind: 'failed', severity: 'error', hint: /^Unable to write \.icm\/run\.json: no space left on device$/, buttons: [] },
+    { kind: 'failed', severity: 'error', hint: /no space left on device — The disk is full: free some space, then try again\.$/, buttons: [] },
+    { kind: 'internal', severity: 'error', hint: /— This is a bug in icm, .*report it, .* at https:\/\/github\.com\/icm-tool\/icm\/issues\.$/, buttons: [] },
   ];
   for (const c of cases) {
     await t.test(c.kind, () => {

@@ -58,6 +58,7 @@ func TestEveryErrorKindRendersTheSameFixes(t *testing.T) {
 		fault.KindUnknownCommand:   {-32601, nil, nil},
 		fault.KindCancelled:        {-32800, nil, nil},
 		fault.KindFailed:           {-32803, nil, nil},
+		fault.KindInternal:         {-32803, nil, nil},
 	}
 	values := faulttest.Cases()
 	env := &Env{Getwd: func() (string, error) { return "/elsewhere", nil }}

@@ -266,3 +266,13 @@ func Cancelled(msg string, cause error) *Error {
 func Failed(msg, hint string, cause error) *Error {
 	return &Error{Kind: KindFailed, Msg: msg, Hint: hint, Err: cause}
 }
+
+// ReportURL is where a person reports a bug in icm.
+const ReportURL = "https://github.com/icm-tool/icm/issues"
+
+// Internal is a bug in icm: an error that reached a person without a kind,
+// so nobody said what it means or what to do. cause is the error.
+func Internal(msg string, cause error) *Error {
+	return &Error{Kind: KindInternal, Msg: msg, Err: cause,
+		Hint: "this is a bug in icm, not a problem of the workspace: please report it, with this message, at " + ReportURL}
+}

@@ -7,8 +7,10 @@
 // buttons; none of them reads the message to decide anything.
 //
 // Core packages return a *Error, or a type of their own that implements
-// Faulter (llm.Error, workflow.EditedError, state.LockedError); From
-// turns any error into a *Error for rendering.
+// Faulter (llm.Error, workflow.EditedError, state.LockedError): every
+// error knows its kind where it is made. From turns any error into a
+// *Error for rendering; it never guesses one: an error of no kind is a
+// bug in icm (KindInternal).
 //
 // To add a kind: a constant in kind.go with its entry in the kinds table;
 // to add an action: a constant in action.go with its entry in the actions
@@ -18,7 +20,6 @@
 package fault
 
 import (
-	"context"
 	"errors"
 	"fmt"
 )
@@ -56,11 +57,6 @@ type Faulter interface {
 	Fault() *Error
 }
 
-// Hinter is an error that carries advice but no kind; From keeps its hint.
-type Hinter interface {
-	Hint() string
-}
-
 // In sets the stage and returns e.
 func (e *Error) In(stage string) *Error {
 	e.Stage = stage
@@ -92,13 +88,24 @@ func (e *Error) Because(err error) *Error {
 }
 
 // From returns err as a fault: err itself when it is one; the fault of
-// the first Faulter in its chain, with err's fuller message; otherwise a
-// fault of kind Cancelled (for a cancelled context) or Failed, keeping a
-// Hint() when the chain has one. From(nil) is nil.
+// the first Faulter in its chain, with err's fuller message; the fault of
+// what the system or the context says it is (a cancelled context, a
+// deadline, a file the system refused: see ofSystem). Any other error is
+// one nobody gave a kind where it was made, which is a bug in icm: its
+// fault is KindInternal, and Unclassified counts it. From(nil) is nil.
 func From(err error) *Error {
 	if err == nil {
 		return nil
 	}
+	if f := classify(err); f != nil {
+		return f
+	}
+	noteUnclassified(err.Error())
+	return Internal(err.Error(), err)
+}
+
+// classify is From without the fallback: nil for an error of no kind.
+func classify(err error) *Error {
 	var fe *Error
 	if errors.As(err, &fe) {
 		if error(fe) == err {
@@ -116,30 +123,25 @@ func From(err error) *Error {
 			return &c
 		}
 	}
-	if errors.Is(err, context.Canceled) {
-		return Cancelled(err.Error(), err)
-	}
-	out := Failed(err.Error(), "", err)
-	var h Hinter
-	if errors.As(err, &h) {
-		out.Hint = h.Hint()
-	}
-	return out
+	return ofSystem(err)
 }
 
-// Classified reports whether err carries a kind of its own: a *Error or a
-// Faulter in its chain. Anything else From can only call KindFailed (or
-// KindCancelled).
+// Classified reports whether err has a kind: a *Error or a Faulter in its
+// chain, or an error of the system's that says what it is. From calls
+// anything else KindInternal.
 func Classified(err error) bool {
-	var fe *Error
-	var f Faulter
-	return errors.As(err, &fe) || errors.As(err, &f)
+	return err != nil && classify(err) != nil
 }
 
-// KindOf returns the kind of err's fault; "" for nil.
+// KindOf returns the kind of err's fault; "" for nil. It reads the kind
+// without rendering the error, so an error of no kind reads as
+// KindInternal without being counted (From counts it where it is shown).
 func KindOf(err error) Kind {
 	if err == nil {
 		return ""
 	}
-	return From(err).Kind
+	if f := classify(err); f != nil {
+		return f.Kind
+	}
+	return KindInternal
 }

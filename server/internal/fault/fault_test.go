@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -15,11 +18,6 @@ func (k *kinded) Error() string { return k.msg }
 func (k *kinded) Fault() *Error {
 	return ModelMissing(k.msg, "qwen3:4b", "http://127.0.0.1:11434", "")
 }
-
-type hinted struct{}
-
-func (hinted) Error() string { return "the disk is full" }
-func (hinted) Hint() string  { return "free some space" }
 
 func TestFrom(t *testing.T) {
 	base := Stale("01-scope", "input.md changed")
@@ -35,8 +33,12 @@ func TestFrom(t *testing.T) {
 		{"a wrapped fault keeps the fuller message", fmt.Errorf("approve: %w", base), KindStale, "approve: stage 01-scope is stale: input.md changed", "run it again, or approve it as it is", 2},
 		{"a faulter", fmt.Errorf("stage 01-scope: %w", &kinded{"model missing"}), KindModelMissing, "stage 01-scope: model missing", `pull "qwen3:4b" onto the server, or name a model it has`, 2},
 		{"cancelled", fmt.Errorf("run: %w", context.Canceled), KindCancelled, "run: context canceled", "the work finished before the cancel is kept; running again resumes it", 0},
-		{"a hint is kept", fmt.Errorf("write: %w", hinted{}), KindFailed, "write: the disk is full", "free some space", 0},
-		{"anything else", errors.New("boom"), KindFailed, "boom", "", 0},
+		{"a deadline", fmt.Errorf("probe: %w", context.DeadlineExceeded), KindFailed, "probe: context deadline exceeded", "it took longer than it may: check that what it waited on answers, then try again", 0},
+		{"a file the system refused", fmt.Errorf("save: %w", &fs.PathError{Op: "write", Path: "/w/.icm/run.json", Err: syscall.ENOSPC}), KindFailed, "save: write /w/.icm/run.json: no space left on device", "the disk is full: free some space, then try again", 0},
+		{"a file that is not there", &fs.PathError{Op: "open", Path: "notes.md", Err: fs.ErrNotExist}, KindFailed, "open notes.md: file does not exist", "check that the file or folder is there (something may have moved or deleted it), then try again", 0},
+		{"a link the system refused", &os.LinkError{Op: "rename", Old: "/w/a", New: "/w/b", Err: fs.ErrPermission}, KindFailed, "rename /w/a /w/b: permission denied", "icm may not use the file: check its permissions and who owns it", 0},
+		{"a call the system refused", os.NewSyscallError("flock", syscall.EINVAL), KindFailed, "flock: invalid argument", "check the file and that icm may read and write it, then try again", 0},
+		{"anything else is a bug", errors.New("boom"), KindInternal, "boom", "this is a bug in icm, not a problem of the workspace: please report it, with this message, at " + ReportURL, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -112,7 +114,9 @@ func TestClassified(t *testing.T) {
 		{fmt.Errorf("approve: %w", Stale("01", "x")), true},
 		{fmt.Errorf("call: %w", &kinded{"missing"}), true},
 		{errors.New("boom"), false},
-		{fmt.Errorf("run: %w", context.Canceled), false},
+		{fmt.Errorf("run: %w", context.Canceled), true},
+		{&fs.PathError{Op: "open", Path: "/w/x", Err: fs.ErrNotExist}, true},
+		{nil, false},
 	} {
 		if got := Classified(c.err); got != c.want {
 			t.Errorf("Classified(%v) = %v, want %v", c.err, got, c.want)
@@ -133,5 +137,39 @@ func TestDidYouMeanComesBeforePull(t *testing.T) {
 	plain := ModelMissing("m", "llama3.2", "http://h", "")
 	if len(plain.Actions) == 0 || plain.Actions[0].ID != PullModel {
 		t.Errorf("without one, actions = %v; want pull first", plain.Actions)
+	}
+}
+
+// TestFromPlacesTheSystemsRefusal: a file the system refused is the
+// fault's place when its path is a whole one; a path below an os.Root is
+// not, and would read as a file of the current folder.
+func TestFromPlacesTheSystemsRefusal(t *testing.T) {
+	abs := From(&fs.PathError{Op: "open", Path: "/w/notes.md", Err: fs.ErrPermission})
+	if abs.File != "/w/notes.md" || len(abs.Actions) != 0 {
+		t.Errorf("an absolute path: file %q, actions %v", abs.File, abs.Actions)
+	}
+	if rel := From(&fs.PathError{Op: "open", Path: "notes.md", Err: fs.ErrPermission}); rel.File != "" {
+		t.Errorf("a path below a root is the fault's file: %q", rel.File)
+	}
+}
+
+// TestOnlyPlainErrorsAreCounted: From counts each error of no kind it
+// meets, and nothing else; KindOf reads a kind without counting.
+func TestOnlyPlainErrorsAreCounted(t *testing.T) {
+	before, _ := Unclassified()
+	for _, err := range []error{
+		Stale("01", "x"), fmt.Errorf("approve: %w", Stale("01", "x")), &kinded{"missing"},
+		context.Canceled, &fs.PathError{Op: "open", Path: "/w/x", Err: fs.ErrNotExist},
+	} {
+		From(err)
+	}
+	KindOf(errors.New("read as a kind"))
+	if n, _ := Unclassified(); n != before {
+		t.Fatalf("%d errors with a kind were counted as bugs", n-before)
+	}
+	From(fmt.Errorf("stage 01: %w", errors.New("a plain cause")))
+	n, msgs := Unclassified()
+	if n != before+1 || msgs[len(msgs)-1] != "stage 01: a plain cause" && len(msgs) < keepUnclassified {
+		t.Errorf("after one plain error: %d counted, messages %q", n-before, msgs)
 	}
 }

@@ -55,8 +55,13 @@ const (
 	KindUnknownCommand Kind = "unknown-command"
 	// KindCancelled: the work was cancelled.
 	KindCancelled Kind = "cancelled"
-	// KindFailed: anything else.
+	// KindFailed: something went wrong that is no bug of icm's and has no
+	// more specific kind (the system refused a file, a deadline passed, a
+	// page could not be read), with what to do about it.
 	KindFailed Kind = "failed"
+	// KindInternal: a bug in icm: an error nobody gave a kind where it
+	// was made.
+	KindInternal Kind = "internal"
 )
 
 // Class says how a protocol answers a kind of problem: the language
@@ -109,6 +114,7 @@ var kinds = map[Kind]kindInfo{
 	KindUnknownCommand:   {"unknown command", ClassUnknown, false},
 	KindCancelled:        {"cancelled", ClassCancelled, false},
 	KindFailed:           {"failed", ClassFailed, false},
+	KindInternal:         {"bug in icm", ClassFailed, false},
 }
 
 // Title names the kind in a few words; an unknown kind reads as itself.

@@ -5,10 +5,11 @@ package faulttest
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
+	"syscall"
 
 	"github.com/icm-tool/icm/server/internal/fault"
 )
@@ -47,7 +48,8 @@ func Cases() map[fault.Kind]*fault.Error {
 		fault.KindInvalidRequest:  fault.InvalidRequest("icm.runStage needs a stage", "pass {workspace, stage}"),
 		fault.KindUnknownCommand:  fault.UnknownCommand("icm.frobnicate", []string{"icm.status", "icm.runStage"}),
 		fault.KindCancelled:       fault.From(fmt.Errorf("stage 01-scope: %w", context.Canceled)),
-		fault.KindFailed:          fault.From(errors.New("unable to write .icm/run.json: no space left on device")),
+		fault.KindFailed:          fault.From(fmt.Errorf("unable to save the run: %w", &fs.PathError{Op: "write", Path: filepath.Join(Root, ".icm", "run.json"), Err: syscall.ENOSPC})),
+		fault.KindInternal:        fault.Internal("stage 01-scope: the run ended without a summary", nil).In("01-scope"),
 	}
 }
 
