@@ -88,12 +88,8 @@ func (rn Runs) New(req RunRequest, observe func(report.Event)) (*Run, error) {
 		// What the model may read beyond what the contracts name.
 		ReadWorkspace: reads,
 	})
-	var fe *fault.Error
-	if errors.As(err, &fe) {
-		return nil, fe
-	}
 	if err != nil {
-		return nil, fault.ConfigInvalid(err.Error(), "use \"explicit\" or \"rerun\"", s.ws.Config.Path).Because(err)
+		return nil, fault.From(err)
 	}
 	r.eng = eng
 	return r, nil

@@ -57,7 +57,7 @@ func (rn Runs) Submission(sub Submission, observe func(report.Event)) (*Run, err
 		Submission: &workflow.Submission{Agent: agent, ContextID: strings.TrimSpace(sub.ContextID), Files: sub.Files},
 	})
 	if err != nil {
-		return nil, fault.ConfigInvalid(err.Error(), "use \"explicit\" or \"rerun\"", s.ws.Config.Path).Because(err)
+		return nil, fault.From(err)
 	}
 	r.eng = eng
 	return r, nil

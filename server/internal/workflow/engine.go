@@ -175,20 +175,24 @@ func New(ws *workspace.Workspace, opts Options) (*Engine, error) {
 	if f := ws.ConfigFault(); f != nil {
 		return nil, f
 	}
+	gateFile := ""
 	if opts.Gate == "" {
-		opts.Gate = ws.Config.Workflow.Gate
+		opts.Gate, gateFile = ws.Config.Workflow.Gate, ws.Config.Path
 	}
 	if opts.Item > 0 && opts.Stage == "" {
-		return nil, fmt.Errorf("an item (--item %d) needs its stage (--stage)", opts.Item)
+		return nil, fault.InvalidRequest(fmt.Sprintf("an item (--item %d) needs its stage (--stage)", opts.Item),
+			"name the stage the item belongs to")
 	}
 	if opts.Submission != nil && (opts.Stage == "" || opts.Item > 0 || opts.All) {
-		return nil, fmt.Errorf("outputs handed in by an agent are for one whole stage, named")
+		return nil, fault.InvalidRequest("outputs handed in by an agent are for one whole stage, named",
+			"name the one stage the outputs are for, and hand in its outputs whole")
 	}
 	if opts.Item < 0 {
-		return nil, fmt.Errorf("item %d: items are numbered from 1", opts.Item)
+		return nil, fault.InvalidRequest(fmt.Sprintf("item %d: items are numbered from 1", opts.Item), "name an item by its number, from 1")
 	}
 	if opts.Gate != GateExplicit && opts.Gate != GateRerun {
-		return nil, fmt.Errorf("unknown gate mode %q; use %q or %q", opts.Gate, GateExplicit, GateRerun)
+		return nil, fault.ConfigInvalid(fmt.Sprintf("unknown gate mode %q; use %q or %q", opts.Gate, GateExplicit, GateRerun),
+			fmt.Sprintf("set the gate to %q or %q", GateExplicit, GateRerun), gateFile)
 	}
 	caches := llm.CachesOf(ws.Config.Model).With(opts.Caches)
 	return &Engine{ws: ws, opts: opts, runID: NewRunID(opts.Now()), prefill: llm.NewPrefill(caches)}, nil
