@@ -30,9 +30,6 @@ type flaggedError struct {
 func (e *flaggedError) Error() string { return e.err.Error() }
 func (e *flaggedError) Unwrap() error { return e.err }
 
-// Fault is the command's error as a fault: the flags change nothing of it.
-func (e *flaggedError) Fault() *fault.Error { return fault.From(e.err) }
-
 // suggestion is one fix as the CLI offers it: what it does, and the
 // command or place that does it.
 type suggestion struct {

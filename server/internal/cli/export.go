@@ -10,6 +10,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/export"
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/termsafe"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -95,11 +96,12 @@ func exportInput(ws *workspace.Workspace, cwd, arg string) (string, error) {
 		return p, nil
 	}
 	if ws == nil {
-		return "", fmt.Errorf("no file %s, and no workspace to find a stage of that name in", arg)
+		return "", fault.NotFound(fmt.Sprintf("no file %s, and no workspace to find a stage of that name in", arg),
+			"name a Markdown file, or a stage of the workspace")
 	}
 	st, err := ws.Stage(arg)
 	if err != nil {
-		return "", fmt.Errorf("%s is neither a file nor a stage: %v", arg, err)
+		return "", fault.NotFound(fmt.Sprintf("%s is neither a file nor a stage: %v", arg, err), "name a Markdown file, or a stage of the workspace")
 	}
 	src, err := ws.Files.ReadFile(st.Contract)
 	if err != nil {
@@ -112,7 +114,9 @@ func exportInput(ws *workspace.Workspace, cwd, arg string) (string, error) {
 			}
 		}
 	}
-	return "", fmt.Errorf("stage %s has no Markdown output on disk yet; run it first", st.Name)
+	f := fault.NotRun(st.Name)
+	f.Msg = fmt.Sprintf("stage %s has no Markdown output on disk yet; run it first", st.Name)
+	return "", f
 }
 
 // readNamed reads a file named on the command line: through the

@@ -3,6 +3,7 @@ package cli
 import (
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/fault/faulttest"
 	"github.com/icm-tool/icm/server/internal/testutil/gobin"
 )
 
@@ -12,5 +13,8 @@ import (
 var fixtureBin string
 
 func TestMain(m *testing.M) {
-	gobin.Main(m, map[*string]string{&fixtureBin: "github.com/icm-tool/icm/server/internal/tools/mcpfixture/cmd/mcpfixture"})
+	// Every command, its error paths and wsmcp's tools run here: none may
+	// show an error that nobody gave a kind.
+	gobin.Main(m, map[*string]string{&fixtureBin: "github.com/icm-tool/icm/server/internal/tools/mcpfixture/cmd/mcpfixture"},
+		faulttest.NoneInternal)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/spf13/cobra"
 
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/fetch"
 	"github.com/icm-tool/icm/server/internal/mcpserver/browser"
 	"github.com/icm-tool/icm/server/internal/mcpserver/search"
@@ -209,11 +210,11 @@ func pickBackend(f *browserFlags, fetcher *fetch.Fetcher, stderr io.Writer) (bro
 		return b, func() { _ = b.Close() }, nil
 	case "camofox":
 		if f.camofox == "" {
-			return nil, nil, errors.New("--backend camofox needs --camofox URL (e.g. http://localhost:9500)")
+			return nil, nil, fault.InvalidRequest("--backend camofox needs --camofox URL (e.g. http://localhost:9500)", "name the Camofox server's address")
 		}
 		return &browser.CamofoxBackend{BaseURL: f.camofox, Fetcher: fetcher, MaxChars: int(f.maxBytes)}, func() {}, nil
 	}
-	return nil, nil, fmt.Errorf("--backend %q: use http, chromium or camofox", name)
+	return nil, nil, fault.InvalidRequest(fmt.Sprintf("--backend %q: use http, chromium or camofox", name), "choose the http, chromium or camofox backend")
 }
 
 func newLogger(env *Env) *slog.Logger {
@@ -247,7 +248,7 @@ func serveMCP(ctx context.Context, env *Env, logger *slog.Logger, srv *server.MC
 		}
 		err := stdio.Listen(ctx, in, out)
 		if err != nil && !errors.Is(err, context.Canceled) {
-			return fmt.Errorf("MCP over stdio stopped: %w", err)
+			return fault.Failed(fmt.Sprintf("MCP over stdio stopped: %v", err), "start the server again; its client may have gone", err)
 		}
 		return nil
 	}
@@ -278,7 +279,7 @@ func serveMCP(ctx context.Context, env *Env, logger *slog.Logger, srv *server.MC
 	go func() { done <- hs.Serve(ln) }()
 	select {
 	case err := <-done:
-		return fmt.Errorf("MCP over HTTP stopped: %w", err)
+		return fault.Failed(fmt.Sprintf("MCP over HTTP stopped: %v", err), "start the server again", err)
 	case <-ctx.Done():
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/termsafe"
 )
 
@@ -94,10 +95,32 @@ func Run(ctx context.Context, env *Env, args []string) error {
 	root.SetIn(env.Stdin)
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
+	started := false
+	markStart(root, &started)
 	if err := root.ExecuteContext(ctx); err != nil {
+		if !started && !fault.Classified(err) {
+			// cobra refused the command line before any command ran: an
+			// unknown command or flag, a wrong number of arguments.
+			err = fault.InvalidRequest(err.Error(), "check the command line against the command's help").Because(err)
+		}
 		return &flaggedError{err: err, flags: usedFlags{workspace: g.workspace, model: g.model, name: g.command}}
 	}
 	return nil
+}
+
+// markStart sets *started when the RunE of c or of a command below it
+// begins, so that Run tells the errors of the commands from cobra's own
+// refusals of a command line, which come before any RunE.
+func markStart(c *cobra.Command, started *bool) {
+	if run := c.RunE; run != nil {
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			*started = true
+			return run(cmd, args)
+		}
+	}
+	for _, sub := range c.Commands() {
+		markStart(sub, started)
+	}
 }
 
 // globalFlags are the flags every command shares.

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	contractsschema "github.com/icm-tool/icm/contracts-schema"
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/markdown"
 	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/session"
@@ -113,7 +113,7 @@ func (f *testFlags) request(cwd string, args []string) session.TestRequest {
 func runTests(cmd *cobra.Command, env *Env, sess *session.Session, f *testFlags, args []string) error {
 	ws := sess.Workspace()
 	if f.repeat < 0 || f.parallel < 0 {
-		return errors.New("--repeat and --parallel take a positive number")
+		return fault.InvalidRequest("--repeat and --parallel take a positive number", "give each a number from 1")
 	}
 	if f.runs {
 		return listRuns(env, sess, f)
@@ -169,7 +169,7 @@ func runTests(cmd *cobra.Command, env *Env, sess *session.Session, f *testFlags,
 		fmt.Fprintf(env.Stdout, "run %s saved to %s\n", rep.RunID, displayPath(env, run.Saved))
 	}
 	if !rep.Complete {
-		return errors.New("cancelled; the jobs that finished are in the saved report")
+		return fault.Cancelled("cancelled; the jobs that finished are in the saved report", nil)
 	}
 	if !rep.Passed {
 		return &ExitError{Code: 1}

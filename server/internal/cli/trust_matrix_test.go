@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,7 +97,9 @@ func inWorkspace(t *testing.T, dir string, args ...string) (string, string, erro
 	env := &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: os.Getenv,
 		Getwd: func() (string, error) { return dir, nil }, Self: filepath.Join(t.TempDir(), "icm-not-built")}
 	err := Run(context.Background(), env, args)
-	if err != nil {
+	var exit *ExitError
+	if err != nil && !errors.As(err, &exit) {
+		// As Main does: an exit status is no error to print.
 		printError(env, &errb, err)
 	}
 	return out.String(), errb.String(), err

@@ -22,6 +22,8 @@ var unkinded = map[string]string{
 	"internal/act.Refusal": "act imports the standard library only; a Refusal wraps the permit's reason, which is trust's " +
 		"Untrusted fault (found through Unwrap), and a refusal without a permit is a bug, which reads as internal",
 	"internal/cli.ExitError": "the exit status a command chose after printing its own output; Main reads it and renders nothing",
+	"internal/cli.flaggedError": "the flags a command ran with, around its error, for Main's rendering; its kind is its cause's, " +
+		"found through Unwrap",
 }
 
 // TestEveryErrorTypeKnowsItsKind: every error type of icm's source (a type

@@ -100,7 +100,7 @@ func From(err error) *Error {
 	if f := classify(err); f != nil {
 		return f
 	}
-	noteUnclassified(err.Error())
+	noteUnclassified(err)
 	return Internal(err.Error(), err)
 }
 

@@ -1,6 +1,11 @@
 package fault
 
-import "sync"
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+)
 
 // unclassified keeps the messages of the plain errors From met, the
 // process's one record of them: a front end's tests fail when any of
@@ -16,19 +21,30 @@ var unclassified struct {
 // keepUnclassified is how many messages the record holds; the count goes on.
 const keepUnclassified = 20
 
-// noteUnclassified records one plain error From turned into an internal fault.
-func noteUnclassified(msg string) {
+// noteUnclassified records one plain error From turned into an internal
+// fault: its message and the types of its chain, which lead to where it
+// was made.
+func noteUnclassified(err error) {
 	unclassified.Lock()
 	defer unclassified.Unlock()
 	unclassified.n++
 	if len(unclassified.msgs) < keepUnclassified {
-		unclassified.msgs = append(unclassified.msgs, msg)
+		unclassified.msgs = append(unclassified.msgs, fmt.Sprintf("%s (%s)", err, chainTypes(err)))
 	}
 }
 
+// chainTypes names the types of err's chain, outermost first.
+func chainTypes(err error) string {
+	var types []string
+	for ; err != nil; err = errors.Unwrap(err) {
+		types = append(types, fmt.Sprintf("%T", err))
+	}
+	return strings.Join(types, " > ")
+}
+
 // Unclassified returns how many plain errors From has met in this process
-// (each a bug: an error made without a kind) and the messages of the
-// first of them, for the tests of the front ends, which drive every
+// (each a bug: an error made without a kind) and, for the first of them,
+// the message and the types of the error's chain, for the tests of the front ends, which drive every
 // request they offer and fail when one produced such an error.
 func Unclassified() (int, []string) {
 	unclassified.Lock()

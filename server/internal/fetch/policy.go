@@ -41,7 +41,8 @@ func NewPolicy(allow []string) (*Policy, error) {
 			continue
 		}
 		if err := p.add(e); err != nil {
-			return nil, fmt.Errorf("unable to read allow-list entry %q: %w (use an IP, a CIDR prefix, IP:port or a host name)", raw, err)
+			return nil, fault.InvalidRequest(fmt.Sprintf("unable to read allow-list entry %q: %v (use an IP, a CIDR prefix, IP:port or a host name)", raw, err),
+				"allow an IP, a CIDR prefix, IP:port or a host name")
 		}
 	}
 	return p, nil

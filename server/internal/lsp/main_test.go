@@ -3,6 +3,7 @@ package lsp_test
 import (
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/fault/faulttest"
 	"github.com/icm-tool/icm/server/internal/testutil/gobin"
 
 	"github.com/icm-tool/icm/server/internal/lsp/lsptest"
@@ -19,8 +20,11 @@ var icmBin string
 var fixtureBin string
 
 func TestMain(m *testing.M) {
+	// Every request, command and error path of the server runs here: none
+	// may answer with an error that nobody gave a kind.
 	gobin.Main(m, map[*string]string{&icmBin: "github.com/icm-tool/icm/server/cmd/icm",
-		&fixtureBin: "github.com/icm-tool/icm/server/internal/tools/mcpfixture/cmd/mcpfixture"})
+		&fixtureBin: "github.com/icm-tool/icm/server/internal/tools/mcpfixture/cmd/mcpfixture"},
+		faulttest.NoneInternal)
 }
 
 // session opens a copy of course-research, trusted as `icm trust` would

@@ -3,6 +3,7 @@ package session
 import (
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/fault/faulttest"
 	"github.com/icm-tool/icm/server/internal/testutil/gobin"
 )
 
@@ -13,5 +14,5 @@ import (
 var icmBin string
 
 func TestMain(m *testing.M) {
-	gobin.Main(m, map[*string]string{&icmBin: "github.com/icm-tool/icm/server/cmd/icm"})
+	gobin.Main(m, map[*string]string{&icmBin: "github.com/icm-tool/icm/server/cmd/icm"}, faulttest.NoneInternal)
 }

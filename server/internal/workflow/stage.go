@@ -423,7 +423,8 @@ func (r *run) loop(ctx context.Context, sess Toolset, cfg agent.Config, actx *as
 		return nil, nil, &IncompleteError{Stage: r.st.Name, Item: item, Partial: res.Output}
 	}
 	if strings.TrimSpace(res.Output) == "" && (r.set == nil || r.set.Len() == 0) {
-		return nil, nil, fmt.Errorf("stage %s: the model returned no text (stopped: %s)", label(r.st.Name, item), res.StopReason)
+		return nil, nil, fault.ModelFailed(fmt.Sprintf("stage %s: the model returned no text (stopped: %s)", label(r.st.Name, item), res.StopReason),
+			"run the stage again; if the model keeps answering nothing, ask for the output more plainly in the Process, or use another model").In(r.st.Name)
 	}
 	return res, prov, nil
 }

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/icm-tool/icm/server/internal/fault"
@@ -70,4 +71,17 @@ func Actions() []fault.ActionID {
 		fault.Approve, fault.ApproveAnyway, fault.ChooseModel, fault.CompareModel, fault.InstallServer, fault.OpenFile, fault.PullModel,
 		fault.RunAnyway, fault.RunCheck, fault.RunStage, fault.SetServer, fault.ShowDiff, fault.StartServer, fault.TrustWorkspace, fault.TryDemo,
 	}
+}
+
+// NoneInternal fails when fault.From met an error of no kind in this
+// process (a bug: an error made without saying what it is), naming the
+// first of them. The front ends' tests run it after all of theirs, which
+// drive every request they offer, its error paths included.
+func NoneInternal() error {
+	n, msgs := fault.Unclassified()
+	if n == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d errors reached a front end without a kind (fault.From made them internal); "+
+		"give each its kind where it is made:\n\t%s", n, strings.Join(msgs, "\n\t"))
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/icm-tool/icm/server/internal/act"
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/fetch"
 )
 
@@ -59,7 +60,8 @@ func ChromiumPath(path string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", errors.New("chromium is not installed (on Debian: apt-get install chromium); or use the default http backend")
+	return "", fault.Failed("chromium is not installed (on Debian: apt-get install chromium); or use the default http backend",
+		"install Chromium, or read pages with the http backend", nil)
 }
 
 // start launches the browser and its proxy once.

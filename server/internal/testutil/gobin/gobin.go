@@ -21,9 +21,17 @@ const buildWait = 15 * time.Minute
 // Main is a TestMain body: it gets each package (import path) from Build,
 // stores the executable's path in the variable it is keyed by, points
 // ICM_CONFIG_DIR at an empty folder, runs the tests, removes the folder
-// and exits with their code.
-func Main(m *testing.M, bins map[*string]string) {
-	os.Exit(run(m, bins))
+// and exits with their code. Then each of after checks what the tests
+// left behind: an error fails the package, printed.
+func Main(m *testing.M, bins map[*string]string, after ...func() error) {
+	code := run(m, bins)
+	for _, check := range after {
+		if err := check(); err != nil {
+			fmt.Fprintln(os.Stderr, "FAIL after the tests:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
 }
 
 func run(m *testing.M, bins map[*string]string) int {
