@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/markdown"
 	"github.com/icm-tool/icm/server/internal/textnorm"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -13,7 +14,7 @@ import (
 // sections of the file the contract names.
 func Items(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract) ([]markdown.Item, string, error) {
 	if c.ForEach == nil {
-		return nil, "", fmt.Errorf("stage %s has no For each section", st.Name)
+		return nil, "", fault.InvalidRequest(fmt.Sprintf("stage %s has no For each section", st.Name), "name no item: the stage runs as one").In(st.Name)
 	}
 	abs, err := ws.Resolve(st.Dir, c.ForEach.Path)
 	if err != nil {
@@ -46,14 +47,16 @@ func WithItem(opts *Options, items []markdown.Item, n int) {
 // and the editor's preview show it.
 func SelectItem(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract, n int, opts *Options) error {
 	if c.ForEach == nil {
-		return fmt.Errorf("stage %s has no For each section; an item applies to For each stages", st.Name)
+		return fault.InvalidRequest(fmt.Sprintf("stage %s has no For each section; an item applies to For each stages", st.Name),
+			"name no item: the stage runs as one").In(st.Name)
 	}
 	items, rel, err := Items(ws, st, c)
 	if err != nil {
 		return err
 	}
 	if n < 1 || n > len(items) {
-		return fmt.Errorf("%s has %d items; pick one from 1 to %d", rel, len(items), len(items))
+		return fault.InvalidRequest(fmt.Sprintf("%s has %d items; pick one from 1 to %d", rel, len(items), len(items)),
+			fmt.Sprintf("the stage has %d items", len(items))).In(st.Name)
 	}
 	WithItem(opts, items, n)
 	return nil

@@ -24,7 +24,7 @@ func serverToken(env *Env) (token, file string, err error) {
 	}
 	token, file, err = mcpgate.Token(dir)
 	if err != nil {
-		return "", "", fault.ConfigInvalid(err.Error(), "the token file must be a regular file only you can read", file)
+		return "", "", fault.From(err)
 	}
 	return token, file, nil
 }

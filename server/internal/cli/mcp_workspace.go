@@ -62,7 +62,7 @@ setup. See icm help agents.`,
 			}
 			user, err := usersettings.Load(env.Getenv, roots...)
 			if err != nil {
-				return fault.ConfigInvalid(err.Error(), "fix the settings file, or remove it", "")
+				return err
 			}
 			logger := newLogger(env)
 			counting := session.NewCounting(env.Getenv)

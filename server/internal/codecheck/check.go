@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/act"
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/human"
 	"github.com/icm-tool/icm/server/internal/sandbox"
 )
@@ -264,7 +265,8 @@ func systemTool(explicit, name string) (string, error) {
 		}
 	}
 	if p == "" {
-		return "", fmt.Errorf("%s is not installed in a system folder (/usr/local/bin, /usr/bin, /bin), so code blocks cannot be checked; install it (apt-get install python3 / golang)", name)
+		return "", fault.Failed(fmt.Sprintf("%s is not installed in a system folder (/usr/local/bin, /usr/bin, /bin), so code blocks cannot be checked; install it (apt-get install python3 / golang)", name),
+			"install "+name+" in a system folder, or check code blocks by parsing them only", nil)
 	}
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
@@ -285,7 +287,8 @@ func othersCanRun(p string) error {
 			return err
 		}
 		if fi.Mode().Perm()&0o001 == 0 {
-			return fmt.Errorf("the sandbox user cannot reach %s: folder %s is closed to others (mode %v); install it in a system folder", p, dir, fi.Mode().Perm())
+			return fault.Failed(fmt.Sprintf("the sandbox user cannot reach %s: folder %s is closed to others (mode %v); install it in a system folder", p, dir, fi.Mode().Perm()),
+				"install it in a system folder", nil)
 		}
 		if dir == "/" || dir == "." {
 			break
@@ -296,7 +299,7 @@ func othersCanRun(p string) error {
 		return err
 	}
 	if fi.Mode().Perm()&0o001 == 0 {
-		return errors.New(p + " cannot be run by other users")
+		return fault.Failed(p+" cannot be run by other users", "install it in a system folder, where every user may run it", nil)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/icm-tool/icm/server/internal/agent"
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
 )
 
@@ -116,7 +117,7 @@ func (f *Fixer) ask(ctx context.Context, b Block, res Result, attempt, of int) (
 		return "", err
 	}
 	if out.Incomplete {
-		return "", fmt.Errorf("%s: the fix for block %d was cut off at the output limit", stage, b.Index)
+		return "", fault.Incomplete(fmt.Sprintf("%s: the fix for block %d was cut off at the output limit", stage, b.Index), stage)
 	}
 	return codeOf(out.Output), nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/icm-tool/icm/server/internal/agent"
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/schemas"
 )
@@ -80,7 +81,8 @@ func (c *Critic) JudgeRubric(ctx context.Context, text, criterion, task string, 
 	})
 	var inv *invalidError
 	if errors.As(err, &inv) {
-		return nil, fmt.Errorf("the judge's answer for the rubric %q was not valid, and again after one retry: %w", criterion, inv.err)
+		return nil, fault.ModelFailed(fmt.Sprintf("the judge's answer for the rubric %q was not valid, and again after one retry: %v", criterion, inv.err),
+			"run it again, or use a judge model that follows structured output (format) more reliably").Because(inv.err)
 	}
 	if err != nil {
 		return nil, err

@@ -23,6 +23,7 @@ import (
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/markdown"
 )
 
@@ -71,7 +72,7 @@ func HTML(src []byte, opts Options) (*Page, error) {
 	}
 	codeCSS, ok := codeStyles[style]
 	if !ok {
-		return nil, fmt.Errorf("unknown code style %q; use %s", style, strings.Join(Styles(), " or "))
+		return nil, fault.InvalidRequest(fmt.Sprintf("unknown code style %q; use %s", style, strings.Join(Styles(), " or ")), "choose one of the code styles")
 	}
 	// goldmark's time grows with size times nesting: refuse what icm
 	// would not parse anywhere else, at once.

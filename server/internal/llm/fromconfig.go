@@ -28,7 +28,7 @@ func FromConfig(m config.Model, getenv func(string) string, opts ...Option) (Cli
 		provider = ProviderOllama
 	}
 	if provider != ProviderOllama && provider != ProviderOpenAI {
-		return nil, fmt.Errorf("[model] provider = %q: use %q or %q", m.Provider, ProviderOllama, ProviderOpenAI)
+		return nil, badSetting(fmt.Sprintf("set [model] provider to %q or %q", ProviderOllama, ProviderOpenAI), "[model] provider = %q: use %q or %q", m.Provider, ProviderOllama, ProviderOpenAI)
 	}
 	base := append(ConfigOptions(m), WithGetenv(getenv), WithContextLength(m.ContextLength))
 	build := func(url, keyEnv string, extra ...Option) (Client, error) {
@@ -36,7 +36,7 @@ func FromConfig(m config.Model, getenv func(string) string, opts ...Option) (Cli
 		if keyEnv != "" {
 			key := strings.TrimSpace(getenv(keyEnv))
 			if key == "" {
-				return nil, fmt.Errorf("[model] api_key_env names %s, but that environment variable is empty: export the key in it, or remove api_key_env for a server that needs none", keyEnv)
+				return nil, badSetting("export the key in that variable, or remove api_key_env for a server that needs none", "[model] api_key_env names %s, but that environment variable is empty: export the key in it, or remove api_key_env for a server that needs none", keyEnv)
 			}
 			o = append(o, WithAPIKey(key))
 		}
@@ -52,7 +52,7 @@ func FromConfig(m config.Model, getenv func(string) string, opts ...Option) (Cli
 	members := make([]PoolMember, 0, len(m.Servers))
 	for i, s := range m.Servers {
 		if strings.TrimSpace(s.URL) == "" {
-			return nil, fmt.Errorf("[[model.servers]] entry %d has no url", i+1)
+			return nil, badSetting("give every [[model.servers]] entry its server's url", "[[model.servers]] entry %d has no url", i+1)
 		}
 		keyEnv := s.APIKeyEnv
 		if keyEnv == "" {

@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"fmt"
 	"net"
 	"net/url"
 	"strconv"
@@ -34,7 +33,7 @@ func OllamaHostURL(value string) (*url.URL, error) {
 		case "https":
 			defaultPort = "443"
 		default:
-			return nil, fmt.Errorf("unable to use Ollama address %q: the scheme must be http or https", value)
+			return nil, badSetting(addressHint, "unable to use Ollama address %q: the scheme must be http or https", value)
 		}
 	}
 	hostport, path, _ := strings.Cut(rest, "/")
@@ -47,10 +46,10 @@ func OllamaHostURL(value string) (*url.URL, error) {
 		host = "127.0.0.1"
 	}
 	if strings.ContainsAny(host, " /?#@%[]") || (strings.Contains(host, ":") && net.ParseIP(host) == nil) {
-		return nil, fmt.Errorf("unable to use Ollama address %q: %q is not a host name or IP address", value, host)
+		return nil, badSetting(addressHint, "unable to use Ollama address %q: %q is not a host name or IP address", value, host)
 	}
 	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-		return nil, fmt.Errorf("unable to use Ollama address %q: port %q is not a number from 1 to 65535", value, port)
+		return nil, badSetting(addressHint, "unable to use Ollama address %q: port %q is not a number from 1 to 65535", value, port)
 	}
 	u := &url.URL{Scheme: scheme, Host: net.JoinHostPort(host, port)}
 	if path = strings.Trim(path, "/"); path != "" {
@@ -58,7 +57,7 @@ func OllamaHostURL(value string) (*url.URL, error) {
 	}
 	// Whatever is built must read back as the same address.
 	if back, err := url.Parse(u.String()); err != nil || back.Host != u.Host {
-		return nil, fmt.Errorf("unable to use Ollama address %q: not a usable URL", value)
+		return nil, badSetting(addressHint, "unable to use Ollama address %q: not a usable URL", value)
 	}
 	return u, nil
 }

@@ -74,23 +74,23 @@ func NewOpenAI(opts ...Option) (*OpenAI, error) {
 func OpenAIBaseURL(value string) (*url.URL, error) {
 	s := strings.TrimSpace(value)
 	if s == "" {
-		return nil, fmt.Errorf("[model] base_url is empty: an OpenAI-compatible server has no default address; set it, e.g. base_url = \"http://127.0.0.1:8000/v1\"")
+		return nil, badSetting("set [model] base_url to the server's address", "[model] base_url is empty: an OpenAI-compatible server has no default address; set it, e.g. base_url = \"http://127.0.0.1:8000/v1\"")
 	}
 	if !strings.Contains(s, "://") {
 		s = "http://" + s
 	}
 	u, err := url.Parse(s)
 	if err != nil {
-		return nil, fmt.Errorf("unable to use model server address %q: %w", value, err)
+		return nil, badSetting(addressHint, "unable to use model server address %q: %v", value, err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("unable to use model server address %q: the scheme must be http or https", value)
+		return nil, badSetting(addressHint, "unable to use model server address %q: the scheme must be http or https", value)
 	}
 	if u.Host == "" {
-		return nil, fmt.Errorf("unable to use model server address %q: it names no host", value)
+		return nil, badSetting(addressHint, "unable to use model server address %q: it names no host", value)
 	}
 	if u.User != nil {
-		return nil, fmt.Errorf("unable to use model server address %q: put credentials in the environment variable [model] api_key_env names, not in the address", value)
+		return nil, badSetting("name the variable that holds the key in [model] api_key_env, and take it out of the address", "unable to use model server address %q: put credentials in the environment variable [model] api_key_env names, not in the address", value)
 	}
 	u.RawQuery, u.Fragment = "", ""
 	u.Path = strings.TrimRight(u.Path, "/")

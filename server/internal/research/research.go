@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/agent"
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/report"
 )
@@ -130,7 +131,8 @@ func (r *Researcher) nextQueries(ctx context.Context, system, user string, round
 		if err := json.Unmarshal([]byte(strings.TrimSpace(res.Output)), &out); err == nil {
 			return out.Queries, nil
 		} else if attempt == 2 {
-			return nil, fmt.Errorf("%s: the model's list of next queries for round %d was not valid JSON twice: %v", r.Stage, n, err)
+			return nil, fault.ModelFailed(fmt.Sprintf("%s: the model's list of next queries for round %d was not valid JSON twice: %v", r.Stage, n, err),
+				"run it again, or use a model that follows structured output more reliably")
 		}
 		msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: res.Raw},
 			llm.Message{Role: llm.RoleUser, Content: `That was not valid JSON. Answer with only {"queries": [{"query": "...", "reason": "..."}]}.`})

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -30,7 +31,8 @@ func CopyFactory(src *workspace.Workspace, dir string) (*Result, error) {
 		return nil, fmt.Errorf("unable to resolve %s: %w", dir, err)
 	}
 	if rel, err := filepath.Rel(src.Root, absDir); err == nil && !strings.HasPrefix(rel, "..") {
-		return nil, fmt.Errorf("%s is inside the workspace it would copy (%s); choose a folder outside it", absDir, src.Root)
+		return nil, fault.InvalidRequest(fmt.Sprintf("%s is inside the workspace it would copy (%s); choose a folder outside it", absDir, src.Root),
+			"choose a folder outside the workspace")
 	}
 	root, err := prepareRoot(dir)
 	if err != nil {

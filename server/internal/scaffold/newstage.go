@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -28,7 +29,8 @@ func stageName(name string, next int) (string, error) {
 		bare = m[2]
 	}
 	if !plainName.MatchString(bare) {
-		return "", fmt.Errorf("stage name %q: use lower-case letters, digits, - and _ (e.g. review or 03-review)", name)
+		return "", fault.InvalidRequest(fmt.Sprintf("stage name %q: use lower-case letters, digits, - and _ (e.g. review or 03-review)", name),
+			"name the stage with lower-case letters, digits, - and _")
 	}
 	if bare != name {
 		return name, nil
@@ -53,7 +55,7 @@ func NewStage(ws *workspace.Workspace, name string) (*Result, error) {
 	}
 	for _, st := range ws.Stages {
 		if st.Name == full {
-			return nil, fmt.Errorf("stage %s already exists in %s", full, ws.Rel(st.Dir))
+			return nil, fault.InvalidRequest(fmt.Sprintf("stage %s already exists in %s", full, ws.Rel(st.Dir)), "choose a name no stage has")
 		}
 	}
 	bare := numbered.FindStringSubmatch(full)[2]

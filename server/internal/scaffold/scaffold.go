@@ -17,6 +17,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -64,7 +65,7 @@ func (w *writer) write(rel string, data []byte) error {
 	}
 	f, err := w.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("%s already exists; icm does not overwrite it", abs)
+		return fault.InvalidRequest(fmt.Sprintf("%s already exists; icm does not overwrite it", abs), "choose a name nothing has there, or move the file away")
 	}
 	if err != nil {
 		return fmt.Errorf("unable to create %s: %w", abs, err)
@@ -108,7 +109,7 @@ func prepareRoot(dir string) (string, error) {
 	case err != nil:
 		return "", fmt.Errorf("unable to use %s for a new workspace: %w", abs, err)
 	case len(entries) > 0:
-		return "", fmt.Errorf("%s is not empty; give icm init a new or empty folder", abs)
+		return "", fault.InvalidRequest(fmt.Sprintf("%s is not empty; give icm init a new or empty folder", abs), "name a new or empty folder")
 	}
 	return abs, nil
 }

@@ -41,7 +41,7 @@ func (s *Session) newClient(extra ...llm.Option) (llm.Client, error) {
 	}
 	c, err := llm.FromConfig(s.modelConfig(), s.opts.Getenv, append(opts, extra...)...)
 	if err != nil {
-		return nil, fault.ConfigInvalid(err.Error(), "fix the [model] section of config.toml", s.ws.Config.Path).Because(err)
+		return nil, fault.From(err)
 	}
 	return c, nil
 }

@@ -2,7 +2,6 @@ package session
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/fault"
@@ -46,10 +45,7 @@ func (h History) Run(id string) (*report.RunSummary, error) {
 	s := h.s
 	r, err := workflow.Run(s.ws, id)
 	if err != nil {
-		if strings.Contains(err.Error(), "matches") {
-			return nil, fault.InvalidRequest(err.Error(), "give more of the run's id").Because(err)
-		}
-		return nil, fault.NotFound(err.Error(), "the run history lists the runs by id").Because(err)
+		return nil, fault.From(err)
 	}
 	return r, nil
 }
@@ -74,7 +70,7 @@ func (h History) Exchange(runID, stage string, item, call int) (*report.Exchange
 	}
 	ex, err := workflow.FindExchange(r, stage, item, call)
 	if err != nil {
-		return nil, fault.NotFound(err.Error(), "the run's tree lists its model calls").Because(err)
+		return nil, fault.From(err)
 	}
 	return ex, nil
 }
@@ -89,7 +85,7 @@ func (h History) ToolCall(runID, stage string, item, call int) (*report.ToolExch
 	}
 	ex, err := workflow.FindToolCall(r, stage, item, call)
 	if err != nil {
-		return nil, fault.NotFound(err.Error(), "the run's tree lists its tool calls").Because(err)
+		return nil, fault.From(err)
 	}
 	return ex, nil
 }

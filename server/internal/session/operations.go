@@ -93,7 +93,7 @@ func (s *Session) Probe(files workspace.Files, stage string, item int) (*Probe, 
 	opts := assemble.Options{AllowMissing: true, ProducedBy: rep.ProducedBy, Order: rep.Order}
 	if item > 0 {
 		if err := assemble.SelectItem(ws, st, sr.Contract, item, &opts); err != nil {
-			return nil, fault.InvalidRequest(err.Error(), fmt.Sprintf("the stage has %d items", sr.Items)).In(st.Name)
+			return nil, fault.From(err)
 		}
 	}
 	cx, err := assemble.Stage(ws, st, sr.Contract, opts)

@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/icm-tool/icm/server/internal/check"
@@ -32,7 +31,7 @@ func (ts Tests) Cases(rep *check.Report, f TestFilter) ([]*report.TestCase, erro
 	}
 	sel, err := stagetest.Select(ws, rep, stagetest.Filter{Args: f.Cases, Dir: f.Dir, Include: f.Include, Exclude: f.Exclude})
 	if err != nil {
-		return nil, fault.InvalidRequest(err.Error(), "name cases as STAGE or STAGE/NAME, as the list of cases shows them").Because(err)
+		return nil, fault.From(err)
 	}
 	return sel, nil
 }
@@ -219,10 +218,6 @@ func (ts Tests) RunIDs() ([]string, error) {
 func (ts Tests) Saved(id string) (*report.TestReport, error) {
 	s := ts.s
 	rep, err := stagetest.Load(s.ws.Disk, id)
-	var none *stagetest.NoRunError
-	if errors.As(err, &none) {
-		return nil, fault.NotFound(err.Error(), "name a saved test run by its id, a unique start of it, or latest").Because(err)
-	}
 	if err != nil {
 		return nil, fault.From(err)
 	}

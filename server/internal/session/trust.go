@@ -131,7 +131,7 @@ func (tr Trust) Grant(hash, by string) (*trust.Record, error) {
 	}
 	store, err := trust.StoreFor(s.opts.Getenv)
 	if err != nil {
-		return nil, fault.ConfigInvalid(err.Error(), "set ICM_CONFIG_DIR to a folder icm may write", "")
+		return nil, fault.From(err)
 	}
 	rec, err := store.Grant(s.ws.Root, d.Parts, by, time.Now())
 	if err != nil {
@@ -146,7 +146,7 @@ func (tr Trust) Revoke() (bool, error) {
 	s := tr.s
 	store, err := trust.StoreFor(s.opts.Getenv)
 	if err != nil {
-		return false, fault.ConfigInvalid(err.Error(), "set ICM_CONFIG_DIR to the folder the record is in", "")
+		return false, fault.From(err)
 	}
 	return store.Revoke(s.ws.Root)
 }

@@ -116,7 +116,7 @@ func (r *Runner) runJob(ctx context.Context, j job, ready func()) *report.TestRe
 		}
 	}
 	if sr == nil {
-		r.fail(res, fmt.Errorf("stage %s did not run", j.sel.Stage.Name))
+		r.fail(res, fault.Failed(fmt.Sprintf("stage %s did not run", j.sel.Stage.Name), "run the case again; the run's log says why the stage was not reached", nil))
 		return res
 	}
 	cst, _ := cp.Stage(j.sel.Stage.Name)

@@ -152,7 +152,7 @@ func Load(disk *workspace.Root, id string) (*report.TestReport, error) {
 		return nil, &NoRunError{ID: id, Dir: dir}
 	case 1:
 	default:
-		return nil, fmt.Errorf("test run %q matches %d runs in %s; give more of its id", id, len(match), dir)
+		return nil, fault.InvalidRequest(fmt.Sprintf("test run %q matches %d runs in %s; give more of its id", id, len(match), dir), "give more of the test run's id")
 	}
 	data, err := disk.ReadFile(filepath.Join(dir, match[0]+".json"))
 	if err != nil {
@@ -160,10 +160,11 @@ func Load(disk *workspace.Root, id string) (*report.TestReport, error) {
 	}
 	var rep report.TestReport
 	if err := json.Unmarshal(data, &rep); err != nil {
-		return nil, fmt.Errorf("test run %s is not a readable report: %w", match[0], err)
+		return nil, fault.Failed(fmt.Sprintf("test run %s is not a readable report: %v", match[0], err), "remove the file, or name another test run", err)
 	}
 	if rep.Version != ReportVersion {
-		return nil, fmt.Errorf("test run %s was saved in format %d; this icm reads format %d", match[0], rep.Version, ReportVersion)
+		return nil, fault.Failed(fmt.Sprintf("test run %s was saved in format %d; this icm reads format %d", match[0], rep.Version, ReportVersion),
+			"run the tests again to save a report this icm reads", nil)
 	}
 	return &rep, nil
 }
@@ -179,7 +180,9 @@ func (e *NoRunError) Hint() string {
 }
 
 // Fault is a saved test run the request named that is not there.
-func (e *NoRunError) Fault() *fault.Error { return fault.NotFound(e.Error(), e.Hint()) }
+func (e *NoRunError) Fault() *fault.Error {
+	return fault.NotFound(e.Error(), "name a saved test run by its id, a unique start of it, or latest")
+}
 
 // LastPassing finds the most recent saved run before the run named
 // before (or any, when before is "") in which the case passed on model,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/testcase"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -27,6 +28,9 @@ type Filter struct {
 	Include, Exclude []string
 }
 
+// caseHint says how cases are named.
+const caseHint = "name cases as STAGE or STAGE/NAME, as the list of cases shows them"
+
 // Select finds the cases f names, in stage order and then by name. An
 // argument that names nothing is an error that lists what there is.
 func Select(ws *workspace.Workspace, rep *check.Report, f Filter) ([]*report.TestCase, error) {
@@ -44,7 +48,7 @@ func Select(ws *workspace.Workspace, rep *check.Report, f Filter) ([]*report.Tes
 	}
 	for _, p := range append(append([]string{}, f.Include...), f.Exclude...) {
 		if _, err := path.Match(p, ""); err != nil {
-			return nil, fmt.Errorf("the pattern %q is not a valid glob: %v", p, err)
+			return nil, fault.InvalidRequest(fmt.Sprintf("the pattern %q is not a valid glob: %v", p, err), "write the pattern with *, ? and [...] only as globs use them")
 		}
 	}
 	chosen := all
@@ -98,7 +102,8 @@ func byArg(ws *workspace.Workspace, all []*report.TestCase, arg, dir string) ([]
 		cases := ofStage(all, st.Name)
 		if !hasName {
 			if len(cases) == 0 {
-				return nil, fmt.Errorf("stage %s has no test cases; add one under %s/ (see `icm help test`)", st.Name, path.Join(st.Rel, testcase.Dir))
+				return nil, fault.NotFound(fmt.Sprintf("stage %s has no test cases; add one under %s/ (see `icm help test`)", st.Name, path.Join(st.Rel, testcase.Dir)),
+					"name a stage that has test cases, or add one to this stage").In(st.Name)
 			}
 			return cases, nil
 		}
@@ -108,9 +113,9 @@ func byArg(ws *workspace.Workspace, all []*report.TestCase, arg, dir string) ([]
 				return []*report.TestCase{s}, nil
 			}
 		}
-		return nil, fmt.Errorf("stage %s has no case %q; its cases: %s", st.Name, name, names(cases))
+		return nil, fault.NotFound(fmt.Sprintf("stage %s has no case %q; its cases: %s", st.Name, name, names(cases)), caseHint).In(st.Name)
 	}
-	return nil, fmt.Errorf("%q names no stage, case or case file; cases: %s", arg, names(all))
+	return nil, fault.NotFound(fmt.Sprintf("%q names no stage, case or case file; cases: %s", arg, names(all)), caseHint)
 }
 
 func ofStage(all []*report.TestCase, stage string) []*report.TestCase {

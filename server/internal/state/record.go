@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -291,7 +292,7 @@ func readJSON(root *workspace.Root, path string, v any) (bool, error) {
 		return false, fmt.Errorf("unable to read %s: %w (delete the file to reset the stage's state)", path, err)
 	}
 	if head.Version > FormatVersion {
-		return false, fmt.Errorf("%s was written by a newer icm (format %d); upgrade icm", path, head.Version)
+		return false, fault.Failed(fmt.Sprintf("%s was written by a newer icm (format %d); upgrade icm", path, head.Version), "upgrade icm to the version that wrote it", nil)
 	}
 	if err := json.Unmarshal(data, v); err != nil {
 		return false, fmt.Errorf("unable to read %s: %w (delete the file to reset the stage's state)", path, err)

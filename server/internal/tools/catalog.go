@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/act"
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/report"
 )
 
@@ -44,7 +45,7 @@ func NewCatalog(opts Options) *Catalog {
 func (c *Catalog) ListTools(ctx context.Context, reg Registry, server string) ([]report.ToolInfo, error) {
 	s, ok := reg[server]
 	if !ok {
-		return nil, fmt.Errorf("MCP server %q is not configured (configured: %s)", server, listOrNone(reg.Names()))
+		return nil, fault.NotFound(fmt.Sprintf("MCP server %q is not configured (configured: %s)", server, listOrNone(reg.Names())), "name a server the workspace configures")
 	}
 	key := s.Key()
 	c.mu.Lock()

@@ -17,6 +17,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/icm-tool/icm/server/internal/fault"
 )
 
 // ConfigDirEnv moves the user's icm config folder (tests use a
@@ -57,7 +59,7 @@ type Reads struct {
 func Dir(getenv func(string) string) (string, error) {
 	if d := strings.TrimSpace(getenv(ConfigDirEnv)); d != "" {
 		if !filepath.IsAbs(d) {
-			return "", fmt.Errorf("%s=%q is not an absolute path", ConfigDirEnv, d)
+			return "", fault.ConfigInvalid(fmt.Sprintf("%s=%q is not an absolute path", ConfigDirEnv, d), dirHint, "")
 		}
 		return d, nil
 	}
@@ -66,7 +68,7 @@ func Dir(getenv func(string) string) (string, error) {
 	}
 	d, err := os.UserConfigDir()
 	if err != nil {
-		return "", errNoFolder
+		return "", fault.ConfigInvalid(errNoFolder.Error(), dirHint, "").Because(errNoFolder)
 	}
 	return filepath.Join(d, "icm"), nil
 }
@@ -74,6 +76,9 @@ func Dir(getenv func(string) string) (string, error) {
 // errNoFolder is a user with no config folder (no home): their settings
 // are the defaults.
 var errNoFolder = fmt.Errorf("this account has no config folder (no home folder): set %s to one", ConfigDirEnv)
+
+// dirHint is what to do when there is no usable config folder.
+const dirHint = "set " + ConfigDirEnv + " to the absolute path of a folder of yours"
 
 // Load reads the settings file. No file means the defaults. A file that
 // lies inside one of the workspaces (a config folder pointed into one)
@@ -95,12 +100,13 @@ func Load(getenv func(string) string, workspaces ...string) (Settings, error) {
 		return Settings{}, err
 	}
 	if ws := inside(p, workspaces); ws != "" {
-		return Settings{}, fmt.Errorf("%s is inside the workspace %s: the person's own settings live outside every workspace; move it (or unset %s)", p, ws, ConfigDirEnv)
+		return Settings{}, badFile(p, fmt.Sprintf("move it out of the workspace, or unset %s", ConfigDirEnv),
+			"%s is inside the workspace %s: the person's own settings live outside every workspace; move it (or unset %s)", p, ws, ConfigDirEnv)
 	}
 	var s Settings
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&s)
 	if err != nil {
-		return Settings{}, fmt.Errorf("%s: %w", p, err)
+		return Settings{}, badFile(p, "fix the file: it is TOML", "%s: %v", p, err)
 	}
 	if un := md.Undecoded(); len(un) > 0 {
 		keys := make([]string, len(un))
@@ -108,10 +114,15 @@ func Load(getenv func(string) string, workspaces ...string) (Settings, error) {
 			keys[i] = k.String()
 		}
 		sort.Strings(keys)
-		return Settings{}, fmt.Errorf("%s: unknown setting %s; the settings are [agents] approve and [reads] workspace", p, strings.Join(keys, ", "))
+		return Settings{}, badFile(p, "remove the unknown settings", "%s: unknown setting %s; the settings are [agents] approve and [reads] workspace", p, strings.Join(keys, ", "))
 	}
 	s.Path = p
 	return s, nil
+}
+
+// badFile is a settings file icm cannot use, with what to do about it.
+func badFile(path, hint, format string, args ...any) *fault.Error {
+	return fault.ConfigInvalid(fmt.Sprintf(format, args...), hint, path)
 }
 
 // readCapped reads a regular file of at most maxSize bytes.
@@ -126,14 +137,14 @@ func readCapped(p string) ([]byte, error) {
 		return nil, err
 	}
 	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", p)
+		return nil, badFile(p, "replace it with a regular file", "%s is not a regular file", p)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("unable to read %s: %w", p, err)
 	}
 	if len(data) > maxSize {
-		return nil, fmt.Errorf("%s is over %d KB, more than settings take", p, maxSize>>10)
+		return nil, badFile(p, "keep only the settings in it", "%s is over %d KB, more than settings take", p, maxSize>>10)
 	}
 	return data, nil
 }

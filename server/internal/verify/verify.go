@@ -12,6 +12,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/markdown"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -142,7 +143,7 @@ func runOne(ctx context.Context, c contract.Check, outs []Output, env Env) ([]st
 			}
 		case contract.CheckSourcesTools:
 			if env.Provenance == nil {
-				return nil, fmt.Errorf("unable to tell which URLs this run's tool calls returned (the run record predates the check): run the stage again")
+				return nil, fault.Failed("unable to tell which URLs this run's tool calls returned (the run record predates the check): run the stage again", "run the stage again", nil)
 			}
 			fs = unsourced(o, data, env.Provenance, false)
 		case contract.CheckNoPlaceholders:
@@ -151,7 +152,7 @@ func runOne(ctx context.Context, c contract.Check, outs []Output, env Env) ([]st
 			fs, err = jsonSchema(o, data, c.Arg, env)
 		case contract.CheckCodeBlocks:
 			if env.CodeBlocks == nil {
-				return nil, fmt.Errorf("code-blocks checks are not available in this run")
+				return nil, fault.Failed("code-blocks checks are not available in this run", "run the checks where icm can start its code sandbox", nil)
 			}
 			fs, err = env.CodeBlocks.Check(ctx, o, c.Arg == "run")
 		default:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/human"
 	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/state"
@@ -81,7 +82,8 @@ func (r *run) commit(ctx context.Context, outputs map[string][]byte, cur *state.
 	for rel, h := range now {
 		r.res.Outputs = append(r.res.Outputs, rel)
 		if h == state.Missing {
-			return fmt.Errorf("stage %s did not write its declared output %s", st.Name, rel)
+			return fault.Failed(fmt.Sprintf("stage %s did not write its declared output %s", st.Name, rel),
+				"run the stage again; if it writes the output elsewhere, fix the path in its ## Outputs", nil).In(st.Name)
 		}
 		outs = append(outs, verify.Output{Rel: rel, Abs: e.ws.Abs(rel)})
 	}

@@ -379,7 +379,9 @@ func (e *Engine) pick(p *state.PipelineState, rep *check.Report, ran map[string]
 			return nil, true, e.invalid(rep, name)
 		default:
 			if ran[name] {
-				return nil, true, fmt.Errorf("stage %s did not finish: %s", name, s.Reason)
+				f := fault.RunFailed(name, s.Reason)
+				f.Msg = fmt.Sprintf("stage %s did not finish: %s", name, s.Reason)
+				return nil, true, f
 			}
 			return rep.Stage(name), false, nil
 		}
@@ -390,7 +392,7 @@ func (e *Engine) pick(p *state.PipelineState, rep *check.Report, ran map[string]
 func (e *Engine) invalid(rep *check.Report, name string) error {
 	sr := rep.Stage(name)
 	if sr == nil || sr.Contract == nil {
-		return fmt.Errorf("stage %s has no readable %s", name, workspace.ContractFile)
+		return noContract(name)
 	}
 	if err := invalidStage(rep, sr); err != nil {
 		return err

@@ -3,6 +3,7 @@ package workflow
 import (
 	"fmt"
 
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/report"
 )
@@ -19,7 +20,8 @@ func FindExchange(r *report.RunSummary, stage string, index, call int) (*report.
 		}
 		m := ev.Model
 		if m.SentFrom > len(req) {
-			return nil, fmt.Errorf("run %s: the trace of %s misses part of call %d's request (it was written before icm kept requests)", r.ID, stage, m.Call)
+			return nil, fault.Failed(fmt.Sprintf("run %s: the trace of %s misses part of call %d's request (it was written before icm kept requests)", r.ID, stage, m.Call),
+				"run the stage again to keep whole requests in its trace", nil)
 		}
 		// In place: only the call asked for is returned, so the earlier
 		// requests need not survive (a copy per call was quadratic).
@@ -32,7 +34,8 @@ func FindExchange(r *report.RunSummary, stage string, index, call int) (*report.
 	if index > 0 {
 		what = fmt.Sprintf("%s item %d", stage, index)
 	}
-	return nil, fmt.Errorf("run %s has no model call %d of %s; `icm history --run %s` lists its calls", r.ID, call, what, r.ID)
+	return nil, fault.NotFound(fmt.Sprintf("run %s has no model call %d of %s; `icm history --run %s` lists its calls", r.ID, call, what, r.ID),
+		"the run's tree lists its model calls")
 }
 
 // FindToolCall rebuilds tool call number call (1-based within one stage
@@ -74,5 +77,6 @@ func FindToolCall(r *report.RunSummary, stage string, index, call int) (*report.
 	if index > 0 {
 		what = fmt.Sprintf("%s item %d", stage, index)
 	}
-	return nil, fmt.Errorf("run %s has no tool call %d of %s; `icm history --run %s` lists its calls", r.ID, call, what, r.ID)
+	return nil, fault.NotFound(fmt.Sprintf("run %s has no tool call %d of %s; `icm history --run %s` lists its calls", r.ID, call, what, r.ID),
+		"the run's tree lists its tool calls")
 }

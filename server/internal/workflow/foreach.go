@@ -13,6 +13,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/agent"
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/markdown"
 	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/state"
@@ -43,7 +44,8 @@ func (r *run) forEach(ctx context.Context, rep *check.Report, sess Toolset, cfg 
 		return "", err
 	}
 	if len(items) == 0 {
-		return "", fmt.Errorf("stage %s: %s has no `##` sections, so there is no %s to run", st.Name, rel, r.c.ForEach.Item)
+		return "", fault.Failed(fmt.Sprintf("stage %s: %s has no `##` sections, so there is no %s to run", st.Name, rel, r.c.ForEach.Item),
+			"give the file one `##` section per item (run the stage that writes it again), or take For each out of the contract", nil).In(st.Name)
 	}
 	r.res.Items = len(items)
 	base := r.settings.Hash()

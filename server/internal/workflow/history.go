@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -76,13 +77,14 @@ func Run(ws *workspace.Workspace, id string) (*report.RunSummary, error) {
 	switch len(paths) {
 	case 0:
 		if latest {
-			return nil, fmt.Errorf("no run yet in %s", filepath.Join(ws.Root, workspace.HistoryDir))
+			return nil, fault.NotFound(fmt.Sprintf("no run yet in %s", filepath.Join(ws.Root, workspace.HistoryDir)), "run a stage first; the run history lists the runs by id")
 		}
-		return nil, fmt.Errorf("no run %q in %s; `icm history` lists the runs", id, filepath.Join(ws.Root, workspace.HistoryDir))
+		return nil, fault.NotFound(fmt.Sprintf("no run %q in %s; `icm history` lists the runs", id, filepath.Join(ws.Root, workspace.HistoryDir)),
+			"the run history lists the runs by id")
 	case 1:
 		return readTrace(ws, paths[0], maxTreeNodes, true).RunSummary, nil
 	default:
-		return nil, fmt.Errorf("run id %q matches %d runs; give more of it", id, len(paths))
+		return nil, fault.InvalidRequest(fmt.Sprintf("run id %q matches %d runs; give more of it", id, len(paths)), "give more of the run's id")
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/markdown"
 	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/state"
@@ -40,31 +41,31 @@ func (e *Engine) rerunItem(ctx context.Context, rep *check.Report, sr *check.Sta
 	st, c := sr.Stage, sr.Contract
 	n := e.opts.Item
 	if c.ForEach == nil {
-		return nil, fmt.Errorf("stage %s has no For each section, so it has no items to run one of; run the whole stage", st.Name)
+		return nil, wholeStage(st.Name, fmt.Sprintf("stage %s has no For each section, so it has no items to run one of; run the whole stage", st.Name))
 	}
 	if cur == nil || (cur.Status != state.Awaiting && cur.Status != state.Approved) {
 		why := "it has not run"
 		if cur != nil {
 			why = "it is " + state.Label(cur.Status) + ": " + cur.Reason
 		}
-		return nil, fmt.Errorf("stage %s: one item can be run again only in an output that is up to date, and %s; run the whole stage", st.Name, why)
+		return nil, wholeStage(st.Name, fmt.Sprintf("stage %s: one item can be run again only in an output that is up to date, and %s; run the whole stage", st.Name, why))
 	}
 	w, err := ReadWritten(e.ws, st)
 	if err != nil {
 		return nil, err
 	}
 	if w == nil || len(w.Items) == 0 {
-		return nil, fmt.Errorf("stage %s: icm has no record of the items the model wrote (the stage last ran with an older icm, or an agent handed its output in whole); run the whole stage once", st.Name)
+		return nil, wholeStage(st.Name, fmt.Sprintf("stage %s: icm has no record of the items the model wrote (the stage last ran with an older icm, or an agent handed its output in whole); run the whole stage once", st.Name))
 	}
 	items, rel, err := assemble.Items(e.ws, st, c)
 	if err != nil {
 		return nil, err
 	}
 	if n < 1 || n > len(items) {
-		return nil, fmt.Errorf("%s has %d items; pick one from 1 to %d", rel, len(items), len(items))
+		return nil, fault.InvalidRequest(fmt.Sprintf("%s has %d items; pick one from 1 to %d", rel, len(items), len(items)), "name an item the output has")
 	}
 	if len(items) != len(w.Items) {
-		return nil, fmt.Errorf("stage %s: %s now has %d items where the last run had %d; run the whole stage", st.Name, rel, len(items), len(w.Items))
+		return nil, wholeStage(st.Name, fmt.Sprintf("stage %s: %s now has %d items where the last run had %d; run the whole stage", st.Name, rel, len(items), len(w.Items)))
 	}
 	current, err := e.ws.Disk.ReadFile(w.Output)
 	if err != nil {
@@ -72,7 +73,7 @@ func (e *Engine) rerunItem(ctx context.Context, rep *check.Report, sr *check.Sta
 	}
 	sp := LocateItems(string(current), w.Items)[n-1]
 	if !sp.Found {
-		return nil, fmt.Errorf("stage %s: item %d (%s) cannot be told apart in %s: it and the items around it were edited; run the whole stage, or undo the edits around it", st.Name, n, items[n-1].Title, w.Output)
+		return nil, wholeStage(st.Name, fmt.Sprintf("stage %s: item %d (%s) cannot be told apart in %s: it and the items around it were edited; run the whole stage, or undo the edits around it", st.Name, n, items[n-1].Title, w.Output))
 	}
 
 	r := &run{e: e, sr: sr, st: st, c: c, res: &report.StageResult{Stage: st.Name, Items: len(items)}, prev: cur.Record}

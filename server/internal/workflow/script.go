@@ -64,7 +64,8 @@ func promote(disk *workspace.Root, staging, out string) error {
 		}
 		rel := strings.TrimPrefix(p, from+"/")
 		if !d.Type().IsRegular() {
-			return fmt.Errorf("the script left %s in $ICM_OUTPUT, which is not a regular file (a link or a special file); outputs must be regular files", rel)
+			return fault.Failed(fmt.Sprintf("the script left %s in $ICM_OUTPUT, which is not a regular file (a link or a special file); outputs must be regular files", rel),
+				"have the script write regular files into $ICM_OUTPUT", nil)
 		}
 		dst := filepath.Join(out, filepath.FromSlash(rel))
 		if err := disk.MkdirAll(filepath.Dir(dst)); err != nil {

@@ -108,7 +108,7 @@ func (r *run) emitItem(ev report.Event, finished bool) {
 func (e *Engine) runStage(ctx context.Context, rep *check.Report, sr *check.StageReport, cur *state.StageState) (*report.StageResult, error) {
 	st, c := sr.Stage, sr.Contract
 	if c == nil {
-		return nil, fmt.Errorf("stage %s has no readable %s", st.Name, workspace.ContractFile)
+		return nil, noContract(st.Name)
 	}
 	if err := invalidStage(rep, sr); err != nil {
 		return nil, err

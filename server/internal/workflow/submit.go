@@ -58,7 +58,7 @@ func (e *Engine) acceptSubmission(rep *check.Report, sr *check.StageReport) (*su
 	sub := e.opts.Submission
 	st, c := sr.Stage, sr.Contract
 	if c == nil {
-		return nil, fmt.Errorf("stage %s has no readable contract", st.Name)
+		return nil, noContract(st.Name)
 	}
 	if err := invalidStage(rep, sr); err != nil {
 		return nil, err

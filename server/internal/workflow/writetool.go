@@ -95,18 +95,18 @@ func (r *run) files(ctx context.Context, rep *check.Report, sess Toolset, cfg ag
 		// plain format (a model that does not call tools well), or be
 		// the JSON asked for.
 		if err := acceptAnswer(set, mode, res); err != nil {
-			return nil, fmt.Errorf("stage %s: %w", r.st.Name, err)
+			return nil, noOutput(r.st.Name, fmt.Sprintf("stage %s: %v", r.st.Name, err)).Because(err)
 		}
 	}
 	if set.Len() == 0 {
-		return nil, fmt.Errorf("stage %s: the model wrote no output file: it must call %s, or answer with each file under a `path:` line; the outputs are %s",
-			r.st.Name, writeout.ToolName, describeTargets(writeout.Targets(r.c)))
+		return nil, noOutput(r.st.Name, fmt.Sprintf("stage %s: the model wrote no output file: it must call %s, or answer with each file under a `path:` line; the outputs are %s",
+			r.st.Name, writeout.ToolName, describeTargets(writeout.Targets(r.c))))
 	}
 	if m := set.Missing(); len(m) > 0 {
 		// Every declared output needs its file; nothing is written
 		// until they all have one.
-		return nil, fmt.Errorf("stage %s: the model wrote no file for %s (it wrote %s); nothing was saved",
-			r.st.Name, describeTargets(m), strings.Join(sortedFiles(set), ", "))
+		return nil, noOutput(r.st.Name, fmt.Sprintf("stage %s: the model wrote no file for %s (it wrote %s); nothing was saved",
+			r.st.Name, describeTargets(m), strings.Join(sortedFiles(set), ", ")))
 	}
 	out := map[string][]byte{}
 	var rels []string

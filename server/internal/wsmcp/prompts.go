@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/session"
 )
 
@@ -37,14 +38,14 @@ func (s *Server) stagePrompt(w *served, st stageInfo) server.ServerPrompt {
 		item := 0
 		if v := strings.TrimSpace(req.Params.Arguments["item"]); v != "" {
 			if _, err := fmt.Sscan(v, &item); err != nil || item < 1 {
-				return nil, fmt.Errorf("item %q: items are numbered from 1", v)
+				return nil, fault.InvalidRequest(fmt.Sprintf("item %q: items are numbered from 1", v), "name an item by its number, from 1")
 			}
 		}
 		switch {
 		case item > 0 && st.items < 0:
-			return nil, fmt.Errorf("item %d: stage %s has no For each list", item, stage)
+			return nil, fault.InvalidRequest(fmt.Sprintf("item %d: stage %s has no For each list", item, stage), "name no item: the stage runs as one")
 		case item > 0 && item > st.items:
-			return nil, fmt.Errorf("item %d: stage %s has %d items", item, stage, st.items)
+			return nil, fault.InvalidRequest(fmt.Sprintf("item %d: stage %s has %d items", item, stage, st.items), "name an item the stage has")
 		}
 		return s.runPrompt(ctx, w, stage, item, st.items)
 	}}

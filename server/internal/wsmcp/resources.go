@@ -13,9 +13,15 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/state"
 )
+
+// badResource is a resource address the server cannot read.
+func badResource(msg string) *fault.Error {
+	return fault.InvalidRequest(msg, "use an address the server's resource list shows")
+}
 
 // scheme starts every resource URI: icm://STAGE/context with one
 // workspace, icm://WORKSPACE/STAGE/context with several.
@@ -54,7 +60,7 @@ func (s *Server) uri(w *served, stage, kind string, item int) string {
 func (s *Server) parse(raw string) (ref, error) {
 	rest, ok := strings.CutPrefix(raw, scheme)
 	if !ok {
-		return ref{}, fmt.Errorf("%q is not an icm resource: they start with %s", raw, scheme)
+		return ref{}, badResource(fmt.Sprintf("%q is not an icm resource: they start with %s", raw, scheme))
 	}
 	parts := strings.Split(rest, "/")
 	for i, p := range parts {
@@ -67,7 +73,7 @@ func (s *Server) parse(raw string) (ref, error) {
 	var r ref
 	if s.several() {
 		if len(parts) < 3 {
-			return ref{}, fmt.Errorf("%q: with several workspaces a resource is icm://WORKSPACE/STAGE/KIND", raw)
+			return ref{}, badResource(fmt.Sprintf("%q: with several workspaces a resource is icm://WORKSPACE/STAGE/KIND", raw))
 		}
 		w, err := s.workspaceNamed(parts[0])
 		if err != nil {
@@ -78,18 +84,18 @@ func (s *Server) parse(raw string) (ref, error) {
 		r.ws = s.wss[0]
 	}
 	if len(parts) < 2 || parts[0] == "" {
-		return ref{}, fmt.Errorf("%q: a resource is icm://STAGE/contract, icm://STAGE/context[/ITEM] or icm://STAGE/outputs", raw)
+		return ref{}, badResource(fmt.Sprintf("%q: a resource is icm://STAGE/contract, icm://STAGE/context[/ITEM] or icm://STAGE/outputs", raw))
 	}
 	r.stage, r.kind = parts[0], parts[1]
 	switch {
 	case r.kind == kindContext && len(parts) == 3:
 		n, err := strconv.Atoi(parts[2])
 		if err != nil || n < 1 {
-			return ref{}, fmt.Errorf("%q: items are numbered from 1", raw)
+			return ref{}, badResource(fmt.Sprintf("%q: items are numbered from 1", raw))
 		}
 		r.item = n
 	case len(parts) != 2 || (r.kind != kindContract && r.kind != kindContext && r.kind != kindOutputs):
-		return ref{}, fmt.Errorf("%q: a stage's resources are contract, context, context/ITEM and outputs", raw)
+		return ref{}, badResource(fmt.Sprintf("%q: a stage's resources are contract, context, context/ITEM and outputs", raw))
 	}
 	return r, nil
 }

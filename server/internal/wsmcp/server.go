@@ -20,6 +20,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -161,14 +162,14 @@ func (s *Server) workspaceNamed(name string) (*served, error) {
 		if !s.several() {
 			return s.wss[0], nil
 		}
-		return nil, fmt.Errorf("this server serves %d workspaces (%s): name one in \"workspace\"", len(s.wss), s.names())
+		return nil, fault.InvalidRequest(fmt.Sprintf("this server serves %d workspaces (%s): name one in \"workspace\"", len(s.wss), s.names()), "name the workspace")
 	}
 	for _, w := range s.wss {
 		if w.name == name || w.root == name || filepath.Clean(name) == w.root {
 			return w, nil
 		}
 	}
-	return nil, fmt.Errorf("no workspace %q here; the workspaces are %s", name, s.names())
+	return nil, fault.NotFound(fmt.Sprintf("no workspace %q here; the workspaces are %s", name, s.names()), "name one of the workspaces this server serves")
 }
 
 func (s *Server) names() string {

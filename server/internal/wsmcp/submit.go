@@ -7,6 +7,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/writeout"
 )
@@ -50,25 +51,30 @@ func (s *Server) submitTool() (mcp.Tool, server.ToolHandlerFunc) {
 	}
 }
 
+// badFiles is a files argument that is not what the tool takes.
+func badFiles(msg string) *fault.Error {
+	return fault.InvalidRequest(msg, `hand in one {"path", "content"} object per declared output`)
+}
+
 // filesArg reads the files argument: each a path and its content.
 func filesArg(req mcp.CallToolRequest) ([]writeout.File, error) {
 	raw, ok := req.GetArguments()["files"].([]any)
 	if !ok {
-		return nil, fmt.Errorf(`"files" must be a list of {"path": ..., "content": ...}, one per declared output`)
+		return nil, badFiles(`"files" must be a list of {"path": ..., "content": ...}, one per declared output`)
 	}
 	if len(raw) > maxFiles {
-		return nil, fmt.Errorf("%d files were handed in; one run writes at most %d", len(raw), maxFiles)
+		return nil, badFiles(fmt.Sprintf("%d files were handed in; one run writes at most %d", len(raw), maxFiles))
 	}
 	out := make([]writeout.File, 0, len(raw))
 	for i, r := range raw {
 		m, ok := r.(map[string]any)
 		if !ok {
-			return nil, fmt.Errorf("file %d is not an object with path and content", i+1)
+			return nil, badFiles(fmt.Sprintf("file %d is not an object with path and content", i+1))
 		}
 		p, okP := m["path"].(string)
 		c, okC := m["content"].(string)
 		if !okP || !okC {
-			return nil, fmt.Errorf("file %d needs \"path\" and \"content\", both strings", i+1)
+			return nil, badFiles(fmt.Sprintf("file %d needs \"path\" and \"content\", both strings", i+1))
 		}
 		out = append(out, writeout.File{Path: p, Content: c})
 	}

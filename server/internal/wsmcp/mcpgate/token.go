@@ -13,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/icm-tool/icm/server/internal/fault"
 )
 
 // TokenFile is the token's file in the person's config folder.
@@ -73,15 +75,21 @@ func readToken(file string) (string, error) {
 	}
 	token := strings.TrimSpace(string(data))
 	if len(token) < minToken || strings.ContainsAny(token, " \t\r\n") {
-		return "", fmt.Errorf("%s holds no usable token (one line of at least %d characters): remove it, and icm makes a new one", file, minToken)
+		return "", badTokenFile(file, "%s holds no usable token (one line of at least %d characters): remove it, and icm makes a new one", file, minToken)
 	}
 	return token, nil
+}
+
+// badTokenFile is a token file icm will not use: the message says why
+// and what to do.
+func badTokenFile(file, format string, args ...any) *fault.Error {
+	return fault.ConfigInvalid(fmt.Sprintf(format, args...), "the token file must be a regular file only you can read; remove it, and icm makes a new one", file)
 }
 
 // usable checks that info is a regular file only its owner can read.
 func usable(file string, info fs.FileInfo) error {
 	if !info.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file (%s): icm keeps the workspace server's token there; remove it, and icm makes a new one", file, info.Mode().Type())
+		return badTokenFile(file, "%s is not a regular file (%s): icm keeps the workspace server's token there; remove it, and icm makes a new one", file, info.Mode().Type())
 	}
 	return private(file, info)
 }
