@@ -21,6 +21,8 @@ var unkinded = map[string]string{
 	"internal/workflow.errLongLine": "the trace reader's note of a line it skipped; its callers count it and go on",
 	"internal/act.Refusal": "act imports the standard library only; a Refusal wraps the permit's reason, which is trust's " +
 		"Untrusted fault (found through Unwrap), and a refusal without a permit is a bug, which reads as internal",
+	"internal/readtool.Refusal": "a read the read tool declines; workflow's reading tools give its text to the model as the " +
+		"tool's answer, and the run goes on",
 	"internal/cli.ExitError": "the exit status a command chose after printing its own output; Main reads it and renders nothing",
 	"internal/cli.flaggedError": "the flags a command ran with, around its error, for Main's rendering; its kind is its cause's, " +
 		"found through Unwrap",
