@@ -161,8 +161,9 @@ func (s *Server) dispatch(ctx context.Context, req *jsonrpc2.Request) {
 		var rpcErr *jsonrpc2.Error
 		if !errors.As(err, &rpcErr) {
 			if !fault.Classified(err) {
-				// Answered as a plain failure (-32803); a bad request that
-				// reaches here is a handler to fix.
+				// Answered as a bug in icm (kind internal, -32803), which
+				// the package's tests fail on; a bad request that reaches
+				// here is a handler to fix.
 				s.log.Warn("a handler's error has no kind", "method", req.Method, "err", err)
 			}
 			rpcErr = faultReply(err)
