@@ -2,10 +2,13 @@ package cli
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 )
 
 // TestUsageErrorsAreBadRequests: a command line cobra refuses before any
@@ -25,5 +28,39 @@ func TestUsageErrorsAreBadRequests(t *testing.T) {
 		if f := fault.From(err); !strings.Contains(f.Hint, "help") {
 			t.Errorf("icm %s: hint %q does not point at the help", strings.Join(args, " "), f.Hint)
 		}
+	}
+}
+
+// TestNoSuchWorkspaceFolderIsNotFound: -w naming a folder that is not
+// there, or a file, is a workspace that does not exist, not a bug in icm.
+func TestNoSuchWorkspaceFolderIsNotFound(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "notes.md")
+	if err := os.WriteFile(file, []byte("# Notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{filepath.Join(dir, "nowhere"), file} {
+		_, errOut, err := runIn(t, dir, nil, "status", "-w", w)
+		if k := fault.KindOf(err); k != fault.KindNotFound {
+			t.Errorf("icm status -w %s: kind %q, want not-found\n%s", w, k, errOut)
+		}
+	}
+}
+
+// TestAnUnreadableRecordSaysWhatToDo: a stage's record that is not the
+// JSON icm wrote (edited by hand, cut short) is a failure with its fix,
+// not a bug in icm.
+func TestAnUnreadableRecordSaysWhatToDo(t *testing.T) {
+	dir := wstest.Write(t, checkedStage)
+	rec := filepath.Join(dir, "pipeline", "01-a", ".icm", "run.json")
+	if err := os.MkdirAll(filepath.Dir(rec), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(rec, []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, err := runIn(t, dir, down, "approve", "01-a")
+	if k := fault.KindOf(err); k != fault.KindFailed || !strings.Contains(fault.From(err).Hint, "delete the file") {
+		t.Errorf("approving over an unreadable record: kind %q, %v\n%s", k, err, errOut)
 	}
 }

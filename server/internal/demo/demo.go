@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/demo/canned"
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/trust"
 	"github.com/icm-tool/icm/server/internal/workspace"
 	"github.com/icm-tool/icm/workspaces"
@@ -167,7 +168,8 @@ func prepare(dir string) (string, error) {
 	case err != nil:
 		return "", fmt.Errorf("unable to use %s for the demo: %w", abs, err)
 	case len(entries) > 0:
-		return "", fmt.Errorf("unable to use %s for the demo: it is not empty (give a new or empty folder, or none for a temporary one)", abs)
+		return "", fault.InvalidRequest(fmt.Sprintf("unable to use %s for the demo: it is not empty (give a new or empty folder, or none for a temporary one)", abs),
+			"name a new or empty folder, or none for a temporary one")
 	}
 	return abs, nil
 }

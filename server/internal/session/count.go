@@ -8,6 +8,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/human"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/promptcount"
@@ -81,7 +82,7 @@ func (s *Session) startingLister(wait time.Duration) promptcount.ToolLister {
 		defer cancel()
 		infos, err := cat.ListTools(ctx, reg, server)
 		if errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("not listed within %s", human.Duration(wait))
+			err = fault.Failed(fmt.Sprintf("not listed within %s", human.Duration(wait)), "start the server by hand to see why it is slow, or list its tools again", err)
 		}
 		return infos, err
 	}

@@ -274,6 +274,17 @@ func WriteApproval(root *workspace.Root, stageDir string, a *Approval) error {
 	return writeJSON(root, stateFile(stageDir, ApprovalFile), a)
 }
 
+// unreadableRecord is a record that is not the JSON icm wrote (edited by
+// hand, or cut short).
+func unreadableRecord(path string, err error) *fault.Error {
+	f := fault.Failed(fmt.Sprintf("unable to read %s: %v (delete the file to reset the stage's state)", path, err),
+		"delete the file to reset the stage's state", err)
+	if filepath.IsAbs(path) {
+		f.File = path
+	}
+	return f
+}
+
 // maxStateFile caps a record read back: records are a few KB.
 const maxStateFile = 16 << 20
 
@@ -289,13 +300,13 @@ func readJSON(root *workspace.Root, path string, v any) (bool, error) {
 		Version int `json:"version"`
 	}
 	if err := json.Unmarshal(data, &head); err != nil {
-		return false, fmt.Errorf("unable to read %s: %w (delete the file to reset the stage's state)", path, err)
+		return false, unreadableRecord(path, err)
 	}
 	if head.Version > FormatVersion {
 		return false, fault.Failed(fmt.Sprintf("%s was written by a newer icm (format %d); upgrade icm", path, head.Version), "upgrade icm to the version that wrote it", nil)
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return false, fmt.Errorf("unable to read %s: %w (delete the file to reset the stage's state)", path, err)
+		return false, unreadableRecord(path, err)
 	}
 	return true, nil
 }

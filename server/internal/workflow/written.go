@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
@@ -95,7 +96,7 @@ func ReadWritten(ws *workspace.Workspace, st *workspace.Stage) (*Written, error)
 	}
 	var w Written
 	if err := json.Unmarshal(raw, &w); err != nil {
-		return nil, fmt.Errorf("unable to read the model's version of stage %s: %w (run the stage again)", st.Name, err)
+		return nil, fault.Failed(fmt.Sprintf("unable to read the model's version of stage %s: %v (run the stage again)", st.Name, err), "run the stage again", err).In(st.Name)
 	}
 	return &w, nil
 }

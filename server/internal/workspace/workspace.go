@@ -227,7 +227,7 @@ func OpenWith(root string, opts Options) (*Workspace, error) {
 		return nil, fmt.Errorf("unable to open workspace %s: %w", root, err)
 	}
 	if !isDir(real) {
-		return nil, fmt.Errorf("unable to open workspace %s: not a folder", root)
+		return nil, fault.NotFound(fmt.Sprintf("unable to open workspace %s: not a folder", root), "name the workspace's folder")
 	}
 	disk, err := OpenRoot(real, RootOptions{})
 	if err != nil {
@@ -308,7 +308,7 @@ func LoadWith(dir, start string, opts Options) (*Workspace, error) {
 		root = r
 	} else if !IsRoot(root) && !isStagesLayout(root) {
 		if !isDir(root) {
-			return nil, fmt.Errorf("unable to open workspace %s: no such folder", root)
+			return nil, fault.NotFound(fmt.Sprintf("unable to open workspace %s: no such folder", root), "name the workspace's folder")
 		}
 		return nil, &NotFoundError{From: root}
 	}
