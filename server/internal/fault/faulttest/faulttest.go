@@ -1,6 +1,7 @@
 // Package faulttest holds one fault of every kind, built by the same
 // constructors the core uses, for the renderers' table tests (the CLI's
-// text, the language server's error data).
+// text, the language server's error data), and the check the front ends'
+// tests end with: that none of their requests met an error without a kind.
 package faulttest
 
 import (
