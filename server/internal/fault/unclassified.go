@@ -5,31 +5,32 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
-// unclassified keeps the messages of the plain errors From met, the
-// process's one record of them: a front end's tests fail when any of
-// their requests produced one (Unclassified). It is the package's only
-// state, kept because a bug must be noticed where the fault is made,
-// however many layers the error passed on its way.
-var unclassified struct {
-	sync.Mutex
-	n    int
-	msgs []string
+// Unclassified is the process's record of the plain errors From met, each
+// a bug in icm (an error made without saying what it is): the front ends'
+// tests fail when any of their requests produced one
+// (faulttest.NoneInternal). It is the package's only state, kept because a
+// bug must be noticed where the fault is made, however many layers the
+// error passed on its way; it is data, read by the tests, so that nothing
+// of icm's binary exists for them alone.
+var Unclassified struct {
+	// N counts them.
+	N atomic.Int64
+	// Seen holds the first few (keepUnclassified), each its message and
+	// the types of its chain, which lead to where it was made.
+	Seen sync.Map
 }
 
-// keepUnclassified is how many messages the record holds; the count goes on.
+// keepUnclassified is how many errors Unclassified.Seen holds; N goes on.
 const keepUnclassified = 20
 
 // noteUnclassified records one plain error From turned into an internal
-// fault: its message and the types of its chain, which lead to where it
-// was made.
+// fault.
 func noteUnclassified(err error) {
-	unclassified.Lock()
-	defer unclassified.Unlock()
-	unclassified.n++
-	if len(unclassified.msgs) < keepUnclassified {
-		unclassified.msgs = append(unclassified.msgs, fmt.Sprintf("%s (%s)", err, chainTypes(err)))
+	if Unclassified.N.Add(1) <= keepUnclassified {
+		Unclassified.Seen.Store(fmt.Sprintf("%s (%s)", err, chainTypes(err)), true)
 	}
 }
 
@@ -40,14 +41,4 @@ func chainTypes(err error) string {
 		types = append(types, fmt.Sprintf("%T", err))
 	}
 	return strings.Join(types, " > ")
-}
-
-// Unclassified returns how many plain errors From has met in this process
-// (each a bug: an error made without a kind) and, for the first of them,
-// the message and the types of the error's chain, for the tests of the front ends, which drive every
-// request they offer and fail when one produced such an error.
-func Unclassified() (int, []string) {
-	unclassified.Lock()
-	defer unclassified.Unlock()
-	return unclassified.n, append([]string(nil), unclassified.msgs...)
 }
