@@ -101,11 +101,11 @@ func (m *Model) chat(w http.ResponseWriter, r *http.Request) {
 	case m.slots <- struct{}{}:
 		defer func() { <-m.slots }()
 	case <-ctx.Done():
-		return
+		abort()
 	}
 	queued := time.Since(received)
 	if !pause(ctx, time.Duration(m.script.Latency)) {
-		return
+		abort()
 	}
 	a := reply{req: &req, answer: answer, calls: m.toolCalls(answer.ToolCalls), received: received, queued: queued,
 		working: time.Since(received) - queued, window: window(&req, spec)}
@@ -139,6 +139,11 @@ func (m *Model) toolCalls(calls []ToolCall) []api.ToolCall {
 	defer m.mu.Unlock()
 	return WireToolCalls(calls, func() int { m.ids++; return m.ids })
 }
+
+// abort ends a call the server gave up on (it closed, or the caller
+// left) without an answer: a handler that merely returned would have the
+// HTTP server send an empty 200, which a client takes for a reply.
+func abort() { panic(http.ErrAbortHandler) }
 
 // pause waits d, or until ctx ends (then it reports false).
 func pause(ctx context.Context, d time.Duration) bool {
