@@ -36,6 +36,7 @@ const (
 	cmdRuns            = "icm.runs"
 	cmdCompareOutput   = "icm.compareOutput"
 	cmdRunItem         = "icm.runItem"
+	cmdItemAt          = "icm.itemAt"
 	cmdModelStatus     = "icm.modelStatus"
 	cmdPullModel       = "icm.pullModel"
 )
@@ -101,8 +102,10 @@ type commandArgs struct {
 	Item      int    `json:"item"`
 	Path      string `json:"path"`
 	testArgs
-	// URI names a document the server provides (icm.virtualDocument).
-	URI string `json:"uri"`
+	// URI names a document the server provides (icm.virtualDocument),
+	// or an open one (icm.itemAt, with Line, 0-based).
+	URI  string `json:"uri"`
+	Line int    `json:"line"`
 	// Note is a person's feedback for one item's call (icm.runItem).
 	Note string `json:"note"`
 	// RunID, Index and Call name one model call of a run.
@@ -156,6 +159,7 @@ var commandTable = []command{
 	{name: cmdRuns, run: runsOf},
 	{name: cmdCompareOutput, run: compareOutput},
 	{name: cmdRunItem, run: runItem},
+	{name: cmdItemAt, free: itemAt},
 	{name: cmdModelStatus, run: modelStatusOf},
 	{name: cmdPullModel, run: pullModel},
 	{name: cmdDoctor, run: doctor},

@@ -23,8 +23,15 @@ type shownLens struct {
 // separator fit beside the editor's gutter in a 1280 px window.
 const maxLensTitle = 48
 
+// maxLineWidth is the most a line's lenses may take together, titles
+// and the " | " between them: two of the longest. A line may hold a
+// third lens only when the three are that short (a For each output's
+// first line: its state, its action and Re-run item 1).
+const maxLineWidth = 2*maxLensTitle + 3
+
 // shownLenses asks for a file's lenses and fails the test unless they
-// fit: at most two on a line, each title short.
+// fit: at most three on a line and together no wider than two of the
+// longest, each title short.
 func shownLenses(t *testing.T, s *session, file string) []shownLens {
 	t.Helper()
 	var raw []struct {
@@ -63,8 +70,12 @@ func shownLenses(t *testing.T, s *session, file string) []shownLens {
 		out = append(out, sl)
 	}
 	for line, ts := range perLine {
-		if len(ts) > 2 {
-			t.Errorf("%s: line %d holds %d lenses: %q", file, line, len(ts), ts)
+		width := 3 * (len(ts) - 1)
+		for _, title := range ts {
+			width += utf8.RuneCountInString(title)
+		}
+		if len(ts) > 3 || width > maxLineWidth {
+			t.Errorf("%s: line %d holds %d lenses, %d characters wide: %q", file, line, len(ts), width, ts)
 		}
 	}
 	return out

@@ -107,10 +107,10 @@ func TestOutputFileLenses(t *testing.T) {
 
 // TestForEachItemLensesAndCallCount: a For each stage's contract counts
 // its calls ("2 calls, ~N tokens"); its output has on each item's heading
-// line the item's state and Re-run item N, except the first item's, which
-// shares the file's line and goes under the file's state (two lenses a
-// line); icm.runItem runs that item alone and keeps the person's edit in
-// the other one.
+// line the item's state and Re-run item N; the first item's heading is the
+// file's line, which holds the file's state and action and Re-run item 1
+// (its state goes under the file's state); icm.runItem runs that item
+// alone and keeps the person's edit in the other one.
 func TestForEachItemLensesAndCallCount(t *testing.T) {
 	s := newSession(t)
 	s.ollama.On(ollamatest.LastUserContains("shorter, please")).Reply(ollamatest.Text("## Two\n\nTwo, shorter."))
@@ -142,12 +142,42 @@ func TestForEachItemLensesAndCallCount(t *testing.T) {
 	if got := onLine(ls, two.Line); two.Line == 0 || got != "item 2 of 2 | ▶ Re-run item 2" || two.State != "item 2 of 2: Two · as the model wrote it" {
 		t.Errorf("item 2's lenses: %v", ls)
 	}
-	if got := onLine(ls, 0); got != "awaiting review | ✓ Approve" {
+	// Item 1 is re-run from its heading as the others are: before, its
+	// Re-run was only under the file's state, and a person found none.
+	if got := onLine(ls, 0); got != "awaiting review | ✓ Approve | ▶ Re-run item 1" {
 		t.Errorf("the file's line: %q", got)
+	}
+	if one := lensNamed(ls, "▶ Re-run item 1"); one.Command != "icm.output.rerunItem" {
+		t.Errorf("item 1's Re-run runs %q", one.Command)
 	}
 	file := lensNamed(ls, "awaiting review")
 	if !strings.Contains(strings.Join(file.Actions, " | "), "▶ Re-run item 1 (One)") || !strings.HasSuffix(file.State, "item 1 of 2 · as the model wrote it") {
 		t.Errorf("item 1 is not under the file's state: %v", file)
+	}
+	// The palette's Re-run This Item asks which item the cursor is in.
+	at := func(line int) (struct {
+		Workspace, Stage, Title string
+		Item, Items             int
+	}, error) {
+		var r struct {
+			Workspace, Stage, Title string
+			Item, Items             int
+		}
+		raw, err := s.ExecuteCommand("icm.itemAt", map[string]any{"uri": s.DocURI(out), "line": line})
+		if err == nil {
+			err = json.Unmarshal(raw, &r)
+		}
+		return r, err
+	}
+	for _, c := range []struct{ line, item int }{{0, 1}, {1, 1}, {two.Line, 2}, {two.Line + 2, 2}} {
+		r, err := at(c.line)
+		if err != nil || r.Item != c.item || r.Stage != "04-draft" || r.Workspace != s.dir || r.Items != 2 || r.Title != map[int]string{1: "One", 2: "Two"}[c.item] {
+			t.Errorf("icm.itemAt line %d = %+v, %v; want item %d", c.line, r, err, c.item)
+		}
+	}
+	s.Open(draft)
+	if _, err := s.ExecuteCommand("icm.itemAt", map[string]any{"uri": s.DocURI(draft), "line": 3}); !isKind(err, "not-found") || !strings.Contains(err.Error(), "not an output of a For each stage") {
+		t.Errorf("icm.itemAt in a contract: %v", err)
 	}
 	// After the run, the hover says what it really used.
 	h, _ = s.Hover(draft, s.Pos(draft, "# Stage", 2))
@@ -297,4 +327,11 @@ func TestAToolCallOpensInTheRunsView(t *testing.T) {
 	if n := strings.Count(vd.Text, "search failed"); n != 1 {
 		t.Errorf("the error is told %d times:\n%s", n, vd.Text)
 	}
+}
+
+// isKind reports whether err is an error reply whose data is of kind.
+func isKind(err error, kind string) bool {
+	re, ok := lsptest.AsReplyError(err)
+	var data struct{ Kind string }
+	return ok && json.Unmarshal(re.Data, &data) == nil && data.Kind == kind
 }

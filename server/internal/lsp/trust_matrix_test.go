@@ -134,8 +134,10 @@ var commandTrust = map[string]struct {
 	"icm.setupSave":     {lspReads, map[string]any{"workspace": "@WS", "vars": map[string]any{"TRUST_MATRIX": "x"}}},
 	"icm.compareOutput": {lspReads, map[string]any{"workspace": "@WS", "stage": "01-a", "path": "@WS/pipeline/01-a/output/a.md"}},
 	"icm.runItem":       {lspActs, map[string]any{"workspace": "@WS", "stage": "01-a", "item": 1}},
-	"icm.modelStatus":   {lspReads, map[string]any{"workspace": "@WS"}},
-	"icm.pullModel":     {lspActs, map[string]any{"workspace": "@WS", "model": "m"}},
+	// Which item a line is in: the buffer and the model's version are read.
+	"icm.itemAt":      {lspReads, map[string]any{"uri": "file://@WS/" + hostileC, "line": 0}},
+	"icm.modelStatus": {lspReads, map[string]any{"workspace": "@WS"}},
+	"icm.pullModel":   {lspActs, map[string]any{"workspace": "@WS", "model": "m"}},
 	// An edit computed for the client to apply: nothing is written or run.
 	"icm.editConfig": {lspReads, map[string]any{"workspace": "@WS", "table": "model", "key": "name", "value": "m"}},
 }

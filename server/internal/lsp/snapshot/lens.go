@@ -11,16 +11,17 @@ import (
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
-// Lenses are at most two short lenses a line, so that none is cut off
-// in a narrow window: an action and the state, which holds the line's
+// Lenses are at most two short lenses a line (three on a For each
+// output's first line), so that none is cut off in a narrow window: an
+// action and the state, which holds the line's
 // other offers (More, a menu under it) and the state in full (Full, its
 // hover). On a contract's title: Approve when it awaits review, else Run
 // (or, untrusted, Trust), and the state with the token count (Test, the
 // assembled context and the rest under it). On a stage's output file:
 // the state (Approve, Compare, Re-run under it) and Approve or Re-run; on
-// each item of a For each output below the first line its state and
-// Re-run item N (the first item's, sharing the file's line, go under the
-// file's state); and on a file that a later stage loops over, how many
+// each item's heading in a For each output its state and Re-run item N
+// (the first item's heading is the file's line: its state goes under the
+// file's state, and its Re-run is that line's third, short lens); and on a file that a later stage loops over, how many
 // items that stage will run (so a person trimming an outline sees the
 // effect before drafting), beside the state when the file is an output
 // too. The state reads as it does in the Pipeline view and `icm status`:
@@ -211,13 +212,17 @@ func (f *File) outputLenses(ctx context.Context, sources []Lens) []Lens {
 		words := itemWords(sp, len(spans))
 		rerun := Offer{Title: fmt.Sprintf("▶ Re-run item %d", sp.Index), Verb: VerbRerunItem, On: item}
 		if pos.Line == 0 {
-			// The item shares the file's line: its state and its Re-run
-			// go under the file's state, so the line keeps two lenses.
+			// The item shares the file's line: its state goes under the
+			// file's state, and its Re-run stands beside the file's two
+			// short lenses, as every other item's does on its heading
+			// (under the state alone, a person found no way to re-run
+			// item 1), and under the state with the item's title.
 			if !sp.Edited {
 				words += " · as the model wrote it"
 			}
 			first[0].Full = joinWords(first[0].Full, words)
 			if canRun {
+				first = append(first, Lens{Offer: rerun})
 				rerun.Title = fmt.Sprintf("▶ Re-run item %d (%s)", sp.Index, sp.Title)
 				first[0].More = append(first[0].More, rerun)
 			}
