@@ -128,6 +128,16 @@ func FaceOf(s *StageState, running bool, reason string) Face {
 				f.Tone = ToneWarning
 			}
 		}
+		if s.Errors != "" {
+			e := s.Errors
+			if !strings.HasPrefix(e, "its contract") {
+				e = "its contract has errors: " + strings.TrimPrefix(e, "cannot run: ")
+			}
+			parts = append(parts, e)
+			if f.Tone == ToneOK || f.Tone == ToneInfo {
+				f.Tone = ToneWarning
+			}
+		}
 		switch s.Kept {
 		case Approved:
 			parts = append(parts, "its approval is kept")

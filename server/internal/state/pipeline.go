@@ -93,13 +93,25 @@ func Pipeline(ws *workspace.Workspace, contracts map[string]*contract.Contract, 
 			return nil, fmt.Errorf("unable to read the state of stage %s: %w", st.Name, err)
 		}
 		if s.Status != Approved && s.Kept != Approved {
+			why := ""
 			if errs := opts.Errors[st.Name]; len(errs) > 0 {
-				s.Status, s.Reason = Invalid, "cannot run: "+errs[0]
+				why = "cannot run: " + errs[0]
 				if len(errs) > 1 {
-					s.Reason += fmt.Sprintf(" (and %s)", human.Plural(len(errs)-1, "more problem"))
+					why += fmt.Sprintf(" (and %s)", human.Plural(len(errs)-1, "more problem"))
 				}
 			} else if hasErrors(c) {
-				s.Status, s.Reason = Invalid, "its contract has errors"
+				why = "its contract has errors"
+			}
+			switch {
+			case why == "":
+			case s.unreviewed():
+				// An output nobody has reviewed yet is still there to
+				// review: "has errors" would hide it and its Approve.
+				// The errors are told beside it, and a run's change to
+				// the contract (stale) stays in the reason.
+				s.Status, s.Errors = Awaiting, why
+			default:
+				s.Status, s.Reason = Invalid, why
 			}
 		}
 		p.Stages = append(p.Stages, s)
@@ -153,6 +165,25 @@ func next(ws *workspace.Workspace, stages []*StageState) Next {
 func hasErrors(c *contract.Contract) bool {
 	for _, f := range c.Findings {
 		if f.Severity == contract.Error {
+			return true
+		}
+	}
+	return false
+}
+
+// unreviewed reports whether the stage holds the outputs its last run
+// wrote, finished, and nobody has approved them: a person's review is
+// pending (awaiting review, or stale since the run read its inputs).
+func (s *StageState) unreviewed() bool {
+	r := s.Record
+	if r == nil || r.Status != RunDone || (s.Status != Awaiting && s.Status != Stale) {
+		return false
+	}
+	if s.Approval != nil && sameHashes(s.Approval.Outputs, s.Outputs) {
+		return false
+	}
+	for _, h := range s.Outputs {
+		if h != Missing {
 			return true
 		}
 	}

@@ -65,6 +65,10 @@ type StageState struct {
 	// Kept is the state a stage in ConfigError keeps for when the setting
 	// is fixed (approved, awaiting review ...); "" otherwise.
 	Kept Status `json:"kept,omitempty"`
+	// Errors says why a stage kept awaiting review cannot run ("its
+	// contract has errors", "cannot run: input x.md does not exist"): its
+	// output is still there to review, so it is not Invalid.
+	Errors string `json:"errors,omitempty"`
 	// Face is how the state reads (FaceOf, filled in by Pipeline).
 	Face     *Face      `json:"face,omitempty"`
 	Outputs  Hashes     `json:"outputs"`
