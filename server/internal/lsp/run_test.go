@@ -152,7 +152,7 @@ func TestRunForEachReportsItems(t *testing.T) {
 		}
 	}
 	all := strings.Join(items, "\n")
-	if len(items) < 2 || !strings.Contains(all, "running [2/2] Two") || !strings.HasPrefix(items[len(items)-1], "2 of 2 items done") || last != 100 {
+	if len(items) < 2 || !strings.Contains(all, "running item 2: Two") || !strings.HasPrefix(items[len(items)-1], "2 of 2 items done") || last != 100 {
 		t.Errorf("item reports = %q", items)
 	}
 }

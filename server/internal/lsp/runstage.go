@@ -85,7 +85,7 @@ func (r *runs) start(st *snapshot.Workspace, req runRequest) (string, error) {
 	}
 	a.id = run.ID()
 	a.token = "icm-run-" + a.id
-	a.info = snapshot.Running{Stage: req.stage, RunID: a.id}
+	a.info = snapshot.Running{Stage: req.stage, RunID: a.id, Only: req.item}
 	r.mu.Lock()
 	if cur, busy := r.active[st.Root()]; busy {
 		r.mu.Unlock()
@@ -189,23 +189,26 @@ func (rp *runProgress) event(ev report.Event) {
 	root := rp.st.Root()
 	switch ev.Kind {
 	case report.EventStageStart:
-		rp.e.runs.update(root, func(i *snapshot.Running) { i.Stage, i.Item, i.Items, i.Done = ev.Stage, 0, 0, 0 })
+		rp.e.runs.update(root, func(i *snapshot.Running) {
+			i.Stage, i.Item, i.Items, i.Done, i.Title, i.Going = ev.Stage, 0, 0, 0, "", nil
+		})
 		rp.report(rp.about(ev.Stage, ev.Message), -1)
 		rp.e.statusChanged(rp.st)
 	case report.EventItemStart, report.EventItemEnd:
-		rp.e.runs.update(root, func(i *snapshot.Running) { i.Item, i.Items, i.Done = ev.Index, ev.Count, ev.Done })
-		pct := -1
-		if ev.Count > 0 {
-			pct = ev.Done * 100 / ev.Count
+		// The progress says what the Pipeline view, the lenses and the
+		// status bar say: the one running record's words.
+		rp.e.runs.update(root, func(i *snapshot.Running) {
+			if ev.Kind == report.EventItemStart {
+				i.Started(ev.Index, ev.Count, ev.Done, ev.Item)
+			} else {
+				i.Ended(ev.Index, ev.Count, ev.Done)
+			}
+		})
+		if now := rp.e.runs.running(root); now != nil {
+			_, text := now.Words()
+			rp.report(rp.about(ev.Stage, text+rp.failures(ev.Stage)), now.Percent())
 		}
-		verb := "running"
-		if ev.Kind == report.EventItemEnd {
-			verb = "finished"
-		}
-		rp.report(rp.about(ev.Stage, fmt.Sprintf("%d of %d items done · %s [%d/%d] %s%s", ev.Done, ev.Count, verb, ev.Index, ev.Count, ev.Item, rp.failures(ev.Stage))), pct)
-		if ev.Kind == report.EventItemEnd {
-			rp.e.statusChanged(rp.st)
-		}
+		rp.e.statusChanged(rp.st)
 	case report.EventTool:
 		rp.tools[ev.Stage]++
 		t := ev.Tool
@@ -308,15 +311,15 @@ func (rp *runProgress) report(msg string, pct int) {
 	}
 }
 
-// labelOf names what an event is about: "04-draft [3/5]", "04-draft";
-// in a run of one stage, which the title names, "[3/5]" or nothing.
+// labelOf names what an event is about: "04-draft item 3", "04-draft";
+// in a run of one stage, which the title names, "item 3" or nothing.
 func (rp *runProgress) labelOf(ev report.Event) string {
 	stage := ev.Stage
 	if rp.single {
 		stage = ""
 	}
 	if ev.Item != "" {
-		return strings.TrimSpace(fmt.Sprintf("%s [%d/%d]", stage, ev.Index, ev.Count))
+		return strings.TrimSpace(fmt.Sprintf("%s item %d", stage, ev.Index))
 	}
 	return stage
 }

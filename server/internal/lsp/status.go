@@ -32,6 +32,11 @@ type RunningInfo struct {
 	Items int    `json:"items"`
 	// Done counts the For each items finished so far.
 	Done int `json:"done"`
+	// Count and Text are how far it has come in words, the running
+	// stage's face detail (Text) and its short form (Count): "2 of 4
+	// items done" and "2 of 4 items done · running item 3: Setup".
+	Count string `json:"count,omitempty"`
+	Text  string `json:"text,omitempty"`
 }
 
 // StageStatus is one stage in a WorkspaceStatus.
@@ -103,9 +108,9 @@ func statusOf(st *snapshot.Status) WorkspaceStatus {
 	if st.Err != nil {
 		out.Error = st.Err.Error()
 	}
-	if st.Running != nil {
-		r := RunningInfo(*st.Running)
-		out.Running = &r
+	if r := st.Running; r != nil {
+		count, text := r.Words()
+		out.Running = &RunningInfo{Stage: r.Stage, RunID: r.RunID, Item: r.Item, Items: r.Items, Done: r.Done, Count: count, Text: text}
 	}
 	for _, row := range st.Stages {
 		out.Stages = append(out.Stages, stageStatusOf(row))

@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"time"
 
@@ -22,14 +21,26 @@ import (
 // StatusRunning is the status of the stage a run is working on.
 const StatusRunning = "running"
 
-// Running describes the run going on in a workspace.
+// Running describes the run going on in a workspace: the one record
+// every word about it is read from (Words), so the progress, the
+// Pipeline view, the lenses and the status bar count alike.
 type Running struct {
 	Stage string
 	RunID string
+	// Item is the For each item last started (from 1) of Items, Title
+	// its heading.
 	Item  int
 	Items int
+	Title string
 	// Done counts the For each items finished so far.
 	Done int
+	// Going are the items started and not finished, in order. It is
+	// replaced, never changed in place: a copy of the record may be read
+	// while the run goes on.
+	Going []GoingItem
+	// Only is the one item a run of one item again is for (0 for a run
+	// of whole stages): the other items are kept.
+	Only int
 }
 
 // Status is a workspace's state as the Pipeline view and `icm status`
@@ -142,10 +153,11 @@ func (w *Workspace) Status(ctx context.Context) *Status {
 	return out
 }
 
-// runningDetail says how far a run has come: "2 of 4 items done".
+// runningDetail says how far a run has come, the running record's
+// words: "2 of 4 items done · running item 3: Setup".
 func runningDetail(r *Running) string {
-	if r.Items > 0 {
-		return fmt.Sprintf("%d of %d items done", r.Done, r.Items)
+	if _, text := r.Words(); text != "" {
+		return text
 	}
 	return "a run is working on it"
 }
