@@ -66,7 +66,7 @@ func TestPullCommand(t *testing.T) {
 		// The same fault, hint and fixes as `icm run` against a server that
 		// is not there.
 		{"server not running", t.TempDir(), []string{"pull", "qwen3:0.6b"}, false, "",
-			nil, []string{"icm: ", "hint: start the model server at " + dead, "start the server:", "ollama serve", "or use another server:"}},
+			nil, []string{"icm: ", "hint: start the model server, or point icm at one that runs", "no model server at " + dead, "start the server:", "ollama serve", "or use another server:"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -15,9 +15,11 @@ import (
 // ModelUnreachable is a model server that does not answer at url ("" for a
 // pool of several); command, when known, starts one.
 func ModelUnreachable(msg, url, command string) *Error {
+	// The message names the address: the hint says what to do, without
+	// naming it twice.
 	e := &Error{Kind: KindModelUnreachable, Msg: msg, Hint: "start the model servers, or point icm at ones that run"}
 	if url != "" {
-		e.Hint = fmt.Sprintf("start the model server at %s, or point icm at one that runs", url)
+		e.Hint = "start the model server, or point icm at one that runs"
 	}
 	return e.With(Action{ID: StartServer, URL: url, Command: command}, Action{ID: SetServer, URL: url})
 }
@@ -199,7 +201,7 @@ func ScriptFailed(msg, stage, contract string) *Error {
 // Locked is a workspace another run is working in.
 func Locked(msg string) *Error {
 	return &Error{Kind: KindLocked, Msg: msg,
-		Hint: "wait for that run to finish, or stop it; the lock frees itself when the process holding it ends"}
+		Hint: "wait for that run to end, or stop it (a run that was killed leaves the workspace free)"}
 }
 
 // ToolFailed is a stage whose MCP servers could not be started.

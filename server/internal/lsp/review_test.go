@@ -36,11 +36,17 @@ func runAndWait(t *testing.T, s *session, command string, args map[string]any) f
 		f = runFinished(t, all[len(all)-1])
 		return true
 	})
-	// The run is over once its progress ends (the run is then no longer
-	// the workspace's active one).
-	s.Await("the progress ends", func() bool {
-		v := progressValues(s, "icm-run-"+f.RunID)
-		return len(v) > 0 && v[len(v)-1]["kind"] == "end"
+	// The run is over once the workspace has no run going (a run that
+	// did some work has ended its progress by then; one refused before
+	// any began none).
+	ws := args["workspace"]
+	s.Await("the run is over", func() bool {
+		if v := progressValues(s, "icm-run-"+f.RunID); len(v) > 0 && v[len(v)-1]["kind"] != "end" {
+			return false
+		}
+		raw, err := s.ExecuteCommand("icm.status", map[string]any{"workspace": ws})
+		var st struct{ Workspaces []struct{ Running any } }
+		return err == nil && json.Unmarshal(raw, &st) == nil && len(st.Workspaces) == 1 && st.Workspaces[0].Running == nil
 	})
 	return f
 }

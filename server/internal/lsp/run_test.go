@@ -79,14 +79,10 @@ func TestRunStageFromTheEditor(t *testing.T) {
 	if vals[0]["kind"] != "begin" || vals[0]["cancellable"] != true {
 		t.Errorf("first progress = %v", vals[0])
 	}
-	var reports []string
-	for _, v := range vals {
-		if v["kind"] == "report" {
-			reports = append(reports, v["message"].(string))
-		}
-	}
-	if len(reports) == 0 || !regexp.MustCompile(`^~\d+ tokens -> qwen3\.5:9b$`).MatchString(reports[0]) {
-		t.Errorf("reports = %q", reports)
+	// The progress begins with the stage's first words: a run refused
+	// before any work begins none.
+	if m, _ := vals[0]["message"].(string); !regexp.MustCompile(`^~\d+ tokens -> qwen3\.5:9b$`).MatchString(m) {
+		t.Errorf("the progress begins with %q", m)
 	}
 	created := false
 	for _, raw := range s.Notifications("window/workDoneProgress/create") {
@@ -170,8 +166,14 @@ func TestCancelRun(t *testing.T) {
 		return strings.Contains(string(raw), "01-scope")
 	})
 	// A second run in the same workspace is refused while the first goes on.
-	if _, err := s.ExecuteCommand("icm.runAll", map[string]any{"workspace": s.dir}); err == nil || !strings.Contains(err.Error(), "already going") {
+	_, err = s.ExecuteCommand("icm.runAll", map[string]any{"workspace": s.dir})
+	if err == nil || !strings.Contains(err.Error(), "already going") {
 		t.Errorf("second run: err = %v", err)
+	}
+	// In the editor's words: the workspace by its name, not its path,
+	// and no process of a command line (issue 34).
+	if re, _ := lsptest.AsReplyError(err); strings.Contains(re.Message, s.dir) || strings.Contains(string(re.Data), "process") {
+		t.Errorf("second run: %s %s", re.Message, re.Data)
 	}
 	raw, err = s.ExecuteCommand("icm.cancel", map[string]any{"workspace": s.dir})
 	if err != nil || !strings.Contains(string(raw), `"cancelled":true`) {
@@ -291,7 +293,8 @@ func TestRunFailureCarriesItsFixes(t *testing.T) {
 	if err := json.Unmarshal(raw, &f); err != nil {
 		t.Fatal(err)
 	}
-	if f.OK || f.Error == nil || f.Error.Kind != "model-unreachable" || !strings.Contains(f.Error.Hint, down) {
+	// The message names the address; the hint says what to do.
+	if f.OK || f.Error == nil || f.Error.Kind != "model-unreachable" || !strings.Contains(f.Message, down) || strings.Contains(f.Error.Hint, down) {
 		t.Fatalf("runFinished = %s", raw)
 	}
 	if strings.HasPrefix(f.Message, "failed:") || !strings.Contains(f.Message, "no model server at") {

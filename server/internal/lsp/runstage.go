@@ -91,7 +91,7 @@ func (r *runs) start(st *snapshot.Workspace, req runRequest) (string, error) {
 		r.mu.Unlock()
 		cancel()
 		op.Release()
-		return "", fault.Locked(fmt.Sprintf("a run is already going in %s (stage %s, run %s)", st.Root(), cur.info.Stage, cur.id))
+		return "", fault.Locked(fmt.Sprintf("a run is already going in %s (stage %s, run %s)", filepath.Base(st.Root()), cur.info.Stage, cur.id))
 	}
 	r.active[st.Root()] = a
 	r.wg.Add(1)
@@ -102,14 +102,14 @@ func (r *runs) start(st *snapshot.Workspace, req runRequest) (string, error) {
 		defer op.Release()
 		defer r.e.bg.recoverLog("run " + a.id)
 		// VS Code names the notice's source: the title needs no "icm:".
-		title := "Running " + filepath.Base(st.Root())
+		rp.title = "Running " + filepath.Base(st.Root())
 		switch {
 		case req.stage != "" && req.item > 0:
-			title = fmt.Sprintf("Running %s item %d again", req.stage, req.item)
+			rp.title = fmt.Sprintf("Running %s item %d again", req.stage, req.item)
 		case rp.single:
-			title = "Running " + req.stage
+			rp.title = "Running " + req.stage
 		}
-		rp.p = r.e.client.beginProgress(ctx, a.token, title, "starting")
+		rp.ctx, rp.token = ctx, a.token
 		sum, err := run.Execute(ctx)
 		r.mu.Lock()
 		delete(r.active, st.Root())
@@ -130,7 +130,9 @@ func (r *runs) start(st *snapshot.Workspace, req runRequest) (string, error) {
 		// words: the notice tells the rest, in words for the editor (msg
 		// may name a command line).
 		outcome := outcomeOf(sess, a.id, err, cancelled)
-		rp.p.end(outcome)
+		if rp.p != nil {
+			rp.p.end(outcome)
+		}
 		if !rp.finishedAny || err != nil {
 			// No stage reported its end (nothing to run, the lock was held,
 			// the contract was invalid, the model server was not there), or
@@ -167,10 +169,17 @@ func (r *runs) start(st *snapshot.Workspace, req runRequest) (string, error) {
 
 // runProgress turns the engine's events into progress reports.
 type runProgress struct {
-	e    *env
-	st   *snapshot.Workspace
-	run  *activeRun
-	p    *progress
+	e   *env
+	st  *snapshot.Workspace
+	run *activeRun
+	// p is the run's progress, begun at its first stage (a run refused
+	// before any work, or with nothing to run, shows none: its end is
+	// told by the notice alone); ctx, token and title are what it is
+	// begun with.
+	p     *progress
+	ctx   context.Context
+	token string
+	title string
 	item int // the For each item the run is for, 0 for whole stages
 	// single is a run of one stage, which the progress's title names:
 	// its reports do not name it again.
@@ -192,7 +201,11 @@ func (rp *runProgress) event(ev report.Event) {
 		rp.e.runs.update(root, func(i *snapshot.Running) {
 			i.Stage, i.Item, i.Items, i.Done, i.Title, i.Going = ev.Stage, 0, 0, 0, "", nil
 		})
-		rp.report(rp.about(ev.Stage, ev.Message), -1)
+		if rp.p == nil {
+			rp.p = rp.e.client.beginProgress(rp.ctx, rp.token, rp.title, rp.about(ev.Stage, ev.Message))
+		} else {
+			rp.report(rp.about(ev.Stage, ev.Message), -1)
+		}
 		rp.e.statusChanged(rp.st)
 	case report.EventItemStart, report.EventItemEnd:
 		// The progress says what the Pipeline view, the lenses and the

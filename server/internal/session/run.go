@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/codecheck"
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
@@ -122,9 +123,26 @@ func (r *Run) Execute(ctx context.Context) (*report.Summary, error) {
 		if errors.Is(err, context.Canceled) {
 			return sum, fault.Cancelled("cancelled", err)
 		}
-		return sum, fault.From(err)
+		// A server lost mid-run is told as one that did not answer before
+		// the run: the same words about this machine, the same fixes.
+		fe := fault.From(err)
+		if fe.Kind == fault.KindModelUnreachable {
+			fe = r.s.onThisMachine(fe, r.modelOf(r.s.Check(nil), fe.Stage))
+		}
+		return sum, fe
 	}
 	return sum, nil
+}
+
+// modelOf is the model stage runs with, for the fixes of a server that
+// does not answer (the one to pull after installing); "" when it cannot
+// be told.
+func (r *Run) modelOf(rep *check.Report, stage string) string {
+	sr := rep.Stage(stage)
+	if sr == nil || sr.Contract == nil {
+		return ""
+	}
+	return state.ResolveSettings(r.s.ws.Config.Model, sr.Contract.Model, r.s.opts.Settings.Model).Override(r.req.Model).Model()
 }
 
 // reach fails a run that needs a model server that does not answer
@@ -167,11 +185,7 @@ func (r *Run) reachable(ctx context.Context) (stage string, err error) {
 		return "", err
 	}
 	if err := llm.Ping(ctx, client); err != nil {
-		var model string
-		if sr := rep.Stage(name); sr != nil && sr.Contract != nil {
-			model = state.ResolveSettings(r.s.ws.Config.Model, sr.Contract.Model, r.s.opts.Settings.Model).Override(r.req.Model).Model()
-		}
-		return name, r.s.onThisMachine(fault.From(err), model).In(name)
+		return name, r.s.onThisMachine(fault.From(err), r.modelOf(rep, name)).In(name)
 	}
 	return "", nil
 }

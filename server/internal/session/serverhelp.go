@@ -1,7 +1,6 @@
 package session
 
 import (
-	"fmt"
 	"net"
 	"net/url"
 	"os"
@@ -39,13 +38,14 @@ func (s *Session) onThisMachine(f *fault.Error, model string) *fault.Error {
 	g := *f
 	demo := fault.Action{ID: fault.TryDemo, Command: DemoCommand}
 	set := fault.Action{ID: fault.SetServer, URL: start.URL}
+	// The message names the address once; the hints do not again.
 	if !onPath("ollama", s.opts.Getenv("PATH")) {
-		g.Msg += ", and Ollama is not installed on this machine"
+		g.Msg += "; Ollama is not installed on this machine"
 		install := fault.Action{ID: fault.InstallServer, URL: OllamaDownload, Model: model}
 		if !defaultAddress(start.URL) {
 			// An address the person chose: what listens there is theirs
 			// (a container, another program), most likely stopped.
-			g.Hint = fmt.Sprintf("start the server you run at %s (a container or another program) and retry, or set another address; to run Ollama on this machine, install Ollama; or try the demo's canned answers", start.URL)
+			g.Hint = "start the server you run there (a container or another program) and retry, or set another address; or install Ollama, or try the demo's canned answers"
 			g.Actions = []fault.Action{set, demo, install}
 			return &g
 		}
@@ -53,9 +53,9 @@ func (s *Session) onThisMachine(f *fault.Error, model string) *fault.Error {
 		g.Actions = []fault.Action{install, demo, set}
 		return &g
 	}
-	g.Msg += ": Ollama is installed here but not running"
-	g.Hint = fmt.Sprintf("start Ollama (icm expects it at %s), then run again; or point icm at a server that runs, or try the demo's canned answers", start.URL)
-	g.Actions = append(append([]fault.Action(nil), f.Actions...), demo)
+	g.Msg += "; Ollama is installed here but not running"
+	g.Hint = "start Ollama, then run again; or point icm at a server that runs, or try the demo's canned answers"
+	g.Actions = []fault.Action{*start, set, demo}
 	if env := s.sharingEnv(model); len(env) > 0 {
 		// Started by icm, the server shares the computed start of the
 		// prompt between the items that run at once (docs/prefill.md).

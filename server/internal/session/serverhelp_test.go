@@ -29,7 +29,7 @@ func TestNoOllamaHereFixesDependOnTheAddress(t *testing.T) {
 		url, first, hint string
 	}{
 		{"http://127.0.0.1:11434", string(fault.InstallServer), "install Ollama, start it"},
-		{"http://127.0.0.1:18434", string(fault.SetServer), "start the server you run at http://127.0.0.1:18434"},
+		{"http://127.0.0.1:18434", string(fault.SetServer), "start the server you run there"},
 	} {
 		f := &fault.Error{Kind: fault.KindModelUnreachable, Msg: "no model server at " + tt.url,
 			Actions: []fault.Action{{ID: fault.StartServer, Command: "ollama serve", URL: tt.url}}}
