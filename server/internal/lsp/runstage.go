@@ -180,7 +180,7 @@ type runProgress struct {
 	ctx   context.Context
 	token string
 	title string
-	item int // the For each item the run is for, 0 for whole stages
+	item  int // the For each item the run is for, 0 for whole stages
 	// single is a run of one stage, which the progress's title names:
 	// its reports do not name it again.
 	single bool
