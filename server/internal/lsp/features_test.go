@@ -367,7 +367,12 @@ func TestStatusAndProbeCommands(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(s.dir, ".icm", "probe")); !os.IsNotExist(err) {
 		t.Errorf("the probe wrote into .icm/probe: %v", err)
 	}
-	for _, want := range []string{"# Probe: 01-scope", "## System (", "## User (", "Read the course idea"} {
+	// Titled as the editor names it (issue 34: "# Probe: 04-draft" under
+	// a command called Show Assembled Context).
+	if pr.Title != "Assembled context: 01-scope" {
+		t.Errorf("probe title %q", pr.Title)
+	}
+	for _, want := range []string{"# Assembled context: 01-scope", "## System (", "## User (", "Read the course idea"} {
 		if !strings.Contains(pr.Content, want) {
 			t.Errorf("probe lacks %q", want)
 		}

@@ -37,7 +37,7 @@ func (w *Workspace) Probe(ctx context.Context, stage string, item int) (title, t
 		return "", "", err
 	}
 	stg, cx := pr.Stage, pr.Context
-	title = fmt.Sprintf("Probe: %s", stg.Name)
+	title = fmt.Sprintf("Assembled context: %s", stg.Name)
 	if item > 0 {
 		title += fmt.Sprintf(" item %d", item)
 	}
