@@ -43,7 +43,7 @@ export async function showErrorData(
   workspace: string | undefined,
   deps: FixDeps,
 ): Promise<void> {
-  const notice = errorNotice(message, data);
+  const notice = errorNotice(message, data, workspace);
   deps.log.error(notice.text);
   const labels = notice.buttons.map((b) => b.label);
   const show =

@@ -84,17 +84,34 @@ export function buttonLabel(a: ErrorAction, kind?: string): string | undefined {
 const warnings = new Set(['verify-failed', 'edited-output', 'stale', 'not-run', 'locked', 'untrusted']);
 
 /**
+ * text with the files under the workspace root named relative to it, and
+ * the root itself by its folder's name: a notice is read in the
+ * workspace, where "/home/ada/course/pipeline/01-scope/input.md" is
+ * "pipeline/01-scope/input.md".
+ */
+export function relativeTo(text: string, root: string | undefined): string {
+  const dir = (root ?? '').replace(/[\\/]+$/, '');
+  if (dir === '') {
+    return text;
+  }
+  const name = dir.slice(dir.search(/[^\\/]*$/));
+  const quoted = dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return text.replace(new RegExp(`${quoted}(?:[\\\\/]+|(?![\\w.-]))`, 'g'), (m) => (m === dir ? name : ''));
+}
+
+/**
  * The notification for an error: the message, then the hint, and a button
  * for each fix the extension can perform, most likely first. Without error
  * data (a transport failure, an error of the language client's) it is the
- * message alone.
+ * message alone. workspace, when known, is the root its paths are named
+ * relative to.
  */
-export function errorNotice(message: string, data: ErrorData | undefined): ErrorNotice {
-  const text = message.charAt(0).toUpperCase() + message.slice(1);
+export function errorNotice(message: string, data: ErrorData | undefined, workspace?: string): ErrorNotice {
+  const text = relativeTo(message.charAt(0).toUpperCase() + message.slice(1), workspace);
   if (data === undefined) {
     return { severity: 'error', text, buttons: [] };
   }
-  const hint = data.hint?.trim();
+  const hint = relativeTo(data.hint?.trim() ?? '', workspace);
   const buttons: ErrorButton[] = [];
   for (const action of data.actions) {
     const label = buttonLabel(action, data.kind);

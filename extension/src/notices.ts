@@ -4,7 +4,7 @@
 // server's words, and for a failure the hint and one button per fix the
 // server offers. Plain data out, so the wording is tested without VS Code.
 import { faceText } from './present';
-import { errorNotice } from './errors';
+import { errorNotice, relativeTo } from './errors';
 import type { ErrorAction, NextStep, RunFinished } from './protocol';
 
 /** A fix offered on an error, as the server sends it. */
@@ -77,6 +77,12 @@ const retryKinds = new Set(['model-unreachable', 'model-missing', 'model-failed'
  * words (which name the CLI's command).
  */
 export function runNotice(ev: RunFinished, next?: NextStep): RunNotice {
+  const n = noticeOf(ev, next);
+  return { ...n, text: relativeTo(n.text, ev.workspace) };
+}
+
+/** runNotice, its paths as the server wrote them. */
+function noticeOf(ev: RunFinished, next?: NextStep): RunNotice {
   const stage = ev.stage !== '' ? ev.stage : 'The run';
   if (ev.cancelled) {
     return { severity: 'info', text: `${stage} run cancelled; ${cancelledStanding(ev)}`, actions: [] };

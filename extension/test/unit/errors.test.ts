@@ -25,14 +25,15 @@ function noticeOf(kind: string) {
 
 test('errorNotice shows the hint and a button per fix', async (t) => {
   const cases: { kind: string; severity: string; hint: RegExp; buttons: string[] }[] = [
-    { kind: 'model-unreachable', severity: 'error', hint: /— Start the model server at http:\/\/127\.0\.0\.1:11434, or point icm at one that runs\.$/, buttons: ['Start Ollama', 'Set Server Address'] },
+    // The message names the address; the hint does not again.
+    { kind: 'model-unreachable', severity: 'error', hint: /— Start the model server, or point icm at one that runs\.$/, buttons: ['Start Ollama', 'Set Server Address'] },
     { kind: 'model-missing', severity: 'error', hint: /— Use qwen3:8b, which the server has, or pull "qwen3:4b" onto it\.$/, buttons: ['Use qwen3:8b', 'Pull qwen3:4b'] },
     { kind: 'verify-failed', severity: 'warning', hint: /— Fix the output and approve it, or approve it as it is\.$/, buttons: ['Open objectives.md', 'Approve Anyway'] },
     { kind: 'edited-output', severity: 'warning', hint: /— Approve the edit, or run again and overwrite it \(the edited version is kept in history\/versions\/\)\.$/, buttons: ['Approve my edit', 'Compare', 'Overwrite'] },
     { kind: 'contract-invalid', severity: 'error', hint: /— Fix the errors in the stage's contract\.$/, buttons: ['Open CONTEXT.md', 'Show Problems'] },
     { kind: 'stale', severity: 'warning', hint: /— Run it again, or approve it as it is\.$/, buttons: ['Run Stage', 'Approve Anyway'] },
     { kind: 'config-invalid', severity: 'error', hint: /or the model setting\.$/, buttons: ['Open config.toml', 'Choose Model'] },
-    { kind: 'locked', severity: 'warning', hint: /wait for that run to finish/i, buttons: [] },
+    { kind: 'locked', severity: 'warning', hint: /wait for that run to end, or stop it/i, buttons: [] },
     { kind: 'untrusted', severity: 'warning', hint: /and trust it if you expect all of it\.$/, buttons: ['Trust This Workspace'] },
     { kind: 'cancelled', severity: 'info', hint: /running again resumes it\.$/, buttons: [] },
     { kind: 'failed', severity: 'error', hint: /no space left on device — The disk is full: free some space, then try again\.$/, buttons: [] },

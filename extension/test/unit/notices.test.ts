@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { errorNotice } from '../../src/errors';
 import { runNotice } from '../../src/notices';
 import type { RunFinished, StageStatus } from '../../src/protocol';
 import { rerunQuestion } from '../../src/rerun';
@@ -161,12 +162,12 @@ test('runNotice', async (t) => {
         face: { status: 'failed', label: 'failed', icon: 'error', tone: 'error' },
         error: {
           kind: 'model-unreachable',
-          hint: 'start the model server at http://127.0.0.1:11434, or point icm at one that runs',
+          hint: 'start the model server, or point icm at one that runs',
           actions: [{ id: 'start-server', title: 'Start the model server', command: 'ollama serve', url: 'http://127.0.0.1:11434' }, { id: 'set-server', title: 'Set the model server' }],
         },
       },
       severity: 'error',
-      text: /^The model server at http:\/\/127\.0\.0\.1:11434 stopped answering during 04-draft; 2 of 5 items are kept — Start the model server at http:\/\/127\.0\.0\.1:11434, or point icm at one that runs\.$/,
+      text: /^The model server at http:\/\/127\.0\.0\.1:11434 stopped answering during 04-draft; 2 of 5 items are kept — Start the model server, or point icm at one that runs\.$/,
       actions: ['Start Ollama', 'Retry', 'Set Server Address'],
     },
     { name: 'a failure without data shows the logs', ev: { ok: false, outcome: 'failed', message: 'boom' }, severity: 'error', text: /^01-scope run failed: boom$/, actions: ['Show Logs'] },
@@ -248,4 +249,67 @@ test('rerunQuestion', async (t) => {
     const none = [stage('01-scope', 'approved', ['02-research']), stage('02-research', 'pending')];
     assert.doesNotMatch(rerunQuestion(none[0], none)?.detail ?? '', /stale/);
   });
+});
+
+test('a lost model server: one notice, the same buttons before and during a run, the address once', () => {
+  // What the server sends for a server that does not answer where no
+  // Ollama is installed, before a run and during one (issue 34: before,
+  // the address was told twice, and mid-run Start Ollama came first with
+  // no Ollama to start).
+  const url = 'http://127.0.0.1:4242';
+  const error = {
+    kind: 'model-unreachable',
+    hint: "start the server you run there (a container or another program) and retry, or set another address; or install Ollama, or try the demo's canned answers",
+    actions: [
+      { id: 'set-server', title: 'Set the model server', url, setting: 'ollamaHost' },
+      { id: 'try-demo', title: 'Try the demo', command: 'icm demo' },
+      { id: 'install-server', title: 'Install Ollama', url: 'https://ollama.com/download', model: 'qwen3.5:9b' },
+    ],
+  };
+  const before = runNotice({
+    ...base,
+    ok: false,
+    outcome: 'refused',
+    message: `no model server at ${url}; Ollama is not installed on this machine`,
+    face: { ...approved, detail: `last re-run refused: no model server at ${url}; Ollama is not installed on this machine` },
+    error,
+  });
+  const during = runNotice({
+    ...base,
+    stage: '04-draft',
+    ok: false,
+    outcome: 'failed',
+    message: `the model server at ${url} stopped answering during 04-draft; 1 of 2 items is kept; Ollama is not installed on this machine`,
+    face: { status: 'failed', label: 'failed', icon: 'error', tone: 'error' },
+    error,
+  });
+  assert.match(before.text, /^01-scope run refused: no model server at http:\/\/127\.0\.0\.1:4242; Ollama is not installed on this machine — Start the server you run there .* 01-scope is still approved\.$/);
+  assert.match(during.text, /^The model server at http:\/\/127\.0\.0\.1:4242 stopped answering during 04-draft; 1 of 2 items is kept; Ollama is not installed on this machine — /);
+  for (const n of [before, during]) {
+    assert.equal(n.text.split(url).length - 1, 1, `the address is told more than once: ${n.text}`);
+    assert.deepEqual(
+      n.actions.map((a) => a.title),
+      ['Set Server Address', 'Try the Demo', 'Install Ollama', 'Retry'],
+    );
+  }
+});
+
+test('notices name files relative to the workspace, and the workspace by its name', () => {
+  const n = runNotice({
+    ...base,
+    workspace: '/home/ada/course',
+    ok: false,
+    outcome: 'failed',
+    message: 'stage 01-scope: unable to read /home/ada/course/pipeline/01-scope/input.md: permission denied',
+  });
+  assert.equal(n.text, '01-scope run failed: unable to read pipeline/01-scope/input.md: permission denied');
+  // Run All while another run holds the workspace.
+  const e = errorNotice(
+    'another icm run is working in /home/ada/course (pid 42, icm run, since 10:04:05)',
+    { kind: 'locked', hint: 'wait for that run to end, or stop it', actions: [] },
+    '/home/ada/course',
+  );
+  assert.equal(e.text, 'Another icm run is working in course (pid 42, icm run, since 10:04:05) — Wait for that run to end, or stop it.');
+  // A path that only starts like the workspace's is left alone.
+  assert.equal(errorNotice('see /home/ada/course-old/x.md', undefined, '/home/ada/course').text, 'See /home/ada/course-old/x.md');
 });
