@@ -37,15 +37,22 @@ export interface StageView {
   accessibleLabel: string;
 }
 
-/** What the Pipeline view shows for one stage. */
+/**
+ * What the Pipeline view shows for one stage: the state's word (and, for
+ * the stage running, the running record's count), so the row reads whole
+ * in a narrow side bar (at 1280 px beside the secondary side bar, about
+ * 300 px); the rest is in the tooltip and the screen reader's label.
+ */
 export function stageView(ws: WorkspaceStatus, st: StageStatus, now: Date): StageView {
   const state = st.status;
   const face = st.face;
   const tokens = st.context !== undefined && st.context !== '' ? st.context : undefined;
   const ran = formatRunTime(st.lastRun, now);
+  const count = state === 'running' && ws.running?.stage === st.name ? ws.running.count : undefined;
+  const shown = count !== undefined && count !== '' ? `${face.label} · ${count}` : face.label;
+  // What the row leaves out, for the screen reader's label.
   const parts = [face.label];
   if (state === 'running' && face.detail !== undefined && face.detail !== '') {
-    // How far it has come, in the server's words: "2 of 5 items done".
     parts.push(face.detail);
   }
   if (st.verifyFailed === true && state === 'awaiting-review') {
@@ -57,8 +64,7 @@ export function stageView(ws: WorkspaceStatus, st: StageStatus, now: Date): Stag
   if (face.detail?.startsWith('last re-run ') === true) {
     parts[0] += ', last re-run failed';
   }
-  // A config error keeps the stage's approval (or its output for review):
-  // the row's words say so, not only its tooltip.
+  // A config error keeps the stage's approval (or its output for review).
   if (state === 'config-error' && st.kept === 'approved') {
     parts[0] += ', its approval is kept';
   } else if (state === 'config-error' && st.kept === 'awaiting-review') {
@@ -95,7 +101,7 @@ export function stageView(ws: WorkspaceStatus, st: StageStatus, now: Date): Stag
   return {
     id: `${ws.workspace}#${st.name}`,
     label: st.name,
-    description: parts.join(' · '),
+    description: shown,
     tooltip: tip.join('\n\n'),
     icon: { id: face.icon, color: face.color },
     contextValue: `stage:${state}${hasOutput ? ':output' : ''}`,
@@ -161,8 +167,15 @@ export function statusBarView(ws: WorkspaceStatus): StatusBarView {
   }
   const running = ws.running;
   if (running !== null && running !== undefined) {
-    const detail = ws.stages.find((s) => s.name === running.stage)?.face.detail;
-    return { icon: 'sync~spin', label: `${running.stage} running${detail ? ` · ${detail}` : ''}`, tooltip };
+    // The running record's short words, as the row counts; the whole in
+    // the tooltip, as the progress says it.
+    const count = running.count ?? '';
+    const text = running.text ?? '';
+    return {
+      icon: 'sync~spin',
+      label: `${running.stage} running${count !== '' ? ` · ${count}` : ''}`,
+      tooltip: text !== '' ? `${tooltip}\n${running.stage}: ${text}` : tooltip,
+    };
   }
   // A re-run that failed leaves its stage as it was, so the next step may
   // not be about it: the status bar still says it.

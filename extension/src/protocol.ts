@@ -15,6 +15,7 @@ export const ServerCommand = {
   runs: 'icm.runs',
   virtualDocument: 'icm.virtualDocument',
   runItem: 'icm.runItem',
+  itemAt: 'icm.itemAt',
   compareOutput: 'icm.compareOutput',
   modelStatus: 'icm.modelStatus',
   pullModel: 'icm.pullModel',
@@ -199,6 +200,10 @@ export interface RunningStatus {
   items?: number;
   /** How many items have finished. */
   done?: number;
+  /** How far it has come, short (for a row or the status bar): "2 of 4 items done". */
+  count?: string;
+  /** The same with what runs now, the running stage's face detail: "2 of 4 items done · running item 3: Setup". */
+  text?: string;
 }
 
 export interface NextStep {
@@ -303,6 +308,15 @@ export interface RunFinished {
   rubricFailed?: boolean;
   /** The contract's Review Gate checklist, one item a line. */
   reviewGate?: string[];
+}
+
+/** What icm.itemAt answers: the For each item a line of an output is in. */
+export interface ItemRef {
+  workspace: string;
+  stage: string;
+  item: number;
+  items: number;
+  title: string;
 }
 
 export interface ProbeResult {

@@ -6,6 +6,7 @@
 // --run` prints it.
 import * as vscode from 'vscode';
 import type { PipelineModel } from './model';
+import { Newest } from './newest';
 import { runNodeView, runView } from './runsPresent';
 import { ServerCommand, type RunEntry, type RunNode, type RunsResult } from './protocol';
 import { messageOf } from './review';
@@ -28,8 +29,17 @@ class RunsProvider implements vscode.TreeDataProvider<Node> {
     private readonly log: vscode.LogOutputChannel,
   ) {}
 
-  /** Reads every workspace's runs from the server again. */
+  /** An older read that ends later is dropped. */
+  private readonly reads = new Newest();
+
+  /**
+   * Reads every workspace's runs from the server again. Reads overlap (a
+   * run's end and its last status each ask): only the newest is shown,
+   * or a read made while the run was going, ending last, left its row
+   * "running" after the run had ended.
+   */
   async refresh(): Promise<void> {
+    const newest = this.reads.begin();
     const next = new Map<string, RunEntry[]>();
     for (const ws of this.model.workspaces()) {
       try {
@@ -39,6 +49,9 @@ class RunsProvider implements vscode.TreeDataProvider<Node> {
       } catch (err) {
         this.log.warn(`icm.runs ${ws.workspace}: ${messageOf(err)}`);
       }
+    }
+    if (!newest()) {
+      return;
     }
     this.runs = next;
     this.changed.fire();

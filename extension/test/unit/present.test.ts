@@ -78,7 +78,10 @@ test('stageView', async (t) => {
       name: 'pending, never ran',
       ws: workspace(),
       stage: '01-scope',
-      description: 'pending · ~819 tokens',
+      // A row leads with the state's word, its details in the tooltip: at
+      // 1280 px beside the secondary side bar, "awaiting review, Verif…"
+      // was cut (issue 34).
+      description: 'pending',
       contextValue: 'stage:pending',
       icon: 'circle-large-outline',
     },
@@ -86,7 +89,7 @@ test('stageView', async (t) => {
       name: 'awaiting review with output',
       ws: workspace({ stages: [stage('01-scope', { status: 'awaiting-review', lastRun: ran })] }),
       stage: '01-scope',
-      description: 'awaiting review · ~819 tokens · ran 10:00',
+      description: 'awaiting review',
       contextValue: 'stage:awaiting-review:output',
       icon: 'eye',
     },
@@ -94,20 +97,20 @@ test('stageView', async (t) => {
       name: 'Verify failures are named',
       ws: workspace({ stages: [stage('01-scope', { status: 'awaiting-review', lastRun: ran, verifyFailed: true })] }),
       stage: '01-scope',
-      description: 'awaiting review, Verify failed · ~819 tokens · ran 10:00',
+      description: 'awaiting review',
       contextValue: 'stage:awaiting-review:output',
       icon: 'eye',
     },
     {
       name: 'running For each item from the workspace',
       ws: workspace({
-        running: { stage: '02-research', runId: 'r', item: 4, items: 5, done: 2 },
-        stages: [stage('02-research', { status: 'running', face: faceOf('running', '2 of 5 items done'), tokens: 12345, context: '~12k tokens' })],
+        running: { stage: '02-research', runId: 'r', item: 4, items: 5, done: 2, count: '2 of 5 items done', text: '2 of 5 items done · running item 4: Tools' },
+        stages: [stage('02-research', { status: 'running', face: faceOf('running', '2 of 5 items done · running item 4: Tools'), tokens: 12345, context: '~12k tokens' })],
       }),
       stage: '02-research',
-      // The server's words for how far it has come (before: "[2/5]", which
-      // the progress uses for the item running, not the items done).
-      description: 'running · 2 of 5 items done · ~12k tokens',
+      // The running record's short words, as the status bar counts
+      // (before: "[2/5]" beside a toast's "running [4/5]").
+      description: 'running · 2 of 5 items done',
       contextValue: 'stage:running',
       icon: 'sync~spin',
     },
@@ -115,7 +118,7 @@ test('stageView', async (t) => {
       name: 'a stage with no outputs has nothing to open',
       ws: workspace({ stages: [stage('01-scope', { status: 'approved', lastRun: ran, outputs: [], tokens: 0, context: undefined })] }),
       stage: '01-scope',
-      description: 'approved · ran 10:00',
+      description: 'approved',
       contextValue: 'stage:approved',
       icon: 'pass-filled',
     },
@@ -143,9 +146,33 @@ test('stageView', async (t) => {
       lastRunStats: { runId: 'r', promptTokens: 4504, outputTokens: 312, durationMs: 12340, modelCalls: 3, toolCalls: 5, toolErrors: 2, text: '4,504 tokens in / 312 out · 12 s · qwen3.5:9b · 3 model calls, 2 of 5 tool calls failed' },
     });
     const v = stageView(workspace({ stages: [st] }), st, now);
-    assert.equal(v.description, 'approved · 4 calls, ~5.2k tokens · ran 10:00');
+    assert.equal(v.description, 'approved');
     assert.match(v.tooltip, /Context: 4 calls, ~5\.2k tokens/);
     assert.match(v.tooltip, /Last run: 10:00:00 · 4,504 tokens in \/ 312 out · 12 s · qwen3\.5:9b · 3 model calls, 2 of 5 tool calls failed/);
+  });
+  await t.test('what more there is than the state is in the tooltip and the screen reader\'s label', () => {
+    const st = stage('01-scope', {
+      status: 'approved',
+      face: faceOf('approved', 'last re-run failed: no model server at http://127.0.0.1:11434'),
+      lastRun: ran,
+    });
+    const v = stageView(workspace({ stages: [st] }), st, now);
+    assert.equal(v.description, 'approved');
+    assert.match(v.tooltip, /last re-run failed: no model server/);
+    assert.match(v.accessibleLabel, /^01-scope, approved, last re-run failed, ~819 tokens, ran 10:00$/);
+    const verify = stage('01-scope', { status: 'awaiting-review', lastRun: ran, verifyFailed: true });
+    assert.match(stageView(workspace({ stages: [verify] }), verify, now).accessibleLabel, /^01-scope, awaiting review, Verify failed/);
+  });
+  await t.test('an output awaiting review keeps its Approve while its contract has errors', () => {
+    const st = stage('01-scope', {
+      status: 'awaiting-review',
+      face: { ...faceOf('awaiting-review', 'its contract has errors: input notes.md does not exist'), tone: 'warning' },
+      lastRun: ran,
+    });
+    const v = stageView(workspace({ stages: [st] }), st, now);
+    assert.equal(v.description, 'awaiting review');
+    assert.equal(v.contextValue, 'stage:awaiting-review:output');
+    assert.match(v.tooltip, /its contract has errors: input notes\.md does not exist/);
   });
   await t.test('a config error says, to a screen reader too, what it keeps', () => {
     const v = stageView(workspace(), stage('01-scope', { status: 'config-error', kept: 'approved' }), now);
@@ -204,10 +231,11 @@ test('statusBarView', async (t) => {
     {
       name: 'running a For each',
       ws: workspace({
-        running: { stage: '04-draft', runId: 'r', item: 5, items: 5, done: 3 },
-        stages: [stage('04-draft', { status: 'running', face: faceOf('running', '3 of 5 items done') })],
+        running: { stage: '04-draft', runId: 'r', item: 5, items: 5, done: 3, count: '3 of 5 items done', text: '3 of 5 items done · running items 4 and 5' },
+        stages: [stage('04-draft', { status: 'running', face: faceOf('running', '3 of 5 items done · running items 4 and 5') })],
       }),
       icon: 'sync~spin',
+      // The running record's short words, as the row counts.
       label: '04-draft running · 3 of 5 items done',
     },
     {
@@ -302,7 +330,10 @@ test('faces come from the server, the same words everywhere', async (t) => {
   const ws = workspace({ stages: [stage('01-scope', { status: 'approved', face, lastRun: new Date(2026, 10, 30, 10, 0).toISOString() })] });
   await t.test('the view row', () => {
     const v = stageView(ws, ws.stages[0], now);
-    assert.equal(v.description, 'approved, last re-run failed · ~819 tokens · ran 10:00');
+    // The state's word; the failed re-run in the tooltip, the screen
+    // reader's label and the status bar.
+    assert.equal(v.description, 'approved');
+    assert.match(v.accessibleLabel, /approved, last re-run failed/);
     assert.equal(v.icon.id, 'pass-filled');
     assert.match(v.tooltip, /last re-run failed: no model server at http:\/\/127\.0\.0\.1:11434/);
   });
