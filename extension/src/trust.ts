@@ -20,6 +20,8 @@ export class TrustFlow implements vscode.Disposable {
     private readonly server: IcmServer,
     private readonly model: PipelineModel,
     private readonly log: vscode.LogOutputChannel,
+    /** icm trusts a workspace now (its agents' server may act for it). */
+    private readonly granted: () => Promise<void> = async () => undefined,
   ) {
     this.disposables.push(
       vscode.workspace.onDidGrantWorkspaceTrust(() => void this.editorTrusted()),
@@ -71,6 +73,7 @@ export class TrustFlow implements vscode.Disposable {
     info = await this.server.execute<TrustInfo>(ServerCommand.trustGrant, { workspace: ws, hash: info.hash });
     this.log.info(`trusted ${ws}: ${info.parts.length} parts`);
     await this.server.refresh();
+    await this.granted();
     void vscode.window.showInformationMessage(trustedNotice(info));
   }
 
