@@ -10,10 +10,10 @@ import { modelStatusText, pickOrder, workspaceOf } from './present';
 import {
   ServerCommand,
   type DoctorResult,
+  type ItemRef,
   type SetupPlan,
   type ModelStatus,
   type OutputsResult,
-  type ProbeResult,
   type StageStatus,
   type WorkspaceStatus,
 } from './protocol';
@@ -29,6 +29,10 @@ interface Deps {
   review: ReviewFlow;
   log: vscode.LogOutputChannel;
   runs: { refresh: () => Promise<void>; reveal: (workspace: string, runId: string) => Promise<void> };
+  /** Opens a stage's assembled context. */
+  preview: { show: (workspace: string, stage: string, item?: number) => Promise<void> };
+  /** The setup questions may have changed (the walkthrough's step follows them). */
+  setupChanged?: () => void;
 }
 
 interface StageRef {
@@ -36,7 +40,7 @@ interface StageRef {
   stage: StageStatus;
 }
 
-export function registerCommands({ server, model, review, log, runs }: Deps): vscode.Disposable {
+export function registerCommands({ server, model, review, log, runs, preview, setupChanged }: Deps): vscode.Disposable {
   const activeFile = () => vscode.window.activeTextEditor?.document.uri.fsPath;
 
   const pickWorkspace = async (prefer?: (ws: WorkspaceStatus) => boolean): Promise<WorkspaceStatus | undefined> => {
@@ -122,8 +126,7 @@ export function registerCommands({ server, model, review, log, runs }: Deps): vs
     'icm.pipeline.showContext': async (arg) => {
       const ref = await pickStage(arg, 'Show the assembled context of');
       if (ref) {
-        const r = await server.execute<ProbeResult>(ServerCommand.probe, { workspace: ref.ws.workspace, stage: ref.stage.name });
-        await vscode.window.showTextDocument(vscode.Uri.parse(r.uri), { preview: true });
+        await preview.show(ref.ws.workspace, ref.stage.name);
       }
     },
     'icm.pipeline.showStatus': async () => {
@@ -255,6 +258,7 @@ export function registerCommands({ server, model, review, log, runs }: Deps): vs
       if (saved > 0) {
         await server.execute(ServerCommand.setupSave, { workspace: ws.workspace, vars });
       }
+      setupChanged?.();
       void vscode.window.showInformationMessage(setupDone(given.filter((g) => (g ?? '').trim() !== '').length, plan.asks.length));
     },
     'icm.pipeline.pullModel': async () => {
@@ -288,11 +292,18 @@ export function registerCommands({ server, model, review, log, runs }: Deps): vs
       await review.compareWithModel(target.workspace as string, target.stage, target.path);
     },
     'icm.output.rerunItem': async (arg) => {
-      const a = (arg ?? {}) as { workspace?: string; stage?: string; item?: number; title?: string };
+      let a = (arg ?? {}) as { workspace?: string; stage?: string; item?: number; title?: string };
       if (a.workspace === undefined || a.stage === undefined || a.item === undefined) {
-        return;
+        // From the palette: the item the cursor is in, as the server
+        // places the items in the buffer.
+        const editor = vscode.window.activeTextEditor;
+        if (editor === undefined) {
+          void vscode.window.showInformationMessage('Open the output of a For each stage and put the cursor in the item to run again.');
+          return;
+        }
+        a = await server.execute<ItemRef>(ServerCommand.itemAt, { uri: editor.document.uri.toString(), line: editor.selection.active.line });
       }
-      await review.rerunItem(a.workspace, a.stage, a.item, a.title ?? `item ${a.item}`);
+      await review.rerunItem(a.workspace as string, a.stage as string, a.item as number, a.title ?? `item ${a.item}`);
     },
     [lensMenuCommand]: async (arg) => {
       const menu = arg as LensMenu | undefined;

@@ -2,6 +2,7 @@
 // Pipeline view, status bar, commands and review flow to it.
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
+import { ContextPreview } from './contextPreview';
 import { registerMcpServer } from './mcpProvider';
 import { PipelineModel } from './model';
 import { registerPipelineView } from './pipelineView';
@@ -14,6 +15,7 @@ import { TestCommand } from './testProtocol';
 import { ServerCommand } from './protocol';
 import { TrustFlow } from './trust';
 import { registerVirtualDocs } from './virtualDocs';
+import { registerWhenKeys } from './whenKeys';
 
 export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel('ICM', { log: true });
@@ -23,7 +25,11 @@ export function activate(context: vscode.ExtensionContext): void {
   const docs = registerVirtualDocs(server);
   const review = new ReviewFlow(server, log, model, runs.reveal);
   const tests = new TestExplorer(server, log);
-  const trust = new TrustFlow(server, model, log);
+  const mcp = registerMcpServer(context, log);
+  // Once icm trusts a workspace, the agents' server may run its stages.
+  const trust = new TrustFlow(server, model, log, () => mcp.start());
+  const preview = new ContextPreview(server, log);
+  const keys = registerWhenKeys(server, model, log);
   server.setHooks({
     runFinished: (ev) => {
       // Every run that ends is listed, even one that changed no stage's
@@ -41,9 +47,17 @@ export function activate(context: vscode.ExtensionContext): void {
       if (command === ServerCommand.trustList && a.workspace) {
         return trust.trust(a.workspace).catch((err) => review.showError(err, a.workspace));
       }
+      // The assembled context opens as a readable preview.
+      if (command === ServerCommand.probe && a.workspace && a.stage) {
+        const item = (args[0] as { item?: number }).item;
+        return preview.show(a.workspace, a.stage, item).catch((err) => review.showError(err, a.workspace));
+      }
       return review.interceptCommand(command, args, next);
     },
-    virtualDocumentChanged: docs.changed,
+    virtualDocumentChanged: (uri) => {
+      docs.changed(uri);
+      void preview.changed(uri);
+    },
   });
   // Cases come and go with the workspaces' files; the list follows the status.
   const testsFollow = model.onDidChange(() => tests.refreshSoon());
@@ -61,8 +75,10 @@ export function activate(context: vscode.ExtensionContext): void {
     runs.disposable,
     docs.disposable,
     registerStatusBar(model),
-    registerCommands({ server, model, review, log, runs }),
-    registerMcpServer(context, log),
+    registerCommands({ server, model, review, log, runs, preview, setupChanged: keys.setupChanged }),
+    mcp.disposable,
+    preview,
+    keys.disposable,
   );
   // Activation does not wait for the server: commands work (and say what is
   // wrong) even when it fails to start. Disposing the subscriptions stops it.
