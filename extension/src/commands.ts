@@ -6,7 +6,7 @@ import { formatMoment } from './format';
 import { lensMenuCommand, menuItems, type LensMenu } from './lensMenu';
 import type { PipelineModel } from './model';
 import type { PipelineNode } from './pipelineView';
-import { modelStatusText, pickOrder, workspaceOf } from './present';
+import { legendItems, modelStatusText, pickOrder, workspaceOf } from './present';
 import {
   ServerCommand,
   type DoctorResult,
@@ -141,6 +141,9 @@ export function registerCommands({ server, model, review, log, runs, preview, se
       if (picked) {
         await vscode.window.showTextDocument(vscode.Uri.file(picked.st.contract));
       }
+    },
+    'icm.pipeline.showLegend': async () => {
+      await vscode.window.showQuickPick(legendItems(model.states()), { title: 'ICM: what each stage state means', placeHolder: 'The words and icons of the lenses, the Pipeline view and the status bar' });
     },
     'icm.pipeline.openOutput': async (arg) => {
       const ref = await pickStage(arg, 'Open the output of', (st) => (st.lastRun ?? '') !== '', 'no stage has run yet');

@@ -3,15 +3,14 @@
 // workspace when several are open; a collapsed legend of the states last.
 import * as vscode from 'vscode';
 import type { PipelineModel } from './model';
-import { stageView, statusBarView } from './present';
+import { legendTooltip, stageView, statusBarView } from './present';
 import type { StageStatus, WorkspaceStatus } from './protocol';
 
 /** A tree element; commands run from the view receive it as their argument. */
 export type PipelineNode =
   | { kind: 'workspace'; workspace: string }
   | { kind: 'stage'; workspace: string; stage: string }
-  | { kind: 'legend'; workspace: string }
-  | { kind: 'legendEntry'; workspace: string; state: string };
+  | { kind: 'legend'; workspace: string };
 
 class PipelineProvider implements vscode.TreeDataProvider<PipelineNode> {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -33,32 +32,22 @@ class PipelineProvider implements vscode.TreeDataProvider<PipelineNode> {
       }
       return [...list.map((ws): PipelineNode => ({ kind: 'workspace', workspace: ws.workspace })), theLegend];
     }
-    if (node.kind === 'legend') {
-      return this.model.states().map((l) => ({ kind: 'legendEntry', workspace: '', state: l.status }));
-    }
     const ws = this.model.get(node.workspace);
     return node.kind === 'workspace' && ws !== undefined ? stages(ws) : [];
   }
 
   getTreeItem(node: PipelineNode): vscode.TreeItem {
     if (node.kind === 'legend') {
-      const item = new vscode.TreeItem('Legend', vscode.TreeItemCollapsibleState.Collapsed);
+      // One row: the states and their meanings open as a list wide enough
+      // to read them (as rows, at 1280 px beside the secondary side bar,
+      // the meanings were cut).
+      const item = new vscode.TreeItem('Legend', vscode.TreeItemCollapsibleState.None);
       item.id = 'icm.legend';
       item.iconPath = new vscode.ThemeIcon('info');
-      item.tooltip = 'What each state means; the lens, this view, the status bar and `icm status` use the same words.';
+      item.description = 'what each state means';
+      item.tooltip = new vscode.MarkdownString(legendTooltip(this.model.states()));
+      item.command = { command: 'icm.pipeline.showLegend', title: 'Show the Legend' };
       item.accessibilityInformation = { label: 'Legend of the stage states' };
-      return item;
-    }
-    if (node.kind === 'legendEntry') {
-      const l = this.model.states().find((x) => x.status === node.state);
-      const item = new vscode.TreeItem(l?.label ?? node.state, vscode.TreeItemCollapsibleState.None);
-      item.id = `icm.legend.${node.state}`;
-      item.description = l?.means ?? '';
-      item.tooltip = `${l?.label ?? node.state}: ${l?.means ?? ''}`;
-      if (l !== undefined) {
-        item.iconPath = new vscode.ThemeIcon(l.icon, l.color ? new vscode.ThemeColor(l.color) : undefined);
-      }
-      item.accessibilityInformation = { label: `Legend: ${l?.label ?? node.state}, ${l?.means ?? ''}` };
       return item;
     }
     const ws = this.model.get(node.workspace);

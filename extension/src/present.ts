@@ -3,7 +3,7 @@
 // laid out for each place. Plain data out, so the wording is tested
 // without VS Code.
 import { formatMoment, formatTime } from './format';
-import type { ModelStatus, NextStep, StageFace, StageState, StageStatus, WorkspaceStatus } from './protocol';
+import type { ModelStatus, NextStep, StageFace, StageState, StageStatus, StateWords, WorkspaceStatus } from './protocol';
 
 /** The face in one line: "approved · last re-run failed: ...". */
 export function faceText(f: StageFace): string {
@@ -257,4 +257,19 @@ export function modelStatusText(r: ModelStatus): string {
     return `${server} answers, but has no ${r.model}.${mean} Pull it, or pick one it has: ${r.models.join(', ') || 'none yet'}.`;
   }
   return `${server} answers and has ${r.model}.`;
+}
+
+/**
+ * The legend of the stage states as a list to pick from: each state's
+ * icon and word, its meaning below, in a list as wide as the palette
+ * (as rows of the Pipeline view, the meanings were cut in a narrow side
+ * bar).
+ */
+export function legendItems(states: StateWords[]): { label: string; detail: string }[] {
+  return states.map((s) => ({ label: `$(${s.icon}) ${s.label}`, detail: s.means }));
+}
+
+/** The legend as the Legend row's tooltip (Markdown). */
+export function legendTooltip(states: StateWords[]): string {
+  return states.map((s) => `- **${escapeMarkdown(s.label)}**: ${escapeMarkdown(s.means)}`).join('\n');
 }

@@ -26,16 +26,20 @@ const looks: Record<RunStatus, { icon: string; color?: string }> = {
 };
 
 /**
- * A run's row: when and what, how it ended, how long and how many tokens;
- * means is what its outcome means, from the legend icm.runs sends.
+ * A run's row: when and what, and how it ended in a word (a run going:
+ * for how long), so it reads whole in a narrow side bar (at 1280 px
+ * beside the secondary side bar, about 300 px); its figures, tool
+ * failures and errors are in the tooltip. means is what its outcome
+ * means, from the legend icm.runs sends.
  */
 export function runView(run: RunEntry, now: Date, means = ''): RunItemView {
   const start = new Date(run.start);
   const started = !Number.isNaN(start.getTime());
   const when = started ? formatTime(start, now) : run.id;
   const look = looks[run.status];
-  const word = run.status === 'done' ? '' : run.status;
-  let what = run.stages.map((s) => s.stage).join(', ');
+  const names = run.stages.map((s) => s.stage);
+  // Several stages: the first and the last (the tooltip lists them all).
+  let what = names.length > 2 ? `${names[0]}…${names[names.length - 1]}` : names.join(', ');
   if (run.item !== undefined && run.item > 0) {
     what = `${run.itemStage ?? what} item ${run.item} again`;
   }
@@ -45,27 +49,17 @@ export function runView(run: RunEntry, now: Date, means = ''): RunItemView {
   // A run going now has been going since it started, counted here: the
   // server's duration is the one it had when it was asked.
   const took = run.status === 'running' && started ? formatDuration(now.getTime() - start.getTime()) : run.duration;
-  let parts: string[];
-  switch (run.status) {
-    case 'refused':
-      // An attempt the server (or icm) refused did no work: its figures would read as a run's.
-      parts = [word, ...(errors.length > 0 ? [errors[0]] : [])];
-      break;
-    case 'running':
-      parts = [word, took, `${run.tokens} so far`];
-      break;
-    default:
-      parts = [word, took, run.tokens].filter((p) => p !== '');
-  }
-  if (run.tools !== undefined && run.tools !== '') {
-    parts.push(run.tools);
-  }
   const tip = [`**run ${escape(run.id)}**`];
   if (started) {
-    tip.push(`Started ${formatMoment(start, now)}${word === '' ? '' : ` · ${word}${means === '' ? '' : `: ${means}`}`}`);
+    tip.push(`Started ${formatMoment(start, now)} · ${run.status}${means === '' ? '' : `: ${means}`}`);
+  }
+  if (names.length > 1) {
+    tip.push(`Stages: ${names.join(', ')}`);
   }
   if (run.status !== 'refused') {
-    tip.push(`${took} · ${run.tokens}`);
+    // An attempt the server (or icm) refused did no work: its figures would read as a run's.
+    const figures = [took, run.status === 'running' ? `${run.tokens} so far` : run.tokens, run.tools ?? ''].filter((p) => p !== '');
+    tip.push(figures.join(' · '));
   }
   if (run.item !== undefined && run.item > 0) {
     tip.push(`Item ${run.item} of ${escape(run.itemStage ?? '')} run again${run.note ? `. Your note: ${escape(run.note)}` : ', without a note'}`);
@@ -73,7 +67,7 @@ export function runView(run: RunEntry, now: Date, means = ''): RunItemView {
   tip.push(...errors.map((e) => escape(e)));
   return {
     label: `${when} · ${what === '' ? 'nothing ran' : what}`,
-    description: parts.join(' · '),
+    description: run.status === 'running' ? `${run.status} · ${took}` : run.status,
     tooltip: tip.join('\n\n'),
     icon: { id: look.icon, color: look.color ?? (run.tools ? 'charts.orange' : undefined) },
   };

@@ -25,6 +25,16 @@
 // view's running, failed, cancelled, refused and done runs, and
 // config.toml's colours (the server's semantic tokens) and its completion
 // of keys not set and of values with their quotes.
+// For issue 34, at 1280×800 with VS Code's secondary side bar open (about
+// 300 px left for the ICM views): the Pipeline's rows and the Runs view's
+// run rows read whole, the legend in a list wide enough for its meanings;
+// item 1 of a For each output re-run from its heading, and an item from
+// the palette with the cursor in it; the assembled context as a rendered
+// preview titled for its stage; a model server that does not answer told
+// before and during a run with the same buttons and its address once, and
+// no progress after a refusal; and, with workspace trust on and VS Code's
+// AI features on, the agents' MCP server that VS Code's "Trust Folder &
+// Continue" and icm's trust leave running.
 // Each step leaves a screenshot in test-artifacts/e2e/.
 //
 // `make e2e` builds what it needs and runs it; the environment says where:
@@ -72,6 +82,8 @@ let shot = 0;
 /** The scripted model server, and where it listens (restarted on the same address). */
 let ollama;
 let ollamaAddr;
+/** Where code-server serves the editor. */
+let codeServerURL;
 /** The editor's user settings file, code-server's environment and its extensions folder. */
 let userSettings;
 let csEnv;
@@ -245,6 +257,53 @@ async function clearNotifications() {
   await runCommand('Notifications: Clear All Notifications');
 }
 
+/**
+ * Makes the window 1280×800 with VS Code's secondary side bar open, as a
+ * person's fresh VS Code shows it (its chat lives there): the ICM views
+ * get what is left. Returns the side bars' widths.
+ */
+async function narrowWindow() {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const bar = page.locator('.part.auxiliarybar');
+  if (!(await bar.isVisible())) {
+    await runCommand('View: Toggle Secondary Side Bar Visibility');
+  }
+  await bar.waitFor();
+  await showIcm();
+  return page.evaluate(() => ({
+    primary: Math.round(document.querySelector('.part.sidebar')?.getBoundingClientRect().width ?? 0),
+    secondary: Math.round(document.querySelector('.part.auxiliarybar')?.getBoundingClientRect().width ?? 0),
+  }));
+}
+
+/** Puts the window back as the other steps have it. */
+async function wideWindow() {
+  if (await page.locator('.part.auxiliarybar').isVisible()) {
+    await runCommand('View: Toggle Secondary Side Bar Visibility');
+  }
+  await page.setViewportSize({ width: 1440, height: 900 });
+}
+
+/**
+ * The rows of a view (its pane's header starts with header): each row's
+ * text, and whether the tree cut it (its label wider than its room).
+ */
+async function rowsOf(header) {
+  return page.evaluate((header) => {
+    const pane = [...document.querySelectorAll('.pane')].find((p) => p.querySelector(`.pane-header[aria-label^="${header}"]`));
+    return [...(pane?.querySelectorAll('.monaco-list-row') ?? [])].map((row) => {
+      const label = row.querySelector('.monaco-icon-label-container');
+      return {
+        text: row.innerText.replace(/\s+/g, ' ').trim(),
+        level: Number(row.getAttribute('aria-level') ?? '0'),
+        cut: label !== null && label.scrollWidth > label.clientWidth + 1,
+        room: label?.clientWidth ?? 0,
+        needs: label?.scrollWidth ?? 0,
+      };
+    });
+  }, header);
+}
+
 /** Copies the sample workspace without anything an earlier run wrote into it. */
 async function copyWorkspace(dest) {
   const src = path.join(repo, 'workspaces/course-research');
@@ -347,6 +406,7 @@ before(async () => {
     { env: csEnv },
   );
   const url = await waitForLine(server, /HTTP server listening on (http:\/\/127\.0\.0\.1:\d+)/, 'code-server');
+  codeServerURL = url;
 
   browser = await chromium.launchPersistentContext(path.join(scratch, 'chromium'), {
     executablePath: '/usr/bin/chromium',
@@ -428,6 +488,9 @@ async function startAgent(name) {
   };
   return { request, tool, stop: () => child.stdin.end() };
 }
+
+/** The buttons of the notice of a model server that does not answer, before a run: the one during a run has the same. */
+let lostServerButtons = [];
 
 /** Once a step fails the rest are skipped: each would only wait out its timeout. */
 let broken = false;
@@ -696,7 +759,7 @@ test('the extension in VS Code', async (t) => {
     await screenshot('run-all');
   });
 
-  await step(t, 'at 1280 px every lens of an output fits: two per line at most, items on their own heading lines', async () => {
+  await step(t, 'at 1280 px every lens of an output fits: items on their own heading lines, item 1 beside the file\'s two', async () => {
     await page.setViewportSize({ width: 1280, height: 800 });
     try {
       for (const [file, tab] of [
@@ -720,12 +783,15 @@ test('the extension in VS Code', async (t) => {
         });
         assert.ok(lines.length > 0, `no lenses on ${tab}`);
         for (const l of lines) {
-          assert.ok(l.lenses.length <= 2, `a line of ${tab} holds ${JSON.stringify(l.lenses)}`);
+          // Two a line; three on a For each output's first line, which
+          // item 1's heading shares with the file.
+          assert.ok(l.lenses.length <= 2 || (l.lenses.length === 3 && l.lenses[2] === '▶ Re-run item 1'), `a line of ${tab} holds ${JSON.stringify(l.lenses)}`);
           assert.ok(l.fits, `a lens of ${tab} is cut off at 1280 px: ${JSON.stringify(l.lenses)}`);
         }
         if (tab === 'draft.md') {
           assert.ok(lines.length >= 2, `the items of draft.md have no lenses of their own: ${JSON.stringify(lines)}`);
-          // Item 1 heads the file: its Re-run is under the file's state lens.
+          // Item 1 heads the file: its Re-run is beside the file's state, and under it.
+          await lens('▶ Re-run item 1').waitFor();
           await lens('awaiting review').click();
           await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Re-run item 1' }).first().waitFor();
           await screenshot('lenses-1280-draft-actions');
@@ -763,38 +829,152 @@ test('the extension in VS Code', async (t) => {
     await screenshot('model-call-reply');
   });
 
-  await step(t, 'with the model server stopped, re-running an approved stage keeps it and what follows approved', async () => {
-    await stopOllama();
-    await clearNotifications();
-    await runFromRow('01-scope');
-    // Re-running an approved stage asks first, naming what would go stale.
-    await answerDialog('01-scope is approved. Run it again?', 'Run Again');
-    const notice = toast('no model server at');
-    await notice.waitFor();
-    const text = await notice.innerText();
-    // No model server answered: the run did no work, and says so in the
-    // Runs view's word for it.
-    assert.match(text, /01-scope run refused/);
-    // Whether this machine has the ollama program decides which: start it,
-    // or install it (the extension host's PATH is the login shell's).
-    assert.match(text, /ollama serve|start Ollama|install Ollama/i, 'the notice says how to start the server');
-    if (!onPath('ollama')) {
-      // No ollama program here: the notice says so and offers to install
-      // it or try the demo, never a Start that cannot work.
-      assert.match(text, /Ollama is not installed on this machine/);
-      const buttons = await toastButtons(notice);
-      for (const label of ['Install Ollama', 'Try the Demo', 'Retry']) {
-        assert.ok(buttons.includes(label), `a ${label} button among ${JSON.stringify(buttons)}`);
+  await step(t, 'at 1280×800 beside the secondary side bar, every Pipeline row reads whole', async () => {
+    await page.keyboard.press('Escape');
+    const widths = await narrowWindow();
+    timings.sideBarsAt1280 = widths;
+    console.log(`# at 1280 px: primary side bar ${widths.primary} px, secondary ${widths.secondary} px`);
+    try {
+      await stageRow('04-draft').waitFor();
+      await page.mouse.move(700, 700);
+      const rows = await rowsOf('Pipeline');
+      console.log(`# Pipeline rows at 1280 px: ${JSON.stringify(rows)}`);
+      await screenshot('pipeline-rows-1280-secondary-side-bar');
+      const stages = rows.filter((r) => /^\d\d-/.test(r.text));
+      assert.ok(stages.length >= 4, `the Pipeline's stage rows: ${JSON.stringify(rows)}`);
+      for (const r of rows) {
+        assert.ok(!r.cut, `a Pipeline row is cut at 1280 px: ${JSON.stringify(r)}`);
       }
-      assert.ok(!buttons.includes('Start Ollama'), `Start Ollama offered with no ollama to start: ${JSON.stringify(buttons)}`);
-      await screenshot('start-ollama-without-ollama');
+      for (const r of stages) {
+        // The state's word leads: the rest is in the tooltip.
+        assert.match(r.text, /^\d\d-[\w-]+ (pending|running|awaiting review|approved|stale|failed|has errors|config error)\b/);
+      }
+      // Each run's row: when, what, and how it ended in a word.
+      const runs = await rowsOf('Runs');
+      console.log(`# Runs rows at 1280 px: ${JSON.stringify(runs)}`);
+      for (const r of runs.filter((r) => r.level === 1)) {
+        assert.ok(!r.cut, `a Runs row is cut at 1280 px: ${JSON.stringify(r)}`);
+        assert.match(r.text, /(done|failed|cancelled|refused|running · .+|stopped)$/);
+      }
+      // The legend opens as a list wide enough for its meanings.
+      await page.locator('.pane:has(.pane-header[aria-label^="Pipeline"]) [role="treeitem"][aria-label^="Legend"]').click();
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'output written; read, edit, approve' }).first().waitFor();
+      const legend = await page.evaluate(() =>
+        [...document.querySelectorAll('.quick-input-list .monaco-list-row')].map((row) => ({
+          text: row.innerText.replace(/\s+/g, ' ').trim(),
+          cut: [...row.querySelectorAll('.monaco-icon-label-container, .quick-input-list-label-meta')].some((e) => e.scrollWidth > e.clientWidth + 1),
+        })),
+      );
+      console.log(`# the legend at 1280 px: ${JSON.stringify(legend)}`);
+      await screenshot('legend-1280');
+      await page.keyboard.press('Escape');
+      assert.ok(legend.length >= 8, `the legend lists ${JSON.stringify(legend)}`);
+      for (const l of legend) {
+        assert.ok(!l.cut, `a state of the legend is cut: ${JSON.stringify(l)}`);
+      }
+    } finally {
+      await wideWindow();
     }
-    await notice.locator('.monaco-button', { hasText: 'Retry' }).waitFor();
-    await notice.locator('.monaco-button', { hasText: /Start|Install/ }).first().waitFor();
-    await page.locator('[role="treeitem"][aria-label^="01-scope, approved, last re-run failed"]').waitFor();
-    await page.locator('[role="treeitem"][aria-label^="02-research, approved"]').waitFor();
-    await screenshot('server-stopped');
-    await startOllama(ollamaAddr);
+  });
+
+  await step(t, 'item 1 of a For each output is re-run from its heading, and any item from the palette with the cursor in it', async () => {
+    await clearNotifications();
+    await narrowWindow();
+    try {
+      await quickOpen('pipeline/04-draft/output/draft.md', 'draft.md');
+      await page.locator('.monaco-editor .view-line', { hasText: 'Module 1: Install Ollama' }).first().click();
+      // Its heading is the file's first line, which holds the file's two
+      // lenses: item 1's Re-run stands beside them.
+      await lens('▶ Re-run item 1').click();
+      const box = page.locator('.quick-input-widget');
+      await box.locator('.quick-input-title', { hasText: '04-draft, item 1' }).waitFor();
+      await screenshot('rerun-item-1-note');
+      await box.locator('input').fill('name the port in the first sentence');
+      await page.keyboard.press('Enter');
+      await toast('04-draft item 1 written again').waitFor();
+      await screenshot('rerun-item-1-done');
+      await clearNotifications();
+      // From the palette: the item the cursor is in.
+      await page.locator('.tab', { hasText: 'draft.md' }).first().click();
+      await page.locator('.monaco-editor .view-line', { hasText: 'ollama pull qwen3.5:9b' }).first().click();
+      await runCommand('ICM: Re-run This Item');
+      await box.locator('.quick-input-title', { hasText: '04-draft, item 2' }).waitFor();
+      await screenshot('rerun-item-from-palette');
+      await page.keyboard.press('Enter');
+      await toast('04-draft item 2 written again').waitFor();
+      // The run's words: the one item and the others kept, never "0 of 2 items done".
+      const runs = await runsPane();
+      await runs.locator('[role="treeitem"]', { hasText: '04-draft item 2 again' }).first().waitFor();
+    } finally {
+      await wideWindow();
+    }
+  });
+
+  await step(t, 'the assembled context opens as a readable preview titled for its stage', async () => {
+    await clearNotifications();
+    await narrowWindow();
+    try {
+      await runCommand('ICM: Show Assembled Context');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: '04-draft' }).first().click();
+      const tab = page.locator('.tab', { hasText: 'Assembled context: 04-draft' }).first();
+      await tab.waitFor();
+      // The page VS Code's webview holds: the token table rendered, the
+      // prompt's text wrapped (nothing wider than the panel).
+      const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+      await frame.locator('h1', { hasText: 'Assembled context: 04-draft' }).waitFor();
+      await frame.locator('table td').first().waitFor();
+      const fits = await frame.locator('body').evaluate((b) => b.ownerDocument.documentElement.scrollWidth <= b.ownerDocument.documentElement.clientWidth + 1);
+      assert.ok(fits, 'the assembled context is wider than its panel');
+      await screenshot('assembled-context-preview');
+      await page.keyboard.press('Control+W');
+    } finally {
+      await wideWindow();
+    }
+  });
+
+  await step(t, 'with the model server stopped, re-running an approved stage keeps it and what follows approved', async () => {
+    await narrowWindow();
+    try {
+      await stopOllama();
+      await clearNotifications();
+      await runFromRow('01-scope');
+      // Re-running an approved stage asks first, naming what would go stale.
+      await answerDialog('01-scope is approved. Run it again?', 'Run Again');
+      const notice = toast('no model server at');
+      await notice.waitFor();
+      const text = await notice.innerText();
+      // No model server answered: the run did no work, and says so in the
+      // Runs view's word for it.
+      assert.match(text, /01-scope run refused/);
+      // Whether this machine has the ollama program decides which: start it,
+      // or install it (the extension host's PATH is the login shell's).
+      assert.match(text, /ollama serve|start Ollama|install Ollama/i, 'the notice says how to start the server');
+      // The address once (the hint used to repeat it).
+      assert.equal(text.split(`http://${ollamaAddr}`).length - 1, 1, `the address is not told once: ${text}`);
+      lostServerButtons = await toastButtons(notice);
+      if (!onPath('ollama')) {
+        // No ollama program here: the notice says so and offers to install
+        // it or try the demo, never a Start that cannot work.
+        assert.match(text, /Ollama is not installed on this machine/);
+        for (const label of ['Install Ollama', 'Try the Demo', 'Retry']) {
+          assert.ok(lostServerButtons.includes(label), `a ${label} button among ${JSON.stringify(lostServerButtons)}`);
+        }
+        assert.ok(!lostServerButtons.includes('Start Ollama'), `Start Ollama offered with no ollama to start: ${JSON.stringify(lostServerButtons)}`);
+        await screenshot('start-ollama-without-ollama');
+      }
+      // A run refused before any work shows no progress: none comes after
+      // its notice ("Running 01-scope ... starting" used to).
+      await page.waitForTimeout(1500);
+      assert.equal(await page.locator('.notification-toast', { hasText: /Running 01-scope|starting/ }).count(), 0, 'a progress showed after the refusal');
+      await notice.locator('.monaco-button', { hasText: 'Retry' }).waitFor();
+      await notice.locator('.monaco-button', { hasText: /Start|Install/ }).first().waitFor();
+      await page.locator('[role="treeitem"][aria-label^="01-scope, approved, last re-run failed"]').waitFor();
+      await page.locator('[role="treeitem"][aria-label^="02-research, approved"]').waitFor();
+      await screenshot('server-stopped');
+      await startOllama(ollamaAddr);
+    } finally {
+      await wideWindow();
+    }
   });
 
   await step(t, 'Cancel in the progress notification stops a run and keeps the approval', async () => {
@@ -813,50 +993,46 @@ test('the extension in VS Code', async (t) => {
   });
 
   await step(t, 'a model server that stops during a run is told at once, in words, with Retry; the Runs view showed the run going', async () => {
-    // The first module is answered at once, the second in a minute: the
-    // server dies while 04-draft waits on it, one of its two items done.
-    await stopOllama();
-    await startOllama(ollamaAddr, 'ollama-slow.json');
-    await clearNotifications();
-    await runFromRow('04-draft');
-    const progress = page.locator('.notification-toast', { hasText: 'running' }).filter({ has: page.locator('.monaco-button', { hasText: 'Cancel' }) });
-    await progress.filter({ hasText: '1 of 2 items done' }).first().waitFor();
-    // The Runs view shows the run going, with its time and tokens so far.
-    const runs = await runsPane();
-    await runs.locator('[role="treeitem"]', { hasText: /04-draft.*running.*so far/ }).first().waitFor();
-    await screenshot('runs-view-running');
-    await page.waitForTimeout(1000);
-    const killed = Date.now();
-    process.kill(-ollama.pid, 'SIGKILL');
-    const notice = toast('stopped answering');
-    await notice.waitFor();
-    const took = Date.now() - killed;
-    timings.serverLostNoticeMs = took;
-    // The ICM log's "run ... ended" line says when the extension heard of it.
-    timings.serverKilledAt = new Date(killed).toISOString();
-    console.log(`the notice of a server lost mid-run showed ${took} ms after the server was killed at ${timings.serverKilledAt}`);
-    await screenshot('server-lost-mid-run');
-    const text = await notice.innerText();
-    assert.match(text, /the model server at http:\/\/127\.0\.0\.1:\d+ stopped answering during 04-draft; 1 of 2 items is kept/i);
-    assert.doesNotMatch(text, /dial tcp|attempts|connection refused|Post /, 'the client\'s words reached the notice');
-    assert.ok((await toastButtons(notice)).includes('Retry'), 'a Retry button');
-    assert.equal(await progress.count(), 0, 'the progress stayed beside the failure notice');
-    // It took 10.1 s before; the goal is under a second, and a machine
-    // loaded with an editor and a browser on two cores gets some slack.
-    assert.ok(took < 3000, `the notice took ${took} ms`);
-    if (!onPath('ollama')) {
-      // Start Ollama on a machine without it: the notice says so, how to
-      // install it, and offers the demo (it used to report success).
-      await clickToastButton(notice, 'Start Ollama');
-      const missing = toast('Ollama is not installed on this machine');
-      await missing.waitFor();
-      const buttons = await toastButtons(missing);
-      for (const label of ['Install Ollama', 'Try the Demo']) {
-        assert.ok(buttons.includes(label), `a ${label} button among ${JSON.stringify(buttons)}`);
-      }
-      await screenshot('start-ollama-clicked-without-ollama');
+    await narrowWindow();
+    try {
+      // The first module is answered at once, the second in a minute: the
+      // server dies while 04-draft waits on it, one of its two items done.
+      await stopOllama();
+      await startOllama(ollamaAddr, 'ollama-slow.json');
+      await clearNotifications();
+      await runFromRow('04-draft');
+      const progress = page.locator('.notification-toast', { hasText: 'running' }).filter({ has: page.locator('.monaco-button', { hasText: 'Cancel' }) });
+      await progress.filter({ hasText: '1 of 2 items done' }).first().waitFor();
+      // The Runs view shows the run going, with its time and tokens so far.
+      const runs = await runsPane();
+      await runs.locator('[role="treeitem"]', { hasText: /04-draft.*running · / }).first().waitFor();
+      await screenshot('runs-view-running');
+      await page.waitForTimeout(1000);
+      const killed = Date.now();
+      process.kill(-ollama.pid, 'SIGKILL');
+      const notice = toast('stopped answering');
+      await notice.waitFor();
+      const took = Date.now() - killed;
+      timings.serverLostNoticeMs = took;
+      // The ICM log's "run ... ended" line says when the extension heard of it.
+      timings.serverKilledAt = new Date(killed).toISOString();
+      console.log(`the notice of a server lost mid-run showed ${took} ms after the server was killed at ${timings.serverKilledAt}`);
+      await screenshot('server-lost-mid-run');
+      const text = await notice.innerText();
+      assert.match(text, /the model server at http:\/\/127\.0\.0\.1:\d+ stopped answering during 04-draft; 1 of 2 items is kept/i);
+      assert.doesNotMatch(text, /dial tcp|attempts|connection refused|Post /, 'the client\'s words reached the notice');
+      // The same notice as before a run: the same buttons (Start Ollama only
+      // where Ollama is installed), the address once.
+      assert.deepEqual(await toastButtons(notice), lostServerButtons, 'the buttons differ from those before a run');
+      assert.equal(text.split(`http://${ollamaAddr}`).length - 1, 1, `the address is not told once: ${text}`);
+      assert.equal(await progress.count(), 0, 'the progress stayed beside the failure notice');
+      // It took 10.1 s before; the goal is under a second, and a machine
+      // loaded with an editor and a browser on two cores gets some slack.
+      assert.ok(took < 3000, `the notice took ${took} ms`);
+      await startOllama(ollamaAddr);
+    } finally {
+      await wideWindow();
     }
-    await startOllama(ollamaAddr);
   });
 
   await step(t, 'the Test Explorer lists the course-research cases under their stages', async () => {
@@ -1116,8 +1292,9 @@ test('the extension in VS Code', async (t) => {
     // The newest run is the agent's: open it, then its stage.
     const run = runs.locator('[role="treeitem"][aria-level="1"]').first();
     await run.locator('text=01-scope').first().waitFor();
-    // Its row names the agent, not the 0 tokens no model of icm's read.
-    await run.locator('text=/handed in by agent:e2e-agent over MCP/').first().waitFor();
+    // Its row is the run's word (its figures, "handed in by agent:NAME over
+    // MCP" rather than 0 tokens, are in the tooltip); its call names the agent.
+    await run.locator('text=/done/').first().waitFor();
     if ((await run.getAttribute('aria-expanded')) !== 'true') {
       await run.click();
     }
@@ -1162,5 +1339,63 @@ test('the extension in VS Code', async (t) => {
     await row.waitFor();
     await screenshot('mcp-servers');
     await page.keyboard.press('Escape');
+  });
+
+  await step(t, "in Restricted Mode, VS Code's Trust Folder & Continue and icm's trust leave the agents' server running", async () => {
+    // A folder VS Code has not trusted yet, opened in the same editor
+    // (its AI features, and so its MCP support, are on now).
+    const second = path.join(scratch, 'course-second');
+    await copyWorkspace(second);
+    const loaded = page.waitForEvent('load');
+    await page.goto(`${codeServerURL}/?folder=${encodeURIComponent(second)}`);
+    await loaded;
+    await page.locator('.monaco-workbench').waitFor();
+    await page.locator('.statusbar-item', { hasText: 'Restricted Mode' }).first().waitFor();
+    await narrowWindow();
+    try {
+      await clearNotifications();
+      const title = 'MCP: List Servers';
+      /** icm's row of VS Code's list of MCP servers: its name and state. */
+      const icmServer = async () => {
+        await pick('F1', `>${title}`, title, { wait: 2_000, budget: 4 * stepTimeout });
+        await page.keyboard.press('Enter');
+        const row = page.locator('.quick-input-list .monaco-list-row', { hasText: /^icm/ }).first();
+        await row.waitFor();
+        return row;
+      };
+      const row = await icmServer();
+      const before = (await row.innerText()).replace(/\s+/g, ' ');
+      console.log(`# in Restricted Mode VS Code lists: ${before}`);
+      await screenshot('mcp-restricted-stopped');
+      // Start it as a person would: VS Code asks for the folder's trust.
+      await row.click();
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Start Server' }).first().click();
+      const vscodeTrust = page.locator('.monaco-dialog-box').filter({ has: page.locator('.monaco-button', { hasText: 'Trust Folder' }) });
+      await vscodeTrust.waitFor();
+      await screenshot('mcp-trust-folder-and-continue');
+      await vscodeTrust.locator('.monaco-button', { hasText: 'Trust Folder' }).first().click();
+      // Then icm's own list of what it would run, contact and read.
+      const icmTrust = page.locator('.monaco-dialog-box', { hasText: 'Trust the ICM workspace course-second?' });
+      await icmTrust.waitFor();
+      await icmTrust.locator('.monaco-button', { hasText: /^Trust$/ }).first().click();
+      await toast('Trusted course-second').waitFor();
+      // VS Code's own list says the server runs (it said Stopped, and
+      // stayed so, when its definition changed with the trust).
+      let state = '';
+      for (let i = 0; i < 30; i++) {
+        const r = await icmServer();
+        state = (await r.innerText()).replace(/\s+/g, ' ');
+        if (/Running/.test(state)) {
+          break;
+        }
+        await page.keyboard.press('Escape');
+        await page.waitForTimeout(1000);
+      }
+      await screenshot('mcp-running-after-trust');
+      await page.keyboard.press('Escape');
+      assert.match(state, /^icm\b.*Running/, `VS Code lists icm's server as: ${state}`);
+    } finally {
+      await wideWindow();
+    }
   });
 });

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { faceText, formatRunTime, pickOrder, stageOf, stageView, statusBarView, workspaceOf } from '../../src/present';
+import { faceText, formatRunTime, legendItems, legendTooltip, pickOrder, stageOf, stageView, statusBarView, workspaceOf } from '../../src/present';
 import type { StageFace, StageState, StageStatus, WorkspaceStatus } from '../../src/protocol';
 
 // The faces the server sends (state.FaceOf), for the states these tests use.
@@ -349,4 +349,18 @@ test('the status bar says a re-run failed, whatever the next step', () => {
   const v = statusBarView(ws);
   assert.equal(v.label, '02-research ready to run · 01-scope re-run failed');
   assert.match(v.tooltip, /01-scope: approved · last re-run failed: no model server/);
+});
+
+test('the legend opens as a list wide enough to read, each state with its icon, word and meaning', () => {
+  // Its rows in the Pipeline view were cut at 1280 px beside the
+  // secondary side bar ("awaiting review output written; read, e…").
+  const states = [
+    { status: 'awaiting-review' as const, label: 'awaiting review', icon: 'eye', color: 'charts.yellow', means: 'output written; read, edit, approve' },
+    { status: 'approved' as const, label: 'approved', icon: 'pass-filled', means: 'the next stage reads it' },
+  ];
+  assert.deepEqual(legendItems(states), [
+    { label: '$(eye) awaiting review', detail: 'output written; read, edit, approve' },
+    { label: '$(pass-filled) approved', detail: 'the next stage reads it' },
+  ]);
+  assert.equal(legendTooltip(states), '- **awaiting review**: output written; read, edit, approve\n- **approved**: the next stage reads it');
 });
