@@ -28,8 +28,8 @@ export function previewHtml(body: string, opts: { title: string; cspSource: stri
 body { font-family: var(--vscode-markdown-font-family, var(--vscode-font-family)); font-size: var(--vscode-markdown-font-size, 14px); line-height: 1.5; padding: 0 1em 2em; overflow-wrap: anywhere; }
 pre, code { font-family: var(--vscode-editor-font-family); font-size: var(--vscode-editor-font-size); }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--vscode-textCodeBlock-background); padding: 0.5em 0.75em; border-radius: 3px; }
-table { border-collapse: collapse; margin: 0.5em 0; }
-th, td { border: 1px solid var(--vscode-panel-border, #8884); padding: 0.2em 0.6em; text-align: left; vertical-align: top; }
+table { border-collapse: collapse; margin: 0.5em 0; font-size: 0.9em; }
+th, td { border: 1px solid var(--vscode-panel-border, #8884); padding: 0.15em 0.45em; text-align: left; vertical-align: top; }
 td:not(:first-child), th:not(:first-child) { text-align: right; white-space: nowrap; }
 </style>
 </head>

@@ -847,7 +847,7 @@ test('the extension in VS Code', async (t) => {
       }
       for (const r of stages) {
         // The state's word leads: the rest is in the tooltip.
-        assert.match(r.text, /^\d\d-[\w-]+ (pending|running|awaiting review|approved|stale|failed|has errors|config error)\b/);
+        assert.match(r.text, /^\d\d-[\w-]+\s*(pending|running|awaiting review|approved|stale|failed|has errors|config error)\b/);
       }
       // Each run's row: when, what, and how it ended in a word.
       const runs = await rowsOf('Runs');
@@ -1021,6 +1021,9 @@ test('the extension in VS Code', async (t) => {
       const text = await notice.innerText();
       assert.match(text, /the model server at http:\/\/127\.0\.0\.1:\d+ stopped answering during 04-draft; 1 of 2 items is kept/i);
       assert.doesNotMatch(text, /dial tcp|attempts|connection refused|Post /, 'the client\'s words reached the notice');
+      // The run is over: no lens, row or run says it runs.
+      await page.locator('.monaco-editor .codelens-decoration a', { hasText: /^running/ }).first().waitFor({ state: 'detached' });
+      await page.locator('[role="treeitem"][aria-label^="04-draft, running"]').first().waitFor({ state: 'detached' });
       // The same notice as before a run: the same buttons (Start Ollama only
       // where Ollama is installed), the address once.
       assert.deepEqual(await toastButtons(notice), lostServerButtons, 'the buttons differ from those before a run');
@@ -1029,6 +1032,7 @@ test('the extension in VS Code', async (t) => {
       // It took 10.1 s before; the goal is under a second, and a machine
       // loaded with an editor and a browser on two cores gets some slack.
       assert.ok(took < 3000, `the notice took ${took} ms`);
+      await clearNotifications();
       await startOllama(ollamaAddr);
     } finally {
       await wideWindow();

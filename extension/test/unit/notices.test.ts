@@ -259,7 +259,7 @@ test('a lost model server: one notice, the same buttons before and during a run,
   const url = 'http://127.0.0.1:4242';
   const error = {
     kind: 'model-unreachable',
-    hint: "start the server you run there (a container or another program) and retry, or set another address; or install Ollama, or try the demo's canned answers",
+    hint: 'start the server you run there, or set another address; or install Ollama, or try the demo',
     actions: [
       { id: 'set-server', title: 'Set the model server', url, setting: 'ollamaHost' },
       { id: 'try-demo', title: 'Try the demo', command: 'icm demo' },
@@ -283,7 +283,7 @@ test('a lost model server: one notice, the same buttons before and during a run,
     face: { status: 'failed', label: 'failed', icon: 'error', tone: 'error' },
     error,
   });
-  assert.match(before.text, /^01-scope run refused: no model server at http:\/\/127\.0\.0\.1:4242; Ollama is not installed on this machine — Start the server you run there .* 01-scope is still approved\.$/);
+  assert.match(before.text, /^01-scope run refused: no model server at http:\/\/127\.0\.0\.1:4242; Ollama is not installed on this machine — Start the server you run there, or set another address; or install Ollama, or try the demo\. 01-scope is still approved\.$/);
   assert.match(during.text, /^The model server at http:\/\/127\.0\.0\.1:4242 stopped answering during 04-draft; 1 of 2 items is kept; Ollama is not installed on this machine — /);
   for (const n of [before, during]) {
     assert.equal(n.text.split(url).length - 1, 1, `the address is told more than once: ${n.text}`);

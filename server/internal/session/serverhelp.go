@@ -45,7 +45,7 @@ func (s *Session) onThisMachine(f *fault.Error, model string) *fault.Error {
 		if !defaultAddress(start.URL) {
 			// An address the person chose: what listens there is theirs
 			// (a container, another program), most likely stopped.
-			g.Hint = "start the server you run there (a container or another program) and retry, or set another address; or install Ollama, or try the demo's canned answers"
+			g.Hint = "start the server you run there, or set another address; or install Ollama, or try the demo"
 			g.Actions = []fault.Action{set, demo, install}
 			return &g
 		}
@@ -54,7 +54,7 @@ func (s *Session) onThisMachine(f *fault.Error, model string) *fault.Error {
 		return &g
 	}
 	g.Msg += "; Ollama is installed here but not running"
-	g.Hint = "start Ollama, then run again; or point icm at a server that runs, or try the demo's canned answers"
+	g.Hint = "start Ollama and run again, or set another address, or try the demo"
 	g.Actions = []fault.Action{*start, set, demo}
 	if env := s.sharingEnv(model); len(env) > 0 {
 		// Started by icm, the server shares the computed start of the
