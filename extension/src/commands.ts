@@ -201,6 +201,11 @@ export function registerCommands({ server, model, review, log, runs, preview, se
       }
       const r = await server.execute<ModelStatus>(ServerCommand.modelStatus, { workspace: ws.workspace });
       const text = modelStatusText(r);
+      if (!r.reachable && r.problem !== undefined) {
+        // The words and buttons of a run the server refused.
+        await review.showProblem(r.problem.message, r.problem.data, ws.workspace);
+        return;
+      }
       if (!r.reachable) {
         const choice = await vscode.window.showErrorMessage(text, 'Set the model server');
         if (choice !== undefined) {

@@ -399,6 +399,8 @@ export interface ModelStatus {
   models: string[];
   /** What went wrong, in words, when it did. */
   error?: string;
+  /** Why the server did not answer, as a failed run tells it: the message, and the error data with the hint and the fixes. */
+  problem?: { message: string; data: ErrorData };
 }
 
 /** One line of icm.doctor's report. */

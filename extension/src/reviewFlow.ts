@@ -3,10 +3,10 @@
 // failed and before re-running an approved stage, compare an edit with the
 // model's version, and re-run one For each item with a note.
 import * as vscode from 'vscode';
-import { type FixDeps, performFix, showError, startServer } from './errorActions';
+import { type FixDeps, performFix, showError, showErrorData, startServer } from './errorActions';
 import type { PipelineModel } from './model';
 import { Button, runNotice, type NoticeAction } from './notices';
-import { ServerCommand, type CompareResult, type ErrorAction, type OutputsResult, type RunFinished } from './protocol';
+import { ServerCommand, type CompareResult, type ErrorAction, type ErrorData, type OutputsResult, type RunFinished } from './protocol';
 import { verifyFailure } from './review';
 import { rerunQuestion } from './rerun';
 import type { IcmServer } from './server';
@@ -38,6 +38,11 @@ export class ReviewFlow {
   /** Shows a server error with its hint and one button per fix. */
   showError(err: unknown, workspace: string | undefined): Promise<void> {
     return showError(err, workspace, this.fixes);
+  }
+
+  /** Shows a problem a result carries (icm.modelStatus's) as an error is shown. */
+  showProblem(message: string, data: ErrorData, workspace: string): Promise<void> {
+    return showErrorData(message, data, workspace, this.fixes);
   }
 
   /** Tells the person a run ended and offers the next step or the fixes. */

@@ -82,6 +82,25 @@ func TestALostModelServerReadsTheSameBeforeAndDuringARun(t *testing.T) {
 					t.Errorf("a refused run began a progress: %s", raw)
 				}
 			}
+			// Checking the server (the walkthrough's step) says the same.
+			raw, err := s.ExecuteCommand("icm.modelStatus", map[string]any{"workspace": s.dir})
+			var check struct {
+				Reachable bool
+				Problem   *struct {
+					Message string
+					Data    struct{ Actions []struct{ ID string } }
+				}
+			}
+			if err != nil || json.Unmarshal(raw, &check) != nil || check.Reachable || check.Problem == nil {
+				t.Fatalf("icm.modelStatus = %s, %v", raw, err)
+			}
+			var checked []string
+			for _, a := range check.Problem.Data.Actions {
+				checked = append(checked, a.ID)
+			}
+			if strings.Join(checked, " ") != before.ids() || !strings.Contains(check.Problem.Message, map[bool]string{false: "not installed", true: "installed here"}[installed]) {
+				t.Errorf("checking the server: %q, fixes %q; a run: %q", check.Problem.Message, checked, before.ids())
+			}
 
 			s2 := newSession(t, withPath(bin))
 			var calls atomic.Int32

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
 	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/suggest"
@@ -22,6 +23,16 @@ type modelStatus struct {
 	Suggestion string   `json:"suggestion,omitempty"`
 	Models     []string `json:"models"`
 	Error      string   `json:"error,omitempty"`
+	// Problem is why the server did not answer, as a failed run's error
+	// is told (its message, and data with the hint and the fixes).
+	Problem *problem `json:"problem,omitempty"`
+}
+
+// problem is an error as a result carries it: the message and the data
+// an error reply would have.
+type problem struct {
+	Message string     `json:"message"`
+	Data    *errorData `json:"data"`
 }
 
 // modelStatusOf runs icm.modelStatus: it asks the workspace's model
@@ -37,7 +48,8 @@ func modelStatusOf(ctx context.Context, _ *env, st *snapshot.Workspace, _ comman
 	out := &modelStatus{URL: sess.ModelServer().URL(), Model: sess.Model(), Models: []string{}}
 	names, err := sess.ModelServer().Models(ctx)
 	if err != nil {
-		out.Error = err.Error()
+		f := fault.From(err)
+		out.Error, out.Problem = err.Error(), &problem{Message: f.Error(), Data: dataOf(f)}
 		return out, nil
 	}
 	out.Reachable, out.Models = true, names

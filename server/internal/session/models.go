@@ -28,7 +28,9 @@ func (ms ModelServer) Models(ctx context.Context) ([]string, error) {
 	defer cancel()
 	names, err := llm.ListModels(ctx, c)
 	if err != nil {
-		return nil, fault.From(err)
+		// Told as a run tells it: the same words about this machine and
+		// the same fixes.
+		return nil, s.onThisMachine(fault.From(err), s.Model())
 	}
 	return names, nil
 }
