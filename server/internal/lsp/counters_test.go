@@ -156,11 +156,3 @@ func rowOf(st runningStatus, stage string) stageFace {
 	}
 	return stageFace{}
 }
-
-func keys(m map[string]bool) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
-}
