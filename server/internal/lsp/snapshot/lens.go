@@ -13,20 +13,20 @@ import (
 
 // Lenses are at most two short lenses a line (three on a For each
 // output's first line), so that none is cut off in a narrow window: an
-// action and the state, which holds the line's
-// other offers (More, a menu under it) and the state in full (Full, its
-// hover). On a contract's title: Approve when it awaits review, else Run
-// (or, untrusted, Trust), and the state with the token count (Test, the
+// action and the state, which holds the line's other offers (More, a
+// menu under it) and the state in full (Full, its hover). On a
+// contract's title: Approve when it awaits review, else Run (or,
+// untrusted, Trust), and the state with the token count (Test, the
 // assembled context and the rest under it). On a stage's output file:
 // the state (Approve, Compare, Re-run under it) and Approve or Re-run; on
 // each item's heading in a For each output its state and Re-run item N
 // (the first item's heading is the file's line: its state goes under the
-// file's state, and its Re-run is that line's third, short lens); and on a file that a later stage loops over, how many
-// items that stage will run (so a person trimming an outline sees the
-// effect before drafting), beside the state when the file is an output
-// too. The state reads as it does in the Pipeline view and `icm status`:
-// both come from the same derived face. It waits for the snapshot that
-// includes the buffer.
+// file's state, and its Re-run is that line's third, short lens); and on
+// a file that a later stage loops over, how many items that stage will
+// run (so a person trimming an outline sees the effect before drafting),
+// beside the state when the file is an output too. The state reads as it
+// does in the Pipeline view and `icm status`: both come from the same
+// derived face. It waits for the snapshot that includes the buffer.
 func (f *File) Lenses(ctx context.Context) ([]Lens, error) {
 	snap, err := f.w.Snapshot(ctx)
 	defer snap.Release()
