@@ -978,18 +978,29 @@ test('the extension in VS Code', async (t) => {
   });
 
   await step(t, 'Cancel in the progress notification stops a run and keeps the approval', async () => {
-    await clearNotifications();
-    await runFromRow('01-scope');
-    await answerDialog('01-scope is approved. Run it again?', 'Run Again');
-    const progress = page.locator('.notification-toast', { hasText: 'running' }).filter({ has: page.locator('.monaco-button', { hasText: 'Cancel' }) });
-    await progress.first().waitFor();
-    await screenshot('cancel-offered');
-    await progress.first().locator('.monaco-button', { hasText: 'Cancel' }).click();
-    await toast('01-scope run cancelled').waitFor();
-    await page.locator('[role="treeitem"][aria-label^="01-scope, approved"]').waitFor();
-    const output = await readFile(path.join(workspace, 'pipeline/01-scope/output/objectives.md'), 'utf8');
-    assert.match(output, /Keep the model server running/, 'the cancelled run left the approved output alone');
-    await screenshot('cancelled');
+    // A server that answers in a minute: the run is still waiting on it
+    // when Cancel is clicked. (The script's own 01-scope answer comes in
+    // 1.5 s once the server was restarted, and the run could end while
+    // the toast was still moving into place.)
+    await stopOllama();
+    await startOllama(ollamaAddr, 'ollama-slow.json');
+    try {
+      await clearNotifications();
+      await runFromRow('01-scope');
+      await answerDialog('01-scope is approved. Run it again?', 'Run Again');
+      const progress = page.locator('.notification-toast', { hasText: 'running' }).filter({ has: page.locator('.monaco-button', { hasText: 'Cancel' }) });
+      await progress.first().waitFor();
+      await screenshot('cancel-offered');
+      await progress.first().locator('.monaco-button', { hasText: 'Cancel' }).click();
+      await toast('01-scope run cancelled').waitFor();
+      await page.locator('[role="treeitem"][aria-label^="01-scope, approved"]').waitFor();
+      const output = await readFile(path.join(workspace, 'pipeline/01-scope/output/objectives.md'), 'utf8');
+      assert.match(output, /Keep the model server running/, 'the cancelled run left the approved output alone');
+      await screenshot('cancelled');
+    } finally {
+      await stopOllama();
+      await startOllama(ollamaAddr);
+    }
   });
 
   await step(t, 'a model server that stops during a run is told at once, in words, with Retry; the Runs view showed the run going', async () => {
@@ -1211,8 +1222,22 @@ test('the extension in VS Code', async (t) => {
     const line = await page.locator('.monaco-editor .view-line', { hasText: 'gate = "rerun"' }).first().innerText();
     assert.equal(line.replace(/\u00a0/g, ' ').trim(), 'gate = "rerun"');
     await screenshot('config-toml-value-chosen');
-    await runCommand('File: Revert File');
-    await page.locator('.monaco-editor .view-line', { hasText: 'gate = "explicit"' }).first().waitFor();
+    // Back to the file as it was, on disk too: undo the edits and save.
+    // In a browser VS Code saves a changed file after a second by default
+    // (files.autoSave is afterDelay in its web build), so File: Revert
+    // File could find nothing to revert and leave gate = "rerun" on disk
+    // for the steps after.
+    const explicit = page.locator('.monaco-editor .view-line', { hasText: 'gate = "explicit"' }).first();
+    for (let i = 0; i < 10 && !(await explicit.isVisible()); i++) {
+      await page.keyboard.press('Control+Z');
+      await page.waitForTimeout(200);
+    }
+    await explicit.waitFor();
+    await runCommand('File: Save');
+    for (let i = 0; i < 50 && !(await readFile(path.join(workspace, 'config.toml'), 'utf8')).includes('gate = "explicit"'); i++) {
+      await page.waitForTimeout(200);
+    }
+    assert.match(await readFile(path.join(workspace, 'config.toml'), 'utf8'), /gate = "explicit"/, 'config.toml is not back as it was');
   });
 
   await step(t, 'ICM: Set Up the Workspace asks the questionnaire in input boxes and saves the answers to [vars]', async () => {
