@@ -86,10 +86,15 @@ export function runNodeView(n: RunNode): RunItemView {
   // The server's line is "name  figures  figures  error: ...": the first
   // part labels it; the error is told once, in the tooltip.
   const [label, ...rest] = n.text.split('  ');
-  const description = rest.filter((p) => !p.startsWith('error: ')).join(' · ');
+  const figures = rest.filter((p) => !p.startsWith('error: '));
+  // A stage's row under its run says how it ended and how long it took;
+  // its tokens and tool failures are in the tooltip, so the row reads
+  // whole in a narrow side bar (about 217 px at 1280 px beside the
+  // secondary side bar).
+  const description = (n.kind === 'stage' ? figures.slice(0, 2) : figures).join(' · ');
   const tip = [`**${escape(label)}**`];
-  if (description !== '') {
-    tip.push(escape(description));
+  if (figures.length > 0) {
+    tip.push(escape(figures.join(' · ')));
   }
   if (n.kind === 'tool' && n.args !== undefined) {
     tip.push('Arguments:\n\n```json\n' + JSON.stringify(n.args, null, 2) + '\n```');
@@ -104,11 +109,14 @@ export function runNodeView(n: RunNode): RunItemView {
     tip.push(n.kind === 'tool' ? 'Select to read its arguments, its result and its error.' : 'Select to read the request and the reply.');
   }
   const failed = n.error !== undefined && n.error !== '';
+  // Tool calls that failed, no longer on a stage's row, colour its icon
+  // as they colour the run's.
+  const toolsFailed = n.kind === 'stage' && figures.slice(2).some((p) => / tool calls? failed/.test(p));
   return {
     label,
     description,
     tooltip: tip.join('\n\n'),
-    icon: failed ? { id: 'error', color: red } : { id: kindIcons[n.kind] ?? 'circle-small' },
+    icon: failed ? { id: 'error', color: red } : toolsFailed ? { id: kindIcons.stage, color: 'charts.orange' } : { id: kindIcons[n.kind] ?? 'circle-small' },
   };
 }
 

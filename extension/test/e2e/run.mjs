@@ -856,6 +856,14 @@ test('the extension in VS Code', async (t) => {
         assert.ok(!r.cut, `a Runs row is cut at 1280 px: ${JSON.stringify(r)}`);
         assert.match(r.text, /(done|failed|cancelled|refused|running · .+|stopped)$/);
       }
+      // A stage's row under its run (the Run All's run is open): how it
+      // ended and how long it took.
+      const stageRows = runs.filter((r) => r.level === 2);
+      assert.ok(stageRows.length >= 2, `no stage rows under an open run: ${JSON.stringify(runs)}`);
+      for (const r of stageRows) {
+        assert.ok(!r.cut, `a run's stage row is cut at 1280 px: ${JSON.stringify(r)}`);
+        assert.match(r.text, /^\d\d-[\w-]+\s*(done|failed|cancelled|refused|running|stopped)( · \d[^·]*)?$/);
+      }
       // The legend opens as a list wide enough for its meanings.
       await page.locator('.pane:has(.pane-header[aria-label^="Pipeline"]) [role="treeitem"][aria-label^="Legend"]').click();
       await page.locator('.quick-input-list .monaco-list-row', { hasText: 'output written; read, edit, approve' }).first().waitFor();

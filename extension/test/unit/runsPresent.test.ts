@@ -97,3 +97,21 @@ test('runNodeView: a tool call opens, and its error is told once', () => {
   assert.equal(v.tooltip.split('is not reachable').length - 1, 1, `the error is told more than once:\n${v.tooltip}`);
   assert.match(v.tooltip, /Select to read its arguments, its result and its error/);
 });
+
+test('runNodeView: a run\'s stage row is its outcome and time, its tokens in the tooltip, so it reads whole in a narrow side bar', () => {
+  // At 1280 px beside the secondary side bar a stage's row under its run
+  // has about 217 px: "03-outline done · 242 ms · 1,211 tokens in / 35
+  // out" was cut (issue 34).
+  const v = runNodeView({ kind: 'stage', text: '03-outline  done  242 ms  1,211 tokens in / 35 out', stage: '03-outline' });
+  assert.equal(v.label, '03-outline');
+  assert.equal(v.description, 'done · 242 ms');
+  assert.match(v.tooltip, /done · 242 ms · 1,211 tokens in \/ 35 out/);
+  assert.deepEqual(v.icon, { id: 'layers' });
+  // A stage with fewer figures keeps them all.
+  assert.equal(runNodeView({ kind: 'stage', text: '01-scope  refused', stage: '01-scope' }).description, 'refused');
+  // Its failed tool calls, in the tooltip now, colour its icon as they colour the run's.
+  const tools = runNodeView({ kind: 'stage', text: '02-research  done  3.1 s  1,204 tokens in / 80 out  1 of 1 tool call failed', stage: '02-research' });
+  assert.equal(tools.description, 'done · 3.1 s');
+  assert.match(tools.tooltip, /1 of 1 tool call failed/);
+  assert.deepEqual(tools.icon, { id: 'layers', color: 'charts.orange' });
+});
