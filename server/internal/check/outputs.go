@@ -104,8 +104,9 @@ func (c *checker) isProduced(rel string) bool {
 }
 
 // externalOutputs says of each output a stage names outside its output/
-// folder that icm does not write it; one inside another stage's output/
-// is an error: two stages' work would mix.
+// folder that a run keeps it as a proposed change, applied at approval;
+// one inside another stage's output/ is an error: two stages' work would
+// mix.
 func (c *checker) externalOutputs(st *workspace.Stage, k *contract.Contract) {
 	for _, o := range k.ExternalOutputs {
 		rels := c.externalRels(st, o.Path)
@@ -115,7 +116,7 @@ func (c *checker) externalOutputs(st *workspace.Stage, k *contract.Contract) {
 			continue
 		}
 		c.add(contract.Finding{File: st.Contract, Range: o.PathRange, Severity: contract.Info, Code: contract.CodeOutputLocation, Basis: contract.BasisState,
-			Message: fmt.Sprintf("%s is outside the stage's output/ folder; icm writes a stage's files only there, so icm run does not write it", o.Path)})
+			Message: fmt.Sprintf("%s is outside the stage's output/ folder: what the model writes there is kept as a proposed change, applied only when the stage is approved", o.Path)})
 		if names := contract.SetupVarNames(o.Path); len(names) > 0 {
 			c.unsetVars(st, o.PathRange, o.Path, names)
 		}

@@ -49,6 +49,9 @@ func printError(env *Env, w io.Writer, err error) {
 	if f.Hint != "" {
 		fmt.Fprintf(w, "hint: %s\n", f.Hint)
 	}
+	if f.Detail != "" {
+		printIndented(w, f.Detail, "  ")
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, a := range typoFirst(f.Actions) {
 		if s, ok := suggest(env, a, flags); ok {
@@ -110,6 +113,10 @@ func suggest(env *Env, a fault.Action, flags usedFlags) (suggestion, bool) {
 		return suggestion{"run it", icm(withModel("run", "--stage", a.Stage)...)}, true
 	case fault.RunAnyway:
 		return suggestion{"run it and overwrite", icm(withModel("run", "--stage", a.Stage, "--force")...)}, true
+	case fault.Adopt:
+		return suggestion{"keep them as approved", icm(withModel(runArgs(a.Stage, "--adopt")...)...)}, true
+	case fault.Regenerate:
+		return suggestion{"regenerate them", icm(withModel(runArgs(a.Stage, "--regenerate")...)...)}, true
 	case fault.OpenFile:
 		where := displayPath(env, a.File)
 		if a.Line > 0 {
@@ -162,4 +169,19 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// runArgs is `icm run` with flag, for stage when the run was for one.
+func runArgs(stage, flag string) []string {
+	if stage == "" {
+		return []string{"run", flag}
+	}
+	return []string{"run", "--stage", stage, flag}
+}
+
+// printIndented prints text with each line indented.
+func printIndented(out io.Writer, text, indent string) {
+	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		fmt.Fprintf(out, "%s%s\n", indent, line)
+	}
 }

@@ -6,7 +6,7 @@ package contract
 // run on a model as written, though it may be valid ICM notation.
 func (c *Contract) ModelOutput() (o Output, ok bool) {
 	for _, o := range c.Outputs {
-		if !o.Templated && !o.Dir && !o.NonFile && o.Path != "" {
+		if !o.Templated && !o.Dir && !o.NonFile && o.Path != "" && !NonText(o.Path) {
 			return o, true
 		}
 	}

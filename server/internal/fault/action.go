@@ -51,6 +51,13 @@ const (
 	// and trusts it when the person agrees (`icm trust`, the editor's
 	// "Trust this workspace").
 	TrustWorkspace ActionID = "trust-workspace"
+	// Adopt keeps the outputs committed with the workspace as approved
+	// (`icm run --adopt`, with Stage when the run was for one).
+	Adopt ActionID = "adopt"
+	// Regenerate runs the stages whose outputs were committed with the
+	// workspace again, the committed files kept in history (`icm run
+	// --regenerate`, with Stage when the run was for one).
+	Regenerate ActionID = "regenerate"
 )
 
 // Action is one fix, with what it acts on.
@@ -95,6 +102,8 @@ var actions = map[ActionID]actionInfo{
 	InstallServer:  {title: "Install Ollama"},
 	TryDemo:        {title: "Try the demo"},
 	TrustWorkspace: {title: "Trust this workspace"},
+	Adopt:          {title: "Keep them as approved"},
+	Regenerate:     {title: "Regenerate them"},
 }
 
 // Title is a short label for a button or a menu entry.

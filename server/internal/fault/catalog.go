@@ -146,16 +146,31 @@ func EditedOutput(stage string, outputs []string, file string) *Error {
 	return e.With(Action{ID: Approve, Stage: stage}, Action{ID: CompareModel, Stage: stage}, Action{ID: RunAnyway, Stage: stage})
 }
 
-// UnrunOutput is a KindEditedOutput fault for outputs that were there
-// before any run of the stage (shipped with the workspace or written by
-// hand): running would overwrite files no run wrote. There is no model
-// version to compare with.
-func UnrunOutput(stage string, outputs []string, file string) *Error {
+// Committed asks, once, what to do with outputs that were there before
+// any run of icm (committed with the workspace, the author's own result):
+// keep them as approved, or regenerate them. It is a KindEditedOutput
+// fault, since running on would overwrite files no run wrote. stage is
+// the stage the run was for ("" for the next one); what names the stages
+// and their files ("01-menu: stages/01-menu/output/menu.md"); file is the
+// first file.
+func Committed(stage string, what []string, file string) *Error {
 	e := &Error{Kind: KindEditedOutput, Stage: stage, File: file,
-		Msg: fmt.Sprintf("stage %s: %s is already there and no run of icm wrote it; running would overwrite it",
-			stage, strings.Join(outputs, ", ")),
-		Hint: "approve it as it is, or run anyway and overwrite it (the present version is kept in history/versions/)"}
-	return e.With(Action{ID: Approve, Stage: stage}, Action{ID: RunAnyway, Stage: stage})
+		Msg: fmt.Sprintf("outputs committed with the workspace, not made by icm: %s; keep them as approved, or regenerate them",
+			strings.Join(what, "; ")),
+		Hint: "keep them, and each of those stages is approved as it is (recorded as adopted); or regenerate them, and each runs again in its turn, its committed files kept in history/versions/"}
+	return e.With(Action{ID: Adopt, Stage: stage}, Action{ID: Regenerate, Stage: stage})
+}
+
+// ChangedSinceRun is an approval refused because a file outside output/
+// that the stage's run proposes to change was changed since the run: the
+// change is applied onto the file as the run saw it, never over a
+// person's edit. file is the target's absolute path; diff goes from the
+// file as it is now to the proposed change.
+func ChangedSinceRun(stage, target, file, diff string) *Error {
+	e := &Error{Kind: KindEditedOutput, Stage: stage, File: file, Detail: diff,
+		Msg:  fmt.Sprintf("stage %s: %s changed since the run that proposes a change to it; nothing was applied and the file is as it is now", stage, target),
+		Hint: "run the stage again to propose its change onto the file as it is now, or take what you want from the difference below by hand"}
+	return e.With(Action{ID: RunStage, Stage: stage}, Action{ID: OpenFile, File: file})
 }
 
 // ContractInvalid is a stage that cannot run because its contract has errors;

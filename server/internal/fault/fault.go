@@ -40,6 +40,9 @@ type Error struct {
 	// Hint says what to do, for a person, without naming a command-line
 	// flag or an editor control (the actions carry those).
 	Hint string
+	// Detail is more for a person to read under the message, on lines of
+	// its own (a diff); "" when there is none.
+	Detail string
 	// Actions are the fixes a person may pick, most likely first.
 	Actions []Action
 	// Err is the cause, for errors.Is and errors.As; it is not printed.

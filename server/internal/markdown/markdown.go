@@ -191,6 +191,9 @@ func (d *Doc) Title() (Heading, bool) {
 	return Heading{}, false
 }
 
+// Blocks returns every top-level block of the document, in order.
+func (d *Doc) Blocks() []Block { return d.blocks }
+
 // BlocksBefore returns the top-level blocks that come before the first
 // heading of the given level or higher, after the first level-1 heading:
 // the summary under a title.

@@ -36,6 +36,30 @@ type StageResult struct {
 	Duration     time.Duration       `json:"duration"`
 	// AutoApproved is set when the Gate is auto and every check passed.
 	AutoApproved bool `json:"auto_approved,omitempty"`
+	// Missing are the declared outputs the model wrote no file for, as
+	// the contract names them: a partial answer, kept.
+	Missing []string `json:"missing,omitempty"`
+	// Undeclared are the files written into output/ of a contract that
+	// names none, workspace-relative.
+	Undeclared []string `json:"undeclared,omitempty"`
+	// Proposed are the changes to files outside output/ the run kept for
+	// the person to approve: each target, workspace-relative.
+	Proposed []Proposed `json:"proposed,omitempty"`
+	// Manual is what the person is to do when the stage is a step of
+	// theirs, not a model's ("" for any other stage), in the contract's
+	// words; ManualWhy says what makes it theirs.
+	Manual    string `json:"manual,omitempty"`
+	ManualWhy string `json:"manual_why,omitempty"`
+}
+
+// Proposed is one change a run proposes to a file outside output/.
+type Proposed struct {
+	// Target is the file it changes; Kept the proposed content's copy
+	// (both workspace-relative).
+	Target string `json:"target"`
+	Kept   string `json:"kept"`
+	// New is set when Target does not exist yet.
+	New bool `json:"new,omitempty"`
 }
 
 // Summary is what a run did and where it stopped.
@@ -46,4 +70,10 @@ type Summary struct {
 	Next state.Next `json:"next"`
 	// Approved lists stages approved along the way (gate rerun or auto).
 	Approved []string `json:"approved,omitempty"`
+	// Adopted lists the stages whose outputs, committed with the
+	// workspace, the run kept as approved (adopting them now, or, for
+	// the stage a run for one was for, leaving them adopted);
+	// Regenerating those whose committed outputs runs will write again.
+	Adopted      []string `json:"adopted,omitempty"`
+	Regenerating []string `json:"regenerating,omitempty"`
 }

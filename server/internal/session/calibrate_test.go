@@ -12,6 +12,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/promptcount"
+	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/realollama"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
@@ -90,7 +91,7 @@ func checkCalibratedFromHistory(t *testing.T, url, model string, limit float64) 
 		for run := 1; run <= 3; run++ {
 			for _, st := range stages {
 				restore() // each stage runs on the sample inputs
-				r, err := s.Runs().New(RunRequest{Stage: st.Name, Force: true}, nil)
+				r, err := s.Runs().New(RunRequest{Stage: st.Name, Force: true, Committed: state.RegenerateCommitted}, nil)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/fault"
@@ -17,6 +18,13 @@ func (rv Reviews) Approve(ctx context.Context, stage string, force bool) (*state
 	s := rv.s
 	if rv.runsCommands(stage) {
 		if err := s.Trust().Require(fmt.Sprintf("run the `run:` checks of %s to approve it", stage)); err != nil {
+			return nil, fault.From(err).In(stage)
+		}
+	}
+	if targets := rv.proposed(stage); len(targets) > 0 {
+		// Approving writes outside output/: only in a workspace its
+		// person trusts.
+		if err := s.Trust().Require(fmt.Sprintf("apply the changes %s proposes to %s", stage, strings.Join(targets, ", "))); err != nil {
 			return nil, fault.From(err).In(stage)
 		}
 	}
@@ -44,6 +52,27 @@ func (rv Reviews) ApproveAs(ctx context.Context, stage, by string) (*state.Appro
 		return nil, fault.From(err)
 	}
 	return a, nil
+}
+
+// proposed lists the files outside output/ that approving the stage
+// would change: its last run's proposals not applied yet.
+func (rv Reviews) proposed(stage string) []string {
+	s := rv.s
+	st, err := s.ws.Stage(stage)
+	if err != nil {
+		return nil
+	}
+	rec, err := state.ReadRecord(s.ws.Disk, st.Dir)
+	if err != nil || rec == nil || rec.Writes == nil {
+		return nil
+	}
+	var out []string
+	for _, p := range rec.Writes.Proposals {
+		if h, err := state.HashFile(s.ws.Disk, p.Target); err != nil || h != p.Hash {
+			out = append(out, p.Target)
+		}
+	}
+	return out
 }
 
 // runsCommands reports whether approving the stage would run a `run:`

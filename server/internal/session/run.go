@@ -30,6 +30,12 @@ type RunRequest struct {
 	// Force overwrites outputs edited without approval (and lets a gate
 	// "rerun" approve despite failing Verify checks).
 	Force bool
+	// Committed answers the question a workspace with outputs committed
+	// with it (not made by icm) asks at its first run: CommittedAdopt
+	// keeps them as approved, CommittedRegenerate runs their stages again
+	// (the committed files kept in history); "" asks, as a fault whose
+	// actions are the two answers.
+	Committed string
 	// Model is a model for this run only (icm run --model): a fact of the
 	// run, not a change of settings. The stages it runs call it, their
 	// records keep it beside the configured model it stood in for, and
@@ -68,20 +74,21 @@ func (rn Runs) New(req RunRequest, observe func(report.Event)) (*Run, error) {
 	}
 	r := &Run{s: s, req: req, observe: observe}
 	eng, err := workflow.New(s.ws, workflow.Options{
-		Client:   client,
-		Model:    s.opts.Settings.Model,
-		Override: req.Model,
-		Gate:     s.opts.Settings.Gate,
-		Stage:    req.Stage,
-		Item:     req.Item,
-		Note:     req.Note,
-		All:      req.All,
-		Force:    req.Force,
-		Tools:    s.box.Opener(s.toolOptions(s.ws.Root)),
-		Permit:   s.permit(),
-		Check:    s.CheckOptions(CheckFacts{}),
-		Self:     s.opts.Self,
-		ChildEnv: s.inherited(),
+		Client:    client,
+		Model:     s.opts.Settings.Model,
+		Override:  req.Model,
+		Gate:      s.opts.Settings.Gate,
+		Stage:     req.Stage,
+		Item:      req.Item,
+		Note:      req.Note,
+		All:       req.All,
+		Force:     req.Force,
+		Committed: req.Committed,
+		Tools:     s.box.Opener(s.toolOptions(s.ws.Root)),
+		Permit:    s.permit(),
+		Check:     s.CheckOptions(CheckFacts{}),
+		Self:      s.opts.Self,
+		ChildEnv:  s.inherited(),
 		// code-blocks Verify checks run in this binary's sandbox.
 		CodeBlocks: s.codeBlocks(),
 		Count:      s.Counts().firstCalls,
@@ -177,8 +184,13 @@ func (r *Run) reachable(ctx context.Context) (stage string, err error) {
 		}
 		name = p.Next.Stage
 	}
-	if sr := rep.Stage(name); sr != nil && sr.Contract != nil && sr.Contract.Script != nil && !r.req.All {
-		return "", nil // a Script stage needs no model
+	if sr := rep.Stage(name); sr != nil && sr.Contract != nil && (sr.Contract.Script != nil || sr.Contract.Manual() != nil) && !r.req.All {
+		return "", nil // a Script stage, or a person's step, needs no model
+	}
+	for _, s := range p.Stages {
+		if s.Stage == name && s.Committed && r.req.Committed != state.RegenerateCommitted {
+			return "", nil // the run asks about its outputs first, or keeps them
+		}
 	}
 	client, err := r.s.modelClient()
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/report"
+	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/textdiff"
 	"github.com/icm-tool/icm/server/internal/workflow"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -195,4 +196,37 @@ func unified(a, b []byte, from, to string) (string, error) {
 		return "", err
 	}
 	return d.String(), nil
+}
+
+// ProposedDiffs compares each file outside output/ that the stage's last
+// run proposes to change with the change: what approving it applies. A
+// change applied already compares as the same ("applied").
+func (rv Reviews) ProposedDiffs(stage string) ([]FileDiff, error) {
+	s := rv.s
+	ws := s.ws
+	st, err := ws.Stage(stage)
+	if err != nil {
+		return nil, fault.From(err)
+	}
+	rec, err := state.ReadRecord(ws.Disk, st.Dir)
+	if err != nil {
+		return nil, fault.From(err)
+	}
+	if rec == nil || rec.Writes == nil {
+		return nil, nil
+	}
+	var out []FileDiff
+	for _, p := range rec.Writes.Proposals {
+		d := FileDiff{From: p.Target, To: p.Target + " (proposed)", Same: "applied"}
+		a, _ := ws.Disk.ReadFile(ws.Abs(p.Target)) // a new file compares as empty
+		b, err := ws.Disk.ReadFile(ws.Abs(p.Kept))
+		if err != nil {
+			return nil, fault.From(fmt.Errorf("unable to read the change proposed to %s: %w", p.Target, err))
+		}
+		if d.Text, err = unified(a, b, d.From, d.To); err != nil {
+			return nil, fault.From(err)
+		}
+		out = append(out, d)
+	}
+	return out, nil
 }

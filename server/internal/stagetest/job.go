@@ -92,6 +92,9 @@ func (r *Runner) runJob(ctx context.Context, j job, ready func()) *report.TestRe
 		Client: client, Model: j.model, Stage: j.sel.Stage.Name, Force: true, Gate: workflow.GateExplicit,
 		Tools: tools, Check: r.backend.Check, CodeBlocks: r.backend.CodeBlocks, Self: r.backend.Self,
 		ChildEnv: r.childEnv(), Seed: &seed, Now: r.opts.Now, Permit: permit, Progress: progress,
+		// The stage's outputs in the copy, committed or not, are what the
+		// test runs it again over.
+		Committed: state.RegenerateCommitted,
 	})
 	if err != nil {
 		r.fail(res, err)

@@ -115,6 +115,9 @@ func FaceOf(s *StageState, running bool, reason string) Face {
 			// the model that wrote the output is worth telling.
 			parts = append(parts, fmt.Sprintf("ran with %s (configured: %s)", s.RanWith, orNone(s.Configured)))
 		}
+		if s.Record != nil && (st == Awaiting || st == Approved) {
+			parts = append(parts, writesParts(s.Record.Writes, st == Awaiting)...)
+		}
 		if s.WrittenBy != "" && (st == Awaiting || st == Approved) {
 			parts = append(parts, "written by "+s.WrittenBy+" over MCP")
 		}
@@ -176,4 +179,21 @@ func oneLine(s string) string {
 		s = string(r[:max]) + "…"
 	}
 	return s
+}
+
+// writesParts say what a run that names its files left for the person:
+// the declared outputs it did not write, and, while it waits for review,
+// the changes it proposes outside output/.
+func writesParts(w *Writes, awaiting bool) []string {
+	if w == nil {
+		return nil
+	}
+	var parts []string
+	if line := w.MissingLine(); line != "" {
+		parts = append(parts, line)
+	}
+	if n := len(w.Proposals); n > 0 && awaiting {
+		parts = append(parts, fmt.Sprintf("proposes %s outside output/, applied when approved", human.Plural(n, "change")))
+	}
+	return parts
 }

@@ -252,12 +252,21 @@ func folderHash(ws *workspace.Workspace, dir string) (string, error) {
 
 // OutputPaths lists a stage's current output files, workspace-relative:
 // the declared outputs, plus whatever sits in output/ when an output is a
-// folder or holds a placeholder. The folder is walked through the
-// workspace's Root: a link in it is not followed.
+// folder or holds a placeholder, or when the contract names no file there
+// (the model names them). The folder is walked through the workspace's
+// Root: a link in it is not followed.
 func OutputPaths(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contract) []string {
 	set := map[string]bool{}
-	scan := false
+	scan := true
 	for _, o := range c.Outputs {
+		if !o.NonFile && o.Path != "" {
+			scan = false
+		}
+	}
+	for _, o := range c.Outputs {
+		if o.NonFile || o.Path == "" {
+			continue
+		}
 		if o.Templated || o.Dir {
 			scan = true
 			continue

@@ -131,6 +131,17 @@ func next(ws *workspace.Workspace, stages []*StageState) Next {
 		case Approved:
 			continue
 		case Awaiting:
+			switch {
+			case s.Committed:
+				return Next{Stage: s.Stage, Action: ActionRun,
+					Message: fmt.Sprintf("%s holds outputs committed with the workspace, not made by icm: keep them as approved (`icm run --adopt`) or regenerate them (`icm run --regenerate`)", s.Stage)}
+			case s.Manual:
+				return Next{Stage: s.Stage, Action: ActionApprove,
+					Message: fmt.Sprintf("%s is a manual step: do what %s says, then `icm approve %s`", s.Stage, st.ContractRel(), s.Stage)}
+			case s.Record != nil && s.Record.Writes.Partial():
+				return Next{Stage: s.Stage, Action: ActionApprove,
+					Message: fmt.Sprintf("%s awaiting review (%s): read %s/output/, then `icm approve %s`; or run it again for the rest: `icm run --stage %s`", s.Stage, s.Record.Writes.MissingLine(), st.Rel, s.Stage, s.Stage)}
+			}
 			if s.RubricFailed && !s.VerifyFailed {
 				return Next{Stage: s.Stage, Action: ActionApprove,
 					Message: fmt.Sprintf("%s awaiting review, its rubric checks failed (%s): fix %s/output/, then `icm approve %s`; or approve it as it is: `icm approve %s --force`", s.Stage, s.Rubric, st.Rel, s.Stage, s.Stage)}

@@ -35,6 +35,10 @@ const (
 	// RunWriting is recorded just before outputs are written; a record
 	// still saying so means the run was killed while writing.
 	RunWriting = "writing"
+	// RunManual is a stage icm showed the person as a step of theirs (a
+	// command to run, a deploy, an approval of theirs) without calling a
+	// model: it waits for their approval.
+	RunManual = "manual"
 )
 
 // Record is the record of a stage's last run, written next to its outputs.
@@ -111,6 +115,11 @@ type Record struct {
 	// re-run failed: the outputs, hashes and approval of the good run stay
 	// valid, and the failure is shown beside them.
 	LastFailure *Attempt `json:"last_failure,omitempty"`
+	// Writes says what a stage whose model names its files wrote against
+	// what its contract declares: missing outputs, files written without
+	// a declaration, changes proposed outside output/ (nil for a stage
+	// whose answer is its one output, and in records from before).
+	Writes *Writes `json:"writes,omitempty"`
 }
 
 // SourceURLs say where the URLs a run may cite came from.
@@ -201,6 +210,12 @@ type Approval struct {
 	By string `json:"by"`
 	// Forced is set when approved despite failing Verify or rubric checks.
 	Forced bool `json:"forced,omitempty"`
+	// Adopted is set when the outputs were committed with the workspace,
+	// not made by icm, and the person kept them as they are.
+	Adopted bool `json:"adopted,omitempty"`
+	// Applied lists the proposed changes to files outside output/ the
+	// approval applied (workspace-relative targets).
+	Applied []string `json:"applied,omitempty"`
 }
 
 // AgentPrefix starts the Model of a run an agent made and the By of an

@@ -40,7 +40,16 @@ type StageState struct {
 	// Changed lists the files read by the last run that differ now.
 	Changed []string `json:"changed,omitempty"`
 	// Edited is set when an output differs from what the last run wrote.
-	Edited       bool `json:"edited,omitempty"`
+	Edited bool `json:"edited,omitempty"`
+	// Committed is set when outputs are there that no run of icm wrote
+	// and nobody approved: committed with the workspace, a result to keep
+	// (adopt) or regenerate, not a person's edit. Regenerating is set once
+	// the person chose to regenerate them.
+	Committed    bool `json:"committed,omitempty"`
+	Regenerating bool `json:"regenerating,omitempty"`
+	// Manual is set when the last run showed the stage as the person's
+	// own step (a command, a deploy, an approval) without a model.
+	Manual       bool `json:"manual,omitempty"`
 	VerifyFailed bool `json:"verify_failed,omitempty"`
 	// RubricFailed is set when a review rubric's check failed on the
 	// outputs as the last run wrote them; Rubric sums the checks up
@@ -113,6 +122,10 @@ func deriveState(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contr
 	if err != nil {
 		return nil, "", err
 	}
+	reg, err := ReadRegenerate(ws.Disk, st.Dir)
+	if err != nil {
+		return nil, "", err
+	}
 	s.Record, s.Approval = rec, appr
 	outs, err := OutputHashes(ws, st, c)
 	if workspace.Refused(err) {
@@ -131,7 +144,11 @@ func deriveState(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contr
 			present = true
 		}
 	}
-	approved := appr != nil && present && sameHashes(appr.Outputs, outs)
+	// A manual step and a run that only proposes changes outside output/
+	// have a result to approve without a file in output/.
+	result := present || rec.answered()
+	approved := appr != nil && result && sameHashes(appr.Outputs, outs)
+	s.Manual = rec != nil && rec.Status == RunManual
 	if rec != nil {
 		t := rec.Finished
 		s.LastRun = &t
@@ -154,15 +171,25 @@ func deriveState(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contr
 		}
 	}
 	switch {
+	case rec == nil && !present && c.Manual() != nil:
+		s.Status, s.Reason = Pending, "a manual step, not done yet: "+c.Manual().Why
 	case rec == nil && !present:
 		s.Status, s.Reason = Pending, "not run yet"
+	case rec == nil && approved && appr.Adopted:
+		s.Status, s.Reason = Approved, "adopted: committed with the workspace and kept as approved"
 	case rec == nil && approved:
 		s.Status, s.Reason = Approved, "output approved"
+	case rec == nil && reg != nil && sameHashes(reg.Outputs, outs):
+		s.Status, s.Regenerating = Pending, true
+		s.Reason = "committed with the workspace, to be regenerated: the next run writes it again (the committed files are kept in history)"
+	case rec == nil && appr == nil:
+		s.Status, s.Committed = Awaiting, true
+		s.Reason = "committed, not made by icm: keep it as approved, or regenerate it"
 	case rec == nil:
 		s.Status, s.Reason = Awaiting, "output present but not approved"
 	case rec.Status == RunWriting:
 		s.Status, s.Reason = Failed, "the last run was interrupted while writing its outputs; run it again"
-	case rec.Status != RunDone:
+	case rec.Status != RunDone && rec.Status != RunManual:
 		s.Status = Failed
 		s.Reason = "last run " + rec.Status
 		if rec.Error != "" {
@@ -173,13 +200,13 @@ func deriveState(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contr
 		if err != nil {
 			return nil, "", err
 		}
-		s.Changed = changedKeys(rec.Inputs, now)
+		s.Changed = changedKeys(rec.Inputs, ownChanges(rec.Inputs, rec, appr, now))
 		if len(rec.Reads) > 0 {
 			read, err := ReadHashes(ws, rec.Reads)
 			if err != nil {
 				return nil, "", err
 			}
-			s.Changed = unionSorted(s.Changed, changedKeys(rec.Reads, read))
+			s.Changed = unionSorted(s.Changed, changedKeys(rec.Reads, ownChanges(rec.Reads, rec, appr, read)))
 		}
 		s.Edited = !sameHashes(rec.Outputs, outs)
 		changed := rec.Settings != "" && rec.Settings != settings.Hash()
@@ -201,7 +228,7 @@ func deriveState(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contr
 					s.Reason = fmt.Sprintf("the model changed since the last run: the settings said %s (it ran with %s), now %s", then, rec.Model, orNone(now))
 				}
 			}
-		case !present:
+		case !result:
 			s.Status, s.Reason = Pending, "outputs are missing; run the stage again"
 		case approved && appr.ByAgent():
 			// Shown apart: the person allowed agents to approve, and this
@@ -209,6 +236,8 @@ func deriveState(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contr
 			s.Status, s.Reason = Approved, "approved by "+appr.By+", not by a person"
 		case approved:
 			s.Status, s.Reason = Approved, "approved"
+		case s.Manual:
+			s.Status, s.Reason = Awaiting, "manual step: do what its contract says, then approve it"
 		case s.Edited:
 			s.Status, s.Reason = Awaiting, "output edited, not approved yet"
 		default:
@@ -235,12 +264,46 @@ func (s *StageState) HumanEdited() bool {
 		return false
 	}
 	if s.Record == nil {
-		return true
+		return !s.Regenerating
 	}
-	if s.Record.Status == RunWriting {
+	if s.Record.Status == RunWriting || s.Record.Status == RunManual {
 		return false // what changed was written by the interrupted run
 	}
 	return !sameHashes(s.Record.Outputs, s.Outputs) && !sameHashes(s.Record.PrevOutputs, s.Outputs)
+}
+
+// answered reports whether the record is of a run with a result to
+// approve that need not be a file in output/: a manual step, or changes
+// proposed to files outside output/.
+func (r *Record) answered() bool {
+	return r != nil && (r.Status == RunManual || (r.Status == RunDone && r.Writes != nil && len(r.Writes.Proposals) > 0))
+}
+
+// ownChanges is now with the files a stage's own approved proposals
+// changed put back as the run read them (before): applying what the run
+// proposed is not a change to what it read.
+func ownChanges(before Hashes, rec *Record, appr *Approval, now Hashes) Hashes {
+	if rec.Writes == nil || appr == nil || len(appr.Applied) == 0 {
+		return now
+	}
+	var out Hashes
+	for _, p := range rec.Writes.Proposals {
+		then, read := before[p.Target]
+		if !read || now[p.Target] != p.Hash {
+			continue
+		}
+		if out == nil {
+			out = make(Hashes, len(now))
+			for k, v := range now {
+				out[k] = v
+			}
+		}
+		out[p.Target] = then
+	}
+	if out == nil {
+		return now
+	}
+	return out
 }
 
 func sameHashes(a, b map[string]string) bool {

@@ -35,6 +35,8 @@ type ApproveOptions struct {
 	// Permit is asked before each `run:` check runs again (see
 	// Options.Permit).
 	Permit act.Permit
+	// applied are the proposed changes this approval applied.
+	applied []string
 }
 
 // Approve records that a person accepts a stage's outputs as they are now:
@@ -76,7 +78,7 @@ func Approve(ctx context.Context, ws *workspace.Workspace, name string, opts App
 			return nil, fault.Stale(st.Name, s.Reason)
 		}
 	}
-	if !anyPresent(s.Outputs) {
+	if !anyPresent(s.Outputs) && !s.Manual && !proposes(s) {
 		// Nothing was ever written (a first run that failed): there is
 		// nothing to accept, forced or not.
 		f := fault.NotRun(st.Name)
@@ -95,7 +97,18 @@ func Approve(ctx context.Context, ws *workspace.Workspace, name string, opts App
 			return nil, err
 		}
 	}
+	applied, err := applyProposals(ws, st, s)
+	if err != nil {
+		return nil, err
+	}
+	opts.applied = applied
 	return writeApproval(ws, st, s, opts)
+}
+
+// proposes reports whether the stage's last run proposes changes to
+// files outside output/.
+func proposes(s *state.StageState) bool {
+	return s.Record != nil && s.Record.Writes != nil && len(s.Record.Writes.Proposals) > 0
 }
 
 // anyPresent reports whether any output exists.
@@ -203,7 +216,7 @@ func writeApproval(ws *workspace.Workspace, st *workspace.Stage, s *state.StageS
 	if by == "" {
 		by = "user"
 	}
-	a := &state.Approval{Stage: st.Name, ApprovedAt: now(), Outputs: s.Outputs, By: by, Forced: opts.Force}
+	a := &state.Approval{Stage: st.Name, ApprovedAt: now(), Outputs: s.Outputs, By: by, Forced: opts.Force, Applied: opts.applied}
 	if s.Record != nil {
 		a.RunID = s.Record.RunID
 	}

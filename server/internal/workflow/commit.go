@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/contract"
@@ -62,16 +64,15 @@ func (r *run) commit(ctx context.Context, outputs map[string][]byte, cur *state.
 				return err
 			}
 		}
-		if r.set != nil {
-			// The files this run named are the outputs now: the previous
-			// run's others (kept in history/versions/) go.
-			for rel, h := range before {
-				if _, again := outputs[rel]; !again && h != state.Missing {
-					if err := e.ws.Disk.Remove(rel); err != nil {
-						return fmt.Errorf("unable to remove %s, which this run did not write again: %w", rel, err)
-					}
-				}
+		if r.writes != nil {
+			props, err := r.keepProposals()
+			if err != nil {
+				return err
 			}
+			r.writes.Proposals = props
+		}
+		if err := r.dropUnwritten(outputs, before); err != nil {
+			return err
 		}
 	}
 	now, err := state.OutputHashes(e.ws, st, r.c)
@@ -80,11 +81,14 @@ func (r *run) commit(ctx context.Context, outputs map[string][]byte, cur *state.
 	}
 	var outs []verify.Output
 	for rel, h := range now {
-		r.res.Outputs = append(r.res.Outputs, rel)
 		if h == state.Missing {
+			if r.writes.Partial() && slices.Contains(r.writes.Missing, strings.TrimPrefix(rel, st.Rel+"/")) {
+				continue // a partial answer: the record names it missing
+			}
 			return fault.Failed(fmt.Sprintf("stage %s did not write its declared output %s", st.Name, rel),
 				"run the stage again; if it writes the output elsewhere, fix the path in its ## Outputs", nil).In(st.Name)
 		}
+		r.res.Outputs = append(r.res.Outputs, rel)
 		outs = append(outs, verify.Output{Rel: rel, Abs: e.ws.Abs(rel)})
 	}
 	sort.Strings(r.res.Outputs)
@@ -96,6 +100,8 @@ func (r *run) commit(ctx context.Context, outputs map[string][]byte, cur *state.
 	r.rubric(r.res.Outputs)
 	rec := r.record(state.RunDone, now, before)
 	rec.Verify, rec.Rubric = r.res.Verify, r.res.Rubric
+	rec.Writes = r.writes
+	r.report(rec.Writes)
 	if r.prov != nil {
 		rec.Sources = r.prov.Record()
 	}
@@ -103,6 +109,11 @@ func (r *run) commit(ctx context.Context, outputs map[string][]byte, cur *state.
 		return err
 	}
 	r.res.Status = state.RunDone
+	if cur != nil && cur.Regenerating {
+		if err := state.ClearRegenerate(e.ws.Disk, st.Dir); err != nil {
+			return err
+		}
+	}
 	if r.c.Gate != nil && r.c.Gate.Auto && !rec.VerifyFailed() && !rec.RubricFailed() && e.opts.Submission == nil {
 		if err := state.WriteApproval(e.ws.Disk, st.Dir, &state.Approval{Stage: st.Name, ApprovedAt: e.opts.Now(), RunID: e.runID, Outputs: now, By: "auto"}); err != nil {
 			return err
@@ -177,7 +188,59 @@ func (e *Engine) settingsOf(c *contract.Contract) (run, configured state.Setting
 // endMessage sums up a finished stage in one line: what it wrote, and
 // the tool calls that failed ("2 of 5 tool calls failed").
 func (r *run) endMessage() string {
-	return fmt.Sprintf("wrote %d output%s", len(r.res.Outputs), pluralS(len(r.res.Outputs))) + toolSuffix(r.res)
+	msg := fmt.Sprintf("wrote %d output%s", len(r.res.Outputs), pluralS(len(r.res.Outputs)))
+	if w := r.writes; w != nil {
+		if line := w.MissingLine(); line != "" {
+			msg += "; " + line
+		}
+		if n := len(w.Proposals); n > 0 {
+			msg += fmt.Sprintf("; proposes %d change%s outside output/, applied when approved", n, pluralS(n))
+		}
+	}
+	return msg + toolSuffix(r.res)
+}
+
+// report puts what a run that names its files wrote against the contract
+// into its result, for the gate.
+func (r *run) report(w *state.Writes) {
+	if w == nil {
+		return
+	}
+	r.res.Missing, r.res.Undeclared = w.Missing, w.Undeclared
+	for _, p := range w.Proposals {
+		r.res.Proposed = append(r.res.Proposed, report.Proposed{Target: p.Target, Kept: p.Kept, New: p.Base == state.Missing})
+	}
+}
+
+// dropUnwritten removes the files of the stage's previous outputs that
+// this run, which names its files, did not write again (they are kept in
+// history/versions/). Of a contract that names none, only the files a
+// run of icm wrote go, unless the person chose to regenerate them.
+func (r *run) dropUnwritten(outputs map[string][]byte, before map[string]string) error {
+	if r.set == nil {
+		return nil
+	}
+	for rel, h := range before {
+		if _, again := outputs[rel]; again || h == state.Missing {
+			continue
+		}
+		if r.set.Open() && !r.wroteBefore(rel) && (r.cur == nil || !r.cur.Regenerating) {
+			continue
+		}
+		if err := r.e.ws.Disk.Remove(rel); err != nil {
+			return fmt.Errorf("unable to remove %s, which this run did not write again: %w", rel, err)
+		}
+	}
+	return nil
+}
+
+// wroteBefore reports whether the stage's previous run wrote rel.
+func (r *run) wroteBefore(rel string) bool {
+	if r.prev == nil {
+		return false
+	}
+	_, ok := r.prev.Outputs[rel]
+	return ok
 }
 
 // toolSuffix says how many tool calls failed, when any did.
@@ -213,6 +276,10 @@ func pluralS(n int) string {
 	return "s"
 }
 
+// committedLabel ends the name of a kept version that was committed with
+// the workspace, not made by icm.
+const committedLabel = "committed"
+
 // versionTime is the time format that starts a kept version's folder name,
 // so the folders sort by time.
 const versionTime = "20060102-150405.000"
@@ -230,9 +297,12 @@ func (e *Engine) keepVersions(st *workspace.Stage, cur *state.StageState) error 
 		return nil
 	}
 	label := e.opts.Now().UTC().Format(versionTime)
-	if cur.Record != nil && cur.Record.RunID != "" && !cur.HumanEdited() {
+	switch {
+	case cur.Record != nil && cur.Record.RunID != "" && !cur.HumanEdited():
 		label += "-" + cur.Record.RunID
-	} else {
+	case cur.Record == nil && (cur.Committed || cur.Regenerating):
+		label += "-" + committedLabel
+	default:
 		label += "-edited"
 	}
 	for rel, h := range cur.Outputs {

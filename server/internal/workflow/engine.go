@@ -138,6 +138,13 @@ type Options struct {
 	// server icm started itself), laid over config.toml's; the zero
 	// value: config.toml's alone.
 	Caches llm.Caches
+	// Committed answers the question a workspace with outputs committed
+	// with it, not made by icm, asks before its first run:
+	// state.KeepCommitted keeps them as approved,
+	// state.RegenerateCommitted runs their stages again
+	// (the committed files kept in history). "" asks: the run refuses with
+	// a fault whose actions are the two answers.
+	Committed string
 	// Submission, with Stage, is a run of that stage whose outputs a
 	// coding agent hands in (the workspace MCP server's submit_outputs):
 	// no model is called, and the run stops at the gate whatever the
@@ -247,6 +254,11 @@ func (e *Engine) Run(ctx context.Context) (*report.Summary, error) {
 			e.trace.close()
 		}
 	}()
+	if e.opts.Item == 0 && e.opts.Submission == nil {
+		if stop, err := e.committed(sum); err != nil || stop {
+			return sum, err
+		}
+	}
 	ran := map[string]bool{}
 	for {
 		if err := ctx.Err(); err != nil {
@@ -286,7 +298,7 @@ func (e *Engine) Run(ctx context.Context) (*report.Summary, error) {
 		if err != nil {
 			return sum, err
 		}
-		if e.opts.Stage != "" {
+		if e.opts.Stage != "" || res.Manual != "" {
 			p2, err := e.pipeline()
 			if err == nil {
 				sum.Next = p2.Next

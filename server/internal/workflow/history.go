@@ -323,7 +323,8 @@ type Version struct {
 	// RunID is the run that wrote the version ("" when a person edited it
 	// or the answer was cut off: see Kind).
 	RunID string `json:"run_id,omitempty"`
-	// Kind is "run", "edited" or "incomplete".
+	// Kind is "run", "edited", "incomplete" or "committed" (there before
+	// any run of icm, committed with the workspace).
 	Kind string `json:"kind"`
 	// Files maps output file names to their kept copies.
 	Files map[string]string `json:"files"`
@@ -362,7 +363,7 @@ func Versions(ws *workspace.Workspace, stage string) ([]Version, error) {
 		}
 		if len(e.Name()) > stamp+1 {
 			switch rest := e.Name()[stamp+1:]; rest {
-			case "edited", "incomplete":
+			case "edited", "incomplete", committedLabel:
 				v.Kind = rest
 			default:
 				v.RunID = rest

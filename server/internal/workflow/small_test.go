@@ -322,7 +322,8 @@ func TestModelOverrideIsNotStaleAndCancelKeepsApproval(t *testing.T) {
 
 // An output that was there before any run (shipped with the workspace, or
 // written by hand) is not overwritten either, and the refusal says what
-// it is: no run wrote it, so nothing was "edited since the last run".
+// it is: committed, not made by icm, so nothing was "edited since the
+// last run"; it asks whether to keep it or regenerate it.
 func TestAnOutputNoRunWroteIsNotOverwritten(t *testing.T) {
 	h := newSmall(t, ollamatest.Config{})
 	scriptSmall(h.srv, 2)
@@ -331,23 +332,23 @@ func TestAnOutputNoRunWroteIsNotOverwritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(p, []byte("the author's own plan\n"), 0o644)
-	_, err := h.run(workflow.Options{Stage: "01-plan"})
-	var ee *workflow.EditedError
-	if !errors.As(err, &ee) {
+	_, err := h.run(workflow.Options{Stage: "01-plan", Force: true})
+	var fe *fault.Error
+	if !errors.As(err, &fe) || fe.Kind != fault.KindEditedOutput {
 		t.Fatalf("running over an output no run wrote: %v", err)
 	}
 	msg := err.Error()
-	if strings.Contains(msg, "since the last run") || !strings.Contains(msg, "no run of icm wrote") {
+	if strings.Contains(msg, "since the last run") || !strings.Contains(msg, "committed with the workspace, not made by icm") {
 		t.Errorf("the refusal reads %q", msg)
 	}
-	if f := ee.Fault(); !strings.Contains(f.Hint, "approve it as it is") {
-		t.Errorf("hint %q", f.Hint)
+	if !strings.Contains(fe.Hint, "kept in history") {
+		t.Errorf("hint %q", fe.Hint)
 	}
 	if got := h.read("pipeline/01-plan/output/plan.md"); got != "the author's own plan\n" {
 		t.Fatalf("the output was overwritten: %q", got)
 	}
-	// Run anyway: the author's file is kept as a version, as the hint says.
-	h.mustRun(workflow.Options{Stage: "01-plan", Force: true})
+	// Regenerate: the author's file is kept as a version, as the hint says.
+	h.mustRun(workflow.Options{Stage: "01-plan", Committed: state.RegenerateCommitted})
 	kept, _ := filepath.Glob(filepath.Join(h.dir, "history/versions/01-plan/*/plan.md"))
 	found := false
 	for _, k := range kept {

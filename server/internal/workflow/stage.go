@@ -43,7 +43,7 @@ func (e *EditedError) Error() string { return e.Fault().Msg }
 // Fault offers approving the edit or overwriting it.
 func (e *EditedError) Fault() *fault.Error {
 	if e.Unrun {
-		return fault.UnrunOutput(e.Stage, e.Outputs, e.File)
+		return fault.Committed(e.Stage, []string{e.Stage + ": " + strings.Join(e.Outputs, ", ")}, e.File)
 	}
 	return fault.EditedOutput(e.Stage, e.Outputs, e.File)
 }
@@ -82,6 +82,13 @@ type run struct {
 	// reads are the files the model read through the read tool, with
 	// their hashes as read (guarded by mu).
 	reads map[string]string
+	// cur is the stage's state before this run (nil when unknown).
+	cur *state.StageState
+	// proposed are the changes the model wrote to files outside output/;
+	// writes what it wrote against what the contract declares (nil for a
+	// stage whose answer is its one output).
+	proposed []proposal
+	writes   *state.Writes
 	// mu guards res, prov and done while For each items run concurrently.
 	mu  sync.Mutex
 	res *report.StageResult
@@ -117,6 +124,13 @@ func (e *Engine) runStage(ctx context.Context, rep *check.Report, sr *check.Stag
 		// One item again keeps the person's edits in the others.
 		return e.rerunItem(ctx, rep, sr, cur)
 	}
+	if m := c.Manual(); m != nil && e.opts.Submission == nil {
+		r, err := e.newRun(rep, sr, cur)
+		if err != nil {
+			return nil, err
+		}
+		return r.manual(m)
+	}
 	if cur != nil && cur.HumanEdited() && !e.opts.Force {
 		var outs []string
 		for p, h := range cur.Outputs {
@@ -125,19 +139,14 @@ func (e *Engine) runStage(ctx context.Context, rep *check.Report, sr *check.Stag
 			}
 		}
 		sort.Strings(outs)
-		ee := &EditedError{Stage: st.Name, Outputs: outs, Unrun: cur.Record == nil}
+		ee := &EditedError{Stage: st.Name, Outputs: outs, Unrun: cur.Record == nil && cur.Approval == nil}
 		if len(outs) > 0 {
 			ee.File = e.ws.Abs(outs[0])
 		}
 		return nil, ee
 	}
-	r := &run{e: e, sr: sr, st: st, c: c, res: &report.StageResult{Stage: st.Name, Warnings: warningsOf(e.ws, rep, sr)}}
-	if cur != nil {
-		r.prev = cur.Record
-	}
-	r.settings, r.configured = e.settingsOf(c)
-	var err error
-	if r.inputs, err = state.Fingerprint(e.ws, st, c); err != nil {
+	r, err := e.newRun(rep, sr, cur)
+	if err != nil {
 		return nil, err
 	}
 	if err := e.begin(); err != nil {
@@ -171,6 +180,22 @@ func (e *Engine) runStage(ctx context.Context, rep *check.Report, sr *check.Stag
 	}
 	r.res.Lacked = rep.HeadingsLacked(st.Name)
 	return r.res, nil
+}
+
+// newRun prepares the run of a stage: its settings, what it reads now,
+// and its last record, which a failure puts back.
+func (e *Engine) newRun(rep *check.Report, sr *check.StageReport, cur *state.StageState) (*run, error) {
+	st, c := sr.Stage, sr.Contract
+	r := &run{e: e, sr: sr, st: st, c: c, cur: cur, res: &report.StageResult{Stage: st.Name, Warnings: warningsOf(e.ws, rep, sr)}}
+	if cur != nil {
+		r.prev = cur.Record
+	}
+	r.settings, r.configured = e.settingsOf(c)
+	var err error
+	if r.inputs, err = state.Fingerprint(e.ws, st, c); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 // describe says what the stage is about to do, for the stage-start event.
@@ -211,7 +236,7 @@ func (r *run) produce(ctx context.Context, rep *check.Report) (map[string][]byte
 		return nil, r.script(ctx)
 	}
 	if r.e.submitted != nil {
-		return r.handIn(), nil
+		return r.handIn()
 	}
 	if writeout.Needed(r.c) {
 		sess, cfg, err := r.prepare(ctx)

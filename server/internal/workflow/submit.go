@@ -2,8 +2,6 @@ package workflow
 
 import (
 	"fmt"
-	"path"
-	"sort"
 	"strings"
 
 	"github.com/icm-tool/icm/server/internal/assemble"
@@ -41,13 +39,11 @@ type Submission struct {
 // request and reply would be.
 const PurposeAgent = "agent"
 
-// submitted is a Submission accepted for its stage: the files by
-// workspace-relative path and the context they answer.
+// submitted is a Submission accepted for its stage: the files and the
+// context they answer.
 type submitted struct {
-	set   *writeout.Set
-	files map[string][]byte
-	rels  []string
-	ctx   *assemble.Context
+	set *writeout.Set
+	ctx *assemble.Context
 }
 
 // acceptSubmission checks a Submission against its stage before anything
@@ -78,7 +74,10 @@ func (e *Engine) acceptSubmission(rep *check.Report, sr *check.StageReport) (*su
 		}
 		return nil, fault.InvalidRequest(msg, "read the stage's context again (probe, or its context resource), redo the work from it, and hand in its context_id").In(st.Name)
 	}
-	set := writeout.NewSet(st.Rel, c, int(e.ws.Disk.MaxRead()))
+	set := writeout.NewSet(st.Rel, c, int(e.ws.Disk.MaxRead())).Contain(func(rel string) error {
+		_, err := proposalTarget(e.ws, st, rel)
+		return err
+	})
 	for _, f := range sub.Files {
 		if _, err := set.Accept(f.Path, f.Content); err != nil {
 			return nil, fault.InvalidRequest(fmt.Sprintf("stage %s: %v; nothing was recorded", st.Name, err),
@@ -94,31 +93,24 @@ func (e *Engine) acceptSubmission(rep *check.Report, sr *check.StageReport) (*su
 		return nil, fault.InvalidRequest(fmt.Sprintf("stage %s: no file for %s (handed in: %s); nothing was recorded", st.Name, describeTargets(m), strings.Join(sortedFiles(set), ", ")),
 			"hand in every declared output in one call").In(st.Name)
 	}
-	acc := &submitted{set: set, files: map[string][]byte{}, ctx: actx}
-	for rel, data := range set.Files() {
-		ws := path.Join(st.Rel, rel)
-		if len(data) > 0 && data[len(data)-1] != '\n' {
-			data = append(data, '\n')
-		}
-		acc.files[ws] = data
-		acc.rels = append(acc.rels, ws)
-	}
-	sort.Strings(acc.rels)
-	return acc, nil
+	return &submitted{set: set, ctx: actx}, nil
 }
 
 // handIn is produce for a Submission: the accepted files become the
 // outputs, and the trace gets one model event holding the context the
 // agent read and the files it handed in, so the run reads like a model's.
-func (r *run) handIn() map[string][]byte {
+func (r *run) handIn() (map[string][]byte, error) {
 	acc := r.e.submitted
 	sub := r.e.opts.Submission
 	r.set = acc.set
-	r.written = &Written{RunID: r.e.runID, Output: acc.rels[0], Files: acc.rels}
+	files, err := r.take(acc.set)
+	if err != nil {
+		return nil, err
+	}
 	var reply strings.Builder
 	fmt.Fprintf(&reply, "Handed in over MCP by %s%s:\n", state.AgentPrefix, sub.Agent)
-	for _, rel := range acc.rels {
-		fmt.Fprintf(&reply, "\npath: %s\n````\n%s````\n", strings.TrimPrefix(rel, r.st.Rel+"/"), acc.files[rel])
+	for _, rel := range sortedFiles(acc.set) {
+		fmt.Fprintf(&reply, "\npath: %s\n````\n%s````\n", rel, withNewline(acc.set.Files()[rel]))
 	}
 	r.e.emit(report.Event{Kind: report.EventModel, Stage: r.st.Name, Message: "handed in by " + state.AgentPrefix + sub.Agent, Model: &report.ModelEvent{
 		Call: 1, Purpose: PurposeAgent, Model: state.AgentPrefix + sub.Agent, Server: "mcp",
@@ -127,5 +119,5 @@ func (r *run) handIn() map[string][]byte {
 		Reply: &report.Message{Role: llm.RoleAssistant, Content: reply.String()},
 	}})
 	r.res.StopReason = "handed-in"
-	return acc.files
+	return files, nil
 }

@@ -3,7 +3,6 @@ package workflow
 import (
 	"context"
 	"fmt"
-	"path"
 	"sort"
 	"strings"
 
@@ -73,7 +72,8 @@ func (r *run) writeMode(sess Toolset, cfg agent.Config) string {
 // folders or several outputs) and returns them by workspace-relative path.
 func (r *run) files(ctx context.Context, rep *check.Report, sess Toolset, cfg agent.Config) (map[string][]byte, error) {
 	mode := r.writeMode(sess, cfg)
-	set := writeout.NewSet(r.st.Rel, r.c, int(r.e.ws.Disk.MaxRead()))
+	set := r.newSet()
+	kept := r.keepPartial(set)
 	actx, err := assemble.Stage(r.e.ws, r.st, r.c, assemble.Options{ProducedBy: rep.ProducedBy, Order: rep.Order, WriteMode: mode, NoReadTool: mode != writeout.ModeTool})
 	if err != nil {
 		return nil, err
@@ -81,7 +81,12 @@ func (r *run) files(ctx context.Context, rep *check.Report, sess Toolset, cfg ag
 	var tools Toolset
 	switch mode {
 	case writeout.ModeTool:
-		tools = &closer{&writerTools{inner: toolsOf(sess), set: set, tool: writeTool(writeout.Targets(r.c))}}
+		tool := writeTool(writeout.Targets(r.c))
+		if len(kept) > 0 {
+			tool.Description += fmt.Sprintf(" Files kept from the last run, which wrote only part of the outputs: %s; write the rest: %s.",
+				strings.Join(kept, ", "), describeTargets(set.Missing()))
+		}
+		tools = &closer{&writerTools{inner: toolsOf(sess), set: set, tool: tool}}
 	case writeout.ModeJSON:
 		cfg.Format = writeout.Schema(writeout.Targets(r.c))
 	}
@@ -99,28 +104,27 @@ func (r *run) files(ctx context.Context, rep *check.Report, sess Toolset, cfg ag
 		}
 	}
 	if set.Len() == 0 {
-		return nil, noOutput(r.st.Name, fmt.Sprintf("stage %s: the model wrote no output file: it must call %s, or answer with each file under a `path:` line; the outputs are %s",
-			r.st.Name, writeout.ToolName, describeTargets(writeout.Targets(r.c))))
-	}
-	if m := set.Missing(); len(m) > 0 {
-		// Every declared output needs its file; nothing is written
-		// until they all have one.
-		return nil, noOutput(r.st.Name, fmt.Sprintf("stage %s: the model wrote no file for %s (it wrote %s); nothing was saved",
-			r.st.Name, describeTargets(m), strings.Join(sortedFiles(set), ", ")))
-	}
-	out := map[string][]byte{}
-	var rels []string
-	for rel, data := range set.Files() {
-		ws := path.Join(r.st.Rel, rel)
-		if len(data) > 0 && data[len(data)-1] != '\n' {
-			data = append(data, '\n')
+		where := describeTargets(writeout.Targets(r.c))
+		if set.Open() {
+			where = "any new file in output/"
 		}
-		out[ws] = data
-		rels = append(rels, ws)
+		return nil, noOutput(r.st.Name, fmt.Sprintf("stage %s: the model wrote no output file: it must call %s, or answer with each file under a `path:` line; the outputs are %s",
+			r.st.Name, writeout.ToolName, where))
 	}
-	sort.Strings(rels)
-	r.written = &Written{RunID: r.e.runID, Output: rels[0], Files: rels}
-	return out, nil
+	// A partial answer is kept: what the model wrote is saved, and the
+	// record names the declared outputs still missing.
+	return r.take(set)
+}
+
+// newSet is the set of files a run of the stage may write: the declared
+// outputs; new files of output/ that are not there already, when the
+// contract names none; files it names outside output/ that stay in the
+// workspace.
+func (r *run) newSet() *writeout.Set {
+	return writeout.NewSet(r.st.Rel, r.c, int(r.e.ws.Disk.MaxRead())).Protect(r.taken).Contain(func(rel string) error {
+		_, err := proposalTarget(r.e.ws, r.st, rel)
+		return err
+	})
 }
 
 // acceptAnswer takes the files of a plain or JSON answer into set; an

@@ -47,8 +47,15 @@ Two days on the coast.
 
 func newTrips(t *testing.T, caps []string) *harness {
 	t.Helper()
+	return newOn(t, trips, caps)
+}
+
+// newOn is a harness on the workspace of a txtar, with a scripted model
+// of those capabilities.
+func newOn(t *testing.T, txtar string, caps []string) *harness {
+	t.Helper()
 	cfg := ollamatest.Config{Models: []ollamatest.Model{{Name: model, ContextLength: 32768, Family: "qwen3", Capabilities: caps}}}
-	h := &harness{t: t, dir: wstest.Write(t, trips), srv: ollamatest.New(t, cfg)}
+	h := &harness{t: t, dir: wstest.Write(t, txtar), srv: ollamatest.New(t, cfg)}
 	c, err := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL(h.srv.URL()), llm.WithRetry(0, 1))
 	if err != nil {
 		t.Fatal(err)

@@ -9,12 +9,22 @@ import (
 // ToolDescription is the write tool's description, naming the outputs it
 // accepts; ToolParameters its JSON schema.
 func ToolDescription(targets []Target) string {
+	if len(targets) == 0 {
+		return "Write one output file of this stage (call it once per file; writing a path again replaces it). " + openRule()
+	}
 	d := make([]string, len(targets))
 	for i, t := range targets {
 		d[i] = t.Describe()
 	}
 	return "Write one output file of this stage (call it once per file; writing a path again replaces it). The outputs: " +
 		strings.Join(d, "; ") + "."
+}
+
+// openRule says what the write tool accepts from a stage whose contract
+// names no output file.
+func openRule() string {
+	return fmt.Sprintf("The contract names no output file: write each file the task asks for inside output/, with a short lowercase name (output/report.md); "+
+		"at most %d files, no hidden names, and no file that is already there.", MaxOpenFiles)
 }
 
 // ToolParameters is the JSON schema of the write tool's arguments.
@@ -41,6 +51,9 @@ func Schema(targets []Target) json.RawMessage {
 	for i, t := range targets {
 		alts[i] = t.namePattern()
 	}
+	if len(targets) == 0 {
+		alts = []string{openName}
+	}
 	file := map[string]any{"type": "object", "required": []string{"path", "content"},
 		"properties": map[string]any{"path": map[string]any{"type": "string", "pattern": "^(" + strings.Join(alts, "|") + ")$"}, "content": map[string]any{"type": "string"}}}
 	raw, _ := json.Marshal(map[string]any{"type": "object", "required": []string{"files"},
@@ -52,9 +65,13 @@ func Schema(targets []Target) json.RawMessage {
 // Outputs section's own words. They name the files icm accepts.
 func Instructions(mode string, targets []Target) string {
 	var b strings.Builder
-	b.WriteString("This stage writes files, and you name them. The files icm accepts:\n")
-	for _, t := range targets {
-		fmt.Fprintf(&b, "- %s\n", t.Describe())
+	if len(targets) == 0 {
+		b.WriteString("This stage writes files, and you name them. " + openRule() + "\n")
+	} else {
+		b.WriteString("This stage writes files, and you name them. The files icm accepts:\n")
+		for _, t := range targets {
+			fmt.Fprintf(&b, "- %s\n", t.Describe())
+		}
 	}
 	b.WriteString("\nReplace each placeholder with a short lowercase name made of words joined by hyphens. ")
 	switch mode {

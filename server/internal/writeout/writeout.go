@@ -1,15 +1,18 @@
 // Package writeout lets the model name the files a stage writes. A stage
 // whose outputs hold placeholders (output/[slug]-brief.md), name folders
-// (output/site/) or are several files cannot take the model's one answer
-// as its output: the model writes each file through one tool,
-// write_output(path, content), or, when it cannot call tools, answers in
-// a strict plain format. Every path is checked against the declared
-// outputs before anything is kept: it must lie inside the stage's output/
-// folder and fit one of them (its name, its pattern, or its folder).
+// (output/site/), are several files, lie outside its output/ folder or are
+// not named at all cannot take the model's one answer as its output: the
+// model writes each file through one tool, write_output(path, content),
+// or, when it cannot call tools, answers in a strict plain format. Every
+// path is checked before anything is kept: a file inside the stage's
+// output/ folder must fit a declared output (its name, its pattern, or
+// its folder), or, when the contract names none, be a new file within
+// bounds; a file outside output/ must fit one the contract names there,
+// and is kept as a change the person approves. Each file's kind is
+// checked as it is written (a .json parses, a .csv has rows).
 package writeout
 
 import (
-	"fmt"
 	"path"
 	"regexp"
 	"sort"
@@ -21,28 +24,35 @@ import (
 // ToolName is the name of the write tool the model is offered.
 const ToolName = "write_output"
 
-// MaxFiles bounds the files one run may write.
-const MaxFiles = 200
-
 // Needed reports whether a model stage writes through the write tool: it
 // has no For each (each item's answer goes to its one file) and its
-// outputs hold a placeholder, name a folder, or are more than one file.
-// A stage whose one output is a plain name keeps the answer as the output.
+// outputs hold a placeholder, name a folder, are more than one file, lie
+// outside output/, or are not named at all. A stage whose one output is a
+// plain name keeps the answer as the output.
 func Needed(c *contract.Contract) bool {
 	if c == nil || c.Script != nil || c.ForEach != nil {
 		return false
 	}
-	n := 0
-	for _, o := range c.Outputs {
-		if o.NonFile || o.Path == "" {
-			continue
-		}
-		if o.Templated || o.Dir {
-			return true
-		}
-		n++
+	ts := Targets(c)
+	if len(ts) != 1 || len(Unwritable(c)) > 0 {
+		return true
 	}
-	return n > 1
+	return ts[0].Dir || ts[0].Pattern || ts[0].External
+}
+
+// Unwritable lists the declared outputs no model writes, as the contract
+// names them: files whose kind cannot be text (a PDF, a database), which
+// a person or a command makes. They are no target of the write tool.
+func Unwritable(c *contract.Contract) []string {
+	var out []string
+	for _, list := range [][]contract.Output{c.Outputs, c.ExternalOutputs} {
+		for _, o := range list {
+			if !o.NonFile && o.Path != "" && !o.Dir && contract.NonText(o.Path) {
+				out = append(out, path.Clean(o.Path))
+			}
+		}
+	}
+	return out
 }
 
 // Target is one declared output a written file may fit.
@@ -52,33 +62,54 @@ type Target struct {
 	Path string
 	// Dir: any file below Path fits; Pattern: Path holds placeholders.
 	Dir, Pattern bool
-	re           *regexp.Regexp
+	// External: Path lies outside the stage's output/ folder ("_config/
+	// endpoint-map.md", "../../pieces/[slug]/review.md"), as the contract
+	// names it: a file written there is a change the person approves.
+	External bool
+	re       *regexp.Regexp
 }
 
-// Targets lists the declared file outputs of a contract.
+// Targets lists the declared file outputs of a contract a model may
+// write: those in its output/ folder, then those it names outside it
+// (not the Unwritable ones).
 func Targets(c *contract.Contract) []Target {
 	var out []Target
 	for _, o := range c.Outputs {
-		if o.NonFile || o.Path == "" {
+		if o.NonFile || o.Path == "" || (!o.Dir && contract.NonText(o.Path)) {
 			continue
 		}
-		t := Target{Path: o.Path, Dir: o.Dir, Pattern: o.Templated || hasDateToken(o.Path)}
-		t.re = regexp.MustCompile("^" + patternRegexp(o.Path) + map[bool]string{true: "/.+", false: ""}[o.Dir] + "$")
-		out = append(out, t)
+		out = append(out, target(o.Path, o.Dir, o.Templated, false))
+	}
+	for _, o := range c.ExternalOutputs {
+		if o.NonFile || o.Path == "" || (!o.Dir && contract.NonText(o.Path)) {
+			continue
+		}
+		p := path.Clean(o.Path)
+		out = append(out, target(p, o.Dir || strings.HasSuffix(o.Path, "/"), o.Templated, true))
 	}
 	return out
+}
+
+func target(p string, dir, templated, external bool) Target {
+	t := Target{Path: p, Dir: dir, Pattern: templated || hasDateToken(p), External: external}
+	t.re = regexp.MustCompile("^" + patternRegexp(p) + map[bool]string{true: "/.+", false: ""}[dir] + "$")
+	return t
 }
 
 // Describe is how a target reads in the tool's description and errors:
 // "output/[slug]-brief.md (fill in [slug])", "any file in output/site/".
 func (t Target) Describe() string {
+	d := t.Path
 	switch {
 	case t.Dir:
-		return "any file in " + t.Path + "/"
+		d = "any file in " + t.Path + "/"
 	case t.Pattern:
-		return t.Path + " (fill in " + strings.Join(placeholdersOf(t.Path), ", ") + ")"
+		d = t.Path + " (fill in " + strings.Join(placeholdersOf(t.Path), ", ") + ")"
 	}
-	return t.Path
+	if t.External {
+		d += " (outside output/: a change the person approves)"
+	}
+	return d
 }
 
 // namePattern is a regular expression of the names the schema lets a
@@ -169,132 +200,4 @@ func placeholdersOf(p string) []string {
 		out = append(out, p[m[0]:m[1]])
 	}
 	return out
-}
-
-// Normalize turns a path the model wrote into one relative to the stage
-// folder ("output/x.md"), refusing what cannot be an output: an empty or
-// absolute path, a backslash, a ".." or hidden part, a path outside
-// output/. stageRel is the stage's workspace-relative folder, which the
-// model may have put in front.
-func Normalize(stageRel, p string) (string, error) {
-	raw := p
-	p = strings.TrimSpace(strings.Trim(strings.TrimSpace(p), "`\"'"))
-	switch {
-	case p == "":
-		return "", fmt.Errorf("the path is empty: name a file inside output/")
-	case strings.ContainsAny(p, "\\\x00") || strings.ContainsRune(p, ':'):
-		return "", fmt.Errorf("%q is not a plain relative path: use forward slashes and no drive or scheme", raw)
-	case strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~"):
-		return "", fmt.Errorf("%q is an absolute path: name a file inside output/", raw)
-	}
-	p = strings.TrimPrefix(p, "./")
-	if stageRel != "" && strings.HasPrefix(p, stageRel+"/") {
-		p = strings.TrimPrefix(p, stageRel+"/")
-	}
-	for _, part := range strings.Split(p, "/") {
-		switch {
-		case part == "..":
-			return "", fmt.Errorf("%q climbs out with ..: name a file inside output/", raw)
-		case part == "" || part == ".":
-			return "", fmt.Errorf("%q has an empty part: name a file inside output/", raw)
-		case strings.HasPrefix(part, "."):
-			return "", fmt.Errorf("%q names a hidden file or folder, which icm does not write", raw)
-		}
-	}
-	if !strings.HasPrefix(p, "output/") {
-		p = "output/" + p
-	}
-	return path.Clean(p), nil
-}
-
-// Set is the declared outputs of one stage and the files written for
-// them so far.
-type Set struct {
-	stageRel string
-	targets  []Target
-	maxSize  int
-	files    map[string][]byte
-	order    []string
-}
-
-// NewSet prepares the writes of one run of a stage (stageRel is its
-// workspace-relative folder); maxSize caps one file's bytes (0: no cap).
-func NewSet(stageRel string, c *contract.Contract, maxSize int) *Set {
-	return &Set{stageRel: stageRel, targets: Targets(c), maxSize: maxSize, files: map[string][]byte{}}
-}
-
-// Accept checks a path and keeps content for it, replacing an earlier
-// write of the same path. It returns the path relative to the stage
-// folder, or an error that says what the model may write instead.
-func (s *Set) Accept(p, content string) (string, error) {
-	rel, err := Normalize(s.stageRel, p)
-	if err != nil {
-		return "", err
-	}
-	if !s.fits(rel) {
-		return "", fmt.Errorf("%s fits none of this stage's outputs; write %s", rel, s.describeAll())
-	}
-	if s.maxSize > 0 && len(content) > s.maxSize {
-		return "", fmt.Errorf("%s is %d bytes, over the %d-byte limit of one output", rel, len(content), s.maxSize)
-	}
-	if _, seen := s.files[rel]; !seen {
-		if len(s.files) >= MaxFiles {
-			return "", fmt.Errorf("this run has written %d files already, the most one run may write", MaxFiles)
-		}
-		s.order = append(s.order, rel)
-	}
-	s.files[rel] = []byte(content)
-	return rel, nil
-}
-
-func (s *Set) fits(rel string) bool {
-	for _, t := range s.targets {
-		if t.Fits(rel) {
-			return true
-		}
-	}
-	return false
-}
-
-func (s *Set) describeAll() string {
-	d := make([]string, len(s.targets))
-	for i, t := range s.targets {
-		d[i] = t.Describe()
-	}
-	return strings.Join(d, "; or ")
-}
-
-// Files returns the accepted files by path relative to the stage folder.
-func (s *Set) Files() map[string][]byte { return s.files }
-
-// Len is the number of files accepted so far.
-func (s *Set) Len() int { return len(s.files) }
-
-// Missing lists the declared outputs no accepted file fits yet.
-func (s *Set) Missing() []Target {
-	var out []Target
-	for _, t := range s.targets {
-		found := false
-		for rel := range s.files {
-			found = found || t.Fits(rel)
-		}
-		if !found {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
-// Status is the tool's answer after an accepted write: what was written
-// and what is still to write.
-func (s *Set) Status(rel string, size int) string {
-	msg := fmt.Sprintf("Written %s (%d bytes).", rel, size)
-	if m := s.Missing(); len(m) > 0 {
-		d := make([]string, len(m))
-		for i, t := range m {
-			d[i] = t.Describe()
-		}
-		return msg + " Still to write: " + strings.Join(d, "; ") + "."
-	}
-	return msg + " Every declared output has a file now; write more only if the task asks for them, then give a one-line summary as your final answer."
 }

@@ -69,8 +69,8 @@ func Kinds() []fault.Kind {
 // without it here fails fault's TestFaulttestHasEveryKind.
 func Actions() []fault.ActionID {
 	return []fault.ActionID{
-		fault.Approve, fault.ApproveAnyway, fault.ChooseModel, fault.CompareModel, fault.InstallServer, fault.OpenFile, fault.PullModel,
-		fault.RunAnyway, fault.RunCheck, fault.RunStage, fault.SetServer, fault.ShowDiff, fault.StartServer, fault.TrustWorkspace, fault.TryDemo,
+		fault.Adopt, fault.Approve, fault.ApproveAnyway, fault.ChooseModel, fault.CompareModel, fault.InstallServer, fault.OpenFile, fault.PullModel,
+		fault.Regenerate, fault.RunAnyway, fault.RunCheck, fault.RunStage, fault.SetServer, fault.ShowDiff, fault.StartServer, fault.TrustWorkspace, fault.TryDemo,
 	}
 }
 
