@@ -38,7 +38,14 @@ settings.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(env.Stdout, "approved %s (%s)\n", a.Stage, plural(len(a.Outputs), "output"))
+			how := ""
+			if a.Adopted {
+				how = ", adopted"
+			}
+			fmt.Fprintf(env.Stdout, "approved %s (%s%s)\n", a.Stage, plural(len(a.Outputs), "output"), how)
+			for _, t := range a.Applied {
+				fmt.Fprintf(env.Stdout, "  applied the change it proposed to %s\n", t)
+			}
 			if p, _, err := sess.Status(); err == nil {
 				fmt.Fprintln(env.Stdout, nextLine(p, sess.Workspace(), g))
 			}

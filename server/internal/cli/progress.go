@@ -174,11 +174,20 @@ func (p *printer) finish(ws *workspace.Workspace, sum *report.Summary, err error
 		return
 	}
 	out := p.env.Stdout
+	printCommitted(out, sum)
 	if len(sum.Ran) == 0 {
+		if len(sum.Adopted) > 0 {
+			fmt.Fprintln(out, nextLine(&state.PipelineState{Next: sum.Next}, ws, g))
+			return
+		}
 		fmt.Fprintf(out, "nothing to run: %s\n", withFlags(sum.Next.Message, usedFlags{workspace: g.workspace}))
 		return
 	}
 	last := sum.Ran[len(sum.Ran)-1]
+	if last.Manual != "" {
+		printManual(out, last, usedFlags{workspace: g.workspace})
+		return
+	}
 	if sum.Next.Action == state.ActionApprove {
 		flags := usedFlags{workspace: g.workspace}
 		files := strings.Join(displayAll(p.env, ws, outputsOf(sum, sum.Next.Stage, last)), ", ")

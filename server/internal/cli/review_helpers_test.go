@@ -14,8 +14,15 @@ import (
 // stdout, and stderr with the error rendered the way Main renders it.
 func runAsUser(t *testing.T, dir string, vars map[string]string, args ...string) (string, string, int) {
 	t.Helper()
+	return runAnswering(t, dir, vars, "", false, args...)
+}
+
+// runAnswering is runAsUser with what the person types on stdin, and,
+// with interactive, a person at a terminal to answer what icm asks.
+func runAnswering(t *testing.T, dir string, vars map[string]string, stdin string, interactive bool, args ...string) (string, string, int) {
+	t.Helper()
 	var out, errb bytes.Buffer
-	env := &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+	env := &Env{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb, Interactive: interactive,
 		Getenv: func(k string) string {
 			if v, ok := vars[k]; ok || k != usersettings.ConfigDirEnv {
 				return v

@@ -6,11 +6,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/session"
+	"github.com/icm-tool/icm/server/internal/state"
 )
 
 type runFlags struct {
 	all, force, quiet, asJSON bool
+	adopt, regenerate         bool
 	stage, model, gate        string
 	item                      int
 	note                      string
@@ -36,6 +39,13 @@ With --stage and --item N, a For each stage runs only its Nth item again
 section of the output is replaced: a person's edits in the other sections
 stay. The stage then needs approving again, as a whole.
 
+Outputs committed with the workspace (there before any run of icm, the
+author's own result) are not a person's edit: the first run in such a
+workspace asks once whether to keep them as approved or to regenerate
+them (the committed files are kept in history/versions/). --adopt and
+--regenerate give the answer without asking; with --adopt, a run for one
+stage whose outputs were adopted leaves them as they are.
+
 --model runs with another model this once. It is a fact of the run, not
 a change of settings: the run record keeps the model it ran with and the
 configured model it stood in for, a plain ` + "`icm approve`" + ` approves the
@@ -47,6 +57,9 @@ changes (config.toml, the contract's ## Model, the editor's icm.model).`,
 			if f.note != "" && f.item == 0 {
 				return fault.InvalidRequest("--note is feedback for one item", "give the item with --item N (and its stage with --stage)")
 			}
+			if f.adopt && f.regenerate {
+				return fault.InvalidRequest("--adopt and --regenerate are two answers to one question", "give one of them")
+			}
 			return runWorkspace(cmd.Context(), env, g, f)
 		},
 	}
@@ -56,6 +69,8 @@ changes (config.toml, the contract's ## Model, the editor's icm.model).`,
 	fl.IntVar(&f.item, "item", 0, "with --stage, run only this For each item (1-based) again, keeping the rest of the output")
 	fl.StringVar(&f.note, "note", "", "with --item, feedback for that item's call (what to change)")
 	fl.BoolVar(&f.force, "force", false, "overwrite outputs edited and not approved")
+	fl.BoolVar(&f.adopt, "adopt", false, "keep outputs committed with the workspace (not made by icm) as approved, recorded as adopted")
+	fl.BoolVar(&f.regenerate, "regenerate", false, "regenerate outputs committed with the workspace (not made by icm); they are kept in history")
 	fl.StringVar(&f.model, "model", "", "use this model for this run only, instead of the configured one (the stages stay judged by the configured model)")
 	fl.StringVar(&f.gate, "gate", "", `gate mode for this run: "explicit" or "rerun" (running again approves)`)
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the result")
@@ -80,12 +95,37 @@ func runWorkspace(ctx context.Context, env *Env, g *globalFlags, f *runFlags) er
 	// The commands an error suggests (run it again) repeat the override.
 	g.model = f.model
 	pr := newPrinter(env, f)
-	run, err := sess.Runs().New(session.RunRequest{Stage: f.stage, Item: f.item, Note: f.note, All: f.all, Force: f.force, Model: f.model}, pr.event)
-	if err != nil {
-		pr.finish(sess.Workspace(), nil, err, g)
-		return err
+	req := session.RunRequest{Stage: f.stage, Item: f.item, Note: f.note, All: f.all, Force: f.force, Model: f.model, Committed: f.committed()}
+	sum, err := execute(ctx, sess, req, pr)
+	if answer := askCommitted(env, f, err); answer != "" {
+		// Asked once, at a terminal: the run goes on with the answer.
+		req.Committed = answer
+		sum, err = execute(ctx, sess, req, pr)
 	}
-	sum, err := run.Execute(ctx)
 	pr.finish(sess.Workspace(), sum, err, g)
+	if err == nil && !f.asJSON {
+		printGateWrites(env, sess, sum, g)
+	}
 	return err
+}
+
+// execute prepares and runs one run.
+func execute(ctx context.Context, sess *session.Session, req session.RunRequest, pr *printer) (*report.Summary, error) {
+	run, err := sess.Runs().New(req, pr.event)
+	if err != nil {
+		return nil, err
+	}
+	return run.Execute(ctx)
+}
+
+// committed is the answer the flags give to the question about outputs
+// committed with the workspace ("" when they give none).
+func (f *runFlags) committed() string {
+	switch {
+	case f.adopt:
+		return state.KeepCommitted
+	case f.regenerate:
+		return state.RegenerateCommitted
+	}
+	return ""
 }
