@@ -72,8 +72,9 @@ func TestSharedWorkspacesRunAsTheirAuthorsMeant(t *testing.T) {
 	}
 	golden.Check(t, "testdata/shared-runs.md", []byte("# What icm does with every stage of the shared workspaces\n\n"+
 		"Written by TestSharedWorkspacesRunAsTheirAuthorsMeant (-update rewrites it): each stage run on a fresh-clone copy\n"+
-		"with `icm run --stage S` and approved with `icm approve S`, against a scripted model that writes what the write\n"+
-		"tool lists (package runnable). The reasons of refusals are listed in docs/refusals.md.\n\n"+rep.Markdown()))
+		"with `icm run --stage S --adopt` (outputs committed with the workspace kept, as a person keeping the author's\n"+
+		"results does) and approved with `icm approve S`, against a scripted model that writes what the write tool lists\n"+
+		"(package runnable). The reasons of refusals are listed in docs/refusals.md.\n\n"+rep.Markdown()))
 }
 
 // documentedRefusals reads the reasons of the table in docs/refusals.md:

@@ -20,6 +20,10 @@ const (
 	// Manual: icm stopped for the person without calling the model or
 	// writing a file.
 	Manual Outcome = "manual"
+	// Adopted: the stage's outputs were committed with the workspace, and
+	// the measurement kept them as approved (icm run --adopt), as a
+	// person keeping the author's results does; icm ran nothing.
+	Adopted Outcome = "adopted"
 	// Refused: icm declined the run before any model call, or the
 	// approval.
 	Refused Outcome = "refused"
@@ -30,7 +34,7 @@ const (
 )
 
 // Outcomes lists every outcome in report order.
-var Outcomes = []Outcome{Ran, Manual, Refused, Failed, Skipped}
+var Outcomes = []Outcome{Ran, Manual, Adopted, Refused, Failed, Skipped}
 
 // Stage is the result of one stage.
 type Stage struct {
@@ -111,7 +115,7 @@ func shape(msg string) string {
 // cell is how the table shows the outcome.
 func (s Stage) cell() string {
 	switch s.Outcome {
-	case Ran, Manual:
+	case Ran, Manual, Adopted:
 		return string(s.Outcome)
 	case Skipped:
 		return "skipped: " + s.Upstream + " did not produce an input"

@@ -55,7 +55,13 @@ func (m *model) write(req *ollamatest.Request, t api.Tool) ollamatest.Turn {
 	results := toolResults(req, writeout.ToolName)
 	var todo []wanted
 	if len(results) == 0 {
-		todo, _ = listAfter(t.Function.Description, outputsLead)
+		var named bool
+		if todo, named = listAfter(t.Function.Description, outputsLead); !named {
+			// The contract names no file: the tool gives an example name.
+			if m := exampleName.FindStringSubmatch(t.Function.Description); m != nil {
+				todo = []wanted{{path: m[1]}}
+			}
+		}
 	} else {
 		// The last accepted write says what is left; a refused one
 		// changes nothing.
@@ -115,6 +121,10 @@ func pathArg(t api.Tool) (string, bool) {
 	}
 	return "", false
 }
+
+// exampleName is the name a write tool's description gives as an example
+// of a file in output/ ("(output/report.md)").
+var exampleName = regexp.MustCompile(`\((output/[\w.-]+)\)`)
 
 // pathish is a word that names a file: a relative path with an extension.
 var pathish = regexp.MustCompile(`^(?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z0-9]{1,8}$`)

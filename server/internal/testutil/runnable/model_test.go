@@ -2,6 +2,7 @@ package runnable
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -40,7 +41,12 @@ func writeTool(c *contract.Contract) api.Tool {
 // uses, and answered with its status. It returns the set and the answer.
 func converse(t *testing.T, m *model, c *contract.Contract, tools []api.Tool, answer func(name string, args map[string]any) string) (*writeout.Set, string) {
 	t.Helper()
-	set := writeout.NewSet("stages/02-plan", c, 0)
+	return converseWith(t, m, writeout.NewSet("stages/02-plan", c, 0), tools, answer)
+}
+
+// converseWith is converse with the set a run would make.
+func converseWith(t *testing.T, m *model, set *writeout.Set, tools []api.Tool, answer func(name string, args map[string]any) string) (*writeout.Set, string) {
+	t.Helper()
 	req := &ollamatest.Request{ChatRequest: api.ChatRequest{Tools: tools,
 		Messages: []api.Message{{Role: "user", Content: "Do the stage."}}}}
 	for range maxTurns + 1 {
@@ -123,8 +129,9 @@ func TestModelFollowsStillToWrite(t *testing.T) {
 // A path icm keeps refusing is tried twice, then the model says it could
 // not write it and leaves the verdict to icm.
 func TestModelGivesUpOnARefusedPath(t *testing.T) {
-	c := parseOutputs(t, "- output/.env.example\n- readme.md -> output/\n")
-	set, answer := converse(t, &model{}, c, []api.Tool{writeTool(c)}, nil)
+	c := parseOutputs(t, "| Artifact | Location |\n|---|---|\n| Map | `../../../elsewhere/map.md` |\n| Readme | `output/readme.md` |\n")
+	set := writeout.NewSet("stages/02-plan", c, 0).Contain(func(string) error { return errors.New("it lies outside the workspace") })
+	set, answer := converseWith(t, &model{}, set, []api.Tool{writeTool(c)}, nil)
 	if set.Len() != 1 || answer == "" {
 		t.Errorf("kept %d files, answered %q", set.Len(), answer)
 	}
@@ -172,5 +179,15 @@ func TestModelAnswersInTextWithoutTools(t *testing.T) {
 	turn := (&model{body: "## Notes\n"}).reply(&ollamatest.Request{ChatRequest: api.ChatRequest{Messages: []api.Message{{Role: "user", Content: "Go."}}}})
 	if len(turn.ToolCalls) > 0 || !strings.Contains(turn.Content, "## Notes") {
 		t.Errorf("turn = %+v", turn)
+	}
+}
+
+// A contract that names no output file: the model writes the one file
+// the write tool gives as its example, and stops.
+func TestModelWritesTheExampleWhenNoFileIsNamed(t *testing.T) {
+	c := parseOutputs(t, "- A review report with findings\n")
+	set, answer := converse(t, &model{}, c, []api.Tool{writeTool(c)}, nil)
+	if set.Len() != 1 || len(set.Undeclared()) != 1 || answer == "" {
+		t.Errorf("kept %v, answered %q", set.Undeclared(), answer)
 	}
 }

@@ -50,7 +50,9 @@ func readWanted(s string) (wanted, bool) {
 	if p, ok := strings.CutPrefix(s, "any file in "); ok {
 		return wanted{path: strings.TrimSuffix(p, "/"), dir: true}, p != ""
 	}
-	if i := strings.Index(s, " (fill in "); i >= 0 {
+	// What follows the path in parentheses says more of it ("(fill in
+	// [slug])", "(outside output/: ...)").
+	if i := strings.Index(s, " ("); i >= 0 {
 		s = s[:i]
 	}
 	return wanted{path: s}, s != ""
@@ -84,6 +86,10 @@ func contentFor(p, body string) string {
 	switch strings.ToLower(path.Ext(p)) {
 	case ".json":
 		return "{\"written\": \"for the measurement\"}\n"
+	case ".jsonl", ".ndjson":
+		return "{\"written\": \"for the measurement\"}\n"
+	case ".tsv":
+		return "name\tvalue\nwritten\t1\n"
 	case ".yml", ".yaml":
 		return "written: for the measurement\n"
 	case ".html", ".htm":

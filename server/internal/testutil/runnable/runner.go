@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/icm-tool/icm/server/internal/check"
@@ -173,13 +174,18 @@ func (m *measurer) stage(ctx context.Context, name string, outcome map[string]Ou
 		m.opts.Before(m.dir, name)
 	}
 	before := len(m.srv.ChatRequests())
-	out, err := m.icm(ctx, "run", "--stage", name, "--model", m.opts.Model, "--json")
+	// As a person keeping the author's results answers the question a
+	// workspace with committed outputs asks: keep them.
+	out, err := m.icm(ctx, "run", "--stage", name, "--model", m.opts.Model, "--adopt", "--json")
 	reqs := m.srv.ChatRequests()[before:]
 	s := Stage{Name: name, ModelCalls: len(reqs)}
+	sum := summaryOf(out)
 	switch {
 	case err != nil:
 		m.judge(&s, "run", err, outcome)
-	case s.ModelCalls == 0 && wroteNothing(out, name):
+	case s.ModelCalls == 0 && sum.adopted(name):
+		s.Outcome = Adopted
+	case s.ModelCalls == 0 && sum.wroteNothing(name):
 		s.Outcome = Manual
 	}
 	if err == nil {
@@ -267,25 +273,45 @@ func (m *measurer) rel(s string) string {
 	return s
 }
 
-// wroteNothing reports whether the summary icm printed (the last JSON
-// line of `icm run --json`) says the stage wrote no file.
-func wroteNothing(out []byte, stage string) bool {
+// runSummary is what the measurement reads of the summary icm printed
+// (the last JSON line of `icm run --json`).
+type runSummary struct {
+	Ran []struct {
+		Stage   string   `json:"stage"`
+		Outputs []string `json:"outputs"`
+	} `json:"ran"`
+	Adopted []string `json:"adopted"`
+}
+
+func summaryOf(out []byte) runSummary {
 	lines := bytes.Split(bytes.TrimSpace(out), []byte("\n"))
-	var sum struct {
-		Ran []struct {
-			Stage   string   `json:"stage"`
-			Outputs []string `json:"outputs"`
-		} `json:"ran"`
+	var sum runSummary
+	if len(lines) > 0 {
+		_ = json.Unmarshal(lines[len(lines)-1], &sum)
 	}
-	if len(lines) == 0 || json.Unmarshal(lines[len(lines)-1], &sum) != nil {
-		return false
-	}
+	return sum
+}
+
+// wroteNothing reports whether the summary says the stage ran and wrote
+// no file.
+func (sum runSummary) wroteNothing(stage string) bool {
 	for _, r := range sum.Ran {
 		if r.Stage == stage {
 			return len(r.Outputs) == 0
 		}
 	}
 	return false
+}
+
+// adopted reports whether the summary says the run kept the stage's
+// committed outputs as approved and did not run it.
+func (sum runSummary) adopted(stage string) bool {
+	for _, r := range sum.Ran {
+		if r.Stage == stage {
+			return false
+		}
+	}
+	return slices.Contains(sum.Adopted, stage)
 }
 
 // sectionBody is what the model writes into a Markdown file: a heading
