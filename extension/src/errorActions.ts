@@ -85,6 +85,12 @@ export async function performFix(a: ErrorAction, workspace: string | undefined, 
     case 'run-anyway':
       await server.execute(ServerCommand.runStage, { workspace, stage, force: true });
       return;
+    case 'adopt':
+    case 'regenerate':
+      // The answer to the question about outputs committed with the
+      // workspace: the same run again, with it.
+      await server.execute(stage !== '' ? ServerCommand.runStage : ServerCommand.runNext, { workspace, stage, committed: a.id });
+      return;
     case 'open-file':
       if (a.location) {
         const { start } = a.location.range;

@@ -76,6 +76,10 @@ export function buttonLabel(a: ErrorAction, kind?: string): string | undefined {
       return 'Try the Demo';
     case 'trust-workspace':
       return 'Trust This Workspace';
+    case 'adopt':
+    case 'regenerate':
+      // The answers to the server's question, in its words.
+      return a.title !== '' ? a.title : undefined;
   }
   return undefined;
 }

@@ -105,6 +105,12 @@ function noticeOf(ev: RunFinished, next?: NextStep): RunNotice {
     }
     return { severity: 'info', text: `Nothing ran: ${why}`, actions: [] };
   }
+  if (!ev.ok && ev.error?.actions.some((a) => a.id === 'adopt') === true) {
+    // The server's question about outputs committed with the workspace:
+    // its words, and its answers as the buttons.
+    const text = `${cap(ev.message ?? '')}${hintOf(ev)}`;
+    return { severity: 'warning', text: /[.?!]$/.test(text) ? text : `${text}.`, actions: fixActions(ev) };
+  }
   if (!ev.ok) {
     const message = withoutStage(ev.message ?? '', ev.stage);
     // An edited output waits for the person's call: nothing failed.
@@ -129,8 +135,16 @@ function noticeOf(ev: RunFinished, next?: NextStep): RunNotice {
       actions: [button(Button.openOutput), ...withRun],
     };
   }
+  if (ev.manual !== undefined && ev.manual !== '') {
+    // A step of the person's: no model ran; the server says what it is.
+    const text = `${stage} is a ${withoutStage(ev.message ?? 'manual step', ev.stage)}`;
+    return { severity: 'info', text: /[.?!]$/.test(text) ? text : `${text}.`, actions: [button(Button.approve), ...withRun] };
+  }
   const head = ev.item !== undefined && ev.item > 0 ? `${stage} item ${ev.item} written again` : `${stage} finished`;
   const problems: string[] = [];
+  if (ev.missing !== undefined && ev.missing.length > 0) {
+    problems.push(`still missing: ${ev.missing.join(', ')}`);
+  }
   if (tools !== '') {
     problems.push(tools);
   }
@@ -141,10 +155,13 @@ function noticeOf(ev: RunFinished, next?: NextStep): RunNotice {
   if (ev.rubricFailed === true && ev.rubric !== undefined && ev.rubric !== '') {
     problems.push(`its rubric: ${ev.rubric}`);
   }
+  const proposed = ev.proposed !== undefined && ev.proposed.length > 0 ? ` It proposes changes to ${ev.proposed.join(', ')}, applied when you approve.` : '';
   const text =
     (problems.length === 0
       ? `${head} and awaits review.`
-      : `${head} and awaits review, but ${problems.join('; ')}.`) + reviewChecklist(ev.reviewGate);
+      : `${head} and awaits review, but ${problems.join('; ')}.`) +
+    proposed +
+    reviewChecklist(ev.reviewGate);
   return {
     severity: problems.length === 0 ? 'info' : 'warning',
     text,

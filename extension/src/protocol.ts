@@ -308,6 +308,12 @@ export interface RunFinished {
   rubricFailed?: boolean;
   /** The contract's Review Gate checklist, one item a line. */
   reviewGate?: string[];
+  /** The declared outputs the model wrote no file for, as the contract names them. */
+  missing?: string[];
+  /** The files outside output/ the run proposes to change, applied when the stage is approved. */
+  proposed?: string[];
+  /** For a stage that is the person's step: what its contract says to do. */
+  manual?: string;
 }
 
 /** What icm.itemAt answers: the For each item a line of an output is in. */

@@ -122,6 +122,41 @@ test('runNotice', async (t) => {
       text: /^01-scope was not run again: notes\.md was edited/,
       actions: ['Approve my edit', 'Compare', 'Overwrite'],
     },
+    {
+      // The server asks once about outputs committed with the workspace;
+      // its two answers are the buttons, in its own words.
+      name: 'committed outputs: the question and its two answers',
+      ev: {
+        ok: false,
+        outcome: 'refused',
+        message: 'outputs committed with the workspace, not made by icm: 01-scope: pipeline/01-scope/output/objectives.md; keep them as approved, or regenerate them',
+        error: {
+          kind: 'edited-output',
+          hint: 'keep them, and each of those stages is approved as it is',
+          actions: [
+            { id: 'adopt', title: 'Keep them as approved', stage: '01-scope' },
+            { id: 'regenerate', title: 'Regenerate them', stage: '01-scope' },
+          ],
+        },
+      },
+      severity: 'warning',
+      text: /^Outputs committed with the workspace, not made by icm: .*keep them as approved, or regenerate them — Keep them/,
+      actions: ['Keep them as approved', 'Regenerate them'],
+    },
+    {
+      name: 'a manual step says what it is and offers the approval',
+      ev: { stage: '01-index', message: 'manual step: its outputs are files a model cannot write (search.db); do it, then approve the stage', manual: '1. Build the index.', outputs: [] },
+      severity: 'info',
+      text: /^01-index is a manual step: its outputs are files a model cannot write \(search\.db\); do it, then approve the stage\.$/,
+      actions: ['Approve', 'Show Run'],
+    },
+    {
+      name: 'a partial answer names what is missing; proposed changes are said',
+      ev: { stage: '01-map', missing: ['output/risks.md'], proposed: ['_config/endpoint-map.md'] },
+      severity: 'warning',
+      text: /^01-map finished and awaits review, but still missing: output\/risks\.md\. It proposes changes to _config\/endpoint-map\.md, applied when you approve\.$/,
+      actions: ['Open Output', 'Approve', 'Show Run'],
+    },
     { name: 'cancelled, approved', ev: { cancelled: true, ok: false, outcome: 'cancelled', face: approved }, severity: 'info', text: /^01-scope run cancelled; it is still approved\.$/, actions: [] },
     {
       name: 'cancelled, awaiting review',

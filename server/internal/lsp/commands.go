@@ -99,6 +99,10 @@ type commandArgs struct {
 	Workspace string `json:"workspace"`
 	Stage     string `json:"stage"`
 	Force     bool   `json:"force"`
+	// Committed answers the question about outputs committed with the
+	// workspace for a run: "adopt" or "regenerate" (icm.runStage,
+	// icm.runNext, icm.runAll).
+	Committed string `json:"committed"`
 	Item      int    `json:"item"`
 	Path      string `json:"path"`
 	testArgs

@@ -3,10 +3,12 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync"
 
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
+	"github.com/icm-tool/icm/server/internal/state"
 )
 
 // runs keeps the stage runs started from the editor: at most one per
@@ -114,17 +116,17 @@ func progressCancel(e *env, params json.RawMessage) error {
 
 // runNext runs icm.runNext: the next stage that needs running.
 func runNext(_ context.Context, e *env, w *snapshot.Workspace, args commandArgs) (any, error) {
-	return startRun(e, w, runRequest{force: args.Force})
+	return startRun(e, w, runRequest{force: args.Force, committed: args.Committed})
 }
 
 // runStage runs icm.runStage: the stage named.
 func runStage(_ context.Context, e *env, w *snapshot.Workspace, args commandArgs) (any, error) {
-	return startRun(e, w, runRequest{stage: args.Stage, force: args.Force})
+	return startRun(e, w, runRequest{stage: args.Stage, force: args.Force, committed: args.Committed})
 }
 
 // runAll runs icm.runAll: every stage that needs it, on through the gates.
 func runAll(_ context.Context, e *env, w *snapshot.Workspace, args commandArgs) (any, error) {
-	return startRun(e, w, runRequest{all: true, force: args.Force})
+	return startRun(e, w, runRequest{all: true, force: args.Force, committed: args.Committed})
 }
 
 // runItem runs icm.runItem: one For each item of a stage again, with a
@@ -138,6 +140,12 @@ func runItem(_ context.Context, e *env, w *snapshot.Workspace, args commandArgs)
 
 // startRun starts a run and answers with its id.
 func startRun(e *env, w *snapshot.Workspace, req runRequest) (any, error) {
+	switch req.committed {
+	case "", state.KeepCommitted, state.RegenerateCommitted:
+	default:
+		return nil, fault.InvalidRequest(fmt.Sprintf("committed %q is no answer", req.committed),
+			fmt.Sprintf("pass committed: %q (keep the outputs committed with the workspace as approved) or %q", state.KeepCommitted, state.RegenerateCommitted))
+	}
 	id, err := e.runs.start(w, req)
 	if err != nil {
 		return nil, err

@@ -23,6 +23,9 @@ type runRequest struct {
 	force bool   // overwrite outputs edited without approval
 	item  int    // with stage: that For each item only
 	note  string // with item: feedback for its call
+	// committed answers the question about outputs committed with the
+	// workspace: state.KeepCommitted, state.RegenerateCommitted or "".
+	committed string
 }
 
 // runFinished is the params of icm/runFinished.
@@ -63,6 +66,13 @@ type runFinished struct {
 	Rubric       string   `json:"rubric,omitempty"`
 	RubricFailed bool     `json:"rubricFailed,omitempty"`
 	ReviewGate   []string `json:"reviewGate,omitempty"`
+	// Missing are the declared outputs the model wrote no file for;
+	// Proposed the files outside output/ the run proposes to change,
+	// applied at approval; Manual, for a stage that is the person's step,
+	// what its contract says to do.
+	Missing  []string `json:"missing,omitempty"`
+	Proposed []string `json:"proposed,omitempty"`
+	Manual   string   `json:"manual,omitempty"`
 }
 
 // start begins a run (the code behind `icm run`, through a session of its
@@ -77,7 +87,7 @@ func (r *runs) start(st *snapshot.Workspace, req runRequest) (string, error) {
 	ctx, cancel := context.WithCancel(r.e.ctx)
 	a := &activeRun{cancel: cancel}
 	rp := &runProgress{e: r.e, st: st, run: a, item: req.item, single: req.stage != "" && !req.all, stage: req.stage, tools: map[string]int{}, toolErrors: map[string]int{}}
-	run, err := sess.Runs().New(session.RunRequest{Stage: req.stage, Item: req.item, Note: req.note, All: req.all, Force: req.force}, rp.event)
+	run, err := sess.Runs().New(session.RunRequest{Stage: req.stage, Item: req.item, Note: req.note, All: req.all, Force: req.force, Committed: req.committed}, rp.event)
 	if err != nil {
 		cancel()
 		op.Release()
@@ -264,7 +274,7 @@ func (rp *runProgress) event(ev report.Event) {
 		f := runFinished{Workspace: root, Stage: ev.Stage, RunID: ev.RunID, OK: ev.Err == "",
 			Cancelled: errors.Is(rp.e.ctx.Err(), context.Canceled) || rp.cancelled(), Message: ev.Message, Outputs: outs, VerifyFailed: failed,
 			ToolCalls: rp.tools[ev.Stage], ToolErrors: rp.toolErrors[ev.Stage], Item: rp.item, Findings: findings,
-			SameOutput: ev.Err == "" && ev.SameOutput, Outcome: report.RunDone}
+			SameOutput: ev.Err == "" && ev.SameOutput, Outcome: report.RunDone, Missing: ev.Missing, Proposed: ev.Proposed, Manual: ev.Manual}
 		if n := rp.toolErrors[ev.Stage]; n > 0 {
 			f.Tools = human.Failed(n, rp.tools[ev.Stage], "tool call")
 		}

@@ -123,7 +123,7 @@ func (r *run) commit(ctx context.Context, outputs map[string][]byte, cur *state.
 	_ = e.ws.Disk.RemoveAll(filepath.Join(st.Dir, state.StateDir, state.ItemsDir))
 	e.emit(report.Event{Kind: report.EventStageEnd, Stage: st.Name, Status: state.RunDone, Outputs: r.res.Outputs, Verify: r.res.Verify, Rubric: r.res.Rubric, ReviewGate: r.res.ReviewGate,
 		Duration: r.res.Duration, PromptTokens: r.res.Prompt, OutputTokens: r.res.Output,
-		Message: r.endMessage(), SameOutput: r.wroteSame(rec)})
+		Message: r.endMessage(), SameOutput: r.wroteSame(rec), Missing: r.res.Missing, Proposed: proposedTargets(r.res.Proposed)})
 	return nil
 }
 
@@ -333,4 +333,13 @@ func verifyEnv(ws *workspace.Workspace, st *workspace.Stage, code verify.CodeChe
 		Resolve:    func(p string) (string, error) { return ws.Resolve(st.Dir, p) },
 		CodeBlocks: code, Provenance: prov, Permit: permit,
 	}
+}
+
+// proposedTargets are the files a run proposes to change.
+func proposedTargets(ps []report.Proposed) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Target)
+	}
+	return out
 }

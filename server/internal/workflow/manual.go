@@ -34,6 +34,6 @@ func (r *run) manual(m *contract.Manual) (*report.StageResult, error) {
 	r.res.Status, r.res.Manual, r.res.ManualWhy, r.res.Outputs = state.RunManual, m.Steps, m.Why, []string{}
 	r.res.Duration = e.opts.Now().Sub(start)
 	e.emit(report.Event{Kind: report.EventStageEnd, Stage: st.Name, Status: state.RunManual, Outputs: r.res.Outputs,
-		Duration: r.res.Duration, Message: "manual step: " + m.Why + "; do it, then approve the stage"})
+		Duration: r.res.Duration, Message: "manual step: " + m.Why + "; do it, then approve the stage", Manual: m.Steps})
 	return r.res, nil
 }
