@@ -127,8 +127,8 @@ func TestTheGateShowsMissingOutputsAndProposedChanges(t *testing.T) {
 		t.Fatalf("run: %d\n%s%s", code, out, errOut)
 	}
 	for _, want := range []string{
-		"Not written: output/risks.md; run it again for the rest: icm run --stage 01-map",
-		"Proposed changes outside output/, applied only when you approve (_config/endpoint-map.md):",
+		"FAIL 2 of 3 outputs written; still missing: output/risks.md; run the stage again for the rest\n      icm run --stage 01-map\n",
+		"WARN It proposes 1 change outside output/, applied only when you approve\n      _config/endpoint-map.md\n",
 		"    -(to be filled in)\n    +- GET /health\n",
 	} {
 		if !strings.Contains(out, want) {

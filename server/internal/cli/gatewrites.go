@@ -8,33 +8,49 @@ import (
 	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/state"
+	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
-// printGateWrites prints, under the review gate's lines, what the stage
-// at the gate wrote against what its contract declares: the outputs
-// still missing, the files written without a declaration, and each
-// change proposed outside output/ as a diff against the file, which
+// printGate prints a stage's gate summary under indent, as icm run's gate
+// and icm status show it: each line with its word (FAIL, WARN), its items
+// under it, and the command a line asks for. The lines are the summary's
+// own (report.Gate.Lines); only the paths are written from where the
+// person stands.
+func printGate(out io.Writer, env *Env, ws *workspace.Workspace, g *report.Gate, flags usedFlags, indent string) {
+	place := func(rel string) string { return displayPath(env, ws.Abs(rel)) }
+	for _, l := range g.Lines(place) {
+		fmt.Fprintf(out, "%s%s %s\n", indent, l.Word, l.Text)
+		for _, item := range l.Items {
+			fmt.Fprintf(out, "%s    %s\n", indent, item)
+		}
+		if l.Action == state.ActionRun {
+			fmt.Fprintf(out, "%s    %s\n", indent, flags.command("run", "--stage", g.Stage))
+		}
+	}
+}
+
+// gateOf is the gate summary of the run's stage, nil when it has none.
+func gateOf(res *report.StageResult) *report.Gate {
+	if res == nil {
+		return nil
+	}
+	return res.Gate
+}
+
+// printGateWrites prints, under the gate's summary, each change the stage
+// at the gate proposes outside output/ as a diff against the file, which
 // approving applies.
-func printGateWrites(env *Env, sess *session.Session, sum *report.Summary, g *globalFlags) {
+func printGateWrites(env *Env, sess *session.Session, sum *report.Summary, _ *globalFlags) {
 	if sum == nil || sum.Next.Action != state.ActionApprove {
 		return
 	}
-	res := resultOf(sum, sum.Next.Stage)
-	if res == nil || res.Manual != "" {
+	g := gateOf(resultOf(sum, sum.Next.Stage))
+	if g == nil || len(g.Proposed) == 0 {
 		return
 	}
-	out, flags := env.Stdout, usedFlags{workspace: g.workspace}
-	if len(res.Missing) > 0 {
-		fmt.Fprintf(out, "  Not written: %s; run it again for the rest: %s\n", strings.Join(res.Missing, ", "), flags.command("run", "--stage", res.Stage))
-	}
-	if len(res.Undeclared) > 0 {
-		fmt.Fprintf(out, "  The contract names no output file; the model wrote: %s\n", strings.Join(displayAll(env, sess.Workspace(), res.Undeclared), ", "))
-	}
-	if len(res.Proposed) == 0 {
-		return
-	}
-	fmt.Fprintf(out, "  Proposed changes outside output/, applied only when you approve (%s):\n", strings.Join(proposedTargets(res.Proposed), ", "))
-	diffs, err := sess.Reviews().ProposedDiffs(res.Stage)
+	out := env.Stdout
+	fmt.Fprintln(out, "  The changes it proposes, against each file as it is:")
+	diffs, err := sess.Reviews().ProposedDiffs(g.Stage)
 	if err != nil {
 		fmt.Fprintf(out, "    (the changes cannot be shown: %v)\n", err)
 		return
@@ -42,17 +58,6 @@ func printGateWrites(env *Env, sess *session.Session, sum *report.Summary, g *gl
 	for _, d := range diffs {
 		printIndented(out, d.Text, "    ")
 	}
-}
-
-func proposedTargets(ps []report.Proposed) []string {
-	out := make([]string, len(ps))
-	for i, p := range ps {
-		out[i] = p.Target
-		if p.New {
-			out[i] += " (new)"
-		}
-	}
-	return out
 }
 
 // printManual says a stage is the person's step: why, what to do in the

@@ -203,7 +203,7 @@ func (p *printer) finish(ws *workspace.Workspace, sum *report.Summary, err error
 				fmt.Fprintf(out, "Review gate: %s on %s (above).\n", state.RubricLine(res.Rubric), files)
 			}
 			printChecklist(out, res)
-			printReading(out, p.env, ws, res)
+			printGate(out, p.env, ws, gateOf(res), flags, "  ")
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 			fmt.Fprintf(tw, "  fix it, then:\t%s\n", flags.command("approve", sum.Next.Stage))
 			fmt.Fprintf(tw, "  or approve it as it is:\t%s\n", flags.command("approve", sum.Next.Stage, "--force"))
@@ -212,7 +212,7 @@ func (p *printer) finish(ws *workspace.Workspace, sum *report.Summary, err error
 		}
 		fmt.Fprintf(out, "Review gate: read %s, edit it if needed, then:\n  %s\n", files, flags.command("approve", sum.Next.Stage))
 		printChecklist(out, res)
-		printReading(out, p.env, ws, res)
+		printGate(out, p.env, ws, gateOf(res), flags, "  ")
 		return
 	}
 	fmt.Fprintln(out, nextLine(&state.PipelineState{Next: sum.Next}, ws, g))

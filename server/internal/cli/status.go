@@ -36,7 +36,7 @@ configured settings like any other, and says which model wrote it
 			}
 			defer sess.Close()
 			ws := sess.Workspace()
-			p, _, err := sess.Status()
+			p, rep, err := sess.Status()
 			if err != nil {
 				return err
 			}
@@ -69,6 +69,8 @@ configured settings like any other, and says which model wrote it
 				if s.RubricFailed && s.Record != nil {
 					printRubric(tw, s.Record.Rubric, "\t\t  ")
 				}
+				// The gate's summary, as icm run printed it.
+				printGate(tw, env, ws, session.GateAt(rep, s), usedFlags{workspace: g.workspace}, "\t\t  ")
 			}
 			tw.Flush()
 			printTrustLine(env, sess)

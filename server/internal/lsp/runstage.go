@@ -66,13 +66,11 @@ type runFinished struct {
 	Rubric       string   `json:"rubric,omitempty"`
 	RubricFailed bool     `json:"rubricFailed,omitempty"`
 	ReviewGate   []string `json:"reviewGate,omitempty"`
-	// Missing are the declared outputs the model wrote no file for;
-	// Proposed the files outside output/ the run proposes to change,
-	// applied at approval; Manual, for a stage that is the person's step,
-	// what its contract says to do.
-	Missing  []string `json:"missing,omitempty"`
-	Proposed []string `json:"proposed,omitempty"`
-	Manual   string   `json:"manual,omitempty"`
+	// Gate is the gate summary's lines (report.Gate), as the status row
+	// and the output's lens have them; Manual, for a stage that is the
+	// person's step, what its contract says to do.
+	Gate   []report.GateLine `json:"gate,omitempty"`
+	Manual string            `json:"manual,omitempty"`
 }
 
 // start begins a run (the code behind `icm run`, through a session of its
@@ -274,7 +272,7 @@ func (rp *runProgress) event(ev report.Event) {
 		f := runFinished{Workspace: root, Stage: ev.Stage, RunID: ev.RunID, OK: ev.Err == "",
 			Cancelled: errors.Is(rp.e.ctx.Err(), context.Canceled) || rp.cancelled(), Message: ev.Message, Outputs: outs, VerifyFailed: failed,
 			ToolCalls: rp.tools[ev.Stage], ToolErrors: rp.toolErrors[ev.Stage], Item: rp.item, Findings: findings,
-			SameOutput: ev.Err == "" && ev.SameOutput, Outcome: report.RunDone, Missing: ev.Missing, Proposed: ev.Proposed, Manual: ev.Manual}
+			SameOutput: ev.Err == "" && ev.SameOutput, Outcome: report.RunDone, Gate: ev.Gate.Lines(nil), Manual: ev.Manual}
 		if n := rp.toolErrors[ev.Stage]; n > 0 {
 			f.Tools = human.Failed(n, rp.tools[ev.Stage], "tool call")
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/state"
 )
 
@@ -73,6 +74,9 @@ type StageStatus struct {
 	// Downstream are the stages that read this one's outputs, directly or
 	// through others: the ones a new output makes stale.
 	Downstream []string `json:"downstream"`
+	// Gate is the gate summary's lines of a stage awaiting review, as
+	// icm/runFinished has them.
+	Gate []report.GateLine `json:"gate,omitempty"`
 }
 
 // lastRunStats is what a stage's last finished run used.
@@ -123,7 +127,8 @@ func stageStatusOf(row snapshot.StageRow) StageStatus {
 	out := StageStatus{Name: row.Name, Status: row.Status, Reason: row.Reason, Kept: row.Kept, Contract: row.Contract, Outputs: row.Outputs,
 		Tokens: row.Tokens, Items: row.Items, LastRun: row.LastRun, VerifyFailed: row.VerifyFailed,
 		Rubric: row.Rubric, RubricFailed: row.RubricFailed, ReviewGate: row.ReviewGate, Face: row.Face,
-		LastRunStats: statsOf(row.Record), Calls: row.Calls, StageTokens: row.StageTokens, Context: row.Context, Downstream: row.Downstream}
+		LastRunStats: statsOf(row.Record), Calls: row.Calls, StageTokens: row.StageTokens, Context: row.Context, Downstream: row.Downstream,
+		Gate: row.Gate.Lines(nil)}
 	if out.Outputs == nil {
 		out.Outputs = []string{}
 	}

@@ -1,5 +1,6 @@
 // Package report is the plain data icm's engine produces and its front
-// ends render: a run's events and what it did (Event, Summary), the runs
+// ends render: a run's events and what it did (Event, Summary), a stage's
+// gate summary (Gate: made once, rendered by every face as its Lines), the runs
 // its traces tell (RunSummary, RunNode, Exchange), a stage test run
 // (TestReport) and the listings a front end shows (ToolInfo,
 // PullProgress). Each type is defined here once: package workflow emits

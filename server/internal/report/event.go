@@ -66,11 +66,9 @@ type Event struct {
 	// Tokens are totals for the stage or run (stage-end, run-end).
 	PromptTokens int `json:"prompt_tokens,omitempty"`
 	OutputTokens int `json:"output_tokens,omitempty"`
-	// Missing are the declared outputs the model wrote no file for, as
-	// the contract names them; Proposed the files outside output/ the
-	// run proposes to change, applied at approval (stage-end).
-	Missing  []string `json:"missing,omitempty"`
-	Proposed []string `json:"proposed,omitempty"`
+	// Gate is the summary the stage's review gate shows (stage-end; nil
+	// when there is nothing to say).
+	Gate *Gate `json:"gate,omitempty"`
 	// Manual is what the person is to do when the stage is a step of
 	// theirs, in its contract's words (stage-end).
 	Manual string `json:"manual,omitempty"`

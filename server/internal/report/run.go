@@ -17,11 +17,6 @@ type StageResult struct {
 	// ReviewGate is the contract's Review Gate text: what the person
 	// checks before approving ("" when the contract has none).
 	ReviewGate string `json:"review_gate,omitempty"`
-	// Warnings are what icm warned of in the contract when it ran.
-	Warnings []state.Warning `json:"warnings,omitempty"`
-	// Lacked are the headings later stages read of its outputs that the
-	// outputs, as the run left them, lack (check.Report.HeadingsLacked).
-	Lacked []state.LackedHeading `json:"lacked_headings,omitempty"`
 
 	StopReason string `json:"stop_reason,omitempty"`
 	Items      int    `json:"items,omitempty"`
@@ -36,15 +31,10 @@ type StageResult struct {
 	Duration     time.Duration       `json:"duration"`
 	// AutoApproved is set when the Gate is auto and every check passed.
 	AutoApproved bool `json:"auto_approved,omitempty"`
-	// Missing are the declared outputs the model wrote no file for, as
-	// the contract names them: a partial answer, kept.
-	Missing []string `json:"missing,omitempty"`
-	// Undeclared are the files written into output/ of a contract that
-	// names none, workspace-relative.
-	Undeclared []string `json:"undeclared,omitempty"`
-	// Proposed are the changes to files outside output/ the run kept for
-	// the person to approve: each target, workspace-relative.
-	Proposed []Proposed `json:"proposed,omitempty"`
+	// Gate is the summary its review gate shows: outputs missing, files
+	// written or proposed beyond the contract's names, headings later
+	// stages lack, what icm warned of (nil when there is nothing to say).
+	Gate *Gate `json:"gate,omitempty"`
 	// Manual is what the person is to do when the stage is a step of
 	// theirs, not a model's ("" for any other stage), in the contract's
 	// words; ManualWhy says what makes it theirs.

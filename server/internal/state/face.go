@@ -181,19 +181,13 @@ func oneLine(s string) string {
 	return s
 }
 
-// writesParts say what a run that names its files left for the person:
-// the declared outputs it did not write, and, while it waits for review,
-// the changes it proposes outside output/.
+// writesParts say what a run that names its files left for the person
+// once its stage is approved: the declared outputs it did not write.
+// While the stage awaits review its gate summary says that and more
+// (report.Gate), beside the face.
 func writesParts(w *Writes, awaiting bool) []string {
-	if w == nil {
-		return nil
+	if line := w.MissingLine(); line != "" && !awaiting {
+		return []string{line}
 	}
-	var parts []string
-	if line := w.MissingLine(); line != "" {
-		parts = append(parts, line)
-	}
-	if n := len(w.Proposals); n > 0 && awaiting {
-		parts = append(parts, fmt.Sprintf("proposes %s outside output/, applied when approved", human.Plural(n, "change")))
-	}
-	return parts
+	return nil
 }

@@ -63,8 +63,8 @@ func TestAPartialAnswerIsKept(t *testing.T) {
 	scriptWrites(h, write("output/plan.md", "# Plan\n"), write("output/budget.md", "# Budget\n"))
 	sum := h.mustRun(workflow.Options{})
 	res := sum.Ran[0]
-	if strings.Join(res.Missing, ",") != "output/risks.md" {
-		t.Errorf("the result's missing outputs = %v", res.Missing)
+	if res.Gate == nil || strings.Join(res.Gate.Missing, ",") != "output/risks.md" {
+		t.Errorf("the result's gate = %+v, want output/risks.md missing", res.Gate)
 	}
 	if h.read("stages/01-plan/output/plan.md") != "# Plan\n" || h.read("stages/01-plan/output/budget.md") != "# Budget\n" {
 		t.Error("the files written were not saved")
@@ -73,8 +73,8 @@ func TestAPartialAnswerIsKept(t *testing.T) {
 	if s.Status != state.Awaiting || s.Record.Writes == nil || s.Record.Writes.MissingLine() != "2 of 3 outputs written; still missing: output/risks.md" {
 		t.Fatalf("state %s, writes %+v", s.Status, s.Record.Writes)
 	}
-	if f := state.FaceOf(s, false, ""); !strings.Contains(f.Text(), "2 of 3 outputs written; still missing: output/risks.md") {
-		t.Errorf("the state does not say what is missing: %s", f.Text())
+	if lines := res.Gate.Lines(nil); len(lines) == 0 || !strings.HasPrefix(lines[0].Text, "2 of 3 outputs written; still missing: output/risks.md") {
+		t.Errorf("the gate does not say what is missing first: %+v", lines)
 	}
 
 	h2 := h.again()

@@ -101,7 +101,6 @@ func (r *run) commit(ctx context.Context, outputs map[string][]byte, cur *state.
 	rec := r.record(state.RunDone, now, before)
 	rec.Verify, rec.Rubric = r.res.Verify, r.res.Rubric
 	rec.Writes = r.writes
-	r.report(rec.Writes)
 	if r.prov != nil {
 		rec.Sources = r.prov.Record()
 	}
@@ -121,9 +120,10 @@ func (r *run) commit(ctx context.Context, outputs map[string][]byte, cur *state.
 		r.res.AutoApproved = true
 	}
 	_ = e.ws.Disk.RemoveAll(filepath.Join(st.Dir, state.StateDir, state.ItemsDir))
+	r.gate(rec)
 	e.emit(report.Event{Kind: report.EventStageEnd, Stage: st.Name, Status: state.RunDone, Outputs: r.res.Outputs, Verify: r.res.Verify, Rubric: r.res.Rubric, ReviewGate: r.res.ReviewGate,
 		Duration: r.res.Duration, PromptTokens: r.res.Prompt, OutputTokens: r.res.Output,
-		Message: r.endMessage(), SameOutput: r.wroteSame(rec), Missing: r.res.Missing, Proposed: proposedTargets(r.res.Proposed)})
+		Message: r.endMessage(), SameOutput: r.wroteSame(rec), Gate: r.res.Gate})
 	return nil
 }
 
@@ -139,7 +139,7 @@ func (r *run) record(status string, outputs, before map[string]string) *state.Re
 		Status: status, Inputs: r.inputs, Reads: r.readHashes(),
 		Outputs: outputs, PrevOutputs: before, Items: r.res.Items, StopReason: r.res.StopReason,
 		PromptTokens: r.res.Prompt, OutputTokens: r.res.Output, ModelCalls: r.res.ModelCalls, ToolCalls: r.res.ToolCalls,
-		ToolErrors: r.res.ToolErrors, ToolFailures: r.res.ToolFailures, Warnings: r.res.Warnings,
+		ToolErrors: r.res.ToolErrors, ToolFailures: r.res.ToolFailures, Warnings: r.warnings,
 	}
 	r.settle(rec)
 	return rec
@@ -200,16 +200,15 @@ func (r *run) endMessage() string {
 	return msg + toolSuffix(r.res)
 }
 
-// report puts what a run that names its files wrote against the contract
-// into its result, for the gate.
-func (r *run) report(w *state.Writes) {
-	if w == nil {
-		return
+// gate is the summary the stage's gate shows, made once from the record
+// the run wrote and the outputs as they are now (the headings later
+// stages read that they lack).
+func (r *run) gate(rec *state.Record) {
+	var lacked []state.LackedHeading
+	if r.rep != nil {
+		lacked = r.rep.HeadingsLacked(r.st.Name)
 	}
-	r.res.Missing, r.res.Undeclared = w.Missing, w.Undeclared
-	for _, p := range w.Proposals {
-		r.res.Proposed = append(r.res.Proposed, report.Proposed{Target: p.Target, Kept: p.Kept, New: p.Base == state.Missing})
-	}
+	r.res.Gate = report.GateOf(r.st.Name, rec, lacked)
 }
 
 // dropUnwritten removes the files of the stage's previous outputs that
@@ -333,13 +332,4 @@ func verifyEnv(ws *workspace.Workspace, st *workspace.Stage, code verify.CodeChe
 		Resolve:    func(p string) (string, error) { return ws.Resolve(st.Dir, p) },
 		CodeBlocks: code, Provenance: prov, Permit: permit,
 	}
-}
-
-// proposedTargets are the files a run proposes to change.
-func proposedTargets(ps []report.Proposed) []string {
-	var out []string
-	for _, p := range ps {
-		out = append(out, p.Target)
-	}
-	return out
 }

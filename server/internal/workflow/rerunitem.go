@@ -76,7 +76,8 @@ func (e *Engine) rerunItem(ctx context.Context, rep *check.Report, sr *check.Sta
 		return nil, wholeStage(st.Name, fmt.Sprintf("stage %s: item %d (%s) cannot be told apart in %s: it and the items around it were edited; run the whole stage, or undo the edits around it", st.Name, n, items[n-1].Title, w.Output))
 	}
 
-	r := &run{e: e, sr: sr, st: st, c: c, res: &report.StageResult{Stage: st.Name, Items: len(items)}, prev: cur.Record}
+	r := &run{e: e, sr: sr, st: st, c: c, res: &report.StageResult{Stage: st.Name, Items: len(items)}, prev: cur.Record,
+		rep: rep, warnings: warningsOf(e.ws, rep, sr)}
 	r.settings, r.configured = e.settingsOf(c)
 	if r.inputs, err = state.Fingerprint(e.ws, st, c); err != nil {
 		return nil, err
@@ -175,9 +176,10 @@ func (r *run) commitItem(ctx context.Context, cur *state.StageState, w *Written,
 		return err
 	}
 	r.res.Status = state.RunDone
+	r.gate(rec)
 	e.emit(report.Event{Kind: report.EventStageEnd, Stage: st.Name, Status: state.RunDone, Outputs: r.res.Outputs, Verify: r.res.Verify, Rubric: r.res.Rubric, ReviewGate: r.res.ReviewGate,
 		Duration: r.res.Duration, PromptTokens: r.res.Prompt, OutputTokens: r.res.Output,
 		Message:    fmt.Sprintf("item %d (%s) written again; the other items are as they were", sp.Index, sp.Title) + toolSuffix(r.res),
-		SameOutput: r.wroteSame(rec)})
+		SameOutput: r.wroteSame(rec), Gate: r.res.Gate})
 	return nil
 }

@@ -89,6 +89,10 @@ type run struct {
 	// stage whose answer is its one output).
 	proposed []proposal
 	writes   *state.Writes
+	// rep is the check the run was made on; warnings what it warned of
+	// in the stage's contract, kept with the run for its gate.
+	rep      *check.Report
+	warnings []state.Warning
 	// mu guards res, prov and done while For each items run concurrently.
 	mu  sync.Mutex
 	res *report.StageResult
@@ -178,7 +182,6 @@ func (e *Engine) runStage(ctx context.Context, rep *check.Report, sr *check.Stag
 		r.fail(err)
 		return r.res, err
 	}
-	r.res.Lacked = rep.HeadingsLacked(st.Name)
 	return r.res, nil
 }
 
@@ -186,7 +189,8 @@ func (e *Engine) runStage(ctx context.Context, rep *check.Report, sr *check.Stag
 // and its last record, which a failure puts back.
 func (e *Engine) newRun(rep *check.Report, sr *check.StageReport, cur *state.StageState) (*run, error) {
 	st, c := sr.Stage, sr.Contract
-	r := &run{e: e, sr: sr, st: st, c: c, cur: cur, res: &report.StageResult{Stage: st.Name, Warnings: warningsOf(e.ws, rep, sr)}}
+	r := &run{e: e, sr: sr, st: st, c: c, cur: cur, res: &report.StageResult{Stage: st.Name},
+		rep: rep, warnings: warningsOf(e.ws, rep, sr)}
 	if cur != nil {
 		r.prev = cur.Record
 	}

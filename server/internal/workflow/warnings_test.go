@@ -114,7 +114,10 @@ func TestWarningsAreRecordedWithTheRun(t *testing.T) {
 			}
 		}
 	}
-	check("the result", sum.Ran[0].Warnings)
+	if sum.Ran[0].Gate == nil {
+		t.Fatal("the result has no gate summary")
+	}
+	check("the result's gate", sum.Ran[0].Gate.Warnings)
 	rec, err := state.ReadRecord(h.ws().Disk, mustStage(t, h, "01-draft").Dir)
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +165,10 @@ func TestTheGateSaysWhichHeadingsLaterStagesLack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lacks := sum.Ran[0].Lacked
+	if sum.Ran[0].Gate == nil {
+		t.Fatal("the result has no gate summary")
+	}
+	lacks := sum.Ran[0].Gate.Lacked
 	if len(lacks) != 1 {
 		t.Fatalf("lacked %+v, want the one heading Budget", lacks)
 	}

@@ -156,8 +156,13 @@ func (f *File) outputLenses(ctx context.Context, sources []Lens) []Lens {
 	on := Target{Workspace: ws.Root, Stage: stg.Name, Path: f.Doc.Path}
 	offer := func(title string, verb Verb) Offer { return Offer{Title: title, Verb: verb, On: on} }
 	running := row.Status == StatusRunning
-	st := offer(row.Face.Label, VerbStatus)
+	st := offer(joinWords(row.Face.Label, row.Gate.Tally()), VerbStatus)
 	st.Full = row.Face.Text()
+	// The gate's summary, line by line, as the notice and the Pipeline
+	// view say it; the title counts its lines by their words.
+	for _, l := range row.Gate.Lines(nil) {
+		st.Full = joinWords(st.Full, report.GateText(l))
+	}
 	var primary *Offer
 	if row.Status == string(state.Awaiting) {
 		a := offer("✓ Approve", VerbApprove)

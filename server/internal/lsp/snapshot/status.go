@@ -7,6 +7,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/trust"
@@ -90,6 +91,9 @@ type StageRow struct {
 	// Downstream are the stages that read this one's outputs, directly or
 	// through others: the ones a new output makes stale.
 	Downstream []string
+	// Gate is the gate summary of a stage awaiting review (nil for any
+	// other, or when there is nothing to say).
+	Gate *report.Gate
 }
 
 // Status derives the workspace's state from disk (state.Pipeline, as
@@ -123,7 +127,7 @@ func (w *Workspace) Status(ctx context.Context) *Status {
 		stg := disk.Stages[i]
 		row := StageRow{Name: ss.Stage, Status: string(ss.Status), Reason: ss.Reason, Kept: string(ss.Kept), Contract: stg.Contract,
 			Items: -1, LastRun: ss.LastRun, VerifyFailed: ss.VerifyFailed,
-			Face: state.FaceOf(ss, false, ""), Record: ss.Record, Downstream: down[stg.Name]}
+			Face: state.FaceOf(ss, false, ""), Record: ss.Record, Downstream: down[stg.Name], Gate: session.GateAt(rep, ss)}
 		if sr := rep.Stage(stg.Name); sr != nil && sr.Contract != nil {
 			c := sr.Contract
 			row.Rubric, row.RubricFailed = ss.Rubric, ss.RubricFailed
