@@ -5,6 +5,7 @@
 // server offers. Plain data out, so the wording is tested without VS Code.
 import { faceText } from './present';
 import { errorNotice, relativeTo } from './errors';
+import { gateSentences } from './gate';
 import type { ErrorAction, NextStep, RunFinished } from './protocol';
 
 /** A fix offered on an error, as the server sends it. */
@@ -142,9 +143,6 @@ function noticeOf(ev: RunFinished, next?: NextStep): RunNotice {
   }
   const head = ev.item !== undefined && ev.item > 0 ? `${stage} item ${ev.item} written again` : `${stage} finished`;
   const problems: string[] = [];
-  if (ev.missing !== undefined && ev.missing.length > 0) {
-    problems.push(`still missing: ${ev.missing.join(', ')}`);
-  }
   if (tools !== '') {
     problems.push(tools);
   }
@@ -155,15 +153,17 @@ function noticeOf(ev: RunFinished, next?: NextStep): RunNotice {
   if (ev.rubricFailed === true && ev.rubric !== undefined && ev.rubric !== '') {
     problems.push(`its rubric: ${ev.rubric}`);
   }
-  const proposed = ev.proposed !== undefined && ev.proposed.length > 0 ? ` It proposes changes to ${ev.proposed.join(', ')}, applied when you approve.` : '';
+  // The gate summary follows, line by line in the server's words: the
+  // Pipeline view's tooltip and the output's lens say the same.
+  const gate = ev.gate ?? [];
   const text =
     (problems.length === 0
       ? `${head} and awaits review.`
       : `${head} and awaits review, but ${problems.join('; ')}.`) +
-    proposed +
+    gateSentences(gate) +
     reviewChecklist(ev.reviewGate);
   return {
-    severity: problems.length === 0 ? 'info' : 'warning',
+    severity: problems.length === 0 && gate.length === 0 ? 'info' : 'warning',
     text,
     actions: [button(Button.openOutput), button(Button.approve), ...withRun],
   };

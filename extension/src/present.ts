@@ -3,6 +3,7 @@
 // laid out for each place. Plain data out, so the wording is tested
 // without VS Code.
 import { formatMoment, formatTime } from './format';
+import { gateMarkdown } from './gate';
 import type { ModelStatus, NextStep, StageFace, StageState, StageStatus, StateWords, WorkspaceStatus } from './protocol';
 
 /** The face in one line: "approved · last re-run failed: ...". */
@@ -82,6 +83,8 @@ export function stageView(ws: WorkspaceStatus, st: StageStatus, now: Date): Stag
   if (face.detail !== undefined && face.detail !== '') {
     tip.push(escapeMarkdown(face.detail));
   }
+  // The gate summary, as the run's notice and the output's lens say it.
+  tip.push(...gateMarkdown(st.gate, escapeMarkdown));
   if (tokens !== undefined) {
     tip.push(`Context: ${tokens}`);
   }

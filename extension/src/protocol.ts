@@ -190,6 +190,25 @@ export interface StageStatus {
   context?: string;
   /** The stages that read this one's outputs, directly or through others. */
   downstream?: string[];
+  /** The gate summary of a stage awaiting review, as icm/runFinished has it. */
+  gate?: GateLine[];
+}
+
+/**
+ * One line of a stage's gate summary (report.Gate on the server): the
+ * same lines in the notice, the Pipeline view and the output's lens.
+ */
+export interface GateLine {
+  /** The check result: 'warn' or 'fail'. */
+  status: 'ok' | 'warn' | 'fail' | 'skip';
+  /** The result as a gate line says it: 'WARN', 'FAIL'. */
+  word: string;
+  /** The line, one sentence. */
+  text: string;
+  /** Its particulars, one a line ("stages/01-x/CONTEXT.md:4: ..."). */
+  items?: string[];
+  /** 'run' when the line asks for the stage to run again. */
+  action?: string;
 }
 
 export interface RunningStatus {
@@ -308,10 +327,8 @@ export interface RunFinished {
   rubricFailed?: boolean;
   /** The contract's Review Gate checklist, one item a line. */
   reviewGate?: string[];
-  /** The declared outputs the model wrote no file for, as the contract names them. */
-  missing?: string[];
-  /** The files outside output/ the run proposes to change, applied when the stage is approved. */
-  proposed?: string[];
+  /** The stage's gate summary: outputs missing, changes proposed, headings later stages lack, warnings. */
+  gate?: GateLine[];
   /** For a stage that is the person's step: what its contract says to do. */
   manual?: string;
 }

@@ -151,10 +151,28 @@ test('runNotice', async (t) => {
       actions: ['Approve', 'Show Run'],
     },
     {
-      name: 'a partial answer names what is missing; proposed changes are said',
-      ev: { stage: '01-map', missing: ['output/risks.md'], proposed: ['_config/endpoint-map.md'] },
+      // The gate summary, line by line in the server's words (the same
+      // lines the Pipeline view's tooltip and the output's lens show);
+      // before, the notice said only what was missing and proposed.
+      name: 'the gate summary: what is missing, proposed, lacked, warned of',
+      ev: {
+        stage: '01-map',
+        reviewGate: ['Every endpoint is listed.'],
+        gate: [
+          { status: 'fail', word: 'FAIL', text: '2 of 3 outputs written; still missing: output/risks.md; run the stage again for the rest', action: 'run' },
+          { status: 'warn', word: 'WARN', text: 'It proposes 1 change outside output/, applied only when you approve', items: ['_config/endpoint-map.md'] },
+          { status: 'warn', word: 'WARN', text: 'icm read the contract with 1 warning (the stage ran all the same)', items: ['stages/01-map/CONTEXT.md:14: min-words needs a positive number'] },
+        ],
+      },
       severity: 'warning',
-      text: /^01-map finished and awaits review, but still missing: output\/risks\.md\. It proposes changes to _config\/endpoint-map\.md, applied when you approve\.$/,
+      text: /^01-map finished and awaits review\. FAIL 2 of 3 outputs written; still missing: output\/risks\.md; run the stage again for the rest\. WARN It proposes 1 change outside output\/, applied only when you approve: _config\/endpoint-map\.md\. WARN icm read the contract with 1 warning \(the stage ran all the same\): stages\/01-map\/CONTEXT\.md:14: min-words needs a positive number\. Review Gate: Every endpoint is listed\.$/,
+      actions: ['Open Output', 'Approve', 'Show Run'],
+    },
+    {
+      name: 'the gate summary after the problems of the run',
+      ev: { stage: '02-research', tools: '1 of 2 tool calls failed', gate: [{ status: 'warn', word: 'WARN', text: 'icm read the contract with 1 warning (the stage ran all the same)', items: ['a.md:3: x'] }] },
+      severity: 'warning',
+      text: /^02-research finished and awaits review, but 1 of 2 tool calls failed\. WARN icm read the contract with 1 warning \(the stage ran all the same\): a\.md:3: x\.$/,
       actions: ['Open Output', 'Approve', 'Show Run'],
     },
     { name: 'cancelled, approved', ev: { cancelled: true, ok: false, outcome: 'cancelled', face: approved }, severity: 'info', text: /^01-scope run cancelled; it is still approved\.$/, actions: [] },

@@ -180,6 +180,25 @@ test('stageView', async (t) => {
     const w = stageView(workspace(), stage('01-scope', { status: 'config-error', kept: 'awaiting-review' }), now);
     assert.match(w.accessibleLabel, /^01-scope, config error, its output is kept for review/);
   });
+  await t.test('the gate summary is in the tooltip, line by line in the server\'s words', () => {
+    const st = stage('01-map', {
+      status: 'awaiting-review',
+      face: faceOf('awaiting-review'),
+      lastRun: ran,
+      gate: [
+        { status: 'fail', word: 'FAIL', text: '2 of 3 outputs written; still missing: output/risks.md; run the stage again for the rest', action: 'run' },
+        { status: 'warn', word: 'WARN', text: 'icm read the contract with 1 warning (the stage ran all the same)', items: ['stages/01-map/CONTEXT.md:14: *min-words* needs a number'] },
+      ],
+    });
+    const v = stageView(workspace({ stages: [st] }), st, now);
+    assert.match(
+      v.tooltip,
+      /\n\nFAIL 2 of 3 outputs written; still missing: output\/risks\.md; run the stage again for the rest\n\nWARN icm read the contract with 1 warning \\\(the stage ran all the same\\\):\n- stages\/01-map\/CONTEXT\.md:14: \\\*min-words\\\* needs a number(\n|$)/,
+    );
+    // The row itself reads as it would without the summary.
+    const plain = { ...st, gate: undefined };
+    assert.equal(v.description, stageView(workspace({ stages: [plain] }), plain, now).description);
+  });
   await t.test('reason is escaped in the tooltip', () => {
     const v = stageView(workspace(), stage('01-scope', { face: faceOf('stale', 'input *x* changed') }), now);
     assert.match(v.tooltip, /input \\\*x\\\* changed/);
