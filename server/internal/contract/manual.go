@@ -153,7 +153,7 @@ func madeBy(files []string, shell []shellBlock) []string {
 			continue
 		}
 		for _, b := range shell {
-			if strings.Contains(b.text, name) {
+			if commandMakes(b.text, name) {
 				out = append(out, name)
 				break
 			}

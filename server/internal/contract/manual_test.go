@@ -23,6 +23,8 @@ func TestManualStepsAreToldApart(t *testing.T) {
 		{"a report and an example command", "## Process\nExplain how to run the tests, e.g.\n\n```sh\nmake test\n```\n\n## Outputs\n- report.md -> output/\n", ""},
 		{"reports in words", "## Process\nReview the change.\n\n## Outputs\n- A review report with findings\n- A list of questions\n", ""},
 		{"data the model writes", "## Process\nList the leads as JSON.\n\n## Outputs\n- leads.json -> output/\n", ""},
+		{"a command that files the output away", "## Process\nWrite the recipe to `output/recipe.yaml`.\n\n## Copy to Archive\n\n```bash\ncp output/recipe.yaml ../archive/done/\ncat output/recipe.yaml | wc -l\n```\n\n## Outputs\n- recipe.yaml -> output/\n", ""},
+		{"a command writes it with its output flag", "## Process\nRender the chart.\n\n```sh\nchartgen data.csv -o output/chart.svg\n```\n\n## Outputs\n- output/chart.svg\n", "chart.svg"},
 		{"facts of finished work", "## Outputs\n- Stack confirmed: a static site on a small host\n- Dates read with a date library\n", ""},
 	} {
 		c := Parse("/ws/stages/03-x/CONTEXT.md", []byte("# Stage: 03-x\n\n"+tc.body))
