@@ -151,6 +151,7 @@ func (w *Workspace) Status(ctx context.Context) *Status {
 		if running != nil && running.Stage == stg.Name {
 			row.Status, row.Reason = StatusRunning, "a run is working on it"
 			row.Face = state.FaceOf(ss, true, runningDetail(running))
+			row.Gate = nil // the run at work on it makes a new one
 		}
 		out.Stages = append(out.Stages, row)
 	}
