@@ -79,6 +79,41 @@ func TestTheGateSummaryIsTheSameInEveryFace(t *testing.T) {
 		}
 		return false
 	})
+
+	// A run at work on the stage makes a new summary: while it runs, the
+	// row shows none of the last run's lines beside "running".
+	s.ollama.Default(ollamatest.Hang())
+	sent := len(s.Notifications("icm/statusChanged"))
+	finished := len(s.Notifications("icm/runFinished"))
+	if _, err := s.ExecuteCommand("icm.runStage", map[string]any{"workspace": s.dir, "stage": "01-scope"}); err != nil {
+		t.Fatal(err)
+	}
+	s.Await("the running stage's row", func() bool {
+		for _, raw := range s.Notifications("icm/statusChanged")[sent:] {
+			var ws struct {
+				Stages []struct {
+					Name, Status string
+					Gate         []gateLine
+				}
+			}
+			if json.Unmarshal(raw, &ws) != nil {
+				continue
+			}
+			for _, st := range ws.Stages {
+				if st.Name == "01-scope" && st.Status == "running" {
+					if len(st.Gate) > 0 {
+						t.Fatalf("the running stage's row shows the last run's summary: %+v", st.Gate)
+					}
+					return true
+				}
+			}
+		}
+		return false
+	})
+	if _, err := s.ExecuteCommand("icm.cancel", map[string]any{"workspace": s.dir}); err != nil {
+		t.Fatal(err)
+	}
+	s.Await("the cancelled run ends", func() bool { return len(s.Notifications("icm/runFinished")) > finished })
 }
 
 // appendTo adds text at the end of a file.
