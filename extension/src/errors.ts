@@ -85,7 +85,7 @@ export function buttonLabel(a: ErrorAction, kind?: string): string | undefined {
 }
 
 /** Kinds that are the person's call rather than a failure. */
-const warnings = new Set(['verify-failed', 'edited-output', 'stale', 'not-run', 'locked', 'untrusted']);
+const warnings = new Set(['verify-failed', 'edited-output', 'stale', 'not-run', 'unapproved', 'locked', 'untrusted']);
 
 /**
  * text with the files under the workspace root named relative to it, and

@@ -47,6 +47,7 @@ func TestEveryErrorKindRendersTheSameFixes(t *testing.T) {
 		fault.KindContractInvalid:  {-32803, []string{"see:  /w/course-research/pipeline/01-scope/CONTEXT.md:7", "list every problem:  icm check -w /w/course-research"}, []string{"open-file", "run-check"}},
 		fault.KindStale:            {-32803, []string{"run it:  icm run --stage 01-scope -w /w/course-research", "approve it anyway:  icm approve 01-scope --force -w /w/course-research"}, []string{"run-stage", "approve-anyway"}},
 		fault.KindNotRun:           {-32803, []string{"run it:  icm run --stage 01-scope -w /w/course-research"}, []string{"run-stage"}},
+		fault.KindUnapproved:       {-32803, []string{"approve it as it is:  icm approve 01-scope -w /w/course-research"}, []string{"approve"}},
 		fault.KindRunFailed:        {-32803, []string{"run it:  icm run --stage 01-scope -w /w/course-research", "approve it anyway:  icm approve 01-scope --force -w /w/course-research"}, []string{"run-stage", "approve-anyway"}},
 		fault.KindScriptFailed:     {-32803, []string{"see:  /w/course-research/pipeline/05-build/CONTEXT.md", "run it:  icm run --stage 05-build -w /w/course-research"}, []string{"open-file", "run-stage"}},
 		fault.KindLocked:           {-32803, nil, nil},

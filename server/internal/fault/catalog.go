@@ -198,6 +198,21 @@ func NotRun(stage string) *Error {
 	return e.With(Action{ID: RunStage, Stage: stage})
 }
 
+// Unapproved is a stage asked to run while upstream, an earlier stage
+// whose output it reads, is not approved: its state says how it stands
+// ("awaiting review", "pending"). One awaiting review is approved first;
+// another runs first.
+func Unapproved(stage, upstream, state string, awaiting bool) *Error {
+	e := &Error{Kind: KindUnapproved, Stage: stage,
+		Msg: fmt.Sprintf("%s reads the output of %s, which is not approved (%s)", stage, upstream, state)}
+	if awaiting {
+		e.Hint = fmt.Sprintf("read %s's output, edit it if needed and approve it; then run %s", upstream, stage)
+		return e.With(Action{ID: Approve, Stage: upstream})
+	}
+	e.Hint = fmt.Sprintf("run %s and approve it first; then run %s", upstream, stage)
+	return e.With(Action{ID: RunStage, Stage: upstream})
+}
+
 // RunFailed is a stage whose last run failed.
 func RunFailed(stage, reason string) *Error {
 	e := &Error{Kind: KindRunFailed, Stage: stage,

@@ -33,6 +33,9 @@ const (
 	KindStale Kind = "stale"
 	// KindNotRun: the stage has no output yet.
 	KindNotRun Kind = "not-run"
+	// KindUnapproved: the stage reads the output of an earlier stage
+	// nobody has approved yet (awaiting review, or not run).
+	KindUnapproved Kind = "unapproved"
 	// KindRunFailed: the stage's last run failed.
 	KindRunFailed Kind = "run-failed"
 	// KindScriptFailed: a Script stage's command failed.
@@ -103,6 +106,7 @@ var kinds = map[Kind]kindInfo{
 	KindContractInvalid:  {"contract has errors", ClassFailed, false},
 	KindStale:            {"stage stale", ClassFailed, false},
 	KindNotRun:           {"stage not run", ClassFailed, false},
+	KindUnapproved:       {"earlier stage not approved", ClassFailed, false},
 	KindRunFailed:        {"last run failed", ClassFailed, false},
 	KindScriptFailed:     {"script failed", ClassFailed, false},
 	KindLocked:           {"workspace busy", ClassFailed, false},

@@ -40,6 +40,7 @@ func Cases() map[fault.Kind]*fault.Error {
 		fault.KindContractInvalid: fault.ContractInvalid("01-scope", contract, 7, []string{"input ../notes.md does not exist"}),
 		fault.KindStale:           fault.Stale("01-scope", "input.md changed since it ran"),
 		fault.KindNotRun:          fault.NotRun("01-scope"),
+		fault.KindUnapproved:      fault.Unapproved("02-research", "01-scope", "awaiting review", true),
 		fault.KindRunFailed:       fault.RunFailed("01-scope", "the model server did not answer"),
 		fault.KindScriptFailed:    fault.ScriptFailed("stage 05-build: the script exited with status 2: make: *** [all] Error 2", "05-build", filepath.Join(Root, "pipeline", "05-build", "CONTEXT.md")),
 		fault.KindLocked:          fault.Locked("another icm run is working in " + Root + " (pid 4242, icm run, since 10:04:05)"),
