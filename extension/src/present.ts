@@ -152,6 +152,12 @@ export function nextText(next: NextStep | undefined, stages: StageStatus[] = [])
       return `${stage} awaits review: read its output, edit it if you like, then approve it`;
     case 'fix':
       return `${stage} cannot run: fix the problems the Problems panel lists for its contract`;
+    case 'trust':
+      return `${stage} runs once you trust the workspace: ICM: Trust This Workspace shows what it would run, contact and read`;
+    case 'start-server':
+      return `${stage} runs once the model server answers: ICM: Doctor says how to start it`;
+    case 'wait':
+      return `${stage} is running`;
   }
   return next.message;
 }

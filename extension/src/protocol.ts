@@ -227,7 +227,11 @@ export interface RunningStatus {
 
 export interface NextStep {
   stage?: string;
-  /** run, approve, fix or done. */
+  /**
+   * run, approve, fix, trust (the workspace must be trusted first),
+   * start-server (the model server does not answer), wait (a run is going)
+   * or done.
+   */
   action: string;
   message: string;
 }

@@ -289,6 +289,10 @@ test('statusBarView', async (t) => {
     assert.match(approve.tooltip, /01-scope awaits review: read its output, edit it if you like, then approve it/);
     const fix = statusBarView(workspace({ next: { stage: '01-scope', action: 'fix', message: '01-scope cannot run: fix the problems `icm check` reports in pipeline/01-scope/CONTEXT.md' } }));
     assert.match(fix.tooltip, /01-scope cannot run: fix the problems the Problems panel lists for its contract/);
+    const server = statusBarView(workspace({ next: { stage: '01-scope', action: 'start-server', message: '01-scope ready to run once the model server answers: no model server at http://127.0.0.1:11434; start it: `ollama serve`' } }));
+    assert.match(server.tooltip, /01-scope runs once the model server answers: ICM: Doctor says how to start it/);
+    const wait = statusBarView(workspace({ next: { stage: '01-scope', action: 'wait', message: '01-scope is running: wait for the run to end, then `icm status`' } }));
+    assert.match(wait.tooltip, /01-scope is running$/);
   });
 });
 

@@ -9,12 +9,13 @@ import (
 // files, with model the run's model override ("" for the configured one),
 // and with a stage whose contract or inputs have errors marked invalid.
 func (r *Report) Pipeline(model string) (*state.PipelineState, error) {
-	return r.PipelineWith(model, nil)
+	return r.PipelineWith(state.PipelineOptions{Model: model})
 }
 
-// PipelineWith is Pipeline judging each stage's model name by models
-// (see state.ModelCheck); nil judges none.
-func (r *Report) PipelineWith(model string, models state.ModelCheck) (*state.PipelineState, error) {
+// PipelineWith is Pipeline with what else the caller knows: each stage's
+// model name judged by opts.Models, and what blocks a run (opts.Blocks).
+// The check's errors are its own (opts.Errors is replaced).
+func (r *Report) PipelineWith(opts state.PipelineOptions) (*state.PipelineState, error) {
 	contracts := map[string]*contract.Contract{}
 	errs := map[string][]string{}
 	for _, s := range r.Stages {
@@ -28,5 +29,6 @@ func (r *Report) PipelineWith(model string, models state.ModelCheck) (*state.Pip
 			}
 		}
 	}
-	return state.Pipeline(r.Workspace, contracts, state.PipelineOptions{Model: model, Errors: errs, Models: models})
+	opts.Errors = errs
+	return state.Pipeline(r.Workspace, contracts, opts)
 }

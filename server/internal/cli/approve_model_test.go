@@ -5,18 +5,22 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/scaffold"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 )
 
 // TestNextStepRepeatsTheWorkspaceFlag: the "next:" line of a command run
 // with -w names the command to type with the same -w (it used to say plain
 // `icm run`, which from the current folder finds no workspace or another).
+// The model server answers: one that does not is the next step instead.
 func TestNextStepRepeatsTheWorkspaceFlag(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Config{Models: []ollamatest.Model{{Name: scaffold.DefaultModel, ContextLength: 32768}}})
+	vars := map[string]string{"OLLAMA_HOST": srv.URL()}
 	parent := t.TempDir()
-	if _, errOut, code := runAsUser(t, parent, nil, "init", "notes"); code != 0 {
+	if _, errOut, code := runAsUser(t, parent, vars, "init", "notes"); code != 0 {
 		t.Fatalf("init: %s", errOut)
 	}
-	out, errOut, code := runAsUser(t, parent, nil, "status", "-w", "notes")
+	out, errOut, code := runAsUser(t, parent, vars, "status", "-w", "notes")
 	if code != 0 {
 		t.Fatalf("status: %s", errOut)
 	}

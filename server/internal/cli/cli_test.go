@@ -15,7 +15,9 @@ import (
 
 	contractsschema "github.com/icm-tool/icm/contracts-schema"
 	"github.com/icm-tool/icm/server/internal/schemas"
+	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
+	"github.com/icm-tool/icm/server/internal/trust/trusttest"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -152,22 +154,30 @@ func TestCheckJSONMatchesSchema(t *testing.T) {
 	}
 }
 
+// TestStatusAndNextStep: with its model server answering, the shipped
+// workspace's next step is its first stage's run, once trusted (it names
+// tool servers): before, the next step is to trust it.
 func TestStatusAndNextStep(t *testing.T) {
+	trusttest.ConfigDir(t)
+	srv := ollamatest.New(t, ollamatest.Config{Models: []ollamatest.Model{{Name: "qwen3.5:9b", ContextLength: 32768}}})
+	vars := map[string]string{"OLLAMA_HOST": srv.URL()}
 	dir := wstest.Copy(t, "course-research")
-	out, errOut, code := runICM(t, "status", "-w", dir)
+	out, errOut, code := runAsUser(t, dir, vars, "--trust", "status")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	if !strings.Contains(out, "01-scope     pending") || !strings.Contains(out, "next: 01-scope ready to run") {
 		t.Errorf("status:\n%s", out)
 	}
-	js, _, _ := runICM(t, "status", "-w", dir, "--json")
-	var st struct {
-		Stages []struct{ Stage, Status string }
-		Next   struct{ Stage, Action string }
-	}
-	if err := json.Unmarshal([]byte(js), &st); err != nil || len(st.Stages) != 4 || st.Next.Action != "run" {
-		t.Errorf("status --json = %s (%v)", js, err)
+	for want, args := range map[string][]string{"run": {"--trust", "status", "--json"}, "trust": {"status", "--json"}} {
+		js, _, _ := runAsUser(t, dir, vars, args...)
+		var st struct {
+			Stages []struct{ Stage, Status string }
+			Next   struct{ Stage, Action string }
+		}
+		if err := json.Unmarshal([]byte(js), &st); err != nil || len(st.Stages) != 4 || st.Next.Action != want {
+			t.Errorf("%v = %s (%v), want next action %s", args, js, err, want)
+		}
 	}
 }
 

@@ -21,10 +21,14 @@ func newStatusCmd(env *Env, g *globalFlags) *cobra.Command {
 		Short: "Show each stage's state and what to do next",
 		Long: `Status derives every stage's state from the files in the workspace: pending
 (not run), awaiting review (output written, not approved), approved, stale (a
-file it read changed since it ran or was approved), failed, or has errors (its
-contract has errors, so it cannot run). A re-run that failed never changes
+file it read changed since it ran or was approved), failed, has errors (its
+contract has errors, so it cannot run), config error (config.toml cannot be
+read, or names a model the model server lacks, which status asks it), or
+running (a run works on it now). A re-run that failed never changes
 what was approved: the stage stays approved and says "last re-run failed"
-with the reason. The last line says what to do next. The words are the ones
+with the reason. The last line says what to do next, and what stands
+before it: a run going, the workspace's trust, a model server that does
+not answer. The words are the ones
 the editor shows. A stage run once with icm run --model is judged by the
 configured settings like any other, and says which model wrote it
 ("approved · ran with X (configured: Y)").`,
@@ -36,7 +40,10 @@ configured settings like any other, and says which model wrote it
 			}
 			defer sess.Close()
 			ws := sess.Workspace()
-			p, rep, err := sess.Status()
+			// What the model server has: a model it lacks is a config
+			// error, and a server that does not answer holds up the next
+			// model stage.
+			p, rep, err := sess.StatusWith(sess.ModelServer().Facts(cmd.Context()))
 			if err != nil {
 				return err
 			}
@@ -50,8 +57,12 @@ configured settings like any other, and says which model wrote it
 			// as long as it needs to be, ends the line without padding.
 			tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
 			for _, s := range p.Stages {
-				// The same words the editor's lens, view and status bar show.
+				// The same words the editor's lens, view and status bar
+				// show, running for the stage a run works on now.
 				f := state.FaceOf(s, false, "")
+				if s.Face != nil {
+					f = *s.Face
+				}
 				line := f.Detail
 				if s.LastRun != nil {
 					line += " (ran " + human.Time(s.LastRun.Local(), time.Now()) + ")"

@@ -88,7 +88,7 @@ func (dr Doctor) Run(ctx context.Context) *Diagnosis {
 	rep := s.Check(nil)
 	trust, allowed := dr.trustLine()
 	model := s.Model()
-	up, installed := dr.server(ctx, d, model)
+	up, installed, down := dr.server(ctx, d, model)
 	dr.model(ctx, d, model, up, installed)
 	dr.window(ctx, d, model, up, installed, rep.Stages)
 	dr.prefill(ctx, d, model, rep)
@@ -96,7 +96,15 @@ func (dr Doctor) Run(ctx context.Context) *Diagnosis {
 	dr.search(ctx, d, allowed)
 	d.Lines = append(d.Lines, trust)
 	d.Lines = append(d.Lines, checkLine(rep.Findings))
-	if p, err := rep.Pipeline(s.opts.Settings.Model); err == nil {
+	// The next step weighs what the lines found, as icm status does.
+	var facts *ModelFacts
+	switch {
+	case down != nil:
+		facts = &ModelFacts{Down: down}
+	case installed != nil:
+		facts = &ModelFacts{Installed: installed, Known: true}
+	}
+	if p, err := s.pipeline(rep, facts); err == nil {
 		d.Next = p.Next
 	}
 	for _, l := range d.Lines {
@@ -111,22 +119,22 @@ func (d *Diagnosis) add(l DiagLine) { d.Lines = append(d.Lines, l) }
 
 // server checks the model server answers and asks its version and
 // models; up says it answered, installed is what it has (nil when it
-// cannot say).
-func (dr Doctor) server(ctx context.Context, d *Diagnosis, model string) (up bool, installed []string) {
+// cannot say), down why it did not answer (nil when it was not asked).
+func (dr Doctor) server(ctx context.Context, d *Diagnosis, model string) (up bool, installed []string, down error) {
 	s := dr.s
 	l := DiagLine{ID: "server", Title: "model server"}
 	if s.modelBlocked() {
 		// The workspace names the server: untrusted, it is not asked.
 		l.Status, l.Text = DiagSkip, "not asked: the workspace names this server and is not trusted"
 		d.add(l)
-		return false, nil
+		return false, nil, nil
 	}
 	c, err := s.newClient(llm.WithRetry(time.Second, 1))
 	if err != nil {
 		l.Status, l.Text = DiagFail, fault.From(err).Msg
 		l.Fix = &DiagFix{Setting: "[model] in config.toml", Action: fault.Action{ID: fault.OpenFile, File: s.ws.Config.Path, Line: 1}}
 		d.add(l)
-		return false, nil
+		return false, nil, err
 	}
 	url := s.ModelServer().URL()
 	where := url
@@ -145,7 +153,7 @@ func (dr Doctor) server(ctx context.Context, d *Diagnosis, model string) (up boo
 		}
 		l.Fix = serverFix(f, url)
 		d.add(l)
-		return false, nil
+		return false, nil, err
 	}
 	l.Status, l.Text = DiagOK, fmt.Sprintf("%s answers", where)
 	if version != "" {
@@ -154,9 +162,9 @@ func (dr Doctor) server(ctx context.Context, d *Diagnosis, model string) (up boo
 	d.add(l)
 	names, err := llm.ListModels(cctx, c)
 	if err != nil {
-		return true, nil
+		return true, nil, nil
 	}
-	return true, names
+	return true, names, nil
 }
 
 // serverFix is the one fix of a server that does not answer: start it
@@ -201,12 +209,19 @@ func (dr Doctor) model(ctx context.Context, d *Diagnosis, model string, up bool,
 	default:
 		l.Status = DiagFail
 		l.Text = model + " is not installed"
-		if near := suggest.Model(model, installed); near != "" {
+		l.Fix = &DiagFix{Command: "icm pull " + model, Action: fault.Action{ID: fault.PullModel, Model: model, URL: s.ModelServer().URL()}}
+		if typo := suggest.ModelTypo(model, installed); typo != "" {
+			// A misspelling of an installed model: pulling the misspelt
+			// name is never the fix, naming the installed one is.
+			l.Text += "; the nearest installed is " + typo
+			l.Fix = &DiagFix{Setting: fmt.Sprintf("[model] name = %q in config.toml", typo), Action: fault.Action{ID: fault.ChooseModel, Model: typo}}
+		} else if near := suggest.Model(model, installed); near != "" {
+			// Another size or tag of an installed family: it may be the
+			// model meant, so pulling it stays the fix.
 			l.Text += "; the nearest installed is " + near
 		} else if len(installed) > 0 {
 			l.Text += "; installed: " + strings.Join(installed, ", ")
 		}
-		l.Fix = &DiagFix{Command: "icm pull " + model, Action: fault.Action{ID: fault.PullModel, Model: model, URL: s.ModelServer().URL()}}
 	}
 	d.add(l)
 }

@@ -24,23 +24,33 @@ func (s *Session) Status() (*state.PipelineState, *check.Report, error) {
 // ModelFacts is what a front end learned of the model server's models,
 // for StatusWith to judge model names by: Installed are its models, and
 // Known is false while it has not answered (so none can be checked).
+// Down, when set, is why the server did not answer when asked: a model
+// stage waits for it, and the next step says so.
 type ModelFacts struct {
 	Installed []string
 	Known     bool
+	Down      error
 }
 
 // StatusWith is Status judging each stage's model by facts (nil judges
 // none): a model the server lacks, or a changed one that cannot be
 // checked, puts its stages in "config error" with their approvals kept,
-// rather than making them stale.
+// rather than making them stale; a server that was down holds up the
+// next model stage's run.
 func (s *Session) StatusWith(facts *ModelFacts) (*state.PipelineState, *check.Report, error) {
 	s.warnConfig()
 	rep := s.Check(nil)
-	p, err := rep.PipelineWith(s.opts.Settings.Model, s.modelCheck(facts))
+	p, err := s.pipeline(rep, facts)
 	if err != nil {
 		return nil, rep, fault.From(err)
 	}
 	return p, rep, nil
+}
+
+// pipeline derives every stage's state from rep, and the next step from
+// them and from what blocks a run (see blocks).
+func (s *Session) pipeline(rep *check.Report, facts *ModelFacts) (*state.PipelineState, error) {
+	return rep.PipelineWith(state.PipelineOptions{Model: s.opts.Settings.Model, Models: s.modelCheck(facts), Blocks: s.blocks(facts)})
 }
 
 // Check runs the workspace's checks (what `icm check` reports) over files,

@@ -16,6 +16,7 @@ type Lock struct {
 	f    *os.File
 	root *workspace.Root
 	info string
+	held holder
 }
 
 // LockedError says another run holds the workspace.
@@ -39,6 +40,8 @@ type holder struct {
 	PID     int       `json:"pid"`
 	Started time.Time `json:"started"`
 	Command string    `json:"command"`
+	// Stage is the stage the run works on now, once it started one.
+	Stage string `json:"stage,omitempty"`
 }
 
 // Lock file names inside the workspace's .icm folder.
@@ -74,9 +77,23 @@ func Acquire(root *workspace.Root, command string) (*Lock, error) {
 		}
 		return nil, e
 	}
-	data, _ := json.Marshal(holder{PID: os.Getpid(), Started: time.Now(), Command: command})
-	_ = root.WriteFile(holderFile, data, 0o644)
-	return &Lock{f: f, root: root, info: holderFile}, nil
+	l := &Lock{f: f, root: root, info: holderFile, held: holder{PID: os.Getpid(), Started: time.Now(), Command: command}}
+	l.write()
+	return l, nil
+}
+
+// Working says which stage the run works on now, for whoever asks while
+// it runs (Running): `icm status` in another terminal, the editor.
+func (l *Lock) Working(stage string) {
+	l.held.Stage = stage
+	l.write()
+}
+
+// write tells who holds the lock; what cannot be written only leaves
+// others knowing less (the lock itself holds).
+func (l *Lock) write() {
+	data, _ := json.Marshal(l.held)
+	_ = l.root.WriteCheckpoint(l.info, data, 0o644)
 }
 
 // Release frees the lock.
@@ -93,13 +110,26 @@ func (l *Lock) Release() error {
 // when, without taking the lock (so asking never refuses a run starting at
 // that moment): the holder file a run writes, with its process alive.
 func RunGoing(root *workspace.Root) (since time.Time, going bool) {
+	h, going := runHolder(root)
+	return h.Started, going
+}
+
+// RunningStage reports whether a run holds the workspace's lock now, as
+// RunGoing does, and the stage it works on ("" before its first).
+func RunningStage(root *workspace.Root) (stage string, going bool) {
+	h, going := runHolder(root)
+	return h.Stage, going
+}
+
+// runHolder reads who holds the run lock, if a live process does.
+func runHolder(root *workspace.Root) (holder, bool) {
 	data, err := root.ReadFileMax(holderFile, maxStateFile)
 	if err != nil {
-		return time.Time{}, false
+		return holder{}, false
 	}
 	var h holder
 	if json.Unmarshal(data, &h) != nil || h.PID <= 0 || !alive(h.PID) {
-		return time.Time{}, false
+		return holder{}, false
 	}
-	return h.Started, true
+	return h, true
 }

@@ -2,8 +2,8 @@ package state
 
 import (
 	"fmt"
+
 	"github.com/icm-tool/icm/server/internal/human"
-	"strings"
 
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/workspace"
@@ -21,13 +21,21 @@ const (
 type PipelineState struct {
 	Stages []*StageState `json:"stages"`
 	Next   Next          `json:"next"`
+	// Running names the stage a run is working on now ("" when none is,
+	// or when a run holds the workspace before its first stage).
+	Running string `json:"running,omitempty"`
+	// steps are each stage's own next step (StepOf).
+	steps map[string]Next
 }
 
 // Next is the one thing to do next in a workspace.
 type Next struct {
 	// Stage is the stage to act on ("" when everything is approved).
 	Stage string `json:"stage,omitempty"`
-	// Action is run, approve, fix (the contract has errors) or done.
+	// Action is run, approve, fix (the contract has errors or config.toml
+	// cannot be used), trust (the workspace must be trusted before it
+	// runs), start-server (the model server does not answer), wait (a
+	// run is going) or done.
 	Action  string `json:"action"`
 	Message string `json:"message"`
 }
@@ -44,6 +52,10 @@ type PipelineOptions struct {
 	// Models, when set, says what is known of a model name on the model
 	// server (see ModelCheck); nil judges no model name.
 	Models ModelCheck
+	// Blocks are what else stands before a run now (a run going, trust,
+	// the model server), as the caller learned them: the next step says
+	// the first of them that holds the stage up.
+	Blocks Blocks
 }
 
 // ModelCheck says whether the model server has a model: problem is ""
@@ -116,61 +128,16 @@ func Pipeline(ws *workspace.Workspace, contracts map[string]*contract.Contract, 
 		}
 		p.Stages = append(p.Stages, s)
 	}
+	p.Running = opts.Blocks.Running
 	for _, s := range p.Stages {
 		f := FaceOf(s, false, "")
+		if p.Running != "" && s.Stage == p.Running {
+			f = FaceOf(s, true, "a run is working on it")
+		}
 		s.Face = &f
 	}
-	p.Next = next(ws, p.Stages)
+	p.Next, p.steps = next(ws, p.Stages, contracts, opts.Blocks)
 	return p, nil
-}
-
-func next(ws *workspace.Workspace, stages []*StageState) Next {
-	for i, s := range stages {
-		st := ws.Stages[i]
-		switch s.Status {
-		case Approved:
-			continue
-		case Awaiting:
-			switch {
-			case s.Committed:
-				return Next{Stage: s.Stage, Action: ActionRun,
-					Message: fmt.Sprintf("%s holds outputs committed with the workspace, not made by icm: keep them as approved (`icm run --adopt`) or regenerate them (`icm run --regenerate`)", s.Stage)}
-			case s.Manual:
-				return Next{Stage: s.Stage, Action: ActionApprove,
-					Message: fmt.Sprintf("%s is a manual step: do what %s says, then `icm approve %s`", s.Stage, st.ContractRel(), s.Stage)}
-			case s.Record != nil && s.Record.Writes.Partial():
-				return Next{Stage: s.Stage, Action: ActionApprove,
-					Message: fmt.Sprintf("%s awaiting review (%s): read %s/output/, then `icm approve %s`; or run it again for the rest: `icm run --stage %s`", s.Stage, s.Record.Writes.MissingLine(), st.Rel, s.Stage, s.Stage)}
-			}
-			if s.RubricFailed && !s.VerifyFailed {
-				return Next{Stage: s.Stage, Action: ActionApprove,
-					Message: fmt.Sprintf("%s awaiting review, its rubric checks failed (%s): fix %s/output/, then `icm approve %s`; or approve it as it is: `icm approve %s --force`", s.Stage, s.Rubric, st.Rel, s.Stage, s.Stage)}
-			}
-			if s.VerifyFailed {
-				// A plain approve is refused while the checks fail.
-				return Next{Stage: s.Stage, Action: ActionApprove,
-					Message: fmt.Sprintf("%s awaiting review, its Verify checks failed: fix %s/output/, then `icm approve %s`; or approve it as it is: `icm approve %s --force`", s.Stage, st.Rel, s.Stage, s.Stage)}
-			}
-			return Next{Stage: s.Stage, Action: ActionApprove,
-				Message: fmt.Sprintf("%s awaiting review: read %s/output/, edit if needed, then `icm approve %s`", s.Stage, st.Rel, s.Stage)}
-		case Invalid:
-			return Next{Stage: s.Stage, Action: ActionFix,
-				Message: fmt.Sprintf("%s cannot run: fix the problems `icm check` reports in %s", s.Stage, st.ContractRel())}
-		case ConfigError:
-			return Next{Stage: s.Stage, Action: ActionFix,
-				Message: fmt.Sprintf("%s cannot run until config.toml is fixed: %s", s.Stage, s.Reason)}
-		default:
-			verb := map[Status]string{Pending: "ready to run", Stale: "stale, runs again", Failed: "failed, runs again"}[s.Status]
-			return Next{Stage: s.Stage, Action: ActionRun, Message: fmt.Sprintf("%s %s: `icm run`", s.Stage, verb)}
-		}
-	}
-	switch {
-	case len(stages) > 0:
-		return Next{Action: ActionDone, Message: "every stage is approved"}
-	case len(ws.Nested) > 0:
-		return Next{Action: ActionDone, Message: fmt.Sprintf("this folder holds workspaces, not stages (%s): run icm in one of them", strings.Join(ws.Nested, ", "))}
-	}
-	return Next{Action: ActionDone, Message: "the workspace has no stages: add a numbered folder with a CONTEXT.md, such as " + ws.StagesDir + "/01-first/"}
 }
 
 func hasErrors(c *contract.Contract) bool {

@@ -76,3 +76,43 @@ func withTag(name string) string {
 	}
 	return name
 }
+
+// ModelTypo returns the installed model name is a misspelling of (see
+// Model), or "" when name may well be another model a person means to
+// pull: the same family with another size ("qwen3:4b" beside
+// "qwen3:8b") or another tag. A misspelt family ("qwen35:9b" for
+// "qwen3.5:9b") or a slip in the tag ("qwen3.5:9") is a typo: pulling it
+// is never the fix.
+func ModelTypo(name string, installed []string) string {
+	near := Model(name, installed)
+	if near == "" {
+		return ""
+	}
+	family, tag, _ := strings.Cut(withTag(strings.ToLower(strings.TrimSpace(name))), ":")
+	nearFamily, nearTag, _ := strings.Cut(withTag(strings.ToLower(near)), ":")
+	if family != nearFamily {
+		return near
+	}
+	if Distance(tag, nearTag) <= 1 && !(isSize(tag) && isSize(nearTag)) {
+		return near
+	}
+	return ""
+}
+
+// isSize says whether a tag names a model's size, such as "9b", "1.7b"
+// or "135m": two sizes are two models, however alike they are spelt.
+func isSize(tag string) bool {
+	num, ok := strings.CutSuffix(tag, "b")
+	if !ok {
+		num, ok = strings.CutSuffix(tag, "m")
+	}
+	if !ok || num == "" {
+		return false
+	}
+	for _, r := range num {
+		if (r < '0' || r > '9') && r != '.' {
+			return false
+		}
+	}
+	return true
+}

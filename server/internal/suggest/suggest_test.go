@@ -35,3 +35,22 @@ func TestNearest(t *testing.T) {
 		t.Error("Distance(kitten, sitting) != 3")
 	}
 }
+
+func TestModelTypo(t *testing.T) {
+	installed := []string{"qwen3.5:9b", "qwen3:1.7b", "llama3.2:3b"}
+	tests := map[string]string{
+		"qwen35:9b":   "qwen3.5:9b", // the family misspelt
+		"qwen3.5:9":   "qwen3.5:9b", // a slip in the tag
+		"lama3.2:3b":  "llama3.2:3b",
+		"qwen3:4b":    "", // another size of an installed family: pull it
+		"llama3.2:1b": "",
+		"qwen3.5":     "", // :latest, another tag
+		"mistral:7b":  "",
+		"qwen3.5:9b":  "", // installed
+	}
+	for name, want := range tests {
+		if got := ModelTypo(name, installed); got != want {
+			t.Errorf("ModelTypo(%q) = %q, want %q", name, got, want)
+		}
+	}
+}

@@ -170,6 +170,9 @@ type Engine struct {
 	// observers (the printer, the editor's progress, telemetry) then see
 	// one event at a time, in the order they were stamped.
 	emitMu sync.Mutex
+	// lock is the run lock while Run holds it: it tells others which
+	// stage the run works on.
+	lock *state.Lock
 }
 
 // New prepares a run of ws.
@@ -240,6 +243,7 @@ func (e *Engine) Run(ctx context.Context) (*report.Summary, error) {
 		return nil, err
 	}
 	defer lock.Release()
+	e.lock = lock
 	e.sweep()
 	sum := &report.Summary{RunID: e.runID}
 	start := e.opts.Now()
@@ -301,7 +305,9 @@ func (e *Engine) Run(ctx context.Context) (*report.Summary, error) {
 		if e.opts.Stage != "" || res.Manual != "" {
 			p2, err := e.pipeline()
 			if err == nil {
-				sum.Next = p2.Next
+				// The gate is the stage's that ran, whatever waits
+				// before it.
+				sum.Next = p2.StepOf(target.Stage.Name)
 			}
 			if e.opts.Submission != nil {
 				e.emit(report.Event{Kind: report.EventGate, Stage: res.Stage, Status: string(state.Awaiting), Message: sum.Next.Message})

@@ -156,6 +156,9 @@ func (e *Engine) runStage(ctx context.Context, rep *check.Report, sr *check.Stag
 	if err := e.begin(); err != nil {
 		return nil, err
 	}
+	if e.lock != nil {
+		e.lock.Working(st.Name)
+	}
 	start := e.opts.Now()
 	e.emit(report.Event{Kind: report.EventStageStart, Stage: st.Name, Message: r.describe(ctx)})
 	if c.Script != nil {

@@ -128,6 +128,11 @@ func (w *Workspace) Status(ctx context.Context) *Status {
 		row := StageRow{Name: ss.Stage, Status: string(ss.Status), Reason: ss.Reason, Kept: string(ss.Kept), Contract: stg.Contract,
 			Items: -1, LastRun: ss.LastRun, VerifyFailed: ss.VerifyFailed,
 			Face: state.FaceOf(ss, false, ""), Record: ss.Record, Downstream: down[stg.Name], Gate: session.GateAt(rep, ss)}
+		if p.Running == stg.Name && ss.Face != nil {
+			// A run elsewhere (a terminal) works on it: the run lock says
+			// so, and that run makes its new gate summary.
+			row.Status, row.Reason, row.Face, row.Gate = StatusRunning, "a run is working on it", *ss.Face, nil
+		}
 		if sr := rep.Stage(stg.Name); sr != nil && sr.Contract != nil {
 			c := sr.Contract
 			row.Rubric, row.RubricFailed = ss.Rubric, ss.RubricFailed
