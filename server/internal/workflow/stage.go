@@ -153,6 +153,10 @@ func (e *Engine) runStage(ctx context.Context, rep *check.Report, sr *check.Stag
 	if err != nil {
 		return nil, err
 	}
+	if err := e.refused(rep, sr); err != nil {
+		// Refused before it began: nothing ran, and its state stays.
+		return nil, err
+	}
 	if err := e.begin(); err != nil {
 		return nil, err
 	}
