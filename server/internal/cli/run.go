@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -30,9 +31,12 @@ Verify checks and stops at the review gate, printing where to look and how
 to approve. A stage approved and unchanged never runs again.
 
 With --all it runs every stage that needs it without stopping. With --stage
-it runs that one stage. An output a person edited and did not approve is
-never overwritten without --force (the previous version is kept in
-history/versions/ either way).
+it runs that one stage and stops at its gate; when an earlier stage whose
+output it reads is not approved, it asks at a terminal whether to run on
+that output anyway, and elsewhere refuses, naming the stage to approve (or
+to run) first. A stage refused before it begins keeps its state. An output
+a person edited and did not approve is never overwritten without --force
+(the previous version is kept in history/versions/ either way).
 
 With --stage and --item N, a For each stage runs only its Nth item again
 (optionally with --note, feedback for that one call) and only that item's
@@ -97,6 +101,14 @@ func runWorkspace(ctx context.Context, env *Env, g *globalFlags, f *runFlags) er
 	pr := newPrinter(env, f)
 	req := session.RunRequest{Stage: f.stage, Item: f.item, Note: f.note, All: f.all, Force: f.force, Model: f.model, Committed: f.committed()}
 	sum, err := execute(ctx, sess, req, pr)
+	if fault.KindOf(err) == fault.KindUnapproved && env.Interactive {
+		// At a terminal the person may run it on the unapproved output;
+		// elsewhere the refusal stands, naming the stage to approve.
+		if askYes(env, fmt.Sprintf("%s.\nRun %s on it anyway? [y/N] ", fault.From(err).Msg, f.stage)) {
+			req.PastGate = true
+			sum, err = execute(ctx, sess, req, pr)
+		}
+	}
 	if answer := askCommitted(env, f, err); answer != "" {
 		// Asked once, at a terminal: the run goes on with the answer.
 		req.Committed = answer

@@ -36,6 +36,11 @@ type RunRequest struct {
 	// (the committed files kept in history); "" asks, as a fault whose
 	// actions are the two answers.
 	Committed string
+	// PastGate runs Stage even though an earlier stage whose output it
+	// reads is not approved: a person said so (asked at a terminal).
+	// Without it such a run is refused, as a run of the next stage stops
+	// at that stage's gate.
+	PastGate bool
 	// Model is a model for this run only (icm run --model): a fact of the
 	// run, not a change of settings. The stages it runs call it, their
 	// records keep it beside the configured model it stood in for, and
@@ -120,6 +125,9 @@ func (r *Run) event(ev report.Event) {
 // first stage needs a model. Whatever happens, the run's spans are sent
 // before it returns. Errors are *fault.Error.
 func (r *Run) Execute(ctx context.Context) (*report.Summary, error) {
+	if err := r.upstream(); err != nil {
+		return nil, err
+	}
 	if err := r.reach(ctx); err != nil {
 		return nil, err
 	}

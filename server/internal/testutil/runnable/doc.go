@@ -5,7 +5,8 @@
 // resolve), and runs every stage of every workspace in order the way a
 // person does at a terminal: `icm --trust run --stage S --model M
 // --adopt` (keeping the outputs committed with the workspace, as a person
-// keeping the author's results answers icm's question), then
+// keeping the author's results answers icm's question; and yes when asked
+// to run on an earlier stage's output that is not approved), then
 // `icm --trust approve S`, through the CLI's own entry point (cli.Run, in
 // this process: the same code the icm binary runs after it reads its
 // arguments, so what is measured is what users run, without building a
