@@ -122,8 +122,7 @@ func TestForEachItemLensesAndCallCount(t *testing.T) {
 	s.ollama.On(ollamatest.LastUserContains("shorter, please")).Reply(ollamatest.Text("## Two\n\nTwo, shorter."))
 	s.ollama.On(ollamatest.LastUserContains("## One")).Reply(ollamatest.Text("## One\n\nAbout one."))
 	s.ollama.On(ollamatest.LastUserContains("## Two")).Reply(ollamatest.Text("## Two\n\nAbout two."))
-	writeFile(t, s.dir, "pipeline/02-research/output/notes.md", "## Notes\n- fact\nSources: https://example.org\n")
-	writeFile(t, s.dir, "pipeline/03-outline/output/outline.md", "# Outline\n\n## One\n- a\n\n## Two\n- b\n")
+	upstreamApproved(t, s, "# Outline\n\n## One\n- a\n\n## Two\n- b\n")
 	s.Open(draft)
 	s.AwaitDiagnostics(draft, "analysed", func([]lsptest.Diagnostic) bool { return true })
 	s.Await("the call count", func() bool {

@@ -117,8 +117,7 @@ func TestRunStageFromTheEditor(t *testing.T) {
 func TestRunForEachReportsItems(t *testing.T) {
 	s := newSession(t)
 	s.ollama.Default(ollamatest.Text("## A module\n\nSome prose.\n"))
-	writeFile(t, s.dir, "pipeline/02-research/output/notes.md", "## Notes\n- fact\nSources: https://example.org\n")
-	writeFile(t, s.dir, "pipeline/03-outline/output/outline.md", "## One\n- a\n\n## Two\n- b\n")
+	upstreamApproved(t, s, "## One\n- a\n\n## Two\n- b\n")
 	raw, err := s.ExecuteCommand("icm.runStage", map[string]any{"workspace": s.dir, "stage": "04-draft", "force": true})
 	if err != nil {
 		t.Fatal(err)
@@ -487,4 +486,19 @@ func TestAModelTypoIsAConfigErrorInTheEditor(t *testing.T) {
 		}
 		return false
 	})
+}
+
+// upstreamApproved writes the outputs of the stages before 04-draft, the
+// outline as given, and approves them as a person would, so 04-draft may
+// run (a run of one stage is refused while one it reads is not approved).
+func upstreamApproved(t *testing.T, s *session, outline string) {
+	t.Helper()
+	writeFile(t, s.dir, "pipeline/01-scope/output/objectives.md", "# Objectives\n- learn\n")
+	writeFile(t, s.dir, "pipeline/02-research/output/notes.md", "## Notes\n- fact\nSources: https://example.org\n")
+	writeFile(t, s.dir, "pipeline/03-outline/output/outline.md", outline)
+	for _, stage := range []string{"01-scope", "02-research", "03-outline"} {
+		if _, err := s.ExecuteCommand("icm.approveStage", map[string]any{"workspace": s.dir, "stage": stage, "force": true}); err != nil {
+			t.Fatalf("approve %s: %v", stage, err)
+		}
+	}
 }
