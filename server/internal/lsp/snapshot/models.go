@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/session"
 )
 
@@ -106,7 +107,10 @@ type modelLists struct {
 type modelList struct {
 	names []string
 	known bool
-	at    time.Time
+	// down is why the server did not answer when last asked (nil when it
+	// answered, or failed another way): the next step is to start it.
+	down error
+	at   time.Time
 	// done is closed when the fetch in flight ends; nil when none is.
 	done chan struct{}
 }
@@ -153,14 +157,19 @@ func (s *Set) awaitModels(ctx context.Context, w *Workspace, sess *session.Sessi
 func (s *Set) fetchModels(w *Workspace, sess *session.Session, l *modelList) {
 	names, err := sess.ModelServer().Models(w.ctx)
 	known := err == nil
+	var down error
 	if err != nil {
 		s.opts.Log.Info("unable to list the model server's models", "err", err)
+		if fault.KindOf(err) == fault.KindModelUnreachable {
+			down = err
+		}
 	}
 	s.models.mu.Lock()
-	changed := known != l.known || !slices.Equal(names, l.names)
+	changed := known != l.known || !slices.Equal(names, l.names) || (down == nil) != (l.down == nil)
 	if known || !l.known {
 		l.names, l.known = names, known
 	}
+	l.down = down
 	l.at = time.Now()
 	close(l.done)
 	l.done = nil
@@ -173,8 +182,9 @@ func (s *Set) fetchModels(w *Workspace, sess *session.Session, l *modelList) {
 // serverModels is the newest answer of the session's model server to a
 // request for its models, whichever model was in force when it was
 // asked (the lists are kept per model setting; the server's models are
-// the same). asked is false when it was never asked. It asks nothing.
-func (s *Set) serverModels(sess *session.Session) (names []string, known, asked bool) {
+// the same), and down why it did not answer, when it did not. asked is
+// false when it was never asked. It asks nothing.
+func (s *Set) serverModels(sess *session.Session) (names []string, known bool, down error, asked bool) {
 	key := sess.ModelServer().Key()
 	server := key[:strings.LastIndexByte(key, 0)+1] // the key without its model
 	s.models.mu.Lock()
@@ -182,10 +192,10 @@ func (s *Set) serverModels(sess *session.Session) (names []string, known, asked 
 	var newest time.Time
 	for k, l := range s.models.m {
 		if strings.HasPrefix(k, server) && !l.at.IsZero() && l.at.After(newest) {
-			newest, names, known, asked = l.at, l.names, l.known, true
+			newest, names, known, down, asked = l.at, l.names, l.known, l.down, true
 		}
 	}
-	return names, known, asked
+	return names, known, down, asked
 }
 
 func (m *modelLists) entry(host string) *modelList {

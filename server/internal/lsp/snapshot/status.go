@@ -204,15 +204,16 @@ func (w *Workspace) row(ctx context.Context, stage string) *StageRow {
 // modelFacts is what the model server's models are, as last asked of
 // the session's server (whatever model was in force then), for the status
 // to tell a model name the server lacks, a config error that keeps the
-// approvals, from a change of settings. It asks nothing and never waits:
+// approvals, from a change of settings, and a server that did not answer
+// (the next step is to start it). It asks nothing and never waits:
 // until the server was first asked (by a hover, config.toml's check),
 // it is nil and no model is judged.
 func (w *Workspace) modelFacts(sess *session.Session) *session.ModelFacts {
-	names, known, asked := w.set.serverModels(sess)
+	names, known, down, asked := w.set.serverModels(sess)
 	if !asked {
 		return nil
 	}
-	return &session.ModelFacts{Installed: names, Known: known}
+	return &session.ModelFacts{Installed: names, Known: known, Down: down}
 }
 
 // Face is how a stage reads on disk now (not as running), for the notice
