@@ -258,3 +258,18 @@ func TestStatusDuringARunShowsItRunning(t *testing.T) {
 		t.Errorf("the stage a run works on does not read running:\n%s", out)
 	}
 }
+
+// TestARunWithAMistypedModelNeverOffersToPullIt: a run naming qwen35:9b,
+// with qwen3.5:9b installed, offered `ollama pull qwen35:9b` and `icm
+// pull qwen35:9b` beside the installed model. Pulling a misspelling is
+// never the fix.
+func TestARunWithAMistypedModelNeverOffersToPullIt(t *testing.T) {
+	dir, _, vars := meeting(t, "qwen35:9b")
+	_, errOut, code := runAsUser(t, dir, vars, "run")
+	if code == 0 {
+		t.Fatal("a run with a model the server lacks succeeded")
+	}
+	if strings.Contains(errOut, "pull qwen35:9b") || strings.Contains(errOut, `pull "qwen35:9b"`) || !strings.Contains(errOut, "qwen3.5:9b") {
+		t.Errorf("the run offers to pull the typo, or does not name the installed model:\n%s", errOut)
+	}
+}

@@ -41,6 +41,15 @@ func ModelMissing(msg, model, url, suggestion string) *Error {
 	return e.With(Action{ID: PullModel, Model: model, URL: url}, Action{ID: ChooseModel})
 }
 
+// ModelMistyped is a KindModelMissing fault whose model is a misspelling
+// of suggestion, a model the server has: that model is the one fix, since
+// pulling the misspelt name would fetch nothing or something unintended.
+func ModelMistyped(msg, model, suggestion string) *Error {
+	e := &Error{Kind: KindModelMissing, Msg: msg,
+		Hint: fmt.Sprintf("use %s, which the server has: %q is not a model it has", suggestion, model)}
+	return e.With(Action{ID: ChooseModel, Model: suggestion})
+}
+
 // NotInRegistry is a KindModelMissing fault: a pull of a name the model
 // registry does not have. Pulling it again cannot help; what can is the
 // installed model it was probably meant to be (suggestion, "" when none

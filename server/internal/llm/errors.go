@@ -74,6 +74,9 @@ type Error struct {
 	// the server could not say or nothing is close).
 	Installed  []string
 	Suggestion string
+	// Typo is set when Model is a misspelling of Suggestion (not another
+	// size or tag of its family): pulling it is then no fix.
+	Typo bool
 	// Unreachable is set when no answer came because the server could not
 	// be reached (refused, unknown host, no route), as opposed to a
 	// server that answered badly or too slowly.
@@ -114,6 +117,8 @@ func (e *Error) Fault() *fault.Error {
 		f = fault.Cancelled(msg, e)
 	case e.Kind == KindModelMissing && e.registry:
 		f = (&fault.Error{Kind: fault.KindModelMissing, Msg: msg, Hint: e.Hint}).With(fault.Action{ID: fault.ChooseModel})
+	case e.Kind == KindModelMissing && e.Typo:
+		f = fault.ModelMistyped(msg, e.Model, e.Suggestion)
 	case e.Kind == KindModelMissing:
 		f = fault.ModelMissing(msg, e.Model, e.URL, e.Suggestion)
 	case e.Kind == KindUnavailable && e.Unreachable:

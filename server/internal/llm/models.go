@@ -99,6 +99,7 @@ func explainMissing(ctx context.Context, e *Error, server string, list func(cont
 	}
 	e.Installed = names
 	e.Suggestion = suggest.Model(e.Model, names)
+	e.Typo = suggest.ModelTypo(e.Model, names) != ""
 	pull := fmt.Sprintf("pull it with `ollama pull %s` (or `icm pull %s`)", e.Model, e.Model)
 	if !canPull {
 		pull = "start the server with that model"
@@ -106,7 +107,12 @@ func explainMissing(ctx context.Context, e *Error, server string, list func(cont
 	switch {
 	case e.Suggestion != "":
 		e.Msg += fmt.Sprintf(" — did you mean %q?", e.Suggestion)
-		e.Hint = fmt.Sprintf("use %q (set [model] name in config.toml, the contract's `model:` line or the icm.model setting), or %s", e.Suggestion, pull)
+		e.Hint = fmt.Sprintf("use %q (set [model] name in config.toml, the contract's `model:` line or the icm.model setting)", e.Suggestion)
+		if !e.Typo {
+			// Another size or tag of an installed family may be the model
+			// meant; pulling a misspelling is no fix.
+			e.Hint += ", or " + pull
+		}
 	case len(names) == 0:
 		e.Hint = "the server has no models yet: " + pull
 	default:
