@@ -33,8 +33,7 @@ func TestEveryCounterReadsOneRunningRecord(t *testing.T) {
 	for _, m := range []string{"One", "Two", "Three", "Four"} {
 		s.ollama.On(ollamatest.LastUserContains("## " + m)).Reply(ollamatest.Text("## " + m + "\n\nAbout " + strings.ToLower(m) + "."))
 	}
-	writeFile(t, s.dir, "pipeline/02-research/output/notes.md", "## Notes\n- fact\nSources: https://example.org\n")
-	writeFile(t, s.dir, "pipeline/03-outline/output/outline.md", "# Outline\n\n## One\n- a\n\n## Two\n- b\n\n## Three\n- c\n\n## Four\n- d\n")
+	upstreamApproved(t, s, "# Outline\n\n## One\n- a\n\n## Two\n- b\n\n## Three\n- c\n\n## Four\n- d\n")
 	before := len(s.AllNotifications())
 	f := runAndWait(t, s, "icm.runStage", map[string]any{"workspace": s.dir, "stage": "04-draft", "force": true})
 	if !f.OK {

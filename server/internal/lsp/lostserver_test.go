@@ -119,8 +119,7 @@ func TestALostModelServerReadsTheSameBeforeAndDuringARun(t *testing.T) {
 				t.Fatal(err)
 			}
 			writeFile(t, s2.dir, "config.toml", strings.Replace(string(cfg), "parallel = 2", "parallel = 1", 1))
-			writeFile(t, s2.dir, "pipeline/02-research/output/notes.md", "## Notes\n- fact\nSources: https://example.org\n")
-			writeFile(t, s2.dir, "pipeline/03-outline/output/outline.md", "# Outline\n\n## One\n- a\n\n## Two\n- b\n")
+			upstreamApproved(t, s2, "# Outline\n\n## One\n- a\n\n## Two\n- b\n")
 			go func() {
 				<-lost
 				_ = s2.ollama.Close()
