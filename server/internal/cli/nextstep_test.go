@@ -76,16 +76,7 @@ func meeting(t *testing.T, model string) (string, *ollamatest.Server, map[string
 // atTerminal runs icm in dir as a person at a terminal who types answer.
 func atTerminal(t *testing.T, dir string, vars map[string]string, answer string, args ...string) (string, string, int) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	env := &Env{Stdin: strings.NewReader(answer), Stdout: &out, Stderr: &errb, Interactive: true,
-		Getenv: func(k string) string {
-			if v, ok := vars[k]; ok || k != usersettings.ConfigDirEnv {
-				return v
-			}
-			return os.Getenv(k)
-		}, Getwd: func() (string, error) { return dir, nil }}
-	code := exitCode(env, Run(context.Background(), env, args))
-	return out.String(), errb.String(), code
+	return runAnswering(t, dir, vars, answer, true, args...)
 }
 
 // statusLine is the line `icm status` prints for stage.
