@@ -236,7 +236,7 @@ func Parse(path string, data []byte) (Config, error) {
 	md, err := toml.Decode(string(data), &cfg)
 	if err != nil {
 		p := syntaxProblem(data, indexEntries(Entries(data)), err)
-		return Defaults(), &FileError{Path: path, Line: p.Line, Msg: p.Message, Err: err}
+		return Defaults(), &FileError{Path: path, Line: p.Line, Column: p.Column, Msg: p.Message, Err: err}
 	}
 	cfg.Path = path
 	for _, k := range md.Undecoded() {
@@ -258,11 +258,16 @@ func Parse(path string, data []byte) (Config, error) {
 type FileError struct {
 	Path string
 	Line int
-	Msg  string
-	Err  error
+	// Column is the 1-based column on Line (0 when not known).
+	Column int
+	Msg    string
+	Err    error
 }
 
 func (e *FileError) Error() string {
+	if e.Line > 0 && e.Column > 0 {
+		return fmt.Sprintf("%s:%d:%d: %s", e.Path, e.Line, e.Column, e.Msg)
+	}
 	if e.Line > 0 {
 		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
 	}

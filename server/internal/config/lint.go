@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 
@@ -34,6 +35,8 @@ type Problem struct {
 	// Span is the bytes to underline: the key, or its value.
 	Span Span
 	Line int
+	// Column is the 1-based column of Span's start, in characters.
+	Column int
 	// Error is set when icm cannot run with the file as it is; otherwise
 	// the problem is a warning.
 	Error   bool
@@ -91,6 +94,12 @@ func Lint(data []byte, opts LintOptions) []Problem {
 func syntaxProblem(data []byte, entries entryIndex, err error) Problem {
 	p := Problem{Error: true, Code: ProblemSyntax, Message: strings.TrimPrefix(err.Error(), "toml: ")}
 	var perr toml.ParseError
+	// The decoder reports a value it cannot use as a ParseError too, with
+	// the value's key; only text that is not TOML at all fails a decode
+	// into a plain map, and for it the last key read says nothing of where
+	// the parser stopped.
+	var plain map[string]any
+	isParse := errors.As(err, &perr) && toml.Unmarshal(data, &plain) != nil
 	if errors.As(err, &perr) {
 		p.Line = perr.Position.Line
 		p.Message = perr.Message
@@ -102,7 +111,9 @@ func syntaxProblem(data []byte, entries entryIndex, err error) Problem {
 		p.Message = strings.Replace(p.Message, "incompatible types: TOML value has type", "the value is a", 1)
 		p.Message = strings.Replace(p.Message, "; destination has type", ", but icm reads", 1)
 	}
-	if e, ok := entries.find(p.Key); ok && p.Key != "" {
+	// A parse error's last key is the last one read before the error, not
+	// the one it is about: only a value's type error is placed on its key.
+	if e, ok := entries.find(p.Key); ok && p.Key != "" && !isParse {
 		p.Span, p.Line = e.Value, e.Line
 		if k, ok := Lookup(p.Key); ok {
 			p.Message = fmt.Sprintf("%s: %s (a %s)", p.Key, p.Message, k.Type)
@@ -116,7 +127,15 @@ func syntaxProblem(data []byte, entries entryIndex, err error) Problem {
 		// stopped at the end of (a newline) as the next one.
 		p.Line = 1 + bytes.Count(data[:p.Span.Start], []byte("\n"))
 	}
+	p.Column = columnOf(data, p.Span.Start)
 	return p
+}
+
+// columnOf is the 1-based column, in characters, of offset in data.
+func columnOf(data []byte, offset int) int {
+	offset = min(max(offset, 0), len(data))
+	start := bytes.LastIndexByte(data[:offset], '\n') + 1
+	return 1 + utf8.RuneCount(data[start:offset])
 }
 
 // unknownKeys reports the keys the decoder did not use, each at its key,

@@ -34,6 +34,8 @@ func TestLint(t *testing.T) {
 			[][4]string{{ProblemSyntax, `"3 minutes"`, "unable to read duration", ""}}},
 		{"not toml", "[model\nname = 1\n", models,
 			[][4]string{{ProblemSyntax, "\n", "end table name", ""}}},
+		{"not toml after a table", "[model]\nname = \"x\"\n\n[workflow\ngate = \"rerun\"\n", models,
+			[][4]string{{ProblemSyntax, "\n", "end table name", ""}}},
 		{"mcp server with neither", "[mcp.servers.search]\nargs = [\"mcp\"]\n", models,
 			[][4]string{{ProblemBadValue, "mcp.servers.search", "exactly one of command", ""}}},
 		{"multi-line array", "[mcp.servers.s]\ncommand = \"icm\"\nargs = [\n  \"mcp\",\n  \"search\",\n]\nbogus = 1\n", models,
@@ -118,5 +120,19 @@ func TestKeysCoverTheConfig(t *testing.T) {
 		if !documented[f] {
 			t.Errorf("Config reads %s, which Keys does not document", f)
 		}
+	}
+}
+
+// A syntax error is placed where the parser stopped, not at the last key
+// it read: Parse's error and Lint's problem give the same line and column.
+func TestSyntaxErrorAtItsLineAndColumn(t *testing.T) {
+	data := []byte("[model]\nname = \"x\"\n\n[workflow\ngate = \"rerun\"\n")
+	_, err := Parse("config.toml", data)
+	if err == nil || !strings.HasPrefix(err.Error(), "config.toml:4:10: ") {
+		t.Errorf("Parse: %v, want it at config.toml:4:10", err)
+	}
+	p := Lint(data, LintOptions{})
+	if len(p) != 1 || p[0].Line != 4 || p[0].Column != 10 {
+		t.Errorf("Lint: %+v, want one problem at 4:10", p)
 	}
 }

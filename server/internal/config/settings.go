@@ -169,19 +169,23 @@ func (c *Config) Problems() []Invalid {
 // of the first.
 func (c *Config) validate(data []byte) error {
 	var msgs []string
-	line := 0
+	line, col := 0, 0
 	entries := indexEntries(Entries(data))
 	for _, p := range c.Problems() {
 		if p.Warning {
 			continue
 		}
 		if e, ok := entries.find(p.Key); ok && line == 0 {
-			line = e.Line
+			at := e.Value.Start
+			if p.Header {
+				at = e.Key.Start
+			}
+			line, col = e.Line, columnOf(data, at)
 		}
 		msgs = append(msgs, p.Message)
 	}
 	if len(msgs) == 0 {
 		return nil
 	}
-	return &FileError{Path: c.Path, Line: line, Msg: strings.Join(msgs, "; ")}
+	return &FileError{Path: c.Path, Line: line, Column: col, Msg: strings.Join(msgs, "; ")}
 }

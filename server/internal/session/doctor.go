@@ -88,14 +88,28 @@ func (dr Doctor) Run(ctx context.Context) *Diagnosis {
 	rep := s.Check(nil)
 	trust, allowed := dr.trustLine()
 	model := s.Model()
-	up, installed, down := dr.server(ctx, d, model)
-	dr.model(ctx, d, model, up, installed)
-	dr.window(ctx, d, model, up, installed, rep.Stages)
-	dr.prefill(ctx, d, model, rep)
-	dr.tools(ctx, d, allowed)
-	dr.search(ctx, d, allowed)
+	cfg := dr.configLine(rep.Findings)
+	d.add(cfg)
+	var up bool
+	var installed []string
+	var down error
+	if cfg.Status == DiagFail {
+		// The settings are the defaults, not what the person wrote: the
+		// server and model they name are not known, so none is asked.
+		for _, l := range []DiagLine{{ID: "server", Title: "model server"}, {ID: "model", Title: "model"}, {ID: "window", Title: "context window"}} {
+			l.Status, l.Text = DiagSkip, "not asked: config.toml cannot be read, so what it names is not known"
+			d.add(l)
+		}
+	} else {
+		up, installed, down = dr.server(ctx, d, model)
+		dr.model(ctx, d, model, up, installed)
+		dr.window(ctx, d, model, up, installed, rep.Stages)
+		dr.prefill(ctx, d, model, rep)
+		dr.tools(ctx, d, allowed)
+		dr.search(ctx, d, allowed)
+	}
 	d.Lines = append(d.Lines, trust)
-	d.Lines = append(d.Lines, checkLine(rep.Findings))
+	d.Lines = append(d.Lines, checkLine(withoutFile(rep.Findings, dr.configPath())))
 	// The next step weighs what the lines found, as icm status does.
 	var facts *ModelFacts
 	switch {

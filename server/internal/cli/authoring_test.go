@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
+)
+
+// The authoring loop as a person goes through it: icm init, then edits,
+// then icm check, icm status, icm run and icm doctor. Each test is one
+// defect a person met on the way.
+
+// initWorkspace writes a workspace with icm init and returns its folder.
+func initWorkspace(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "ws")
+	if out, errOut, code := runICM(t, "init", dir); code != 0 {
+		t.Fatalf("init: exit %d\n%s%s", code, out, errOut)
+	}
+	return dir
+}
+
+// editFile replaces old with new in the workspace file rel, which must
+// hold old.
+func editFile(t *testing.T, dir, rel, old, new string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), old) {
+		t.Fatalf("%s lacks %q:\n%s", rel, old, data)
+	}
+	if err := os.WriteFile(p, []byte(strings.Replace(string(data), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A config.toml with `[workflow` left unclosed is reported at its line
+// and column by every command: check, status, run and doctor (which
+// files it under the config, not the contracts, and asks nothing of the
+// model it cannot know).
+func TestConfigSyntaxErrorAtItsLineAndColumnEverywhere(t *testing.T) {
+	dir := initWorkspace(t)
+	editFile(t, dir, "config.toml", "[workflow]", "[workflow")
+	data, _ := os.ReadFile(filepath.Join(dir, "config.toml"))
+	line := 1 + strings.Count(string(data[:strings.Index(string(data), "[workflow")]), "\n")
+	at := "config.toml:" + strconv.Itoa(line) + ":10"
+	out, _, code := runICM(t, "check", "-w", dir)
+	if code != 1 || !strings.Contains(out, at+": error") {
+		t.Errorf("check (exit %d) does not place the error at %s:\n%s", code, at, out)
+	}
+	out, errOut, _ := runICM(t, "status", "-w", dir)
+	if !strings.Contains(out+errOut, at+": ") {
+		t.Errorf("status does not place the error at %s:\n%s%s", at, out, errOut)
+	}
+	out, errOut, code = runICM(t, "run", "-w", dir)
+	if code == 0 || !strings.Contains(errOut, at+": ") {
+		t.Errorf("run (exit %d) does not place the error at %s:\n%s%s", code, at, out, errOut)
+	}
+	srv := ollamatest.New(t, ollamatest.Config{Models: []ollamatest.Model{{Name: "qwen3.5:9b", ContextLength: 32768}}})
+	out, errOut, _ = runDoctor(t, dir, srv.URL())
+	wantLines(t, out, "✗ config", at)
+	if strings.Contains(out, "✓ model ") || strings.Contains(out, "✓ model\t") {
+		t.Errorf("doctor vouches for the model of a config.toml it cannot read:\n%s%s", out, errOut)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "contracts") && !strings.Contains(l, "✓") {
+			t.Errorf("doctor files the config.toml error under the contracts: %q", l)
+		}
+	}
+}
