@@ -75,3 +75,28 @@ func TestConfigSyntaxErrorAtItsLineAndColumnEverywhere(t *testing.T) {
 		}
 	}
 }
+
+// icm new-stage with a number another stage has refuses, names the stage
+// that has it and offers the next free number; nothing is written.
+func TestNewStageRefusesANumberInUse(t *testing.T) {
+	dir := initWorkspace(t)
+	routing, _ := os.ReadFile(filepath.Join(dir, "CONTEXT.md"))
+	out, errOut, code := runICM(t, "new-stage", "01-again", "-w", dir)
+	if code == 0 {
+		t.Fatalf("new-stage 01-again was accepted beside 01-draft:\n%s%s", out, errOut)
+	}
+	for _, want := range []string{"01-draft", "02", "icm new-stage 02-again"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("the refusal lacks %q:\n%s", want, errOut)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pipeline", "01-again")); err == nil {
+		t.Error("the refused stage's folder was written")
+	}
+	if now, _ := os.ReadFile(filepath.Join(dir, "CONTEXT.md")); string(now) != string(routing) {
+		t.Errorf("the routing file changed:\n%s", now)
+	}
+	if out, errOut, code := runICM(t, "new-stage", "02-again", "-w", dir); code != 0 {
+		t.Errorf("the offered number is refused too: exit %d\n%s%s", code, out, errOut)
+	}
+}

@@ -38,6 +38,16 @@ func stageName(name string, next int) (string, error) {
 	return fmt.Sprintf("%02d-%s", next, name), nil
 }
 
+// NumberInUseError is a new stage named with the number of a stage the
+// workspace has; Free is the name with the next free number.
+type NumberInUseError struct {
+	Name, Stage, Free string
+}
+
+func (e *NumberInUseError) Error() string {
+	return fmt.Sprintf("stage %s would share its number with stage %s", e.Name, e.Stage)
+}
+
 // NewStage adds a stage after the last one: a numbered folder with a
 // contract skeleton that reads the previous stage's output (or an input.md
 // of its own when it is the first stage), and a line for it in the
@@ -58,7 +68,17 @@ func NewStage(ws *workspace.Workspace, name string) (*Result, error) {
 			return nil, fault.InvalidRequest(fmt.Sprintf("stage %s already exists in %s", full, ws.Rel(st.Dir)), "choose a name no stage has")
 		}
 	}
-	bare := numbered.FindStringSubmatch(full)[2]
+	m := numbered.FindStringSubmatch(full)
+	bare := m[2]
+	// Two stages of one number run in an order their names decide, and
+	// the routing file's list says another: a number is one stage's.
+	if n, err := strconv.Atoi(m[1]); err == nil {
+		for _, st := range ws.Stages {
+			if st.Number == n && st.Sub == "" {
+				return nil, &NumberInUseError{Name: full, Stage: st.Name, Free: fmt.Sprintf("%0*d-%s", max(2, len(m[1])), next, bare)}
+			}
+		}
+	}
 	res := &Result{Root: ws.Root, Stage: path.Join(ws.StagesDir, full)}
 	w := &writer{res: res}
 	defer w.close()
