@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -98,5 +99,61 @@ func TestNewStageRefusesANumberInUse(t *testing.T) {
 	}
 	if out, errOut, code := runICM(t, "new-stage", "02-again", "-w", dir); code != 0 {
 		t.Errorf("the offered number is refused too: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// checkFindings runs icm check --json on dir and returns its findings.
+func checkFindings(t *testing.T, dir string) []located {
+	t.Helper()
+	out, errOut, code := runICM(t, "check", "-w", dir, "--json")
+	if code > 1 {
+		t.Fatalf("check: exit %d\n%s", code, errOut)
+	}
+	var rep struct {
+		Findings []located `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("check --json: %v\n%s", err, out)
+	}
+	return rep.Findings
+}
+
+// Every unknown name, a section, a Verify check or a setting, gets one
+// finding, a warning, with the nearest known name as its quick fix; the
+// finding says what icm does without it.
+func TestUnknownNamesOneFindingWithTheNearestName(t *testing.T) {
+	dir := initWorkspace(t)
+	const stage = "pipeline/01-draft/CONTEXT.md"
+	editFile(t, dir, stage, "## Process", "## Proces")
+	editFile(t, dir, stage, "## Outputs", "## Outptus")
+	editFile(t, dir, stage, "- no-placeholders", "- no-placeholder\n- max-word 250")
+	editFile(t, dir, "config.toml", "temperature =", "temprature =")
+	found := checkFindings(t, dir)
+	for _, tc := range []struct{ name, near, says string }{
+		{"Proces", "Process", "as written"},
+		{"Outptus", "Outputs", "no file"},
+		{"no-placeholder", "no-placeholders", "does not run it"},
+		{"max-word", "max-words", "does not run it"},
+		{"temprature", "temperature", "not applied"},
+	} {
+		var about []located
+		for _, f := range found {
+			if strings.Contains(f.Message, tc.name+`"`) || strings.Contains(f.Message, "("+tc.name) || strings.Contains(f.Message, " "+tc.name+")") {
+				about = append(about, f)
+			}
+		}
+		if len(about) != 1 {
+			t.Errorf("%s: %d findings, want one: %+v", tc.name, len(about), about)
+			continue
+		}
+		f := about[0]
+		if f.Severity.String() != "warning" || f.Data["suggest"] != tc.near || !strings.Contains(f.Message, "did you mean") || !strings.Contains(f.Message, tc.says) {
+			t.Errorf("%s: %s %q (suggest %q), want a warning suggesting %s that says %q", tc.name, f.Severity, f.Message, f.Data["suggest"], tc.near, tc.says)
+		}
+	}
+	for _, f := range found {
+		if f.Code == "missing-section" {
+			t.Errorf("a missing section besides the misspelt one: %s", f.Message)
+		}
 	}
 }

@@ -163,7 +163,7 @@ func unknownKeys(entries entryIndex, md toml.MetaData) []Problem {
 		}
 		p.Suggestion = suggest.Nearest(name, names)
 		if p.Suggestion != "" {
-			p.Message += fmt.Sprintf(": did you mean %q?", p.Suggestion)
+			p.Message += fmt.Sprintf(", so the setting is not applied: did you mean %q?", p.Suggestion)
 		} else if len(names) > 0 {
 			p.Message += fmt.Sprintf(" (a typo? %s keys are: %s)", tableLabel(table), strings.Join(names, ", "))
 		}

@@ -92,8 +92,9 @@ func (p *parser) model(s markdown.Section) {
 			}
 		default:
 			if near := suggest.Nearest(key, modelKeys); near != "" {
-				p.add(l.Sub(kv[2], kv[3]-kv[2]), Warning, CodeBadModel,
-					fmt.Sprintf("unknown model setting %q (did you mean %s?); known: %s", key, near, strings.Join(modelKeys, ", ")))
+				p.c.Findings = append(p.c.Findings, Finding{File: p.c.File, Range: l.Sub(kv[2], kv[3]-kv[2]), Severity: Warning, Code: CodeBadModel,
+					Data:    map[string]string{"suggest": near},
+					Message: fmt.Sprintf("unknown model setting %q, so it is not applied: did you mean %q?", key, near)})
 				continue
 			}
 			text++

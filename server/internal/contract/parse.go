@@ -92,6 +92,8 @@ type parser struct {
 	foreignOutputs bool
 	// emptyOutputs is the first Outputs section that named no file.
 	emptyOutputs *markdown.Section
+	// typos are the kinds of section a heading misspells (Proces).
+	typos map[string]bool
 	// rejectedOutputs counts Outputs entries that name a path icm does
 	// not take as an output (outside output/): the section names files.
 	rejectedOutputs int
@@ -253,8 +255,10 @@ func (p *parser) parse() {
 			continue
 		}
 		if kind == "" {
-			p.unknown = append(p.unknown, Finding{File: c.File, Range: s.Heading.TextRange, Severity: Info, Code: CodeUnknownSection,
-				Message: fmt.Sprintf("section %q is not one of icm's own; the model reads it as written", s.Heading.Text)})
+			if !p.misspelt(s) {
+				p.unknown = append(p.unknown, Finding{File: c.File, Range: s.Heading.TextRange, Severity: Info, Code: CodeUnknownSection,
+					Message: fmt.Sprintf("section %q is not one of icm's own; the model reads it as written", s.Heading.Text)})
+			}
 			continue
 		}
 		block := p.blockOf(s.Range.Start)
@@ -410,14 +414,18 @@ func (p *parser) noOutputs() bool {
 func (p *parser) requireSections(seen map[string]bool) {
 	at := p.c.TitleRange
 	if !seen[KindProcess] && p.c.Script == nil {
-		if names := p.c.instructionNames(); len(names) > 0 {
+		// A misspelt heading has its own finding, which names the section.
+		switch names := p.c.instructionNames(); {
+		case len(names) > 0:
 			p.c.FallbackInstructions = true
-			p.add(at, Info, CodeMissingSection, fmt.Sprintf("the contract has no Process section; icm gives the model its other sections (%s) as the instructions", strings.Join(names, ", ")))
-		} else {
+			if !p.typos[KindProcess] {
+				p.add(at, Info, CodeMissingSection, fmt.Sprintf("the contract has no Process section; icm gives the model its other sections (%s) as the instructions", strings.Join(names, ", ")))
+			}
+		case !p.typos[KindProcess]:
 			p.add(at, Error, CodeMissingSection, "the contract has no `## Process` section (or `## Script`); say what the stage does")
 		}
 	}
-	if !seen[KindOutputs] && p.noOutputs() {
+	if !seen[KindOutputs] && p.noOutputs() && !p.typos[KindOutputs] {
 		p.add(at, Error, CodeMissingSection, "the contract has no `## Outputs` section; name the file it writes, e.g. `- notes.md -> output/`")
 		p.c.Findings[len(p.c.Findings)-1].Data = map[string]string{"section": KindOutputs}
 	}

@@ -20,9 +20,8 @@ func (c *Contract) ReviewGate() string {
 		return ""
 	}
 	for _, s := range c.Sections {
-		name := strings.Join(strings.Fields(strings.ToLower(strings.TrimSuffix(strings.TrimSpace(s.Name), ":"))), " ")
 		// A Gate section in words is someone else's review gate.
-		if reviewHeadings[name] || (s.Kind == KindGate && c.ProseSection(s)) {
+		if reviewHeadings[normalHeading(s.Name)] || (s.Kind == KindGate && c.ProseSection(s)) {
 			return strings.TrimSpace(s.Text)
 		}
 	}
@@ -49,4 +48,10 @@ func ReviewItems(text string) []string {
 		}
 	}
 	return out
+}
+
+// normalHeading is a heading lower-cased, its spaces single, without a
+// trailing colon.
+func normalHeading(h string) string {
+	return strings.Join(strings.Fields(strings.ToLower(strings.TrimSuffix(strings.TrimSpace(h), ":"))), " ")
 }

@@ -1,10 +1,13 @@
 package contract
 
 import (
+	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/icm-tool/icm/server/internal/markdown"
+	"github.com/icm-tool/icm/server/internal/suggest"
 )
 
 // checkKinds are the Verify check names, as ParseCheck reads them.
@@ -23,6 +26,10 @@ func (p *parser) verify(s markdown.Section) {
 			continue
 		}
 		c, err := ParseCheck(l.Text)
+		if errors.Is(err, ErrUnknownCheck) {
+			p.unknownCheck(l)
+			continue
+		}
 		if err != nil {
 			p.add(l.Range, Error, CodeBadVerify, err.Error())
 			continue
@@ -61,9 +68,10 @@ func checkLine(line string) bool {
 	arg = strings.TrimSpace(arg)
 	kind := strings.ToLower(name)
 	if !checkKinds[kind] {
-		// One lower-case word reads as an attempt at a check, to be told
-		// which ones exist; anything longer is prose.
-		return arg == "" && name == kind && !strings.ContainsAny(name, ".,;:!?")
+		// One lower-case word, or a slip of a check's name with its
+		// argument ("max-word 250"), reads as an attempt at a check, to be
+		// told which ones exist; anything else is prose.
+		return name == kind && !strings.ContainsAny(name, ".,;:!?") && (arg == "" || nearCheck(kind) != "")
 	}
 	switch kind {
 	case CheckNonEmpty, CheckSources, CheckSourcesTools, CheckNoPlaceholders:
@@ -80,4 +88,37 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// nearCheck is the check a name not among them is a slip of, or "".
+func nearCheck(name string) string {
+	return suggest.Nearest(name, checkNames())
+}
+
+// checkNames lists the checks' names, sorted.
+func checkNames() []string {
+	names := make([]string, 0, len(checkKinds))
+	for k := range checkKinds {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// unknownCheck notes a Verify line naming no check: a warning, since the
+// run goes ahead, saying the check is not run, with the check meant as
+// its fix (Data "suggest", on the name) when one is close.
+func (p *parser) unknownCheck(l markdown.Line) {
+	name, _, _ := strings.Cut(strings.Trim(strings.TrimSpace(l.Text), "`"), " ")
+	at := l.Range
+	if i := strings.Index(l.Text, name); i >= 0 {
+		at = l.Sub(i, len(name))
+	}
+	f := Finding{File: p.c.File, Range: at, Severity: Warning, Code: CodeBadVerify,
+		Message: fmt.Sprintf("unknown check %q, so icm does not run it; known: %s", name, strings.Join(CheckNames, ", "))}
+	if near := nearCheck(strings.ToLower(name)); near != "" {
+		f.Message = fmt.Sprintf("unknown check %q, so icm does not run it: did you mean %q?", name, near)
+		f.Data = map[string]string{"suggest": near}
+	}
+	p.c.Findings = append(p.c.Findings, f)
 }

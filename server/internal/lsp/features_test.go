@@ -414,3 +414,29 @@ func TestCodeLensTokensReadAsTheViewDoes(t *testing.T) {
 		t.Errorf("lenses %q do not count the stage as ~N.Nk tokens", got)
 	}
 }
+
+// A misspelt section and a misspelt Verify check each offer the name
+// meant as a quick fix on the name.
+func TestMisspeltNamesOfferTheNameMeant(t *testing.T) {
+	s := newSession(t)
+	s.Open(scope)
+	s.Edit(scope, "## Process", "## Proces")
+	s.Edit(scope, "- no-placeholders", "- no-placeholder")
+	s.AwaitDiagnostics(scope, "misspelt names", func(ds []lsptest.Diagnostic) bool {
+		return lsptest.HasCode("unknown-section")(ds) && lsptest.HasCode("bad-verify")(ds)
+	})
+	for _, tc := range []struct{ at, title, text string }{
+		{"Proces", "Change it to Process", "Process"},
+		{"no-placeholder", "Change it to no-placeholders", "no-placeholders"},
+	} {
+		var fix *action
+		for _, a := range codeActions(t, s, scope, tc.at) {
+			if a.Title == tc.title {
+				fix = &a
+			}
+		}
+		if fix == nil || fix.Kind != "quickfix" || fix.Edit == nil || fix.Edit.Changes[s.DocURI(scope)][0].NewText != tc.text {
+			t.Errorf("%s: no quick fix %q: %+v", tc.at, tc.title, fix)
+		}
+	}
+}

@@ -54,3 +54,15 @@ func TestModelTypo(t *testing.T) {
 		}
 	}
 }
+
+func TestSlip(t *testing.T) {
+	sections := []string{"Inputs", "Tools", "Process", "Outputs", "Model", "Verify", "Script", "Gate", "Thresholds"}
+	for name, want := range map[string]string{
+		"Proces": "Process", "Outptus": "Outputs", "Inptus": "Inputs", "Verfy": "Verify", "Modle": "Model",
+		"Treshold": "Thresholds", "Goals": "", "Notes": "", "Roles": "", "Process": "", "Context": "", "Purpose": "",
+	} {
+		if got := Slip(name, sections); got != want {
+			t.Errorf("Slip(%q) = %q, want %q", name, got, want)
+		}
+	}
+}

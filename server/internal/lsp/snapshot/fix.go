@@ -38,6 +38,12 @@ func (f *File) Actions(ctx context.Context, start, end document.Position) (*Acti
 			if rel := fd.Data["path"]; rel != "" {
 				out.Fixes = append(out.Fixes, Fix{Title: fmt.Sprintf("Create %s", rel), Finding: fd, Create: rel})
 			}
+		case contract.CodeUnknownSection, contract.CodeBadVerify, contract.CodeBadModel:
+			// A misspelt name: the finding lies on it, and names the one meant.
+			if sug := fd.Data["suggest"]; sug != "" {
+				out.Fixes = append(out.Fixes, Fix{Title: "Change it to " + sug, Finding: fd, Preferred: true,
+					Edit: &Edit{Range: fd.Range, Text: sug}})
+			}
 		}
 	}
 	on := Target{Workspace: f.ws().Root, Stage: f.Stage.Name}
