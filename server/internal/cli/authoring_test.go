@@ -157,3 +157,31 @@ func TestUnknownNamesOneFindingWithTheNearestName(t *testing.T) {
 		}
 	}
 }
+
+// A misspelt setting is not applied and icm says so, but no stage goes
+// stale over it: the stage is judged by the setting as the person meant
+// it. Correcting the spelling changes nothing either.
+func TestMisspeltSettingMakesNoStageStale(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Config{Models: []ollamatest.Model{{Name: "qwen3.5:9b", ContextLength: 32768}}})
+	srv.On(ollamatest.UserContains("")).Reply(ollamatest.Text("# Draft\n\nA first draft of the idea."))
+	dir := initWorkspace(t)
+	vars := map[string]string{"OLLAMA_HOST": srv.URL()}
+	if out, errOut, err := runIn(t, dir, vars, "run"); err != nil {
+		t.Fatalf("run: %v\n%s%s", err, out, errOut)
+	}
+	if out, errOut, err := runIn(t, dir, vars, "approve", "01-draft"); err != nil {
+		t.Fatalf("approve: %v\n%s%s", err, out, errOut)
+	}
+	editFile(t, dir, "config.toml", "temperature =", "temprature =")
+	out, errOut, err := runIn(t, dir, vars, "status")
+	if err != nil || !strings.Contains(out, "01-draft  approved") || strings.Contains(out, "stale") {
+		t.Errorf("status after the misspelling: %v\n%s%s", err, out, errOut)
+	}
+	if !strings.Contains(errOut, `"model.temprature"`) || !strings.Contains(errOut, "not applied") {
+		t.Errorf("status does not say the misspelt setting is not applied:\n%s", errOut)
+	}
+	editFile(t, dir, "config.toml", "temprature =", "temperature =")
+	if out, errOut, err := runIn(t, dir, vars, "status"); err != nil || !strings.Contains(out, "01-draft  approved") {
+		t.Errorf("status after the correction: %v\n%s%s", err, out, errOut)
+	}
+}

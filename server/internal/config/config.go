@@ -37,6 +37,8 @@ type Config struct {
 	Path string `toml:"-"`
 	// Unknown lists keys the file has that icm does not read.
 	Unknown []string `toml:"-"`
+	// Misspelt are the unknown keys that are a slip of a key icm reads.
+	Misspelt []Misspelling `toml:"-"`
 }
 
 // Model selects the model server and the model.
@@ -243,6 +245,7 @@ func Parse(path string, data []byte) (Config, error) {
 		cfg.Unknown = append(cfg.Unknown, k.String())
 	}
 	sort.Strings(cfg.Unknown)
+	cfg.Misspelt = misspellings(data, md, cfg.Unknown)
 	for name, s := range cfg.MCP.Servers {
 		s.Source = path
 		cfg.MCP.Servers[name] = s

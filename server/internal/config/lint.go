@@ -151,17 +151,10 @@ func unknownKeys(entries entryIndex, md toml.MetaData) []Problem {
 		if i := strings.LastIndexByte(path, '.'); i >= 0 && unknown[path[:i]] {
 			continue
 		}
-		table, name := splitPath(path)
+		table, _ := splitPath(path)
 		p := Problem{Code: ProblemUnknownKey, Key: path, Message: fmt.Sprintf("icm does not read %q", path)}
-		var names []string
-		if _, known := Tables[table]; known {
-			for _, k := range KeysOf(table) {
-				names = append(names, k.Name)
-			}
-		} else if table == "" {
-			names = []string{"model", "workflow", "mcp"}
-		}
-		p.Suggestion = suggest.Nearest(name, names)
+		names := tableKeys(table)
+		p.Suggestion = nearKey(path)
 		if p.Suggestion != "" {
 			p.Message += fmt.Sprintf(", so the setting is not applied: did you mean %q?", p.Suggestion)
 		} else if len(names) > 0 {

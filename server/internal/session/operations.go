@@ -7,6 +7,7 @@ import (
 
 	"github.com/icm-tool/icm/server/internal/assemble"
 	"github.com/icm-tool/icm/server/internal/check"
+	"github.com/icm-tool/icm/server/internal/config"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/state"
@@ -134,11 +135,16 @@ type KeptOutput struct {
 // what Status and Probe show then rests on the defaults, and saying
 // nothing would pass them off as the person's settings.
 func (s *Session) warnConfig() {
-	if s.ws.ConfigErr == nil {
-		return
-	}
 	s.configWarned.Do(func() {
-		s.warn(s.ws.ConfigErr.Error() + " (icm shows the workspace with the default settings and runs nothing until config.toml is fixed)")
+		if s.ws.ConfigErr != nil {
+			s.warn(s.ws.ConfigErr.Error() + " (icm shows the workspace with the default settings and runs nothing until config.toml is fixed)")
+			return
+		}
+		// A misspelt key is not applied: said, so that a setting that has
+		// no effect is not taken for one that has.
+		for _, m := range s.ws.Config.Misspelt {
+			s.warn(fmt.Sprintf("%s:%d: %s", config.FileName, m.Line, m))
+		}
 	})
 }
 

@@ -209,7 +209,7 @@ func deriveState(ws *workspace.Workspace, st *workspace.Stage, c *contract.Contr
 			s.Changed = unionSorted(s.Changed, changedKeys(rec.Reads, ownChanges(rec.Reads, rec, appr, read)))
 		}
 		s.Edited = !sameHashes(rec.Outputs, outs)
-		changed := rec.Settings != "" && rec.Settings != settings.Hash()
+		changed := rec.Settings != "" && rec.Settings != settings.Hash() && rec.Settings != meantHash(ws, c, settings)
 		if changed && judge != nil {
 			// A change to settings that cannot be used is a config error,
 			// not staleness: the stage keeps its state until a valid
