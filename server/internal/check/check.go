@@ -134,6 +134,7 @@ func Run(ws *workspace.Workspace, opts Options) *Report {
 		}
 	}
 	c.cases()
+	c.uneditedRouting()
 	c.textVars()
 	c.conventions()
 	r.Findings = settle(r.Findings)
@@ -255,6 +256,7 @@ func (c *checker) stage(sr *StageReport) {
 		return
 	}
 	sr.Context = ctx
+	c.unedited(st, k, sr.Source, ctx)
 	c.budget(st, k, ctx)
 	c.nothingLoaded(st, k, ctx)
 }

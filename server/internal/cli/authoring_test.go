@@ -185,3 +185,46 @@ func TestMisspeltSettingMakesNoStageStale(t *testing.T) {
 		t.Errorf("status after the correction: %v\n%s%s", err, out, errOut)
 	}
 }
+
+// The text icm's skeletons hold for a person to replace, left as it is,
+// is a note that says what to write instead: the purpose and Process of
+// a new stage, the placeholder input of icm init. A first stage icm init
+// wrote whole (its purpose and Process are real instructions) gets none
+// for those.
+func TestUneditedSkeletonTextIsANoteWithAFix(t *testing.T) {
+	dir := initWorkspace(t)
+	if out, errOut, code := runICM(t, "new-stage", "review", "-w", dir); code != 0 {
+		t.Fatalf("new-stage: exit %d\n%s%s", code, out, errOut)
+	}
+	found := checkFindings(t, dir)
+	for _, tc := range []struct{ file, says string }{
+		{"pipeline/01-draft/CONTEXT.md", "input.md"},
+		{"pipeline/02-review/CONTEXT.md", "what the stage does"},
+		{"pipeline/02-review/CONTEXT.md", "Process"},
+		{"CONTEXT.md", "02-review"},
+	} {
+		n := 0
+		for _, f := range found {
+			if f.Code == "unedited-skeleton" && f.Path == filepath.Join(dir, tc.file) && strings.Contains(f.Message, tc.says) {
+				n++
+				if f.Severity.String() != "info" || f.Data["fix"] == "" {
+					t.Errorf("%s: %s %q (fix %q), want a note with a fix", tc.file, f.Severity, f.Message, f.Data["fix"])
+				}
+			}
+		}
+		if n != 1 {
+			t.Errorf("%s: %d notes about %q, want one", tc.file, n, tc.says)
+		}
+	}
+	for _, f := range found {
+		if f.Code == "unedited-skeleton" && f.Path == filepath.Join(dir, "pipeline/01-draft/CONTEXT.md") && !strings.Contains(f.Message, "input.md") {
+			t.Errorf("icm init's own first stage is noted: %s", f.Message)
+		}
+	}
+	editFile(t, dir, "pipeline/01-draft/input.md", "Replace this text", "A talk on")
+	for _, f := range checkFindings(t, dir) {
+		if f.Code == "unedited-skeleton" && strings.Contains(f.Message, "input.md") {
+			t.Errorf("an edited input is still noted: %s", f.Message)
+		}
+	}
+}

@@ -117,14 +117,14 @@ func TestRunJSONWithoutAServer(t *testing.T) {
 
 // TestCheckSummaryLine: run inside the workspace, check names it by its
 // folder, not ".", and counts one stage as "1 stage". Before: ".: 1
-// stages".
+// stages". The one note is icm init's placeholder input, not yet replaced.
 func TestCheckSummaryLine(t *testing.T) {
 	parent := t.TempDir()
 	if _, errOut, code := runAsUser(t, parent, nil, "init", "notes"); code != 0 {
 		t.Fatalf("init: %s", errOut)
 	}
 	out, errOut, code := runAsUser(t, filepath.Join(parent, "notes"), nil, "check")
-	if code != 0 || !strings.Contains(out, "notes: 1 stage, 0 errors, 0 warnings, 0 notes\n") {
+	if code != 0 || !strings.Contains(out, "notes: 1 stage, 0 errors, 0 warnings, 1 note\n") {
 		t.Errorf("check inside the workspace: %d\n%s%s", code, out, errOut)
 	}
 	out, _, _ = runAsUser(t, parent, nil, "check", "-w", "notes")

@@ -185,6 +185,9 @@ const (
 	// another order than the one icm sends them in for the whole
 	// workspace.
 	CodeSharedOrder = "shared-order"
+	// CodeUnedited: text of icm's skeletons a person has not replaced
+	// yet (a new stage's purpose or Process, a placeholder input).
+	CodeUnedited = "unedited-skeleton"
 )
 
 // codeBasis is the basis of the findings of a code, when the finding
@@ -195,7 +198,7 @@ var codeBasis = map[string]Basis{
 	CodeSharedInput: BasisState, CodeInputOptional: BasisState, CodeBinaryInput: BasisState,
 	CodeEmptyFolder: BasisState, CodeIdentity: BasisState, CodePlaceholderPath: BasisState,
 	CodeInputNotYet: BasisState, CodeInputSelf: BasisState, CodeNoModelOutput: BasisState,
-	CodeNoRouting: BasisState, CodeFolderCapped: BasisState,
+	CodeNoRouting: BasisState, CodeFolderCapped: BasisState, CodeUnedited: BasisState,
 	CodeContractTooLong: BasisMethod, CodeReferenceTooLong: BasisMethod, CodeOverBudget: BasisMethod, CodeSharedOrder: BasisMethod,
 	CodeOverWindow: BasisSettings, CodeUnknownServer: BasisSettings, CodeUnknownTool: BasisSettings,
 	CodeConfig: BasisSettings, CodeSetupVar: BasisSettings,

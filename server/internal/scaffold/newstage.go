@@ -84,9 +84,9 @@ func NewStage(ws *workspace.Workspace, name string) (*Result, error) {
 	defer w.close()
 	d := stageData{
 		Stage:        full,
-		StagePurpose: "One sentence on what this stage does.",
+		StagePurpose: contract.SkeletonPurpose,
 		Output:       bare + ".md",
-		Process:      "Say what to do with the inputs, step by step, and what to write. Be as\nspecific as you would be with a new colleague.",
+		Process:      contract.SkeletonProcess,
 	}
 	needInput := true
 	if prev != nil {
