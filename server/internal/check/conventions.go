@@ -14,6 +14,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/document"
 	"github.com/icm-tool/icm/server/internal/markdown"
+	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/workspace"
 )
 
@@ -24,7 +25,9 @@ import (
 // file system's), bundled skills/ are left to their authors as the
 // template's checker leaves them, and the file names the template itself
 // ships in capitals (AGENTS.md, PROGRESS.md, QUALITY-GATES.md) are no
-// breach of its lowercase rule.
+// breach of its lowercase rule. What icm writes itself (its state
+// folders, the run history, the _config/ folder icm init makes, the
+// outputs a stage declares) is no breach of any.
 const ConventionsTemplate = "icm-template"
 
 // The rules, by the names the template's checker gives them.
@@ -110,6 +113,13 @@ func (cv *convention) add(file string, r document.Range, rule, what string) {
 		Message: fmt.Sprintf("%s convention %q: %s", ConventionsTemplate, rule, what), Data: map[string]string{"rule": rule}})
 }
 
+// icmsOwnDir reports whether a folder below the workspace is one icm
+// keeps for itself: a state folder (.icm/, at the root or a stage's) or
+// the run history. The profile's rules are about what the author writes.
+func icmsOwnDir(rel string) bool {
+	return path.Base(rel) == state.StateDir || rel == workspace.HistoryDir
+}
+
 // vendoredPath reports whether a path lies in a bundled skills/ folder,
 // which the style rules leave to its authors.
 func vendoredPath(rel string) bool {
@@ -125,7 +135,7 @@ func (cv *convention) tree() {
 			return nil
 		}
 		if d.IsDir() {
-			if conventionSkip[d.Name()] {
+			if conventionSkip[d.Name()] || icmsOwnDir(p) {
 				return fs.SkipDir
 			}
 			dirs = append(dirs, p)
@@ -143,7 +153,9 @@ func (cv *convention) tree() {
 			entries, _ := ws.Disk.ReadDir(rel)
 			var extra []string
 			for _, e := range entries {
-				if e.Name() != ".gitkeep" {
+				// What a stage declares it writes there is the run's, not
+				// a file left in the template.
+				if _, written := cv.c.r.ProducedBy[path.Join(rel, e.Name())]; e.Name() != ".gitkeep" && !written {
 					extra = append(extra, e.Name())
 				}
 			}
@@ -160,7 +172,7 @@ func (cv *convention) tree() {
 		if strings.Contains(rel, " ") && !strings.Contains(path.Dir(rel), " ") {
 			cv.add(ws.Abs(rel), document.Range{}, ruleSpaces, rel)
 		}
-		if !vendoredPath(rel) && !nameExempt[base] && !lowerName.MatchString(base) {
+		if !vendoredPath(rel) && !nameExempt[base] && rel != workspace.ConfigDir && !lowerName.MatchString(base) {
 			cv.add(ws.Abs(rel), document.Range{}, ruleLowercase, rel)
 		}
 	}

@@ -228,3 +228,32 @@ func TestUneditedSkeletonTextIsANoteWithAFix(t *testing.T) {
 		}
 	}
 }
+
+// icm check --conventions never flags the files icm itself writes: its
+// state (.icm/), run history, the _config/ folder icm init makes, and the
+// outputs a run wrote. A person's own misnamed file is still flagged.
+func TestConventionsLeaveIcmsOwnFilesAlone(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Config{Models: []ollamatest.Model{{Name: "qwen3.5:9b", ContextLength: 32768}}})
+	srv.On(ollamatest.UserContains("")).Reply(ollamatest.Text("# Draft\n\nA first draft of the idea."))
+	dir := initWorkspace(t)
+	if out, errOut, err := runIn(t, dir, map[string]string{"OLLAMA_HOST": srv.URL()}, "run"); err != nil {
+		t.Fatalf("run: %v\n%s%s", err, out, errOut)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "_config", "My Notes.md"), []byte("# Notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, _ := runICM(t, "check", "--conventions", "-w", dir)
+	if !strings.Contains(out, "My Notes.md") {
+		t.Errorf("the person's misnamed file is not flagged:\n%s%s", out, errOut)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if !strings.Contains(l, "[conventions]") || strings.Contains(l, "My Notes.md") {
+			continue
+		}
+		for _, own := range []string{".icm", "_config", "history", "output/"} {
+			if strings.Contains(l, own) {
+				t.Errorf("icm's own %s is flagged: %s", own, l)
+			}
+		}
+	}
+}
