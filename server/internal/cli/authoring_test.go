@@ -257,3 +257,29 @@ func TestConventionsLeaveIcmsOwnFilesAlone(t *testing.T) {
 		}
 	}
 }
+
+// The Review Gate is described one way everywhere: icm check's note on
+// it, icm help gates and the README say the same thing of it.
+func TestReviewGateIsDescribedOneWay(t *testing.T) {
+	const role = "a checklist for the person at the review gate, sent to the model as the author wrote it"
+	dir := initWorkspace(t)
+	editFile(t, dir, "pipeline/01-draft/CONTEXT.md", "## Verify", "## Review Gate\n- The draft keeps the input's facts.\n\n## Verify")
+	out, _, _ := runICM(t, "check", "-w", dir)
+	var note string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "Review Gate") {
+			note = l
+		}
+	}
+	if !strings.Contains(note, role) {
+		t.Errorf("check says of the Review Gate %q, want %q", note, role)
+	}
+	help, _, _ := runICM(t, "help", "gates")
+	if !strings.Contains(strings.Join(strings.Fields(help), " "), role) {
+		t.Errorf("icm help gates does not say the Review Gate is %q:\n%s", role, help)
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "..", "README.md"))
+	if err != nil || !strings.Contains(strings.Join(strings.Fields(string(readme)), " "), role) {
+		t.Errorf("the README does not say the Review Gate is %q (%v)", role, err)
+	}
+}

@@ -188,6 +188,8 @@ const (
 	// CodeUnedited: text of icm's skeletons a person has not replaced
 	// yet (a new stage's purpose or Process, a placeholder input).
 	CodeUnedited = "unedited-skeleton"
+	// CodeReviewGate: a Review Gate section, and what icm does with it.
+	CodeReviewGate = "review-gate"
 )
 
 // codeBasis is the basis of the findings of a code, when the finding
@@ -198,7 +200,7 @@ var codeBasis = map[string]Basis{
 	CodeSharedInput: BasisState, CodeInputOptional: BasisState, CodeBinaryInput: BasisState,
 	CodeEmptyFolder: BasisState, CodeIdentity: BasisState, CodePlaceholderPath: BasisState,
 	CodeInputNotYet: BasisState, CodeInputSelf: BasisState, CodeNoModelOutput: BasisState,
-	CodeNoRouting: BasisState, CodeFolderCapped: BasisState, CodeUnedited: BasisState,
+	CodeNoRouting: BasisState, CodeFolderCapped: BasisState, CodeUnedited: BasisState, CodeReviewGate: BasisState,
 	CodeContractTooLong: BasisMethod, CodeReferenceTooLong: BasisMethod, CodeOverBudget: BasisMethod, CodeSharedOrder: BasisMethod,
 	CodeOverWindow: BasisSettings, CodeUnknownServer: BasisSettings, CodeUnknownTool: BasisSettings,
 	CodeConfig: BasisSettings, CodeSetupVar: BasisSettings,

@@ -255,6 +255,11 @@ func (p *parser) parse() {
 			continue
 		}
 		if kind == "" {
+			if IsReviewHeading(s.Heading.Text) {
+				p.unknown = append(p.unknown, Finding{File: c.File, Range: s.Heading.TextRange, Severity: Info, Code: CodeReviewGate,
+					Message: fmt.Sprintf("section %q is %s", s.Heading.Text, ReviewGateRole)})
+				continue
+			}
 			if !p.misspelt(s) {
 				p.unknown = append(p.unknown, Finding{File: c.File, Range: s.Heading.TextRange, Severity: Info, Code: CodeUnknownSection,
 					Message: fmt.Sprintf("section %q is not one of icm's own; the model reads it as written", s.Heading.Text)})

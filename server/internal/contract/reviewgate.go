@@ -11,6 +11,14 @@ var reviewHeadings = map[string]bool{
 	"human review": true, "review": true, "before approving": true,
 }
 
+// ReviewGateRole is what a Review Gate section is, said the same way
+// wherever icm says it (check's note, icm help gates, the README): the
+// model reads the contract whole when it has one.
+const ReviewGateRole = "a checklist for the person at the review gate, sent to the model as the author wrote it"
+
+// IsReviewHeading reports whether a heading names a Review Gate section.
+func IsReviewHeading(h string) bool { return reviewHeadings[normalHeading(h)] }
+
 // ReviewGate returns the text of the contract's Review Gate section as its
 // author wrote it, trimmed; "" when it has none. It is the checklist shown
 // where a person reviews the output: the CLI's review-gate lines, the

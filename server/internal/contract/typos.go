@@ -35,7 +35,7 @@ func (p *parser) misspelt(s markdown.Section) bool {
 		names[i] = n.name
 	}
 	near := suggest.Slip(s.Heading.Text, names)
-	if near == "" || reviewHeadings[normalHeading(s.Heading.Text)] {
+	if near == "" || IsReviewHeading(s.Heading.Text) {
 		return false
 	}
 	for _, n := range sectionNames {
