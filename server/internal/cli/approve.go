@@ -24,7 +24,7 @@ A stage run once with icm run --model is approved the same way: the model
 a run used is a fact of the run, and the stage is judged by the configured
 settings.`,
 		Example: "  icm approve 01-scope\n  icm approve 02-research --force",
-		Args:    cobra.ExactArgs(1),
+		Args:    stageArg(env, g),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// A stage is judged by the configured settings, whatever
 			// model its run used: --model changes nothing (older scripts

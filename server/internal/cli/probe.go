@@ -33,7 +33,7 @@ earlier stage has not produced yet are marked. For a For each stage, --item N
 shows the context of item N. --model counts for that model, as a run with
 icm run --model would send it.`,
 		Example: "  icm probe 01-scope\n  icm probe 04-draft --item 2\n  icm probe 02-research --json\n  icm probe 01-scope --model llama3.1:8b",
-		Args:    cobra.ExactArgs(1),
+		Args:    stageArg(env, g),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// Probing judges no state, so the model is simply the one to
 			// count for.

@@ -156,6 +156,7 @@ and stops at a review gate.`,
 	root.PersistentFlags().StringVarP(&g.workspace, "workspace", "w", "", "workspace folder (default: the current folder or its nearest parent holding CLAUDE.md, or CONTEXT.md and pipeline/)")
 	root.PersistentFlags().StringVar(&g.repo, "repo", "", "the repository root that shared /… inputs are read from (default: ICM_REPO, else the nearest folder holding .git; outside git, only the workspace)")
 	root.PersistentFlags().BoolVar(&g.trust, "trust", false, "trust the workspace for this command only, without asking or keeping a record (for CI; icm trust keeps one)")
+	root.SetFlagErrorFunc(flagError)
 	for _, c := range commands(env, g) {
 		root.AddCommand(c)
 	}

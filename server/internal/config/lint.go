@@ -109,14 +109,20 @@ func syntaxProblem(data []byte, entries entryIndex, err error) Problem {
 		p.Line, _ = strconv.Atoi(m[1])
 		p.Key, p.Message = m[2], m[3]
 		p.Message = strings.Replace(p.Message, "incompatible types: TOML value has type", "the value is a", 1)
-		p.Message = strings.Replace(p.Message, "; destination has type", ", but icm reads", 1)
+		if i := strings.Index(p.Message, "; destination has type "); i >= 0 {
+			want := p.Message[i+len("; destination has type "):]
+			p.Message = p.Message[:i] + ", but icm reads " + withArticle(want)
+		}
 	}
 	// A parse error's last key is the last one read before the error, not
 	// the one it is about: only a value's type error is placed on its key.
 	if e, ok := entries.find(p.Key); ok && p.Key != "" && !isParse {
 		p.Span, p.Line = e.Value, e.Line
 		if k, ok := Lookup(p.Key); ok {
-			p.Message = fmt.Sprintf("%s: %s (a %s)", p.Key, p.Message, k.Type)
+			p.Message = fmt.Sprintf("%s: %s", p.Key, p.Message)
+			if !strings.Contains(p.Message, k.Type) {
+				p.Message += fmt.Sprintf(" (%s)", withArticle(k.Type))
+			}
 		}
 	}
 	if p.Span.End > len(data) {
@@ -226,4 +232,13 @@ func quoteList(vs []string) string {
 		q[i] = strconv.Quote(v)
 	}
 	return strings.Join(q, " or ")
+}
+
+// withArticle puts "a" or "an" before a type's name, as English reads it
+// ("an integer", "a string").
+func withArticle(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an " + word
+	}
+	return "a " + word
 }

@@ -29,7 +29,7 @@ func TestLint(t *testing.T) {
 		{"out of range", "[workflow]\nparallel = 0\n[model]\ntemperature = 3.5\n", models,
 			[][4]string{{ProblemBadValue, "0", "from 1 to 256", ""}, {ProblemBadValue, "3.5", "0 to 2", ""}}},
 		{"wrong type", "[model]\nnum_ctx = \"big\"\n", models,
-			[][4]string{{ProblemSyntax, `"big"`, "model.num_ctx: the value is a string, but icm reads integer", ""}}},
+			[][4]string{{ProblemSyntax, `"big"`, "model.num_ctx: the value is a string, but icm reads an integer", ""}}},
 		{"bad duration", "[workflow]\ntool_timeout = \"3 minutes\"\n", models,
 			[][4]string{{ProblemSyntax, `"3 minutes"`, "unable to read duration", ""}}},
 		{"not toml", "[model\nname = 1\n", models,

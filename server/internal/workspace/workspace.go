@@ -125,19 +125,59 @@ type Stage struct {
 func (s *Stage) ContractRel() string { return s.Rel + "/" + ContractFile }
 
 // NotFoundError says no workspace was found from a folder.
-type NotFoundError struct{ From string }
+type NotFoundError struct {
+	From string
+	// Inside lists the workspaces below From (absolute): a person who
+	// names the folder above a workspace is told which one it holds.
+	Inside []string
+}
 
 func (e *NotFoundError) Error() string {
+	if len(e.Inside) > 0 {
+		return fmt.Sprintf("%s is not an icm workspace, but it holds %s", e.From, plural(len(e.Inside), "one", "some")+": "+strings.Join(e.Inside, ", "))
+	}
 	return fmt.Sprintf("no icm workspace at %s or above it", e.From)
 }
 
-// Hint tells the person what makes a folder a workspace.
+// Hint tells the person what makes a folder a workspace, or which
+// workspace inside it to name.
 func (e *NotFoundError) Hint() string {
+	if len(e.Inside) > 0 {
+		return "name the workspace itself: -w " + e.Inside[0]
+	}
 	return "run icm inside a workspace (a folder with CLAUDE.md or AGENTS.md, or CONTEXT.md beside pipeline/ or stages/, or a stages/ holding numbered folders with a CONTEXT.md), or pass -w DIR"
 }
 
 // Fault is a workspace the request named that is not there.
 func (e *NotFoundError) Fault() *fault.Error { return fault.NotFound(e.Error(), e.Hint()) }
+
+// plural is one when n is 1, else some.
+func plural(n int, one, some string) string {
+	if n == 1 {
+		return one
+	}
+	return some
+}
+
+// FileNotFolderError says -w named a file where a workspace folder goes.
+type FileNotFolderError struct {
+	Path string
+	// Workspace is the workspace holding the file, or its folder when
+	// none does.
+	Workspace string
+}
+
+func (e *FileNotFolderError) Error() string {
+	return fmt.Sprintf("unable to open workspace %s: it is a file, not a folder", e.Path)
+}
+
+// Hint names the folder to give instead.
+func (e *FileNotFolderError) Hint() string {
+	return "a workspace is a folder: -w " + e.Workspace
+}
+
+// Fault is a request that named a file where a folder goes.
+func (e *FileNotFolderError) Fault() *fault.Error { return fault.InvalidRequest(e.Error(), e.Hint()) }
 
 // Find returns the workspace root for start: start itself or its nearest
 // parent that holds CLAUDE.md, or CONTEXT.md beside pipeline/ or stages/,
@@ -307,10 +347,17 @@ func LoadWith(dir, start string, opts Options) (*Workspace, error) {
 		}
 		root = r
 	} else if !IsRoot(root) && !isStagesLayout(root) {
+		if info, err := os.Stat(root); err == nil && !info.IsDir() {
+			ws, err := Find(filepath.Dir(root))
+			if err != nil {
+				ws = filepath.Dir(root)
+			}
+			return nil, &FileNotFolderError{Path: root, Workspace: ws}
+		}
 		if !isDir(root) {
 			return nil, fault.NotFound(fmt.Sprintf("unable to open workspace %s: no such folder", root), "name the workspace's folder")
 		}
-		return nil, &NotFoundError{From: root}
+		return nil, &NotFoundError{From: root, Inside: Below(root)}
 	}
 	return OpenWith(root, opts)
 }
