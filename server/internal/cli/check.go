@@ -107,7 +107,7 @@ func printFindings(env *Env, rep *check.Report) {
 	counts := map[contract.Severity]int{}
 	for _, l := range locate(env, rep, rep.Findings) {
 		counts[l.Severity]++
-		fmt.Fprintf(env.Stdout, "%s:%d:%d: %s: %s [%s]\n", l.Path, l.Line, l.Column, l.Severity, l.Message, l.Code)
+		fmt.Fprintf(env.Stdout, "%s:%d:%d: %s: %s [%s]\n", l.Path, l.Line, l.Column, l.Severity.Word(), l.Message, l.Code)
 	}
 	name := displayPath(env, rep.Workspace.Root)
 	if name == "." {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -51,5 +52,18 @@ func TestWorkspaceFlagAboveAWorkspaceNamesIt(t *testing.T) {
 	_, errOut, code := runICM(t, "status", "-w", above)
 	if code == 0 || !strings.Contains(errOut, "-w "+dir) {
 		t.Errorf("status -w on the folder above a workspace (exit %d):\n%s", code, errOut)
+	}
+}
+
+// neither errors nor warnings: note (docs/vocabulary.md).
+func TestCheckCallsANoteANote(t *testing.T) {
+	dir := initWorkspace(t)
+	out, _, _ := runICM(t, "check", "-w", dir)
+	if strings.Contains(out, ": info: ") || !strings.Contains(out, ": note: ") || !strings.Contains(out, "1 note") {
+		t.Errorf("check's tags and count use two words:\n%s", out)
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "vocabulary.md"))
+	if err != nil || !strings.Contains(string(doc), "`note`") {
+		t.Errorf("docs/vocabulary.md does not give the word for a note (%v)", err)
 	}
 }

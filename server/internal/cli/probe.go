@@ -91,7 +91,7 @@ func stageErrors(env *Env, rep *check.Report, st *workspace.Stage) error {
 		return nil
 	}
 	for _, l := range locate(env, rep, errs) {
-		fmt.Fprintf(env.Stderr, "%s:%d:%d: %s: %s [%s]\n", l.Path, l.Line, l.Column, l.Severity, l.Message, l.Code)
+		fmt.Fprintf(env.Stderr, "%s:%d:%d: %s: %s [%s]\n", l.Path, l.Line, l.Column, l.Severity.Word(), l.Message, l.Code)
 	}
 	fmt.Fprintf(env.Stderr, "stage %s cannot run as it is: %s (icm check lists them)\n", st.Name, plural(len(errs), "error"))
 	return &ExitError{Code: 1}

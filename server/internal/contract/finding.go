@@ -27,6 +27,16 @@ func (s Severity) String() string {
 	return severityNames[s]
 }
 
+// Word is the severity as a person reads it, on a finding's line and in
+// the count alike (docs/vocabulary.md): Information is a note. The
+// protocol's and JSON's name is String's.
+func (s Severity) Word() string {
+	if s == Info {
+		return "note"
+	}
+	return s.String()
+}
+
 // MarshalText writes the severity's name.
 func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 

@@ -43,7 +43,7 @@ func checkText(sess *session.Session, stage string) (string, error) {
 				line, col = l, c
 			}
 		}
-		fmt.Fprintf(&b, "%s:%d:%d: %s: %s [%s]\n", ws.Rel(f.File), line, col, f.Severity, f.Message, f.Code)
+		fmt.Fprintf(&b, "%s:%d:%d: %s: %s [%s]\n", ws.Rel(f.File), line, col, f.Severity.Word(), f.Message, f.Code)
 	}
 	fmt.Fprintf(&b, "%s, %s, %s\n", count(counts[contract.Error], "error"), count(counts[contract.Warning], "warning"), count(counts[contract.Info], "note"))
 	return b.String(), nil
