@@ -17,9 +17,9 @@ func main() {
 	sandbox.Main()
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancelCause(context.Background())
 	go cli.OnSignal(sigs, cancel, cli.ShutdownGrace, os.Exit, os.Stderr)
 	code := cli.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	cancel()
+	cancel(nil)
 	os.Exit(code)
 }

@@ -1,10 +1,18 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
+	"github.com/icm-tool/icm/server/internal/usersettings"
 )
 
 // are, not cobra's count of arguments.
@@ -65,5 +73,44 @@ func TestCheckCallsANoteANote(t *testing.T) {
 	doc, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "vocabulary.md"))
 	if err != nil || !strings.Contains(string(doc), "`note`") {
 		t.Errorf("docs/vocabulary.md does not give the word for a note (%v)", err)
+	}
+}
+
+// and ends with 130, the exit code the README gives for it.
+func TestInterruptedRunSaysCancelledOnly(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Config{Models: []ollamatest.Model{{Name: "qwen3.5:9b", ContextLength: 32768}}})
+	called := make(chan struct{})
+	var once sync.Once
+	srv.On(func(*ollamatest.Request) bool { once.Do(func() { close(called) }); return true }).Reply(ollamatest.Hang())
+	dir := initWorkspace(t)
+	if _, errOut, err := runIn(t, dir, nil, "trust", "--yes"); err != nil {
+		t.Fatalf("trust: %v\n%s", err, errOut)
+	}
+	var out, errb bytes.Buffer
+	env := &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string {
+			switch k {
+			case "OLLAMA_HOST":
+				return srv.URL()
+			case usersettings.ConfigDirEnv:
+				return os.Getenv(k)
+			}
+			return ""
+		}, Getwd: func() (string, error) { return dir, nil }}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go func() {
+		select {
+		case <-called:
+		case <-time.After(time.Minute):
+		}
+		cancel(Interrupted(os.Interrupt))
+	}()
+	code := MainWith(ctx, env, []string{"run"})
+	if code != 130 || strings.Contains(errb.String(), "failed") || !strings.Contains(errb.String(), "cancelled") {
+		t.Errorf("Ctrl-C during a run: exit %d\n%s", code, errb.String())
+	}
+	readme, _ := os.ReadFile(filepath.Join("..", "..", "..", "README.md"))
+	if !regexp.MustCompile(`130[^\n]*(Ctrl-C|interrupt)`).Match(readme) {
+		t.Error("the README does not give Ctrl-C's exit code")
 	}
 }

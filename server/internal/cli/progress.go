@@ -61,6 +61,15 @@ func (p *printer) flushFailed(stage string, withReason bool) {
 	}
 }
 
+// dropFailed forgets the held model failures of a stage, unprinted.
+func (p *printer) dropFailed(stage string) {
+	for k := range p.failed {
+		if k.stage == stage {
+			delete(p.failed, k)
+		}
+	}
+}
+
 func (p *printer) event(ev report.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -124,6 +133,13 @@ func (p *printer) event(ev report.Event) {
 		}
 		printRubric(w, ev.Rubric, "    ")
 	case report.EventStageEnd:
+		if ev.Status == "cancelled" {
+			// A model call a cancel ended did not fail: the cancel is
+			// the one thing to say.
+			p.dropFailed(ev.Stage)
+			fmt.Fprintf(w, "✗ %s cancelled\n", ev.Stage)
+			return
+		}
 		if ev.Err != "" {
 			// The error itself is what icm prints last, with its hint.
 			p.flushFailed(ev.Stage, false)

@@ -60,7 +60,13 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 // executable icm's own servers run): it runs icm with args and returns the
 // exit code, having printed any error on env's standard error.
 func MainWith(ctx context.Context, env *Env, args []string) int {
-	return exitCode(env, Run(ctx, env, args))
+	code := exitCode(env, Run(ctx, env, args))
+	if sig, ok := interruptedCode(ctx); ok && code != 0 {
+		// Ended by Ctrl-C or SIGTERM: the shell's code for it, whether
+		// the command stopped within the grace or not.
+		return sig
+	}
+	return code
 }
 
 // exitCode is the process exit code of Run's error, which it prints on

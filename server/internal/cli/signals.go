@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -20,16 +21,13 @@ const ShutdownGrace = 800 * time.Millisecond
 // blocked on. Exiting early loses nothing: outputs and records are written
 // atomically, the run lock frees itself when the process ends, and the
 // tool servers' reapers end their servers when icm goes.
-func OnSignal(sigs <-chan os.Signal, cancel context.CancelFunc, grace time.Duration, exit func(int), stderr io.Writer) {
+func OnSignal(sigs <-chan os.Signal, cancel context.CancelCauseFunc, grace time.Duration, exit func(int), stderr io.Writer) {
 	sig, ok := <-sigs
 	if !ok {
 		return
 	}
-	cancel()
-	code := 1
-	if s, ok := sig.(syscall.Signal); ok {
-		code = 128 + int(s)
-	}
+	cancel(Interrupted(sig))
+	code := signalCode(sig)
 	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {
@@ -38,4 +36,36 @@ func OnSignal(sigs <-chan os.Signal, cancel context.CancelFunc, grace time.Durat
 	case <-sigs:
 	}
 	exit(code)
+}
+
+// Interrupted is the cause a context is cancelled with when icm is sent
+// sig: MainWith reads it to end with 128 plus the signal's number, as a
+// shell reports a program the signal ended (130 for Ctrl-C, 143 for
+// SIGTERM). It is a context.Canceled to errors.Is, so everything that
+// tells a cancel from a failure still does.
+func Interrupted(sig os.Signal) error { return &signalled{sig} }
+
+// signalled is the cause of a cancellation by a signal.
+type signalled struct{ sig os.Signal }
+
+func (s *signalled) Error() string { return "cancelled" }
+func (s *signalled) Unwrap() error { return context.Canceled }
+
+// signalCode is the exit code of a program ended by sig: 128 plus its
+// number, 1 for a signal without one.
+func signalCode(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 1
+}
+
+// interruptedCode is the exit code of a command whose context a signal
+// cancelled, and whether one did.
+func interruptedCode(ctx context.Context) (int, bool) {
+	var s *signalled
+	if errors.As(context.Cause(ctx), &s) {
+		return signalCode(s.sig), true
+	}
+	return 0, false
 }

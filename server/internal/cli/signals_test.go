@@ -19,7 +19,7 @@ func TestOnSignal(t *testing.T) {
 		if !twice {
 			grace = 10 * time.Millisecond
 		}
-		go OnSignal(sigs, func() { close(cancelled) }, grace, func(code int) { exited <- code }, io.Discard)
+		go OnSignal(sigs, func(error) { close(cancelled) }, grace, func(code int) { exited <- code }, io.Discard)
 		sigs <- syscall.SIGTERM
 		<-cancelled
 		if twice {
