@@ -114,3 +114,18 @@ func TestInterruptedRunSaysCancelledOnly(t *testing.T) {
 		t.Error("the README does not give Ctrl-C's exit code")
 	}
 }
+
+// latest run of S when no --run is given.
+func TestHistoryCallWithoutRunReadsTheLatest(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Config{Models: []ollamatest.Model{{Name: "qwen3.5:9b", ContextLength: 32768}}})
+	srv.On(ollamatest.UserContains("")).Reply(ollamatest.Text("# Draft\n\nA first draft of the idea."))
+	dir := initWorkspace(t)
+	vars := map[string]string{"OLLAMA_HOST": srv.URL()}
+	if out, errOut, err := runIn(t, dir, vars, "run"); err != nil {
+		t.Fatalf("run: %v\n%s%s", err, out, errOut)
+	}
+	out, errOut, err := runIn(t, dir, vars, "history", "--stage", "01-draft", "--call", "1")
+	if err != nil || !strings.Contains(out, "model call 1 of 01-draft") || !strings.Contains(out, "A first draft of the idea.") {
+		t.Errorf("history --stage --call without --run: %v\n%s%s", err, out, errOut)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/human"
 	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/session"
@@ -27,7 +28,8 @@ stage it ran with its status, wall time, model calls, tool calls and tokens.
 --run ID (or a unique prefix of it, or latest) prints one run as a tree of
 its model calls, numbered, and tool calls; with --stage and --call N (and
 --item for a For each stage, whose calls are numbered per item) it prints
-that model call's whole request and its reply. --diff STAGE shows how a
+that model call's whole request and its reply, from that run or, without
+--run, from the latest run of the stage. --diff STAGE shows how a
 stage's output changed between its last two versions; --diff STAGE --written
 shows a person's edit: the output against what the model wrote.`,
 		Example: "  icm history\n  icm history --run latest\n  icm history --run 20261130-1015\n  icm history --run 20261130-1015 --stage 02-research --call 3\n  icm history --diff 03-outline",
@@ -55,7 +57,15 @@ shows a person's edit: the output against what the model wrote.`,
 					printDiff(env, d)
 				}
 				return nil
-			case runID != "" && call > 0:
+			case call > 0:
+				if runID == "" {
+					// --stage S --call N alone reads the latest run of S.
+					id, err := latestRunOf(sess, callStage)
+					if err != nil {
+						return err
+					}
+					runID = id
+				}
 				ex, err := sess.History().Exchange(runID, callStage, callItem, call)
 				if err != nil {
 					return err
@@ -116,7 +126,7 @@ shows a person's edit: the output against what the model wrote.`,
 	cmd.Flags().StringVar(&diffStage, "diff", "", "show how STAGE's output changed between its last two versions")
 	cmd.Flags().BoolVar(&written, "written", false, "with --diff, compare the output with what the model wrote (a person's edit)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
-	cmd.Flags().IntVar(&call, "call", 0, "with --run and --stage, print model call N's request and reply")
+	cmd.Flags().IntVar(&call, "call", 0, "with --stage (and --run, else the stage's latest run), print model call N's request and reply")
 	cmd.Flags().StringVar(&callStage, "stage", "", "the stage of --call")
 	cmd.Flags().IntVar(&callItem, "item", 0, "the For each item of --call")
 	return cmd
@@ -207,4 +217,24 @@ func printDiff(env *Env, d session.FileDiff) {
 	default:
 		fmt.Fprint(env.Stdout, d.Text)
 	}
+}
+
+// latestRunOf is the id of the newest run that ran stage (any stage when
+// stage is ""), for --call without --run.
+func latestRunOf(sess *session.Session, stage string) (string, error) {
+	runs, err := sess.History().Runs()
+	if err != nil {
+		return "", err
+	}
+	for i := len(runs) - 1; i >= 0; i-- {
+		for _, s := range runs[i].Stages {
+			if stage == "" || s.Stage == stage {
+				return runs[i].ID, nil
+			}
+		}
+	}
+	if stage == "" {
+		return "", fault.NotFound("no run has called a model yet", "icm run runs the next stage")
+	}
+	return "", fault.NotFound(fmt.Sprintf("no run has run %s yet", stage), fmt.Sprintf("icm run --stage %s runs it", stage))
 }
