@@ -34,7 +34,9 @@ refuses private addresses as always). The sample itself is never written.
 
 At each gate read the output (edit it if you like), then answer y to
 approve it and go on, or n to stop there. --yes approves at every gate.
-The copy stays afterwards for you to read.`,
+The temporary copy and its trust record go when the demo ends; with --dir
+the copy stays for you to read (its trust record still goes, with the
+stand-ins it trusted).`,
 		Example: "  icm demo\n  icm demo --yes\n  icm demo --dir /tmp/my-demo",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -58,7 +60,7 @@ func runDemo(ctx context.Context, env *Env, dir string, yes bool) error {
   text written in advance for this demo. A fake search backend and a fixture site stand
   in for the web, and only this copy's page reader may read that site.
   The copy is %s (the sample itself is not written). icm trusts this copy
-  to start its search and reader servers: it is icm's own demo.
+  to start its search and reader servers while the demo runs: it is icm's own demo.
 
 `, d.ModelURL(), d.Dir)
 	g := &globalFlags{workspace: d.Dir}
@@ -84,7 +86,11 @@ func runDemo(ctx context.Context, env *Env, dir string, yes bool) error {
 		case state.ActionDone:
 			fmt.Fprintf(out, "Done: all %d stages ran and are approved, in %s, with %s to the canned model (the page reader's summaries included).\n", stages,
 				human.Duration(time.Since(start)), plural(d.Calls(), "call"))
-			fmt.Fprintf(out, "Read the drafted course: %s\n", filepath.Join(d.Dir, "pipeline", "04-draft", "output", "draft.md"))
+			if d.Temporary() {
+				fmt.Fprintln(out, "The temporary copy goes with the demo: `icm demo --dir DIR` keeps one to read (the drafted course is its pipeline/04-draft/output/draft.md).")
+			} else {
+				fmt.Fprintf(out, "Read the drafted course: %s\n", filepath.Join(d.Dir, "pipeline", "04-draft", "output", "draft.md"))
+			}
 			fmt.Fprintf(out, "With a real model: install Ollama (%s), start it (ollama serve), `icm pull qwen3.5:9b`, then `make run` in a clone (or `icm run -w DIR` on a workspace).\n", session.OllamaDownload)
 			return nil
 		case state.ActionApprove:
@@ -103,7 +109,11 @@ func runDemo(ctx context.Context, env *Env, dir string, yes bool) error {
 			return err
 		}
 		if !ok {
-			fmt.Fprintf(out, "Stopped at %s's gate. The copy stays at %s; the canned servers stop with the demo, so `icm demo` again starts afresh.\n", stage, d.Dir)
+			if d.Temporary() {
+				fmt.Fprintf(out, "Stopped at %s's gate. The temporary copy goes with the demo (`icm demo --dir DIR` keeps one); `icm demo` again starts afresh.\n", stage)
+			} else {
+				fmt.Fprintf(out, "Stopped at %s's gate. The copy stays at %s; the canned servers stop with the demo, so `icm demo` again starts afresh.\n", stage, d.Dir)
+			}
 			return nil
 		}
 		if _, err := sess.Reviews().Approve(ctx, stage, false); err != nil {

@@ -42,6 +42,12 @@ const siteMark = "{{SITE}}"
 type Demo struct {
 	// Dir is the copy of the sample workspace.
 	Dir string
+	// temp is the temporary folder the copy was made in, removed by
+	// Close; "" when the person named the folder (--dir).
+	temp string
+	// trusted is the copy's root as its trust record names it, revoked
+	// by Close; "" until the record is made.
+	trusted string
 
 	model  *canned.Model
 	search *canned.Search
@@ -51,16 +57,27 @@ type Demo struct {
 // Start copies the sample workspace into dir (a new temporary folder
 // when dir is ""; otherwise dir must be missing or empty), starts the
 // stand-ins on 127.0.0.1 and writes the copy's config.toml to use them.
-// Close stops them; the copy stays for the person to read.
+// Close stops them and takes back the copy's trust; a temporary copy goes
+// with them, one in a folder the person named stays for them to read.
 func Start(dir string) (*Demo, error) {
+	d := &Demo{}
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "icm-demo-")
+		if err != nil {
+			return nil, fmt.Errorf("unable to make a folder for the demo: %w", err)
+		}
+		d.temp, dir = tmp, filepath.Join(tmp, "course-research")
+	}
 	dir, err := prepare(dir)
 	if err != nil {
+		d.Close()
 		return nil, err
 	}
+	d.Dir = dir
 	if err := copySample(dir); err != nil {
+		d.Close()
 		return nil, err
 	}
-	d := &Demo{Dir: dir}
 	if err := d.start(); err != nil {
 		d.Close()
 		return nil, err
@@ -69,10 +86,12 @@ func Start(dir string) (*Demo, error) {
 		d.Close()
 		return nil, fmt.Errorf("unable to write the demo's config.toml: %w", err)
 	}
-	if err := grantTrust(dir); err != nil {
+	root, err := grantTrust(dir)
+	if err != nil {
 		d.Close()
 		return nil, err
 	}
+	d.trusted = root
 	return d, nil
 }
 
@@ -106,8 +125,25 @@ func (d *Demo) ModelURL() string { return d.model.URL() }
 // Calls counts the model calls the canned server answered.
 func (d *Demo) Calls() int { return d.model.Calls() }
 
-// Close stops the stand-ins; the copy stays.
+// Temporary reports whether the copy is in a temporary folder, which
+// Close removes.
+func (d *Demo) Temporary() bool { return d.temp != "" }
+
+// Close stops the stand-ins and revokes the copy's trust record (the
+// servers it trusted are gone); it removes a temporary copy. A failure to
+// revoke or remove leaves only what a demo left before, so it is not
+// reported.
 func (d *Demo) Close() {
+	if d.trusted != "" {
+		if store, err := trust.StoreFor(os.Getenv); err == nil {
+			_, _ = store.Revoke(d.trusted)
+		}
+		d.trusted = ""
+	}
+	if d.temp != "" {
+		_ = os.RemoveAll(d.temp)
+		d.temp = ""
+	}
 	if d.model != nil {
 		d.model.Close()
 	}
@@ -147,16 +183,9 @@ args = ["mcp", "browser", "--allow-host", %q, "--no-cache"]
 `, Model, d.model.URL(), d.search.URL(), d.site.Host())
 }
 
-// prepare returns the folder to copy into: a new temporary one, or dir
-// when it is missing or empty.
+// prepare returns the folder to copy into, dir made absolute, when it is
+// missing or empty.
 func prepare(dir string) (string, error) {
-	if dir == "" {
-		tmp, err := os.MkdirTemp("", "icm-demo-")
-		if err != nil {
-			return "", fmt.Errorf("unable to make a folder for the demo: %w", err)
-		}
-		return filepath.Join(tmp, "course-research"), nil
-	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
@@ -211,21 +240,21 @@ func isOutput(p string) bool {
 // grantTrust records that icm trusts the copy for what it names (the
 // record `icm trust` writes, in the user's config folder): it is icm's own
 // demo, written from the embedded sample, and the servers it names are
-// the stand-ins above. This is the one place the demo's trust is made, so
-// the copy runs here and, while the record matches, in the editor and
-// from icm run afterwards.
-func grantTrust(dir string) error {
+// the stand-ins above. It holds while the demo runs (the editor may open
+// the copy meanwhile); Close revokes it, since the stand-ins go with the
+// demo. It returns the root the record names.
+func grantTrust(dir string) (string, error) {
 	ws, err := workspace.Open(dir, nil)
 	if err != nil {
-		return fmt.Errorf("unable to open the demo's copy to trust it: %w", err)
+		return "", fmt.Errorf("unable to open the demo's copy to trust it: %w", err)
 	}
 	defer ws.Close()
 	store, err := trust.StoreFor(os.Getenv)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if _, err := store.Grant(ws.Root, trust.Of(ws, trust.Options{}), "icm demo (icm's own sample)", time.Now()); err != nil {
-		return err
+		return "", err
 	}
-	return nil
+	return ws.Root, nil
 }

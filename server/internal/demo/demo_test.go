@@ -15,6 +15,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/cli"
 	"github.com/icm-tool/icm/server/internal/testutil/gobin"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
+	"github.com/icm-tool/icm/server/internal/trust"
 	"github.com/icm-tool/icm/server/internal/usersettings"
 )
 
@@ -184,5 +185,40 @@ func TestDemoWithYesSaysItDoesNotWait(t *testing.T) {
 	}
 	if strings.Contains(out, "the demo waits") || strings.Contains(out, "Approve 04-draft and go on?") {
 		t.Errorf("the demo with --yes says:\n%s", out)
+	}
+}
+
+// TestDemoLeavesNothingBehind: a demo in a temporary copy removes the
+// copy when it ends, and no demo leaves its trust record (the stand-ins
+// it trusted are gone with the demo); the end says how to keep a copy.
+func TestDemoLeavesNothingBehind(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	out, errOut, code := demo(t, "", "--yes")
+	if code != 0 {
+		t.Fatalf("icm demo --yes: exit %d\n%s%s", code, out, errOut)
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) > 0 {
+		t.Errorf("the demo left %s in the temporary folder", entries[0].Name())
+	}
+	if !strings.Contains(out, "--dir") {
+		t.Errorf("the demo's end does not say how to keep a copy:\n%s", out)
+	}
+	dir := filepath.Join(t.TempDir(), "demo")
+	if out, errOut, code := demo(t, "", "--yes", "--dir", dir); code != 0 {
+		t.Fatalf("icm demo --yes --dir: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pipeline", "04-draft", "output", "draft.md")); err != nil {
+		t.Errorf("the copy --dir names is gone: %v", err)
+	}
+	store, err := trust.StoreFor(os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	records, _ := store.List()
+	for _, r := range records {
+		if strings.HasPrefix(r.Path, tmp) || strings.HasPrefix(r.Path, filepath.Dir(dir)) {
+			t.Errorf("the demo left a trust record for %s", r.Path)
+		}
 	}
 }
