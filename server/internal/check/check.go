@@ -135,6 +135,7 @@ func Run(ws *workspace.Workspace, opts Options) *Report {
 	}
 	c.cases()
 	c.uneditedRouting()
+	c.routingStages()
 	c.textVars()
 	c.conventions()
 	r.Findings = settle(r.Findings)

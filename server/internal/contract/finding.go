@@ -200,6 +200,9 @@ const (
 	CodeUnedited = "unedited-skeleton"
 	// CodeReviewGate: a Review Gate section, and what icm does with it.
 	CodeReviewGate = "review-gate"
+	// CodeRoutingStages: the routing file names a stage that has no
+	// folder, or leaves a stage folder out.
+	CodeRoutingStages = "routing-stages"
 )
 
 // codeBasis is the basis of the findings of a code, when the finding
@@ -210,7 +213,7 @@ var codeBasis = map[string]Basis{
 	CodeSharedInput: BasisState, CodeInputOptional: BasisState, CodeBinaryInput: BasisState,
 	CodeEmptyFolder: BasisState, CodeIdentity: BasisState, CodePlaceholderPath: BasisState,
 	CodeInputNotYet: BasisState, CodeInputSelf: BasisState, CodeNoModelOutput: BasisState,
-	CodeNoRouting: BasisState, CodeFolderCapped: BasisState, CodeUnedited: BasisState, CodeReviewGate: BasisState,
+	CodeNoRouting: BasisState, CodeFolderCapped: BasisState, CodeUnedited: BasisState, CodeReviewGate: BasisState, CodeRoutingStages: BasisState,
 	CodeContractTooLong: BasisMethod, CodeReferenceTooLong: BasisMethod, CodeOverBudget: BasisMethod, CodeSharedOrder: BasisMethod,
 	CodeOverWindow: BasisSettings, CodeUnknownServer: BasisSettings, CodeUnknownTool: BasisSettings,
 	CodeConfig: BasisSettings, CodeSetupVar: BasisSettings,
