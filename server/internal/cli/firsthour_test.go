@@ -3,9 +3,12 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -127,5 +130,44 @@ func TestHistoryCallWithoutRunReadsTheLatest(t *testing.T) {
 	out, errOut, err := runIn(t, dir, vars, "history", "--stage", "01-draft", "--call", "1")
 	if err != nil || !strings.Contains(out, "model call 1 of 01-draft") || !strings.Contains(out, "A first draft of the idea.") {
 		t.Errorf("history --stage --call without --run: %v\n%s%s", err, out, errOut)
+	}
+}
+
+// and tool events' included; the schema version says which style.
+func TestRunJSONKeysAreSnakeCase(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Config{Models: []ollamatest.Model{{Name: "qwen3.5:9b", ContextLength: 32768}}})
+	srv.On(ollamatest.UserContains("")).Reply(ollamatest.Text("# Draft\n\nA first draft of the idea."))
+	dir := initWorkspace(t)
+	vars := map[string]string{"OLLAMA_HOST": srv.URL()}
+	out, errOut, err := runIn(t, dir, vars, "run", "--json")
+	if err != nil {
+		t.Fatalf("run --json: %v\n%s%s", err, out, errOut)
+	}
+	snake := regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	models := 0
+	bad := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var v any
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			t.Fatalf("not JSON: %q", line)
+		}
+		if m, ok := v.(map[string]any); ok && m["kind"] == "model" {
+			models++
+		}
+		walkKeys(v, func(k string) {
+			if !snake.MatchString(k) {
+				bad[k] = true
+			}
+		})
+	}
+	if len(bad) > 0 {
+		t.Errorf("keys not in snake_case: %v", slices.Sorted(maps.Keys(bad)))
+	}
+	if models == 0 {
+		t.Errorf("no model event in:\n%s", out)
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "json.md"))
+	if err != nil || !strings.Contains(string(doc), "prompt_tokens") || !strings.Contains(string(doc), "PromptTokens") {
+		t.Errorf("docs/json.md does not document the keys and the old ones (%v)", err)
 	}
 }

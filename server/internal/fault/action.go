@@ -62,21 +62,21 @@ const (
 
 // Action is one fix, with what it acts on.
 type Action struct {
-	ID ActionID
+	ID ActionID `json:"id"`
 	// Stage is the stage acted on (approve, run, diff).
-	Stage string
+	Stage string `json:"stage,omitempty"`
 	// File and Line are what open-file opens (absolute path, 1-based line).
-	File string
-	Line int
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
 	// Model is what pull-model downloads (and install-server pulls
 	// after), the model choose-model suggests ("" when it has none).
-	Model string
+	Model string `json:"model,omitempty"`
 	// URL is the model server start-server and pull-model mean, and the
 	// page install-server gets the server from.
-	URL string
+	URL string `json:"url,omitempty"`
 	// Command is how start-server starts it, when known, and the
 	// command try-demo runs.
-	Command string
+	Command string `json:"command,omitempty"`
 }
 
 type actionInfo struct {

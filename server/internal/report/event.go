@@ -22,14 +22,22 @@ const (
 	EventRunEnd     = "run-end"
 )
 
+// EventSchema is the version of the events' JSON keys: 2 since every
+// key is snake_case (docs/json.md).
+const EventSchema = 2
+
 // Event is one step of a run. The CLI prints events as progress, the
 // language server turns them into $/progress, and every event but deltas is
 // appended to the run's trace in history/<run-id>.jsonl.
 type Event struct {
-	Kind  string    `json:"kind"`
-	Time  time.Time `json:"time"`
-	RunID string    `json:"run_id"`
-	Stage string    `json:"stage,omitempty"`
+	// Schema is the version of the keys (EventSchema); traces written
+	// before it was set have none and key model and tool events by Go
+	// names.
+	Schema int       `json:"schema,omitempty"`
+	Kind   string    `json:"kind"`
+	Time   time.Time `json:"time"`
+	RunID  string    `json:"run_id"`
+	Stage  string    `json:"stage,omitempty"`
 	// Item is the For each item's title; Index (1-based) and Count place it.
 	Item  string `json:"item,omitempty"`
 	Index int    `json:"index,omitempty"`
@@ -74,28 +82,32 @@ type Event struct {
 	Manual string `json:"manual,omitempty"`
 }
 
-// ModelEvent describes one model call. Its fields carry no JSON names:
-// traces key them by the Go names, and old traces must still read.
+// ModelEvent describes one model call. Its JSON keys are snake_case like
+// every other key icm writes (schema 2); traces written before that key
+// them by the Go names, which UnmarshalJSON still reads (legacy.go).
 type ModelEvent struct {
 	// Call numbers the model calls of the agent loop from 1.
-	Call int
+	Call int `json:"call"`
 	// Purpose says why the call was made: the tool loop, the synthesis
 	// after an early stop, the formatted answer, or a coding agent's hand
 	// in (the agent package's Purpose constants, workflow's PurposeAgent).
-	Purpose    string
-	Model      string
-	Server     string
-	DoneReason string
+	Purpose    string `json:"purpose"`
+	Model      string `json:"model"`
+	Server     string `json:"server"`
+	DoneReason string `json:"done_reason"`
 	// PromptTokens and OutputTokens are the server's counts; PromptEstimate
 	// is icm's own, made before the call; NumCtx is the window asked for.
-	PromptTokens, OutputTokens, PromptEstimate, NumCtx int
+	PromptTokens   int `json:"prompt_tokens"`
+	OutputTokens   int `json:"output_tokens"`
+	PromptEstimate int `json:"prompt_estimate"`
+	NumCtx         int `json:"num_ctx"`
 	// PromptMethod says how PromptEstimate was made (tokens.Method:
 	// exact, server, estimated). PromptGuess is icm's heuristic estimate
 	// of the same prompt, kept even when PromptEstimate is exact: past
 	// runs' ratio of PromptTokens to PromptGuess calibrates the counts
 	// made where nothing better is known.
-	PromptMethod string `json:",omitempty"`
-	PromptGuess  int    `json:",omitempty"`
+	PromptMethod string `json:"prompt_method,omitempty"`
+	PromptGuess  int    `json:"prompt_guess,omitempty"`
 	// Reused is how many of the PromptTokens the server took from a
 	// slot's cache instead of computing them (prefill); ReuseMeasured
 	// says the server reported it, else icm predicted it from the
@@ -104,49 +116,55 @@ type ModelEvent struct {
 	// Own is how many of the prompt's tokens no earlier prompt of the run
 	// to the same server and model began with: the least the call could
 	// compute (0 when unknown).
-	Reused        int    `json:",omitempty"`
-	ReuseMeasured bool   `json:",omitempty"`
-	ReuseBasis    string `json:",omitempty"`
-	Own           int    `json:",omitempty"`
+	Reused        int    `json:"reused,omitempty"`
+	ReuseMeasured bool   `json:"reuse_measured,omitempty"`
+	ReuseBasis    string `json:"reuse_basis,omitempty"`
+	Own           int    `json:"own,omitempty"`
 	// Duration is the wall-clock time of the call, retries included; the
 	// others are the server's figures.
-	Duration, LoadDuration, PromptEval, Eval time.Duration
+	Duration     time.Duration `json:"duration"`
+	LoadDuration time.Duration `json:"load_duration"`
+	PromptEval   time.Duration `json:"prompt_eval"`
+	Eval         time.Duration `json:"eval"`
 	// Attempts counts tries, retries of transient failures included.
-	Attempts   int
-	Incomplete bool
+	Attempts   int  `json:"attempts"`
+	Incomplete bool `json:"incomplete"`
 	// ToolCalls is how many tool calls the answer asked for.
-	ToolCalls int
+	ToolCalls int `json:"tool_calls"`
 	// Err is the call's error, when it failed.
-	Err string
+	Err string `json:"error,omitempty"`
 	// SentFrom and Sent are the request's messages: the ones before
 	// SentFrom were in the loop's previous request (the conversation only
 	// grows), Sent are the ones added since. A trace so holds each call's
 	// whole request without repeating the conversation at every call.
-	SentFrom int       `json:",omitempty"`
-	Sent     []Message `json:",omitempty"`
+	SentFrom int       `json:"sent_from,omitempty"`
+	Sent     []Message `json:"sent,omitempty"`
 	// Tools names the tools the call offered.
-	Tools []string `json:",omitempty"`
+	Tools []string `json:"tools,omitempty"`
 	// Reply is the answer (nil when the call failed).
-	Reply *Message `json:",omitempty"`
+	Reply *Message `json:"reply,omitempty"`
 }
 
-// ToolEvent describes one tool call.
+// ToolEvent describes one tool call; its keys are snake_case as
+// ModelEvent's are, and old traces' Go names still read.
 type ToolEvent struct {
 	// Call numbers the tool calls of the agent loop from 1.
-	Call int
+	Call int `json:"call"`
 	// Name is the name the model called; Server and Tool what it maps to.
-	Name, Server, Tool string
-	Args               map[string]any
+	Name   string         `json:"name"`
+	Server string         `json:"server"`
+	Tool   string         `json:"tool"`
+	Args   map[string]any `json:"args"`
 	// ResultSize is the size of the full result, before any cut.
-	ResultSize int
+	ResultSize int `json:"result_size"`
 	// Truncated says the result fed back was cut (by the session or the loop).
-	Truncated bool
-	IsError   bool
-	Duration  time.Duration
+	Truncated bool          `json:"truncated"`
+	IsError   bool          `json:"is_error"`
+	Duration  time.Duration `json:"duration"`
 	// Err says why the call failed: the server failure when the call
 	// returned an error, else the error text the tool returned. Never
 	// empty when IsError is set.
-	Err string
+	Err string `json:"error,omitempty"`
 	// Result is the text fed back to the model (after any cut). It is kept
 	// out of the trace, where the next model call's request holds it.
 	Result string `json:"-"`

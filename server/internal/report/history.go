@@ -117,8 +117,8 @@ type RunNode struct {
 	Call  int    `json:"call,omitempty"`
 	// Error says what failed, when something did.
 	Error        string        `json:"error,omitempty"`
-	PromptTokens int           `json:"promptTokens,omitempty"`
-	OutputTokens int           `json:"outputTokens,omitempty"`
+	PromptTokens int           `json:"prompt_tokens,omitempty"`
+	OutputTokens int           `json:"output_tokens,omitempty"`
 	Duration     time.Duration `json:"duration,omitempty"`
 	// Agent is, on a stage's node, the agent:NAME that handed its
 	// outputs in over MCP; "" for a model's run.

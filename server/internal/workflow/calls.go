@@ -70,16 +70,27 @@ func ModelCalls(ws *workspace.Workspace, maxRuns int) ([]ModelCall, error) {
 
 // modelLine is the part of a trace line ModelCalls reads.
 type modelLine struct {
-	Kind  string `json:"kind"`
-	Stage string `json:"stage"`
-	Item  string `json:"item"`
-	Index int    `json:"index"`
-	Model *struct {
-		Call                      int
-		Purpose, Model            string
-		PromptTokens, PromptGuess int
-		PromptMethod              string
-	} `json:"model"`
+	Kind  string      `json:"kind"`
+	Stage string      `json:"stage"`
+	Item  string      `json:"item"`
+	Index int         `json:"index"`
+	Model *traceModel `json:"model"`
+}
+
+// traceModel is the part of a model event ModelCalls reads.
+type traceModel struct {
+	Call         int    `json:"call"`
+	Purpose      string `json:"purpose"`
+	Model        string `json:"model"`
+	PromptTokens int    `json:"prompt_tokens"`
+	PromptGuess  int    `json:"prompt_guess"`
+	PromptMethod string `json:"prompt_method"`
+}
+
+// UnmarshalJSON reads a model event in either key style (report.SnakeKeys).
+func (m *traceModel) UnmarshalJSON(data []byte) error {
+	type plain traceModel
+	return unmarshalEither(data, (*plain)(m))
 }
 
 // traceCalls reads one trace's model calls that have both counts.

@@ -222,6 +222,7 @@ func (e *Engine) emit(ev report.Event) {
 	e.emitMu.Lock()
 	defer e.emitMu.Unlock()
 	ev.RunID = e.runID
+	ev.Schema = report.EventSchema
 	if ev.Kind == report.EventModel && ev.Model != nil && ev.Model.Err == "" {
 		e.answered.Store(true)
 	}

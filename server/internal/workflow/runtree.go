@@ -79,29 +79,64 @@ type traceLine struct {
 	Err      string        `json:"error"`
 	Status   string        `json:"status"`
 	Duration time.Duration `json:"duration"`
-	Model    *struct {
-		Call                            int
-		Model, DoneReason, Err, Purpose string
-		PromptTokens, OutputTokens      int
-		PromptEstimate                  int
-		Duration, PromptEval            time.Duration
-		Reused, Own                     int
-		ReuseMeasured                   bool
-		ReuseBasis                      string
-	} `json:"model"`
-	Tool *struct {
-		Call       int
-		Name, Err  string
-		Args       json.RawMessage
-		ResultSize int
-		Duration   time.Duration
-		IsError    bool
-	} `json:"tool"`
-	Verify []struct {
+	Model    *lineModel    `json:"model"`
+	Tool     *lineTool     `json:"tool"`
+	Verify   []struct {
 		Check string `json:"check"`
 		OK    bool   `json:"ok"`
 	} `json:"verify"`
 	Rubric []state.RubricCheck `json:"rubric"`
+}
+
+// lineModel is what a summary keeps of a model event.
+type lineModel struct {
+	Call           int           `json:"call"`
+	Model          string        `json:"model"`
+	DoneReason     string        `json:"done_reason"`
+	Err            string        `json:"error"`
+	Purpose        string        `json:"purpose"`
+	PromptTokens   int           `json:"prompt_tokens"`
+	OutputTokens   int           `json:"output_tokens"`
+	PromptEstimate int           `json:"prompt_estimate"`
+	Duration       time.Duration `json:"duration"`
+	PromptEval     time.Duration `json:"prompt_eval"`
+	Reused         int           `json:"reused"`
+	Own            int           `json:"own"`
+	ReuseMeasured  bool          `json:"reuse_measured"`
+	ReuseBasis     string        `json:"reuse_basis"`
+}
+
+// UnmarshalJSON reads a model event in either key style (report.SnakeKeys).
+func (m *lineModel) UnmarshalJSON(data []byte) error {
+	type plain lineModel
+	return unmarshalEither(data, (*plain)(m))
+}
+
+// lineTool is what a summary keeps of a tool event.
+type lineTool struct {
+	Call       int             `json:"call"`
+	Name       string          `json:"name"`
+	Err        string          `json:"error"`
+	Args       json.RawMessage `json:"args"`
+	ResultSize int             `json:"result_size"`
+	Duration   time.Duration   `json:"duration"`
+	IsError    bool            `json:"is_error"`
+}
+
+// UnmarshalJSON reads a tool event in either key style (report.SnakeKeys).
+func (t *lineTool) UnmarshalJSON(data []byte) error {
+	type plain lineTool
+	return unmarshalEither(data, (*plain)(t))
+}
+
+// unmarshalEither decodes a model or tool event written with Go-name
+// keys (before schema 2) or snake_case ones into v.
+func unmarshalEither(data []byte, v any) error {
+	data, err := report.SnakeKeys(data)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, v)
 }
 
 // maxArgsBytes bounds a tool call's arguments kept in a tree.
