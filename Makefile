@@ -40,6 +40,7 @@ run: build ## trust the shipped WORKSPACE (saying so), run its next stage agains
 	./$(BIN) check -w $(WORKSPACE)
 	@echo "make run: trusting $(WORKSPACE), a workspace this repository ships: icm may start the tool servers and contact the search address it lists below (icm trust --revoke -w $(WORKSPACE) takes it back)"
 	./$(BIN) trust --yes -w $(WORKSPACE)
+	@command -v icm >/dev/null 2>&1 && [ "$$(command -v icm)" -ef "$(BIN)" ] || echo "make run: the commands icm suggests below say icm, which is $(BIN) here: put it on your PATH first (export PATH=\"$(CURDIR)/bin:\$$PATH\"), or type ./$(BIN) for icm"
 	./$(BIN) run -w $(WORKSPACE)
 
 # The sample pipeline end to end with canned answers, on a temporary copy:
