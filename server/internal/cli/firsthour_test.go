@@ -171,3 +171,43 @@ func TestRunJSONKeysAreSnakeCase(t *testing.T) {
 		t.Errorf("docs/json.md does not document the keys and the old ones (%v)", err)
 	}
 }
+
+// walkKeys calls f with every object key in v, at any depth; the
+// arguments a model gave a tool are the tool's, not icm's, and are left.
+func walkKeys(v any, f func(string)) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			f(k)
+			if k != "args" && k != "arguments" {
+				walkKeys(e, f)
+			}
+		}
+	case []any:
+		for _, e := range x {
+			walkKeys(e, f)
+		}
+	}
+}
+
+// The routing CONTEXT.md is compared with the stage folders: a stage it
+// lists that has no folder is noted, with the folder meant as the fix.
+func TestRoutingComparedWithTheStageFolders(t *testing.T) {
+	dir := initWorkspace(t)
+	editFile(t, dir, "CONTEXT.md", "1. `01-draft`", "1. `01-drafts`")
+	out, _, _ := runICM(t, "check", "-w", dir)
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "ws/CONTEXT.md:") {
+			lines = append(lines, l)
+		}
+	}
+	joined := strings.Join(lines, "\n")
+	if !strings.Contains(joined, "01-drafts") || !strings.Contains(joined, "`01-draft`") {
+		t.Errorf("check does not compare the routing file with the stage folders:\n%s", out)
+	}
+	editFile(t, dir, "CONTEXT.md", "1. `01-drafts`", "1. `01-draft`")
+	if out, _, _ := runICM(t, "check", "-w", dir); strings.Contains(out, "routing-stages") {
+		t.Errorf("a routing file that names every stage gets a note:\n%s", out)
+	}
+}
