@@ -211,3 +211,30 @@ func TestRoutingComparedWithTheStageFolders(t *testing.T) {
 		t.Errorf("a routing file that names every stage gets a note:\n%s", out)
 	}
 }
+
+// With both pipeline/ and stages/ holding stages, check says which is used
+// and why, in English, also when they hold as many.
+func TestBothStageFoldersSaysWhichAndWhy(t *testing.T) {
+	dir := initWorkspace(t)
+	src := filepath.Join(dir, "pipeline", "01-draft", "CONTEXT.md")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "stages", "01-other"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "stages", "01-other", "CONTEXT.md"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ := runICM(t, "check", "-w", dir)
+	var line string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "the stages are the numbered folders in pipeline/") {
+			line = l
+		}
+	}
+	if line == "" || strings.Contains(line, "1 of them hold ") || !strings.Contains(line, "stages/") || !strings.Contains(line, "as many") {
+		t.Errorf("check does not say plainly which stage folder it uses and why:\n%s", out)
+	}
+}

@@ -3,6 +3,7 @@ package workspace
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/icm-tool/icm/server/internal/config"
@@ -98,19 +99,36 @@ func countNumbered(r *Root, dir string) int {
 // stages/ folder that only holds outputs).
 func why(cands []candidate, chosen int) string {
 	var others []string
+	tie := false
 	for i, c := range cands {
 		switch {
 		case i == chosen || c.numbered == 0:
 		case c.n == 0:
 			others = append(others, fmt.Sprintf("the numbered folders %s hold no %s", where(c), ContractFile))
 		default:
-			others = append(others, fmt.Sprintf("%d of the numbered folders %s hold one", c.n, where(c)))
+			others = append(others, fmt.Sprintf("%s of the numbered folders %s %s one", strconv.Itoa(c.n), where(c), verb(c.n, "holds", "hold")))
+			tie = tie || c.n == cands[chosen].n
 		}
 	}
 	if len(others) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d of them hold a %s; %s", cands[chosen].n, ContractFile, strings.Join(others, "; "))
+	n := cands[chosen].n
+	out := fmt.Sprintf("%d of them %s a %s; %s", n, verb(n, "holds", "hold"), ContractFile, strings.Join(others, "; "))
+	if tie {
+		// Holding as many, the first of pipeline/, stages/, the root is
+		// used: say so, or the choice reads as arbitrary.
+		out += fmt.Sprintf(": %s holds as many, and comes first of pipeline/, stages/ and the root", strings.TrimPrefix(where(cands[chosen]), "in "))
+	}
+	return out
+}
+
+// verb is one for a count of one, else some.
+func verb(n int, one, some string) string {
+	if n == 1 {
+		return one
+	}
+	return some
 }
 
 // where names a candidate folder as a sentence does.

@@ -20,7 +20,7 @@ func TestTheLayoutHoldingTheContractsIsTaken(t *testing.T) {
 		{"root beside a stages folder of outputs", "00_brief/CONTEXT.md 01-draft/CONTEXT.md stages/01-draft/output/a.md",
 			".", "the numbered folders in stages/ hold no CONTEXT.md", 2},
 		{"stages folder beside one root folder", "stages/01-a/CONTEXT.md stages/02-b/CONTEXT.md 03-c/CONTEXT.md",
-			"stages", "1 of the numbered folders at the workspace root hold one", 2},
+			"stages", "1 of the numbered folders at the workspace root holds one", 2},
 		{"a stage- prefix", "stages/stage-01-a/CONTEXT.md stages/stage-02-b/CONTEXT.md", "stages", "", 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
