@@ -160,10 +160,10 @@ func TestAgentRunsAStageThroughTheWorkspaceServer(t *testing.T) {
 			agentEvent = ev["model"].(map[string]any)
 		}
 	}
-	if agentEvent == nil || agentEvent["Model"] != "agent:test-agent" || agentEvent["Purpose"] != "agent" {
+	if agentEvent == nil || agentEvent["model"] != "agent:test-agent" || agentEvent["purpose"] != "agent" {
 		t.Fatalf("the trace has no agent run: %v", agentEvent)
 	}
-	sent, _ := agentEvent["Sent"].([]any)
+	sent, _ := agentEvent["sent"].([]any)
 	if len(sent) != 2 || sent[0].(map[string]any)["content"] != probe.System || sent[1].(map[string]any)["content"] != probe.User {
 		t.Errorf("the trace does not hold the context the agent was given")
 	}

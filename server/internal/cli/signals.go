@@ -8,6 +8,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/icm-tool/icm/server/internal/fault"
 )
 
 // ShutdownGrace is how long icm has, after SIGTERM or Ctrl-C, to stop
@@ -49,7 +51,10 @@ func Interrupted(sig os.Signal) error { return &signalled{sig} }
 type signalled struct{ sig os.Signal }
 
 func (s *signalled) Error() string { return "cancelled" }
-func (s *signalled) Unwrap() error { return context.Canceled }
+
+// Fault is the cancel a signal asked for.
+func (s *signalled) Fault() *fault.Error { return fault.Cancelled("cancelled", context.Canceled) }
+func (s *signalled) Unwrap() error       { return context.Canceled }
 
 // signalCode is the exit code of a program ended by sig: 128 plus its
 // number, 1 for a signal without one.

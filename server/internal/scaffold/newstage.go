@@ -48,6 +48,12 @@ func (e *NumberInUseError) Error() string {
 	return fmt.Sprintf("stage %s would share its number with stage %s", e.Name, e.Stage)
 }
 
+// Fault is a request for a name the workspace cannot take, with the free
+// one to use (the CLI words the fix as its command).
+func (e *NumberInUseError) Fault() *fault.Error {
+	return fault.InvalidRequest(e.Error(), "use the next free number: "+e.Free)
+}
+
 // NewStage adds a stage after the last one: a numbered folder with a
 // contract skeleton that reads the previous stage's output (or an input.md
 // of its own when it is the first stage), and a line for it in the

@@ -176,8 +176,8 @@ func (e *FileNotFolderError) Hint() string {
 	return "a workspace is a folder: -w " + e.Workspace
 }
 
-// Fault is a request that named a file where a folder goes.
-func (e *FileNotFolderError) Fault() *fault.Error { return fault.InvalidRequest(e.Error(), e.Hint()) }
+// Fault is a workspace folder that is not there: a file is.
+func (e *FileNotFolderError) Fault() *fault.Error { return fault.NotFound(e.Error(), e.Hint()) }
 
 // Find returns the workspace root for start: start itself or its nearest
 // parent that holds CLAUDE.md, or CONTEXT.md beside pipeline/ or stages/,
