@@ -27,6 +27,12 @@ func TestTutorialAndGlossary(t *testing.T) {
 			t.Errorf("the README does not link %s", doc)
 		}
 	}
+	walk := read("extension/media/walkthrough/run-stage.md")
+	for _, doc := range []string{"docs/tutorial.md", "docs/glossary.md"} {
+		if !strings.Contains(walk, doc+")") {
+			t.Errorf("the walkthrough does not link %s", doc)
+		}
+	}
 	tutorial := read("docs/tutorial.md")
 	for _, step := range []string{"icm demo", "icm init", "icm check", "icm probe", "icm run", "icm approve"} {
 		if !strings.Contains(tutorial, step) {
