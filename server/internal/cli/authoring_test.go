@@ -124,13 +124,13 @@ func checkFindings(t *testing.T, dir string) []located {
 func TestUnknownNamesOneFindingWithTheNearestName(t *testing.T) {
 	dir := initWorkspace(t)
 	const stage = "pipeline/01-draft/CONTEXT.md"
-	editFile(t, dir, stage, "## Process", "## Proces")
+	editFile(t, dir, stage, "## Process", "## Proces") //nolint:misspell // the typo is what the test is about
 	editFile(t, dir, stage, "## Outputs", "## Outptus")
 	editFile(t, dir, stage, "- no-placeholders", "- no-placeholder\n- max-word 250")
 	editFile(t, dir, "config.toml", "temperature =", "temprature =")
 	found := checkFindings(t, dir)
 	for _, tc := range []struct{ name, near, says string }{
-		{"Proces", "Process", "as written"},
+		{"Proces", "Process", "as written"}, //nolint:misspell // the typo is what the test is about
 		{"Outptus", "Outputs", "no file"},
 		{"no-placeholder", "no-placeholders", "does not run it"},
 		{"max-word", "max-words", "does not run it"},

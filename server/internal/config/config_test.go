@@ -76,7 +76,7 @@ func TestParseErrors(t *testing.T) {
 // A misspelt key is not applied, and Meant reads it as the key meant; a
 // key set under both spellings is not overridden.
 func TestMisspeltKeysAsMeant(t *testing.T) {
-	cfg, err := Parse("config.toml", []byte("[model]\ntemprature = 0.2\n\n[workflow]\nparalel = 3\n[test]\nrepeat = 2\nrepaet = 5\n"))
+	cfg, err := Parse("config.toml", []byte("[model]\ntemprature = 0.2\n\n[workflow]\nparalel = 3\n[test]\nrepeat = 2\nrepaet = 5\n")) //nolint:misspell // the typo is what the test is about
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestMisspeltKeysAsMeant(t *testing.T) {
 		t.Errorf("a misspelt key was applied: %+v %+v", cfg.Model, cfg.Workflow)
 	}
 	if len(cfg.Misspelt) != 2 || cfg.Misspelt[0].Line != 2 {
-		t.Fatalf("misspelt = %+v, want model.temprature (line 2) and workflow.paralel", cfg.Misspelt)
+		t.Fatalf("misspelt = %+v, want model.temprature (line 2) and workflow.paralel", cfg.Misspelt) //nolint:misspell // the typo is what the test is about
 	}
 	m := cfg.Meant()
 	if m.Model.Temperature == nil || *m.Model.Temperature != 0.2 || m.Workflow.Parallel != 3 || m.Test.Repeat != 2 {

@@ -92,7 +92,7 @@ type parser struct {
 	foreignOutputs bool
 	// emptyOutputs is the first Outputs section that named no file.
 	emptyOutputs *markdown.Section
-	// typos are the kinds of section a heading misspells (Proces).
+	// typos are the kinds of section a heading misspells (Outptus).
 	typos map[string]bool
 	// rejectedOutputs counts Outputs entries that name a path icm does
 	// not take as an output (outside output/): the section names files.

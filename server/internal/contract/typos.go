@@ -26,7 +26,7 @@ var sectionNames = []struct{ name, kind, without string }{
 }
 
 // misspelt notes a heading that is a slip away from one of icm's
-// sections ("Proces"): one warning, with the section meant as its fix
+// sections ("Outptus"): one warning, with the section meant as its fix
 // (Data "suggest", on the heading's text), saying what icm does with it
 // meanwhile. It reports whether the heading was one.
 func (p *parser) misspelt(s markdown.Section) bool {

@@ -420,13 +420,13 @@ func TestCodeLensTokensReadAsTheViewDoes(t *testing.T) {
 func TestMisspeltNamesOfferTheNameMeant(t *testing.T) {
 	s := newSession(t)
 	s.Open(scope)
-	s.Edit(scope, "## Process", "## Proces")
+	s.Edit(scope, "## Process", "## Proces") //nolint:misspell // the typo is what the test is about
 	s.Edit(scope, "- no-placeholders", "- no-placeholder")
 	s.AwaitDiagnostics(scope, "misspelt names", func(ds []lsptest.Diagnostic) bool {
 		return lsptest.HasCode("unknown-section")(ds) && lsptest.HasCode("bad-verify")(ds)
 	})
 	for _, tc := range []struct{ at, title, text string }{
-		{"Proces", "Change it to Process", "Process"},
+		{"Proces", "Change it to Process", "Process"}, //nolint:misspell // the typo is what the test is about
 		{"no-placeholder", "Change it to no-placeholders", "no-placeholders"},
 	} {
 		var fix *action

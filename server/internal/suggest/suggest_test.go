@@ -58,7 +58,7 @@ func TestModelTypo(t *testing.T) {
 func TestSlip(t *testing.T) {
 	sections := []string{"Inputs", "Tools", "Process", "Outputs", "Model", "Verify", "Script", "Gate", "Thresholds"}
 	for name, want := range map[string]string{
-		"Proces": "Process", "Outptus": "Outputs", "Inptus": "Inputs", "Verfy": "Verify", "Modle": "Model",
+		"Proces": "Process", "Outptus": "Outputs", "Inptus": "Inputs", "Verfy": "Verify", "Modle": "Model", //nolint:misspell // the typo is what the test is about
 		"Treshold": "Thresholds", "Goals": "", "Notes": "", "Roles": "", "Process": "", "Context": "", "Purpose": "",
 	} {
 		if got := Slip(name, sections); got != want {
