@@ -1,11 +1,10 @@
 package verify
 
 import (
-	"net/url"
 	"regexp"
 	"sort"
-	"strings"
 
+	"github.com/icm-tool/icm/server/internal/evidence/urls"
 	"github.com/icm-tool/icm/server/internal/state"
 )
 
@@ -82,37 +81,19 @@ func sorted(set map[string]bool) []string {
 	return out
 }
 
-var urlInText = regexp.MustCompile("https?://[^\\s<>()\\[\\]\"'`{}|\\\\^]+")
-
 // URLs returns the http and https URLs in text, in order, with trailing
 // punctuation that ends a sentence or a Markdown construct left off.
 func URLs(text string) []string {
 	var out []string
-	for _, m := range urlInText.FindAllString(text, -1) {
-		m = strings.TrimRight(m, ".,;:!?*_~")
-		if len(m) > len("https://") {
-			out = append(out, m)
-		}
+	for _, s := range urls.Find(text) {
+		out = append(out, s.Raw)
 	}
 	return out
 }
 
-// NormalizeURL makes two spellings of one page compare equal: the scheme
-// and host in lower case, no fragment, no default port, no trailing slash.
-func NormalizeURL(raw string) string {
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil || u.Host == "" {
-		return strings.TrimRight(strings.ToLower(raw), "/")
-	}
-	u.Scheme = strings.ToLower(u.Scheme)
-	u.Host = strings.ToLower(u.Host)
-	if (u.Scheme == "http" && u.Port() == "80") || (u.Scheme == "https" && u.Port() == "443") {
-		u.Host = u.Hostname()
-	}
-	u.Fragment, u.RawFragment = "", ""
-	s := u.String()
-	return strings.TrimRight(s, "/")
-}
+// NormalizeURL makes two spellings of one page compare equal (see
+// urls.Normalize).
+func NormalizeURL(raw string) string { return urls.Normalize(raw) }
 
 // sourcesMarker starts a list of sources: "Sources:", "**Source**:", "- sources:".
 var sourcesMarker = regexp.MustCompile(`(?im)^\s*[-*]?\s*\**sources?\**\s*:`)
@@ -126,10 +107,10 @@ func unsourced(o Output, data []byte, p *Provenance, onlyListed bool) []state.Ve
 	var fs []state.VerifyFinding
 	seen := map[string]bool{}
 	check := func(text string, base int) {
-		for _, loc := range urlInText.FindAllStringIndex(text, -1) {
-			raw := strings.TrimRight(text[loc[0]:loc[1]], ".,;:!?*_~")
-			n := NormalizeURL(raw)
-			if len(raw) <= len("https://") || seen[n] || p.FromTools[n] || (onlyListed && p.Given[n]) {
+		for _, u := range urls.Find(text) {
+			raw := u.Raw
+			n := urls.Normalize(raw)
+			if seen[n] || p.FromTools[n] || (onlyListed && p.Given[n]) {
 				continue
 			}
 			seen[n] = true
@@ -137,7 +118,7 @@ func unsourced(o Output, data []byte, p *Provenance, onlyListed bool) []state.Ve
 			if !p.Tools {
 				msg = raw + " cannot come from a tool call: this stage has no tools (use `sources`, or give the stage tools)"
 			}
-			fs = append(fs, state.VerifyFinding{File: o.Rel, Line: m.line(base + loc[0]), Message: msg})
+			fs = append(fs, state.VerifyFinding{File: o.Rel, Line: m.line(base + u.Start), Message: msg})
 		}
 	}
 	if !onlyListed {
