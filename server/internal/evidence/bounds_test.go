@@ -1,0 +1,82 @@
+package evidence
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// boundSources are two inputs of a few sentences each.
+var boundSources = []Source{
+	{Kind: SourceInput, Name: "a.md", Text: []byte("The orchard holds 212 apple trees on a south-facing slope.\n\nWinter pruning runs from December to February.\n")},
+	{Kind: SourceInput, Name: "b.md", Text: []byte("The bike share opened with 40 docking stations.\n\nRiders unlock bikes with the app or a contactless card.\n")},
+}
+
+const boundOutput = "The orchard holds 212 apple trees on a south-facing slope.\n\nWinter pruning runs from December to February.\n\nThe bike share opened with 40 docking stations.\n\nRiders unlock bikes with the app or a contactless card.\n"
+
+func TestBounds(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		ctx   func() context.Context
+		opt   Options
+		units int
+		// statuses of the units, in order
+		want  string
+		limit string
+	}{
+		{"units", context.Background, Options{MaxUnits: 2}, 2, "supported supported", "the first 2 were checked"},
+		{"output bytes", context.Background, Options{MaxOutputBytes: 70}, 1, "supported", "the output was read up to 60 bytes"},
+		{"source bytes", context.Background, Options{MaxSourceBytes: 110}, 4, "supported supported unsupported unsupported", "the sources were read up to 110 bytes"},
+		{"passages", context.Background, Options{MaxPassages: 3}, 4, "supported supported supported unsupported", "split into 3 passages"},
+		{"time", func() context.Context {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			return ctx
+		}, Options{}, 4, "unchecked unchecked unchecked unchecked", "time ran out"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := Compute(c.ctx(), Input{Text: []byte(boundOutput), Sources: boundSources}, c.opt)
+			var got []string
+			for _, u := range res.Units {
+				got = append(got, string(u.Status))
+			}
+			if len(res.Units) != c.units || strings.Join(got, " ") != c.want {
+				t.Errorf("units %q, want %q", got, c.want)
+			}
+			if !res.Partial || !strings.Contains(strings.Join(res.Limits, "; "), c.limit) {
+				t.Errorf("partial %v, limits %q: want one saying %q", res.Partial, res.Limits, c.limit)
+			}
+			if !strings.HasSuffix(res.Summary.Text, "partial") {
+				t.Errorf("summary %q does not say it is partial", res.Summary.Text)
+			}
+		})
+	}
+}
+
+func TestWithinBoundsIsWhole(t *testing.T) {
+	res := Compute(context.Background(), Input{Text: []byte(boundOutput), Sources: boundSources}, Options{})
+	if res.Partial || len(res.Limits) != 0 || res.Summary.Text != "4 of 4 paragraphs supported" {
+		t.Errorf("partial %v %q, summary %q", res.Partial, res.Limits, res.Summary.Text)
+	}
+}
+
+// TestTimeBoundCoversTheEmbeddingModel: a model that answers nothing is
+// given up at MaxTime, and the result says so instead of waiting.
+func TestTimeBoundCoversTheEmbeddingModel(t *testing.T) {
+	res := Compute(context.Background(), Input{Text: []byte(boundOutput), Sources: boundSources}, Options{MaxTime: 50e6, Embedder: hangingEmbedder{}})
+	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "deadline exceeded") || res.Method != "lexical" {
+		t.Errorf("notes %q, method %q", res.Notes, res.Method)
+	}
+	if res.Units[0].Status != Supported || res.Threshold != DefaultThreshold {
+		t.Errorf("lexical scores still decide: %+v, threshold %v", res.Units[0], res.Threshold)
+	}
+}
+
+type hangingEmbedder struct{}
+
+func (hangingEmbedder) Model() string { return "hangs" }
+
+func (hangingEmbedder) Embed(ctx context.Context, _ []string) ([][]float32, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
