@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"regexp"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/icm-tool/icm/server/internal/markdown"
 )
@@ -79,11 +81,19 @@ func (w *walker) headings() []string {
 }
 
 func (w *walker) add(kind UnitKind, start, end int) {
-	for end > start && isSpace(w.src[end-1]) {
-		end--
+	for end > start {
+		r, size := utf8.DecodeLastRune(w.src[start:end])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		end -= size
 	}
-	for start < end && isSpace(w.src[start]) {
-		start++
+	for start < end {
+		r, size := utf8.DecodeRune(w.src[start:end])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		start += size
 	}
 	if start >= end || !hasWord(w.src[start:end]) {
 		return
