@@ -145,6 +145,13 @@ func qualityTable(js []judged) (string, float64, float64) {
 		fmt.Fprintf(&b, "%-16s %4d %8d %12d %6d %7d %5d %6d   %s %s\n", l, n, f, u, mu, mn, md, mq, rate, pct(f, n))
 	}
 	fmt.Fprintf(&b, "invented flagged (recall): %s · supported flagged (false flags): %s\n", pct(invFlag, inv), pct(supFlag, sup))
+	var wrong []string
+	for _, j := range js {
+		if j.invented() != j.flagged() {
+			wrong = append(wrong, fmt.Sprintf("%s/%02d (%s, score %.3f)", j.topic, j.n, j.label, j.unit.Score))
+		}
+	}
+	fmt.Fprintf(&b, "wrong: %s\n", strings.Join(wrong, ", "))
 	// Each detector against the kind it is for, and against any invention.
 	for _, d := range []struct {
 		name string
@@ -206,7 +213,7 @@ func TestQuality(t *testing.T) {
 		t.Fatalf("the held half has %d paragraphs; the set needs at least 60 in all", len(held))
 	}
 	table, recall, falseFlags := qualityTable(held)
-	t.Logf("held half, default options (threshold %.2f):\n%s", DefaultThreshold, table)
+	t.Logf("held half, default options (threshold %.3f):\n%s", DefaultThreshold, table)
 	if recall < 0.9 {
 		t.Errorf("evidence flagged %.0f%% of the held invented paragraphs; the goal is at least 90%%", 100*recall)
 	}
