@@ -80,3 +80,26 @@ func (hangingEmbedder) Embed(ctx context.Context, _ []string) ([][]float32, erro
 	<-ctx.Done()
 	return nil, ctx.Err()
 }
+
+// TestSourceBytesStopAtTheFirstCut: once a source is cut at the bound,
+// no later source is read, even one small enough for what is left.
+func TestSourceBytesStopAtTheFirstCut(t *testing.T) {
+	sources := []Source{
+		{Kind: SourceInput, Name: "long.md", Text: []byte("The orchard holds 212 apple trees on a south-facing slope.\nWinter pruning runs from December to February.\n")},
+		{Kind: SourceInput, Name: "short.md", Text: []byte("Bikes dock.\n")},
+	}
+	res := Compute(context.Background(), Input{Text: []byte("Bikes dock at stations.\n"), Sources: sources}, Options{MaxSourceBytes: 80})
+	if u := res.Units[0]; len(u.Support) != 0 {
+		t.Errorf("a source after the cut was read: %+v", u.Support)
+	}
+}
+
+// TestFetchedPastABoundIsStillRead: a page the run fetched is no "URL
+// never read" because evidence stopped reading before its text.
+func TestFetchedPastABoundIsStillRead(t *testing.T) {
+	sources := append(append([]Source(nil), boundSources...), Source{Kind: SourceTool, Name: "https://late.example/p", URL: "https://late.example/p", Text: []byte("Late page.\n")})
+	res := Compute(context.Background(), Input{Text: []byte("The orchard holds 212 apple trees (https://late.example/p).\n"), Sources: sources}, Options{MaxPassages: 1})
+	if !res.Partial || len(res.Units[0].Marks) != 0 {
+		t.Errorf("partial %v, marks %+v", res.Partial, res.Units[0].Marks)
+	}
+}

@@ -117,28 +117,29 @@ func (c *computation) readSources(ctx context.Context, in Input) {
 	for _, u := range in.ReadURLs {
 		c.facts.read[urls.Normalize(u)] = true
 	}
-	budget := c.opt.MaxSourceBytes
-	for i, s := range in.Sources {
+	// What a tool call fetched or was asked to read counts as read even
+	// past a bound: the run read it, whatever evidence does.
+	for _, s := range in.Sources {
 		if s.URL != "" {
 			c.facts.read[urls.Normalize(s.URL)] = true
 		}
 		c.facts.addURLs(s.Args)
+	}
+	budget := c.opt.MaxSourceBytes
+	for i, s := range in.Sources {
 		if ctx.Err() != nil {
 			c.limit("time ran out after %d of %d sources were read (bound %s)", i, len(in.Sources), c.opt.MaxTime)
 			break
 		}
-		data := s.Text
+		data, cut := s.Text, false
 		if len(data) > budget {
-			data = data[:lineStart(data, budget)]
-			c.limit("the sources were read up to %d bytes (bound); %s and those after it were read in part or not at all", c.opt.MaxSourceBytes, s.Name)
+			data, cut = data[:lineStart(data, budget)], true
+			c.limit("the sources were read up to %d bytes (bound); %s was read in part, the sources after it not at all", c.opt.MaxSourceBytes, s.Name)
 		}
 		budget -= len(data)
 		src := &source{Source: s, text: newText(data)}
 		c.sources = append(c.sources, src)
-		if !c.index(len(c.sources)-1, src) {
-			break
-		}
-		if budget <= 0 {
+		if !c.index(len(c.sources)-1, src) || cut {
 			break
 		}
 	}
