@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
-	"strings"
 	"sync"
 )
 
@@ -86,13 +85,34 @@ func sortSpans(ds []dateSpan) {
 	}
 }
 
-// month returns a month name's number, "01" to "12".
+// month returns a month name's number, "01" to "12", or "" for a word
+// that is no month's name or abbreviation.
 func month(name string) string {
-	name = strings.ToLower(name)
-	for i, m := range strings.Split(strings.ToLower(monthNames), "|")[:12] {
-		if strings.HasPrefix(m, name[:min(3, len(name))]) {
-			return fmt.Sprintf("%02d", i+1)
-		}
+	switch name {
+	case "January", "Jan":
+		return "01"
+	case "February", "Feb":
+		return "02"
+	case "March", "Mar":
+		return "03"
+	case "April", "Apr":
+		return "04"
+	case "May":
+		return "05"
+	case "June", "Jun":
+		return "06"
+	case "July", "Jul":
+		return "07"
+	case "August", "Aug":
+		return "08"
+	case "September", "Sept", "Sep":
+		return "09"
+	case "October", "Oct":
+		return "10"
+	case "November", "Nov":
+		return "11"
+	case "December", "Dec":
+		return "12"
 	}
 	return ""
 }
@@ -182,25 +202,7 @@ func findDatesIn(text string, ws []word) []dateSpan {
 func dateWord(text string, w word) bool {
 	raw := text[w.start:w.end]
 	if isNumber(w) {
-		return len(raw) == 4 || (w.end < len(text) && text[w.end] == '/') || (w.end+1 < len(text) && text[w.end] == ' ' && isMonthStart(text[w.end+1:]))
+		return len(raw) == 4 || (w.end < len(text) && text[w.end] == '/')
 	}
-	return raw[0] >= 'A' && raw[0] <= 'Z' && month(raw) != "" && isMonthName(raw)
-}
-
-// isMonthName reports whether s is a month's name or its abbreviation.
-func isMonthName(s string) bool {
-	for _, m := range strings.Split(monthNames, "|") {
-		if s == m {
-			return true
-		}
-	}
-	return false
-}
-
-func isMonthStart(s string) bool {
-	end := 0
-	for end < len(s) && ((s[end] >= 'a' && s[end] <= 'z') || (s[end] >= 'A' && s[end] <= 'Z')) {
-		end++
-	}
-	return end > 0 && isMonthName(s[:end])
+	return month(raw) != ""
 }

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Span is one URL found in a text: as written, and its byte range there.
@@ -20,8 +21,11 @@ type Span struct {
 }
 
 // inText matches an http or https URL up to a character that cannot be
-// part of one in prose or Markdown (a space, a bracket, a quote).
-var inText = regexp.MustCompile("https?://[^\\s<>()\\[\\]\"'`{}|\\\\^]+")
+// part of one in prose or Markdown (a space, a bracket, a quote). It is
+// compiled on first use, not at start-up.
+var inText = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("https?://[^\\s<>()\\[\\]\"'`{}|\\\\^]+")
+})
 
 // trailing is punctuation that ends a sentence or a Markdown construct
 // after a URL rather than belonging to it.
@@ -30,7 +34,7 @@ const trailing = ".,;:!?*_~"
 // Find returns the http and https URLs in text, in order.
 func Find(text string) []Span {
 	var out []Span
-	for _, loc := range inText.FindAllStringIndex(text, -1) {
+	for _, loc := range inText().FindAllStringIndex(text, -1) {
 		raw := strings.TrimRight(text[loc[0]:loc[1]], trailing)
 		if len(raw) > len("https://") {
 			out = append(out, Span{Raw: raw, Start: loc[0], End: loc[0] + len(raw)})
