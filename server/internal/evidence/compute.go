@@ -37,7 +37,7 @@ func compute(ctx context.Context, in Input, opt Options) (*Result, bool) {
 	semantic := false
 	if opt.Embedder != nil {
 		if err := c.semantic(ctx); err != nil {
-			c.res.Notes = append(c.res.Notes, "the embedding model "+opt.Embedder.Model()+" failed, so scores are lexical only: "+err.Error())
+			c.res.Notes = append(c.res.Notes, "the embedding model "+opt.Embedder.Model()+" failed ("+err.Error()+"), so the scores are lexical only: check that the model server is running and has this model")
 		} else {
 			semantic = true
 			c.res.Method = "lexical+semantic (" + opt.Embedder.Model() + ")"

@@ -89,8 +89,10 @@
 // calls' addresses and arguments, and Input.ReadURLs (the run record's
 // provenance) counted as read. A number is marked when no source has it:
 // numbers compare by value as written in digits ("1,850" is 1850, "3.50"
-// is 3.5; a source's number words up to sixty count too); a dotted
-// address like 127.0.0.1 compares as written. A date is marked when no
+// is 3.5), and a source's number words count too ("five hours" holds 5;
+// one to twelve, fifteen, the tens to sixty, hundred, thousand, once,
+// twice, a pair, a dozen); a dotted address like 127.0.0.1 compares as
+// written. A date is marked when no
 // source has it in any common form (3 March 2024, March 3, 2024,
 // 2024-03-03, 03/04/2024 read both ways; a month and year; a day and
 // month); a date's digits are not numbers too, nor a URL's. A quotation
