@@ -107,6 +107,9 @@ func (r *run) commit(ctx context.Context, outputs map[string][]byte, cur *state.
 	if err := state.WriteRecord(e.ws.Disk, st.Dir, rec); err != nil {
 		return err
 	}
+	if err := r.writeResults(rec.RunID, nil, ""); err != nil {
+		return err
+	}
 	r.res.Status = state.RunDone
 	if cur != nil && cur.Regenerating {
 		if err := state.ClearRegenerate(e.ws.Disk, st.Dir); err != nil {

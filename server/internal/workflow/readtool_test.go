@@ -106,3 +106,37 @@ func TestTheReadToolReadsWhatTheContractNames(t *testing.T) {
 		t.Errorf("the file the model read changed, and the stage is %s (%s), not stale", s.Status, s.Reason)
 	}
 }
+
+// What the model read through a tool is kept with the run's record, so
+// what its output rests on can be worked out after the run.
+func TestToolResultsAreKeptWithTheRun(t *testing.T) {
+	h := harnessIn(t, wstest.Write(t, lighthouse), ollamatest.Config{})
+	h.srv.On(ollamatest.Not(ollamatest.HasToolResult(""))).Reply(ollamatest.Calls(readCall("_config/signals.md")))
+	h.srv.Default(ollamatest.Text("Fog from nine; two flashes every ten seconds."))
+	h.mustRun(workflow.Options{})
+
+	s := stageState(t, h.ws(), "01-log")
+	kept, err := state.ReadToolResults(h.ws().Disk, stageDir(t, h, "01-log"), s.Record.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept == nil || len(kept.Results) != 1 {
+		t.Fatalf("tool results kept: %+v", kept)
+	}
+	r := kept.Results[0]
+	if r.Name != "read_file" || r.Text != "Two flashes every ten seconds.\n" || !strings.Contains(r.Args, "_config/signals.md") || r.Call != 1 {
+		t.Errorf("kept %+v", r)
+	}
+	if other, err := state.ReadToolResults(h.ws().Disk, stageDir(t, h, "01-log"), "another-run"); err != nil || other != nil {
+		t.Errorf("another run's record read these results: %+v, %v", other, err)
+	}
+}
+
+func stageDir(t *testing.T, h *harness, name string) string {
+	t.Helper()
+	st, err := h.ws().Stage(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Dir
+}

@@ -175,6 +175,9 @@ func (r *run) commitItem(ctx context.Context, cur *state.StageState, w *Written,
 	if err := state.WriteRecord(e.ws.Disk, st.Dir, rec); err != nil {
 		return err
 	}
+	if err := r.writeResults(rec.RunID, cur.Record, sp.Title); err != nil {
+		return err
+	}
 	r.res.Status = state.RunDone
 	r.gate(rec)
 	e.emit(report.Event{Kind: report.EventStageEnd, Stage: st.Name, Status: state.RunDone, Outputs: r.res.Outputs, Verify: r.res.Verify, Rubric: r.res.Rubric, ReviewGate: r.res.ReviewGate,

@@ -93,6 +93,8 @@ type run struct {
 	// in the stage's contract, kept with the run for its gate.
 	rep      *check.Report
 	warnings []state.Warning
+	// results are the texts the run's tool calls returned (guarded by mu).
+	results state.ToolResults
 	// mu guards res, prov and done while For each items run concurrently.
 	mu  sync.Mutex
 	res *report.StageResult
@@ -483,6 +485,7 @@ func (r *run) noteTool(prov *verify.Provenance, item string, t *report.ToolEvent
 		prov.AddTool(string(args))
 	}
 	prov.AddTool(t.Result)
+	r.keepResult(item, t)
 }
 
 // toolMessage is a tool call in one line, for progress: what failed and why.
