@@ -17,6 +17,9 @@ type StageResult struct {
 	// ReviewGate is the contract's Review Gate text: what the person
 	// checks before approving ("" when the contract has none).
 	ReviewGate string `json:"review_gate,omitempty"`
+	// Evidence says in one line what the outputs rest on ("21 of 24
+	// paragraphs supported · 1 URL never read"; "" when not worked out).
+	Evidence string `json:"evidence,omitempty"`
 
 	StopReason string `json:"stop_reason,omitempty"`
 	Items      int    `json:"items,omitempty"`

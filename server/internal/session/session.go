@@ -78,6 +78,7 @@
 package session
 
 import (
+	"github.com/icm-tool/icm/server/internal/evidence"
 	"os"
 	"sync"
 
@@ -174,6 +175,8 @@ type Session struct {
 	traced    bool // the exporter was asked for (it may still be nil)
 	closed    bool
 	calib     calibrations
+	// evidence keeps what outputs rest on, by output and sources.
+	evidence *evidence.Cache
 	// configWarned: warnConfig has said config.toml could not be read.
 	configWarned sync.Once
 }
@@ -185,7 +188,7 @@ func Open(ws *workspace.Workspace, opts Options) *Session {
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}
-	s := &Session{ws: ws, opts: opts, listed: map[string][]report.ToolInfo{}}
+	s := &Session{ws: ws, opts: opts, listed: map[string][]report.ToolInfo{}, evidence: evidence.NewCache(evidenceCacheSize)}
 	s.trust = s.decide()
 	var lookup func(string) (string, bool)
 	if !s.trust.Allowed() {

@@ -110,6 +110,7 @@ func (r *run) commit(ctx context.Context, outputs map[string][]byte, cur *state.
 	if err := r.writeResults(rec.RunID, nil, ""); err != nil {
 		return err
 	}
+	r.evidence(ctx)
 	r.res.Status = state.RunDone
 	if cur != nil && cur.Regenerating {
 		if err := state.ClearRegenerate(e.ws.Disk, st.Dir); err != nil {
