@@ -180,6 +180,7 @@ func commands(env *Env, g *globalFlags) []*cobra.Command {
 		newStatusCmd(env, g),
 		newRunCmd(env, g),
 		newTestCmd(env, g),
+		newReviewCmd(env, g),
 		newApproveCmd(env, g),
 		newHistoryCmd(env, g),
 		newPullCmd(env, g),

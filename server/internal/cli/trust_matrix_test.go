@@ -62,6 +62,7 @@ var commandTrust = map[string]struct {
 	"icm gates":       {own, []string{"help", "gates"}},
 	"icm help":        {own, []string{"help", "run"}},
 	"icm history":     {reads, []string{"history"}},
+	"icm review":      {reads, []string{"review", "01-a"}},
 	"icm init":        {own, []string{"init", "@TMP/fresh"}},
 	"icm layers":      {own, []string{"help", "layers"}},
 	"icm lsp":         {own, []string{"lsp"}}, // and every method: TestTrustMatrixLSP in package lsp

@@ -73,7 +73,7 @@ var sections = []struct {
 	{"time", "Times (UTC here; local where shown)", "`human.Time`, `human.Moment`; `formatTime`, `formatMoment`", []string{"t", "now", "want", "moment"}, []string{"when", "now", "to the minute", "to the second"}},
 	{"outcome", "How a run ended", "`session.Run*` (the trace's status); the Runs view, `icm/runFinished`'s `outcome`, its progress's end, `icm history`", []string{"status", "means"}, []string{"word", "means"}},
 	{"state", "Stage states", "`state.FaceOf`; `icm.status`'s `states` (the Pipeline view's legend)", []string{"status", "label", "means"}, []string{"status", "words", "means"}},
-	{"check", "Check results", "`icm doctor` (`session.Diag*`, marks in `cli/doctor.go`), the editor's Doctor (`doctor.ts`), the gate summary's lines (`report.Gate`)", []string{"status", "mark", "icon", "gate", "means"}, []string{"status", "mark", "editor's icon", "gate line", "means"}},
+	{"check", "Check results", "`icm doctor` (`session.Diag*`, marks in `cli/doctor.go`), the editor's Doctor (`doctor.ts`), the gate summary's lines (`report.Gate`) and `icm review`'s (`report.GateWord`)", []string{"status", "mark", "icon", "gate", "means"}, []string{"status", "mark", "editor's icon", "gate line", "means"}},
 	{"test", "Test job outcomes", "`icm test` (`cli/testrender.go`) and the Test Explorer's output (`testResults.ts`)", []string{"status", "mark", "means"}, []string{"status", "mark", "means"}},
 }
 
