@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { errorNotice } from './errors';
 import { demoCommand, findOnPath, MissingButton, ollamaDownload, startPlan } from './ollama';
 import { ServerCommand, type ConfigEdit, type ErrorAction, type ErrorData, type ModelStatus } from './protocol';
-import { errorDataOf, messageOf } from './review';
+import { approvalNoteProblem, errorDataOf, messageOf } from './review';
 import type { IcmServer } from './server';
 
 /** What performing a fix needs. */
@@ -75,10 +75,15 @@ export async function performFix(a: ErrorAction, workspace: string | undefined, 
         await deps.approve(workspace, stage);
       }
       return;
-    case 'approve-anyway':
-      await server.execute(ServerCommand.approveStage, { workspace, stage, force: true });
+    case 'approve-anyway': {
+      const note = await askApprovalNote(stage);
+      if (note === undefined) {
+        return;
+      }
+      await server.execute(ServerCommand.approveStage, { workspace, stage, force: true, note });
       vscode.window.setStatusBarMessage(`$(check) ${stage} approved`, 4000);
       return;
+    }
     case 'run-stage':
       await server.execute(ServerCommand.runStage, { workspace, stage });
       return;
@@ -274,4 +279,14 @@ async function fixConfigModel({ server, log }: FixDeps, workspace: string, missi
   }
   vscode.window.setStatusBarMessage(`$(check) config.toml now names ${model}`, 4000);
   return true;
+}
+
+/** Asks why a stage's output is fine past its failing checks; undefined when the person cancels. */
+export async function askApprovalNote(stage: string): Promise<string | undefined> {
+  return vscode.window.showInputBox({
+    title: `Approve ${stage} anyway`,
+    prompt: 'Why is the output fine as it is? The note is kept with the approval.',
+    ignoreFocusOut: true,
+    validateInput: (v) => approvalNoteProblem(v),
+  });
 }

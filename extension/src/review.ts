@@ -30,6 +30,15 @@ export function verifyFailure(err: unknown): string | undefined {
   return lead === null ? m : m.slice(lead.index + lead[0].length).split('; ').join('\n');
 }
 
+/**
+ * What is wrong with the note of an approval past failing checks, or
+ * undefined when it will do: the server keeps it with the approval and
+ * refuses a forced approval without one.
+ */
+export function approvalNoteProblem(note: string): string | undefined {
+  return note.trim() === '' ? 'Say why the output is fine as it is: the note is kept with the approval.' : undefined;
+}
+
 export interface Comparison {
   /** The output's file name. */
   label: string;

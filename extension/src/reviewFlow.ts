@@ -3,7 +3,7 @@
 // failed and before re-running an approved stage, compare an edit with the
 // model's version, and re-run one For each item with a note.
 import * as vscode from 'vscode';
-import { type FixDeps, performFix, showError, showErrorData, startServer } from './errorActions';
+import { askApprovalNote, type FixDeps, performFix, showError, showErrorData, startServer } from './errorActions';
 import type { PipelineModel } from './model';
 import { Button, runNotice, type NoticeAction } from './notices';
 import { ServerCommand, type CompareResult, type ErrorAction, type ErrorData, type OutputsResult, type RunFinished } from './protocol';
@@ -158,7 +158,11 @@ export class ReviewFlow {
       if (choice !== 'Approve Anyway') {
         return false;
       }
-      await this.server.execute(ServerCommand.approveStage, { workspace, stage, force: true });
+      const note = await askApprovalNote(stage);
+      if (note === undefined) {
+        return false;
+      }
+      await this.server.execute(ServerCommand.approveStage, { workspace, stage, force: true, note });
     }
     vscode.window.setStatusBarMessage(`$(check) ${stage} approved`, 4000);
     return true;

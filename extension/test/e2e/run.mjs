@@ -746,6 +746,11 @@ test('the extension in VS Code', async (t) => {
     // and approving asks first.
     await clickToastButton(notice, 'Approve');
     await answerDialog('failed its Verify checks', 'Approve Anyway');
+    // Approving past failing checks asks why; the note is kept with it.
+    const why = page.locator('.quick-input-widget input');
+    await why.waitFor();
+    await why.fill('the page is cited for its title only');
+    await why.press('Enter');
     await page.locator('[role="treeitem"][aria-label^="02-research, approved"]').waitFor();
   });
 

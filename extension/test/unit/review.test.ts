@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { OutputsResult } from '../../src/protocol';
-import { comparisons, messageOf, parseHistoryTime, verifyFailure } from '../../src/review';
+import { approvalNoteProblem, comparisons, messageOf, parseHistoryTime, verifyFailure } from '../../src/review';
 
 test('verifyFailure', async (t) => {
   const reply = (message: string, data: unknown) => Object.assign(new Error(message), { code: -32803, data });
@@ -91,5 +91,18 @@ test('parseHistoryTime', async (t) => {
   ];
   for (const [input, want] of cases) {
     await t.test(JSON.stringify(input), () => assert.equal(parseHistoryTime(input)?.toISOString(), want));
+  }
+});
+
+test('approvalNoteProblem', async (t) => {
+  // Approving past failing checks needs a note: the server refuses one
+  // without, so the box says so before sending.
+  const cases: [string, boolean][] = [
+    ['', true],
+    ['   \n\t', true],
+    ['the two sources are in the inputs', false],
+  ];
+  for (const [note, refused] of cases) {
+    await t.test(JSON.stringify(note), () => assert.equal(approvalNoteProblem(note) !== undefined, refused));
   }
 });

@@ -116,7 +116,7 @@ func runDemo(ctx context.Context, env *Env, dir string, yes bool) error {
 			}
 			return nil
 		}
-		if _, err := sess.Reviews().Approve(ctx, stage, false); err != nil {
+		if _, err := sess.Reviews().Approve(ctx, stage, session.ApproveRequest{}); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "approved %s\n\n", stage)

@@ -108,7 +108,7 @@ func suggest(env *Env, a fault.Action, flags usedFlags) (suggestion, bool) {
 		// no model, whatever the run used.
 		return suggestion{"approve it as it is", icm("approve", a.Stage)}, true
 	case fault.ApproveAnyway:
-		return suggestion{"approve it anyway", icm("approve", a.Stage, "--force")}, true
+		return suggestion{"approve it anyway", icm("approve", a.Stage, "--force", "--note", "REASON")}, true
 	case fault.RunStage:
 		return suggestion{"run it", icm(withModel("run", "--stage", a.Stage)...)}, true
 	case fault.RunAnyway:

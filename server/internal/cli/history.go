@@ -114,6 +114,9 @@ shows a person's edit: the output against what the model wrote.`,
 				fmt.Fprintf(tw, "run %s\t%s\t%s\t%s\t%s in\t%s out%s\n", r.ID, human.Time(r.Start.Local(), now), r.Status, human.Duration(r.Duration), human.Count(r.Prompt), human.Count(r.Output), end)
 				for _, s := range r.Stages {
 					fmt.Fprintf(tw, "  %s\t%s\t%s\t%s in\t%s out\t%s, %s%s\n", s.Stage, s.Status, human.Duration(s.Duration), human.Count(s.Prompt), human.Count(s.Output), human.Plural(s.ModelCalls, "model call"), human.Plural(s.ToolCalls, "tool call"), items(s.Items))
+					if s.Approval != nil {
+						fmt.Fprintf(tw, "    %s\n", s.Approval.Words())
+					}
 				}
 				for _, n := range r.Notes {
 					fmt.Fprintf(tw, "  note: %s\n", n)
@@ -182,6 +185,11 @@ func printRunTree(env *Env, r *report.RunSummary) {
 	w := env.Stdout
 	fmt.Fprintf(w, "run %s  %s  %s  %s\n", r.ID, human.Moment(r.Start.Local(), time.Now()), human.Duration(r.Duration), human.InOut(r.Prompt, r.Output))
 	printNodes(w, "", r.Tree)
+	for _, s := range r.Stages {
+		if s.Approval != nil {
+			fmt.Fprintf(w, "%s %s\n", s.Stage, s.Approval.Words())
+		}
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}

@@ -46,7 +46,7 @@ func TestForceApproveNeedsAnOutput(t *testing.T) {
 	if _, _, code := runAsUser(t, dir, down, "run"); code == 0 {
 		t.Fatal("a run without a model server succeeded")
 	}
-	out, errOut, code := runAsUser(t, dir, down, "approve", "01-a", "--force")
+	out, errOut, code := runAsUser(t, dir, down, "approve", "01-a", "--force", "--note", "the run failed but the notes are fine")
 	if code == 0 || strings.Contains(out, "approved") {
 		t.Fatalf("approved an output that was never produced:\n%s%s", out, errOut)
 	}
@@ -76,18 +76,18 @@ func TestVerifyFailureNextStep(t *testing.T) {
 	if strings.Contains(errOut, "✓ 01-a") || !strings.Contains(errOut, "01-a wrote 1 output; 1 of 2 Verify checks failed") {
 		t.Errorf("the end line of a stage whose checks failed:\n%s", errOut)
 	}
-	if !strings.Contains(out, "icm approve 01-a --force") || !strings.Contains(out, "fix ") {
+	if !strings.Contains(out, "icm approve 01-a --force --note REASON") || !strings.Contains(out, "fix ") {
 		t.Errorf("the next step after failing checks is not one that works:\n%s", out)
 	}
 	if strings.Contains(out, "edit it if needed, then:\n  icm approve 01-a\n") {
 		t.Errorf("the run suggests the approve that is refused:\n%s", out)
 	}
 	out, _, _ = runAsUser(t, dir, vars, "status")
-	if !strings.Contains(out, "`icm approve 01-a --force`") {
+	if !strings.Contains(out, "`icm approve 01-a --force --note REASON`") {
 		t.Errorf("status's next line after failing checks:\n%s", out)
 	}
 	// What the next step says works.
-	if _, errOut, code := runAsUser(t, dir, vars, "approve", "01-a", "--force"); code != 0 {
+	if _, errOut, code := runAsUser(t, dir, vars, "approve", "01-a", "--force", "--note", "one line is enough here"); code != 0 {
 		t.Errorf("approve --force: %s", errOut)
 	}
 }

@@ -222,7 +222,7 @@ func (p *printer) finish(ws *workspace.Workspace, sum *report.Summary, err error
 			printGate(out, p.env, ws, gateOf(res), flags, "  ")
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 			fmt.Fprintf(tw, "  fix it, then:\t%s\n", flags.command("approve", sum.Next.Stage))
-			fmt.Fprintf(tw, "  or approve it as it is:\t%s\n", flags.command("approve", sum.Next.Stage, "--force"))
+			fmt.Fprintf(tw, "  or approve it as it is:\t%s\n", flags.command("approve", sum.Next.Stage, "--force", "--note", "REASON"))
 			tw.Flush()
 			return
 		}

@@ -57,7 +57,7 @@ func TestRunShowsRubricAndReviewGate(t *testing.T) {
 	for _, want := range []string{
 		`Review gate: 1 of 2 rubric checks pass: missing section "Nights" on`,
 		"The contract's Review Gate asks you to check:\n    - The route avoids toll roads.\n    - Every night has a place to sleep.\n",
-		"icm approve 01-trip --force",
+		"icm approve 01-trip --force --note REASON",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("run output lacks %q:\n%s", want, out)
@@ -72,7 +72,7 @@ func TestRunShowsRubricAndReviewGate(t *testing.T) {
 	if _, errOut, code := runAsUser(t, dir, vars, "approve", "01-trip"); code == 0 || !strings.Contains(errOut, "failing rubric checks") {
 		t.Errorf("approve past a failing rubric: code %d\n%s", code, errOut)
 	}
-	if out, errOut, code := runAsUser(t, dir, vars, "approve", "01-trip", "--force"); code != 0 {
+	if out, errOut, code := runAsUser(t, dir, vars, "approve", "01-trip", "--force", "--note", "nights are booked by phone"); code != 0 {
 		t.Errorf("approve --force: %d\n%s%s", code, out, errOut)
 	}
 }

@@ -110,7 +110,8 @@ type commandArgs struct {
 	// or an open one (icm.itemAt, with Line, 0-based).
 	URI  string `json:"uri"`
 	Line int    `json:"line"`
-	// Note is a person's feedback for one item's call (icm.runItem).
+	// Note is a person's feedback for one item's call (icm.runItem), or
+	// what they say of an approval (icm.approveStage: needed with force).
 	Note string `json:"note"`
 	// RunID, Index and Call name one model call of a run.
 	RunID string `json:"runId"`

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/icm-tool/icm/server/internal/lsp/snapshot"
+	"github.com/icm-tool/icm/server/internal/session"
 )
 
 // approve runs icm.approveStage: it records approval of a stage (the
@@ -16,7 +17,7 @@ func approve(ctx context.Context, e *env, w *snapshot.Workspace, args commandArg
 		return nil, err
 	}
 	defer op.Release()
-	if _, err := op.Session().Reviews().Approve(ctx, args.Stage, args.Force); err != nil {
+	if _, err := op.Session().Reviews().Approve(ctx, args.Stage, session.ApproveRequest{Force: args.Force, Note: args.Note}); err != nil {
 		return nil, err
 	}
 	w.Touch(false)

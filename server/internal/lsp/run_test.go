@@ -230,7 +230,7 @@ func TestApproveRefusesFailedVerify(t *testing.T) {
 	if strings.Contains(re.Message, "--force") || strings.Contains(string(re.Data), "--force") {
 		t.Errorf("an editor error names a CLI flag: %s %s", re.Message, re.Data)
 	}
-	if _, err := s.ExecuteCommand("icm.approveStage", map[string]any{"workspace": s.dir, "stage": "01-scope", "force": true}); err != nil {
+	if _, err := s.ExecuteCommand("icm.approveStage", map[string]any{"workspace": s.dir, "stage": "01-scope", "force": true, "note": "the objectives are fine"}); err != nil {
 		t.Errorf("forced approve: %v", err)
 	}
 	raw, err := s.ExecuteCommand("icm.outputs", map[string]any{"workspace": s.dir, "stage": "01-scope"})
@@ -371,7 +371,7 @@ func TestRunProgressReadsOnce(t *testing.T) {
 	}
 
 	s.ollama.Default(ollamatest.Fail(400, "the test refuses this call"))
-	failed := runAndWait(t, s, "icm.runStage", map[string]any{"workspace": s.dir, "stage": "01-scope", "force": true})
+	failed := runAndWait(t, s, "icm.runStage", map[string]any{"workspace": s.dir, "stage": "01-scope", "force": true, "note": "the objectives are fine"})
 	if failed.OK {
 		t.Fatalf("the run did not fail: %+v", failed)
 	}
@@ -497,7 +497,7 @@ func upstreamApproved(t *testing.T, s *session, outline string) {
 	writeFile(t, s.dir, "pipeline/02-research/output/notes.md", "## Notes\n- fact\nSources: https://example.org\n")
 	writeFile(t, s.dir, "pipeline/03-outline/output/outline.md", outline)
 	for _, stage := range []string{"01-scope", "02-research", "03-outline"} {
-		if _, err := s.ExecuteCommand("icm.approveStage", map[string]any{"workspace": s.dir, "stage": stage, "force": true}); err != nil {
+		if _, err := s.ExecuteCommand("icm.approveStage", map[string]any{"workspace": s.dir, "stage": stage, "force": true, "note": "written by the test"}); err != nil {
 			t.Fatalf("approve %s: %v", stage, err)
 		}
 	}

@@ -1,6 +1,9 @@
 package report
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // RunSummary is one run as its trace tells it.
 type RunSummary struct {
@@ -73,6 +76,42 @@ type StageTrace struct {
 	// Prefill sums what the stage's model calls cost before their
 	// answers, over the calls whose reused tokens are known (nil: none).
 	Prefill *PrefillSum `json:"prefill,omitempty"`
+	// Approval is the stage's approval of what this run wrote, when the
+	// stage's outputs from this run are the ones approved (nil: none).
+	Approval *Approval `json:"approval,omitempty"`
+}
+
+// Approval is an acceptance of a stage's outputs, as history shows it.
+type Approval struct {
+	// By is "user", "auto", "rerun" or an agent ("agent:NAME").
+	By string `json:"by"`
+	// Reviewer names the person, Note is what they said of it.
+	Reviewer string    `json:"reviewer,omitempty"`
+	Note     string    `json:"note,omitempty"`
+	Forced   bool      `json:"forced,omitempty"`
+	At       time.Time `json:"at"`
+}
+
+// Words says who approved and why in one line: "approved by Ann, past
+// failing checks: the figures are from the notes".
+func (a *Approval) Words() string {
+	who := a.Reviewer
+	switch {
+	case who == "" && a.By == "auto":
+		who = "the gate (auto)"
+	case who == "" && a.By == "rerun":
+		who = "running again (gate rerun)"
+	case who == "":
+		who = a.By
+	}
+	text := "approved by " + who
+	if a.Forced {
+		text += ", past failing checks"
+	}
+	if note := strings.Join(strings.Fields(a.Note), " "); note != "" {
+		text += ": " + note
+	}
+	return text
 }
 
 // PrefillSum is what some model calls' prompts cost before their answers.

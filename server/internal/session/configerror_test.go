@@ -29,7 +29,7 @@ func TestAModelTypoKeepsTheApproval(t *testing.T) {
 	if _, err := r.Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Reviews().Approve(context.Background(), "01-a", false); err != nil {
+	if _, err := s.Reviews().Approve(context.Background(), "01-a", ApproveRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(ws.Root, "config.toml")

@@ -34,7 +34,28 @@ func (h History) Runs() ([]*report.RunSummary, error) {
 		}
 		r.Status = report.RunStopped
 	}
+	h.approvals(runs...)
 	return runs, nil
+}
+
+// approvals sets on each run's stages the approval of what that run
+// wrote, where the stage's approval names the run.
+func (h History) approvals(runs ...*report.RunSummary) {
+	s := h.s
+	type at struct{ stage, run string }
+	found := map[at]*report.Approval{}
+	for _, st := range s.ws.Stages {
+		a, err := state.ReadApproval(s.ws.Disk, st.Dir)
+		if err != nil || a == nil || a.RunID == "" {
+			continue
+		}
+		found[at{st.Name, a.RunID}] = &report.Approval{By: a.By, Reviewer: a.Reviewer, Note: a.Note, Forced: a.Forced, At: a.ApprovedAt}
+	}
+	for _, r := range runs {
+		for _, st := range r.Stages {
+			st.Approval = found[at{st.Stage, r.ID}]
+		}
+	}
 }
 
 // Run reads one run by id (a unique prefix of it, or
@@ -47,6 +68,7 @@ func (h History) Run(id string) (*report.RunSummary, error) {
 	if err != nil {
 		return nil, fault.From(err)
 	}
+	h.approvals(r)
 	return r, nil
 }
 

@@ -11,11 +11,28 @@ import (
 	"github.com/icm-tool/icm/server/internal/workflow"
 )
 
+// ApproveRequest is what a person says when they approve.
+type ApproveRequest struct {
+	// Force approves past failing checks, a stale stage or a failed run;
+	// it needs a Note.
+	Force bool
+	// Note is why they accept the outputs, kept with the approval.
+	Note string
+}
+
 // Approve records that a person accepts a stage's outputs as they are on
-// disk now. It refuses (unless force) while the stage's Verify checks fail
-// on them, while it is stale under these settings, or after a failed run.
-func (rv Reviews) Approve(ctx context.Context, stage string, force bool) (*state.Approval, error) {
+// disk now, with who they are (git's user name, else the account) and
+// their note. It refuses (unless forced) while the stage's Verify checks
+// fail on them, while it is stale under these settings, or after a failed
+// run; and it refuses a forced approval without a note, which is the
+// record of why.
+func (rv Reviews) Approve(ctx context.Context, stage string, req ApproveRequest) (*state.Approval, error) {
 	s := rv.s
+	note := strings.TrimSpace(req.Note)
+	if req.Force && note == "" {
+		return nil, fault.InvalidRequest(fmt.Sprintf("approving %s past its checks needs a note: say why the outputs are fine as they are", stage),
+			"the note is kept with the approval, for whoever reads the stage's history").In(stage).With(fault.Action{ID: fault.ApproveAnyway, Stage: stage})
+	}
 	if rv.runsCommands(stage) {
 		if err := s.Trust().Require(fmt.Sprintf("run the `run:` checks of %s to approve it", stage)); err != nil {
 			return nil, fault.From(err).In(stage)
@@ -29,7 +46,8 @@ func (rv Reviews) Approve(ctx context.Context, stage string, force bool) (*state
 		}
 	}
 	a, err := workflow.Approve(ctx, s.ws, stage, workflow.ApproveOptions{
-		Force: force, Model: s.opts.Settings.Model, CodeBlocks: s.codeBlocks(), Permit: s.permit()})
+		Force: req.Force, Model: s.opts.Settings.Model, CodeBlocks: s.codeBlocks(), Permit: s.permit(),
+		Reviewer: s.reviewer(), Note: note})
 	if err != nil {
 		return nil, fault.From(err)
 	}

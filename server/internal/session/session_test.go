@@ -163,13 +163,13 @@ func TestStatusAndApproveJudgeWithTheSetting(t *testing.T) {
 	if p, _, _ := plain.Status(); p.Stages[0].Status != state.Stale {
 		t.Errorf("without the setting: %s (%s)", p.Stages[0].Status, p.Stages[0].Reason)
 	}
-	if _, err := plain.Reviews().Approve(context.Background(), "01-a", false); fault.KindOf(err) != fault.KindStale {
+	if _, err := plain.Reviews().Approve(context.Background(), "01-a", ApproveRequest{}); fault.KindOf(err) != fault.KindStale {
 		t.Errorf("approve without the setting: %v", err)
 	}
 	if p, _, _ := flag.Status(); p.Stages[0].Status != state.Awaiting {
 		t.Errorf("with the setting: %s (%s)", p.Stages[0].Status, p.Stages[0].Reason)
 	}
-	if _, err := flag.Reviews().Approve(context.Background(), "01-a", false); err != nil {
+	if _, err := flag.Reviews().Approve(context.Background(), "01-a", ApproveRequest{}); err != nil {
 		t.Errorf("approve with the setting: %v", err)
 	}
 	if p, _, _ := flag.Status(); p.Stages[0].Status != state.Approved {
@@ -302,7 +302,7 @@ func TestUnreachableServerKeepsTheApproval(t *testing.T) {
 	if _, err := r.Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := up.Reviews().Approve(context.Background(), "01-a", false); err != nil {
+	if _, err := up.Reviews().Approve(context.Background(), "01-a", ApproveRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	down := Open(ws, Options{Settings: Settings{Host: closedPort(t)}})

@@ -83,7 +83,7 @@ func TestTheGateRefusesWhatActs(t *testing.T) {
 	}
 	_, err = s.Runs().New(RunRequest{}, nil)
 	refused("run", err)
-	_, err = s.Reviews().Approve(ctx, "01-a", true)
+	_, err = s.Reviews().Approve(ctx, "01-a", ApproveRequest{Force: true, Note: "checked by hand"})
 	refused("approve with a run: check", err)
 	_, err = s.Tools().open(ctx, map[string][]string{"local": nil})
 	refused("open tools", err)

@@ -93,12 +93,12 @@ func stepOf(st *workspace.Stage, s *StageState, c *contract.Contract, b Blocks) 
 		}
 		if s.RubricFailed && !s.VerifyFailed {
 			return Next{Stage: s.Stage, Action: ActionApprove,
-				Message: fmt.Sprintf("%s awaiting review, its rubric checks failed (%s): fix %s/output/, then `icm approve %s`; or approve it as it is: `icm approve %s --force`", s.Stage, s.Rubric, st.Rel, s.Stage, s.Stage)}, true
+				Message: fmt.Sprintf("%s awaiting review, its rubric checks failed (%s): fix %s/output/, then `icm approve %s`; or approve it as it is: `icm approve %s --force --note REASON`", s.Stage, s.Rubric, st.Rel, s.Stage, s.Stage)}, true
 		}
 		if s.VerifyFailed {
 			// A plain approve is refused while the checks fail.
 			return Next{Stage: s.Stage, Action: ActionApprove,
-				Message: fmt.Sprintf("%s awaiting review, its Verify checks failed: fix %s/output/, then `icm approve %s`; or approve it as it is: `icm approve %s --force`", s.Stage, st.Rel, s.Stage, s.Stage)}, true
+				Message: fmt.Sprintf("%s awaiting review, its Verify checks failed: fix %s/output/, then `icm approve %s`; or approve it as it is: `icm approve %s --force --note REASON`", s.Stage, st.Rel, s.Stage, s.Stage)}, true
 		}
 		return Next{Stage: s.Stage, Action: ActionApprove,
 			Message: fmt.Sprintf("%s awaiting review: read %s/output/, edit if needed, then `icm approve %s`", s.Stage, st.Rel, s.Stage)}, true

@@ -216,6 +216,11 @@ type Approval struct {
 	// Applied lists the proposed changes to files outside output/ the
 	// approval applied (workspace-relative targets).
 	Applied []string `json:"applied,omitempty"`
+	// Reviewer names the person who approved (git's user name, else the
+	// account) when By is "user"; Note is what they said of it, up to
+	// MaxReviewNote bytes (a forced approval always has one).
+	Reviewer string `json:"reviewer,omitempty"`
+	Note     string `json:"note,omitempty"`
 }
 
 // AgentPrefix starts the Model of a run an agent made and the By of an
@@ -286,6 +291,7 @@ func ReadApproval(root *workspace.Root, stageDir string) (*Approval, error) {
 // WriteApproval writes a stage's approval atomically.
 func WriteApproval(root *workspace.Root, stageDir string, a *Approval) error {
 	a.Version = FormatVersion
+	a.Note, a.Reviewer = clipNote(a.Note, MaxReviewNote), clipNote(a.Reviewer, maxNoteName)
 	return writeJSON(root, stateFile(stageDir, ApprovalFile), a)
 }
 

@@ -37,6 +37,9 @@ type ApproveOptions struct {
 	Permit act.Permit
 	// applied are the proposed changes this approval applied.
 	applied []string
+	// Reviewer and Note are who approved and what they said of it, kept
+	// with the approval.
+	Reviewer, Note string
 }
 
 // Approve records that a person accepts a stage's outputs as they are now:
@@ -216,7 +219,8 @@ func writeApproval(ws *workspace.Workspace, st *workspace.Stage, s *state.StageS
 	if by == "" {
 		by = "user"
 	}
-	a := &state.Approval{Stage: st.Name, ApprovedAt: now(), Outputs: s.Outputs, By: by, Forced: opts.Force, Applied: opts.applied}
+	a := &state.Approval{Stage: st.Name, ApprovedAt: now(), Outputs: s.Outputs, By: by, Forced: opts.Force, Applied: opts.applied,
+		Reviewer: opts.Reviewer, Note: opts.Note}
 	if s.Record != nil {
 		a.RunID = s.Record.RunID
 	}
