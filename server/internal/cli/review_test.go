@@ -61,3 +61,18 @@ func TestReviewPrintsTheGatesLines(t *testing.T) {
 		t.Errorf("%d fail lines: %+v", fails, rv.Lines)
 	}
 }
+
+// The gate icm run stops at says in one line what the output rests on,
+// and where to see each paragraph's.
+func TestTheGateSaysWhatTheOutputRestsOn(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Config{Models: []ollamatest.Model{{Name: "m", ContextLength: 8192}}})
+	srv.Default(ollamatest.Text("# Trip\n\n## Route\nThe coast road runs past the harbour, see https://maps.example.org/coast.\n\n## Nights\nA tent.\n"))
+	dir := wstest.Write(t, rubricWorkspace)
+	out, errOut, code := runAsUser(t, dir, map[string]string{"OLLAMA_HOST": srv.URL()}, "run")
+	if code != 0 {
+		t.Fatalf("run: %d\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "WARN Evidence: 0 of 1 paragraph supported · 1 URL never read\n") {
+		t.Errorf("the gate does not say what the output rests on:\n%s", out)
+	}
+}

@@ -47,6 +47,8 @@ func TestTheGateSummaryIsTheSameInEveryFace(t *testing.T) {
 		{Status: "warn", Word: "WARN", Text: `pipeline/01-scope/output/objectives.md lacks "Objectives", which 02-research reads (pipeline/02-research/CONTEXT.md:6): add the heading, or 02-research gets the whole file`},
 		{Status: "warn", Word: "WARN", Text: "icm read the contract with 1 warning (the stage ran all the same)",
 			Items: []string{"pipeline/01-scope/CONTEXT.md:30: min-words needs a positive number, e.g. `min-words 1500`"}},
+		// What the output rests on: "Run a prompt." is in no source.
+		{Status: "warn", Word: "WARN", Text: "Evidence: 1 of 2 list items supported"},
 	}
 	if !reflect.DeepEqual(end.Gate, want) {
 		t.Fatalf("runFinished's gate = %+v\nwant %+v", end.Gate, want)
@@ -72,7 +74,7 @@ func TestTheGateSummaryIsTheSameInEveryFace(t *testing.T) {
 	s.Open(out)
 	s.Await("the state lens holds the gate summary", func() bool {
 		for _, l := range shownLenses(t, s, out) {
-			if l.Line == 0 && strings.Contains(l.Title, "2 WARN") &&
+			if l.Line == 0 && strings.Contains(l.Title, "3 WARN") &&
 				strings.Contains(l.State, "WARN "+want[0].Text) && strings.Contains(l.State, "WARN "+want[1].Text+": "+want[1].Items[0]) {
 				return true
 			}

@@ -33,6 +33,9 @@ type Gate struct {
 	Lacked []state.LackedHeading `json:"lacked,omitempty"`
 	// Warnings are what icm warned of in the contract when the stage ran.
 	Warnings []state.Warning `json:"warnings,omitempty"`
+	// Evidence is what the outputs rest on, in one line, as the run
+	// record keeps it.
+	Evidence *GateEvidence `json:"evidence,omitempty"`
 }
 
 // Check results a gate line reports, in the vocabulary's words
@@ -72,6 +75,9 @@ func GateOf(stage string, rec *state.Record, lacked []state.LackedHeading) *Gate
 		return nil
 	}
 	g := &Gate{Stage: stage, Lacked: lacked, Warnings: rec.Warnings}
+	if rec.Evidence != "" {
+		g.Evidence = &GateEvidence{Text: rec.Evidence, Clean: rec.EvidenceClean}
+	}
 	if w := rec.Writes; w != nil {
 		g.Declared, g.Missing, g.Undeclared = w.Declared, w.Missing, w.Undeclared
 		for _, p := range w.Proposals {
@@ -139,6 +145,7 @@ func (g *Gate) Lines(place func(rel string) string) []GateLine {
 			Text:  fmt.Sprintf("icm read the contract with %s (the stage ran all the same)", human.Plural(n, "warning")),
 			Items: items})
 	}
+	out = append(out, g.evidenceLine()...)
 	for i := range out {
 		out[i].Word = GateWord(out[i].Status)
 	}

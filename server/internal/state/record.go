@@ -111,6 +111,12 @@ type Record struct {
 	// ones its inputs gave, for the `sources` checks when a person
 	// approves later; nil in records from before icm kept them.
 	Sources *SourceURLs `json:"sources,omitempty"`
+	// Evidence says in one line what the outputs rest on as the run wrote
+	// them ("21 of 24 paragraphs supported · 1 URL never read"; "" when it
+	// was not worked out); EvidenceClean that every unit was supported and
+	// nothing was marked. The gate summary shows it in every face.
+	Evidence      string `json:"evidence,omitempty"`
+	EvidenceClean bool   `json:"evidence_clean,omitempty"`
 	// LastFailure is set on the record of the last good run when a later
 	// re-run failed: the outputs, hashes and approval of the good run stay
 	// valid, and the failure is shown beside them.

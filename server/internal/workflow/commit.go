@@ -110,7 +110,13 @@ func (r *run) commit(ctx context.Context, outputs map[string][]byte, cur *state.
 	if err := r.writeResults(rec.RunID, nil, ""); err != nil {
 		return err
 	}
-	r.evidence(ctx)
+	if r.evidence(ctx) {
+		// The record keeps the line, so every face's gate says it.
+		rec.Evidence, rec.EvidenceClean = r.res.Evidence, r.evidenceClean
+		if err := state.WriteRecord(e.ws.Disk, st.Dir, rec); err != nil {
+			return err
+		}
+	}
 	r.res.Status = state.RunDone
 	if cur != nil && cur.Regenerating {
 		if err := state.ClearRegenerate(e.ws.Disk, st.Dir); err != nil {

@@ -239,15 +239,37 @@ func EvidenceLine(results []*evidence.Result) string {
 }
 
 // evidence works out what the outputs a model stage just wrote rest on,
-// for the gate. It informs, never decides: whatever goes wrong leaves the
-// line empty, and evidence.DefaultMaxTime bounds it.
-func (r *run) evidence(ctx context.Context) {
+// for the gate, and reports whether it did. It informs, never decides:
+// whatever goes wrong leaves the line empty, and evidence.DefaultMaxTime
+// bounds it.
+func (r *run) evidence(ctx context.Context) bool {
 	if r.c.Script != nil {
-		return
+		return false
 	}
 	ctx, cancel := context.WithTimeout(ctx, evidence.DefaultMaxTime)
 	defer cancel()
-	if res, err := Evidence(ctx, r.e.ws, r.st.Name, EvidenceOptions{}); err == nil {
-		r.res.Evidence = EvidenceLine(res)
+	res, err := Evidence(ctx, r.e.ws, r.st.Name, EvidenceOptions{})
+	if err != nil || !anyClaim(res) {
+		// Nothing to say (no Markdown output, no claim in it): no line.
+		return false
 	}
+	r.res.Evidence = EvidenceLine(res)
+	clean := true
+	for _, x := range res {
+		sum := x.Summary
+		clean = clean && !x.Partial && sum.Unsupported+sum.Unchecked+sum.URLsNeverRead+sum.NumbersNotFound+sum.DatesNotFound+sum.QuotesNotFound == 0
+	}
+	r.evidenceClean = clean
+	return true
+}
+
+// anyClaim reports whether any result has a unit to check or a mark.
+func anyClaim(res []*evidence.Result) bool {
+	for _, x := range res {
+		sum := x.Summary
+		if sum.Units+sum.URLsNeverRead+sum.NumbersNotFound+sum.DatesNotFound+sum.QuotesNotFound > 0 {
+			return true
+		}
+	}
+	return false
 }

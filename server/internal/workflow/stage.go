@@ -95,6 +95,9 @@ type run struct {
 	warnings []state.Warning
 	// results are the texts the run's tool calls returned (guarded by mu).
 	results state.ToolResults
+	// evidenceClean says every unit of the outputs is supported and
+	// nothing is marked (set with res.Evidence).
+	evidenceClean bool
 	// mu guards res, prov and done while For each items run concurrently.
 	mu  sync.Mutex
 	res *report.StageResult
