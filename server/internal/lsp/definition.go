@@ -8,15 +8,19 @@ import (
 
 // definition answers textDocument/definition: the file a contract's path
 // leads to (snapshot.File.Definition).
-func definition(_ context.Context, e *env, p *protocol.DefinitionParams) (any, error) {
+func definition(ctx context.Context, e *env, p *protocol.DefinitionParams) (any, error) {
 	f, err := e.file(p.TextDocument.URI)
 	if err != nil || f == nil {
 		return nil, err
 	}
 	defer f.Release()
-	loc, err := f.Definition(fromPosition(p.Position))
+	loc, err := f.Definition(ctx, fromPosition(p.Position))
 	if err != nil || loc == nil {
 		return nil, err
+	}
+	if t := loc.Tool; t != nil {
+		// A page the model read: the read-only document of what it saw.
+		return []protocol.Location{{URI: toolURI(t.Root, t.RunID, t.Stage, t.Index, t.Call)}}, nil
 	}
 	return []protocol.Location{location(*loc)}, nil
 }

@@ -35,8 +35,10 @@ type ToolResults struct {
 
 // ToolResult is one tool call that worked and the text it returned.
 type ToolResult struct {
-	// Item is the For each item's title ("" for a stage without one).
-	Item string `json:"item,omitempty"`
+	// Item is the For each item's title ("" for a stage without one),
+	// Index its place (1-based; 0 for none), as the trace numbers it.
+	Item  string `json:"item,omitempty"`
+	Index int    `json:"index,omitempty"`
 	// Call numbers the call within its loop, as the trace does.
 	Call int `json:"call"`
 	// Name is the name the model called; Server and Tool what it maps to.

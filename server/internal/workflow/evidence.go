@@ -153,10 +153,7 @@ func evidenceSources(ws *workspace.Workspace, st *workspace.Stage, rec *state.Re
 // fetched or the file it read when its arguments say one, else by the
 // tool.
 func toolSource(r state.ToolResult) evidence.Source {
-	s := evidence.Source{Kind: evidence.SourceTool, Name: r.Name, Tool: r.Name, CallID: strconv.Itoa(r.Call), Args: r.Args, Text: []byte(r.Text)}
-	if r.Item != "" {
-		s.CallID = r.Item + "#" + s.CallID
-	}
+	s := evidence.Source{Kind: evidence.SourceTool, Name: r.Name, Tool: r.Name, CallID: toolCallID(r.Index, r.Call), Args: r.Args, Text: []byte(r.Text)}
 	var args map[string]any
 	if json.Unmarshal([]byte(r.Args), &args) == nil {
 		if u, ok := args["url"].(string); ok && u != "" {
@@ -166,6 +163,13 @@ func toolSource(r state.ToolResult) evidence.Source {
 		}
 	}
 	return s
+}
+
+// toolCallID names a tool call of a run's stage as evidence's passages
+// do: "INDEX/CALL", the For each item's place (0 for none) and the call's
+// number within it, as the trace numbers them.
+func toolCallID(index, call int) string {
+	return strconv.Itoa(index) + "/" + strconv.Itoa(call)
 }
 
 // keptEvidence is what EvidenceFile holds.

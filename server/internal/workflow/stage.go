@@ -440,7 +440,7 @@ func (r *run) loop(ctx context.Context, sess Toolset, cfg agent.Config, actx *as
 		case "tool":
 			out.Kind, out.Tool = report.EventTool, ev.Tool
 			out.Message = toolMessage(ev.Tool)
-			r.noteTool(prov, item, ev.Tool)
+			r.noteTool(prov, at, ev.Tool)
 		case "delta":
 			if ev.Delta != "" || ev.Thinking != "" {
 				read()
@@ -472,7 +472,8 @@ func (r *run) loop(ctx context.Context, sess Toolset, cfg agent.Config, actx *as
 
 // noteTool keeps what a tool call tells about the run: the URLs a call
 // that worked returned or read, and the error of one that failed.
-func (r *run) noteTool(prov *verify.Provenance, item string, t *report.ToolEvent) {
+func (r *run) noteTool(prov *verify.Provenance, at itemAt, t *report.ToolEvent) {
+	item := at.title
 	if t == nil {
 		return
 	}
@@ -488,7 +489,7 @@ func (r *run) noteTool(prov *verify.Provenance, item string, t *report.ToolEvent
 		prov.AddTool(string(args))
 	}
 	prov.AddTool(t.Result)
-	r.keepResult(item, t)
+	r.keepResult(at, t)
 }
 
 // toolMessage is a tool call in one line, for progress: what failed and why.

@@ -9,7 +9,7 @@ import (
 
 // keepResult keeps the text a tool call that worked gave the model, for
 // the record (the trace holds it only inside the next model request).
-func (r *run) keepResult(item string, t *report.ToolEvent) {
+func (r *run) keepResult(at itemAt, t *report.ToolEvent) {
 	args := ""
 	if len(t.Args) > 0 {
 		if b, err := json.Marshal(t.Args); err == nil {
@@ -18,7 +18,7 @@ func (r *run) keepResult(item string, t *report.ToolEvent) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.results.Add(state.ToolResult{Item: item, Call: t.Call, Name: t.Name, Server: t.Server, Tool: t.Tool, Args: args, Text: t.Result})
+	r.results.Add(state.ToolResult{Item: at.title, Index: at.index, Call: t.Call, Name: t.Name, Server: t.Server, Tool: t.Tool, Args: args, Text: t.Result})
 }
 
 // writeResults keeps the run's tool results beside its record. When the

@@ -45,6 +45,9 @@ func (f *File) Hover(ctx context.Context, pos document.Position) (*Hover, error)
 		if h := f.outputFileHover(ctx, pos); h != nil {
 			return h, nil
 		}
+		if h := f.evidenceHover(ctx, pos); h != nil {
+			return h, nil
+		}
 	}
 	t, ok, err := f.targetAt(pos)
 	if err != nil || !ok {

@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"context"
 	"github.com/icm-tool/icm/server/internal/contract"
 	"github.com/icm-tool/icm/server/internal/document"
 	"github.com/icm-tool/icm/server/internal/markdown"
@@ -12,6 +13,9 @@ type Location struct {
 	Path   string
 	Mapper *document.Mapper
 	Range  document.Range
+	// Tool, when set, is the place: a tool call's read-only document
+	// (what the model was given back), not Path.
+	Tool *ToolRef
 }
 
 // Link is a path in the buffer (Range) that leads to a file.
@@ -25,7 +29,10 @@ type Link struct {
 // leads: the file (read as the editor has it), at the named heading when
 // the input is section-scoped. nil when pos is on no path, or on one that
 // leads nowhere (an escape or a missing file has a diagnostic already).
-func (f *File) Definition(pos document.Position) (*Location, error) {
+func (f *File) Definition(ctx context.Context, pos document.Position) (*Location, error) {
+	if f.Contract == nil {
+		return f.evidenceDefinition(ctx, pos), nil
+	}
 	t, ok, err := f.targetAt(pos)
 	if err != nil || !ok {
 		return nil, err
