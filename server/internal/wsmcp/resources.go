@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/icm-tool/icm/server/internal/fault"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/state"
 )
@@ -32,6 +33,7 @@ const (
 	kindContract = "contract"
 	kindContext  = "context"
 	kindOutputs  = "outputs"
+	kindEvidence = "evidence"
 )
 
 // ref is a parsed resource URI.
@@ -94,8 +96,8 @@ func (s *Server) parse(raw string) (ref, error) {
 			return ref{}, badResource(fmt.Sprintf("%q: items are numbered from 1", raw))
 		}
 		r.item = n
-	case len(parts) != 2 || (r.kind != kindContract && r.kind != kindContext && r.kind != kindOutputs):
-		return ref{}, badResource(fmt.Sprintf("%q: a stage's resources are contract, context, context/ITEM and outputs", raw))
+	case len(parts) != 2 || (r.kind != kindContract && r.kind != kindContext && r.kind != kindOutputs && r.kind != kindEvidence):
+		return ref{}, badResource(fmt.Sprintf("%q: a stage's resources are contract, context, context/ITEM, outputs and evidence", raw))
 	}
 	return r, nil
 }
@@ -141,6 +143,9 @@ func (s *Server) stageResources(w *served, st stageInfo) []server.ServerResource
 		{Resource: mcp.NewResource(s.uri(w, st.name, kindOutputs, 0), label+" outputs",
 			mcp.WithResourceDescription("The stage's outputs and their state: status, files, the last run (by a model or an agent), the approval and any review note."),
 			mcp.WithMIMEType("application/json")), Handler: s.read},
+		{Resource: mcp.NewResource(s.uri(w, st.name, kindEvidence, 0), label+" evidence",
+			mcp.WithResourceDescription("The stage's gate line by line and what each paragraph of its Markdown outputs rests on: the passages of its inputs and of what its tools returned, each unsupported paragraph, each URL cited but never read and each number, date or quotation in no source: what `icm review --json` prints."),
+			mcp.WithMIMEType("application/json")), Handler: s.read},
 	}
 	for i := 1; i <= min(st.items, maxListedItems); i++ {
 		desc := fmt.Sprintf("The exact context of For each item %d of %d: what `icm probe --json --item %d` prints.", i, st.items, i)
@@ -165,8 +170,8 @@ func (s *Server) addTemplates() {
 	if s.several() {
 		prefix += "{workspace}/"
 	}
-	s.mcp.AddResourceTemplate(mcp.NewResourceTemplate(prefix+"{stage}/{kind}", "A stage's contract, context or outputs",
-		mcp.WithTemplateDescription("kind is contract (CONTEXT.md), context (what `icm probe --json` prints) or outputs (their state)."),
+	s.mcp.AddResourceTemplate(mcp.NewResourceTemplate(prefix+"{stage}/{kind}", "A stage's contract, context, outputs or evidence",
+		mcp.WithTemplateDescription("kind is contract (CONTEXT.md), context (what `icm probe --json` prints), outputs (their state) or evidence (what `icm review --json` prints)."),
 		mcp.WithTemplateMIMEType("application/json")), s.read)
 	s.mcp.AddResourceTemplate(mcp.NewResourceTemplate(prefix+"{stage}/context/{item}", "A For each item's context",
 		mcp.WithTemplateDescription("What `icm probe --json --item ITEM` prints."), mcp.WithTemplateMIMEType("application/json")), s.read)
@@ -212,6 +217,17 @@ func (s *Server) readRef(ctx context.Context, r ref, count bool) (string, string
 		}
 		data, err := doc.JSON()
 		return string(data), "application/json", err
+	case kindEvidence:
+		rv, err := sess.Reviews().Review(ctx, r.stage)
+		if fault.KindOf(err) == fault.KindNotRun {
+			// Nothing to review yet: said as data, not as an error.
+			rv, err = &report.Review{Stage: r.stage, State: "pending", Outputs: []string{}, Lines: []report.ReviewLine{}}, nil
+		}
+		if err != nil {
+			return "", "", err
+		}
+		data, err := json.MarshalIndent(rv, "", "  ")
+		return string(data) + "\n", "application/json", err
 	default:
 		doc, err := s.outputsDoc(sess, r.stage)
 		if err != nil {
