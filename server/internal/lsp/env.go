@@ -32,6 +32,8 @@ type env struct {
 	statuses statusCache
 	// restricted is the editor's Restricted Mode (the Server's).
 	restricted *atomic.Bool
+	// pub sends diagnostics (the evidence's, besides the snapshot's).
+	pub *publisher
 }
 
 // file places the open document a URI names in its workspace; nil,

@@ -6,6 +6,7 @@ import (
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
+	"github.com/icm-tool/icm/server/internal/lsp/lsptest"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 )
 
@@ -37,6 +38,14 @@ func TestEvidenceHoverAndGoToSource(t *testing.T) {
 	}
 	if !strings.Contains(text, "**Unsupported**") || !strings.Contains(text, "cited, never read: https://gpu.example.org/rent") {
 		t.Errorf("hover on the invented item:\n%s", text)
+	}
+
+	// The editor marks them too, as information: they inform, they block nothing.
+	diags := s.AwaitDiagnostics(out, "the evidence's diagnostics", func(ds []lsptest.Diagnostic) bool { return len(ds) == 2 })
+	for i, want := range []string{"unsupported", "url_never_read"} {
+		if d := diags[i]; d.Severity != 3 || d.Code != want || d.Source != "icm evidence" || d.Range.Start.Line != 1 {
+			t.Errorf("diagnostic %d = %+v, want %s on line 2", i, d, want)
+		}
 	}
 
 	// The supported item is on the first line, under the state's hover:

@@ -170,7 +170,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	s.client.ctx = s.ctx
 	s.pub = newPublisher(s.client.notify)
-	e := &env{ctx: s.ctx, log: s.log, client: s.client, bg: s.bg, restricted: &s.restricted}
+	e := &env{ctx: s.ctx, log: s.log, client: s.client, bg: s.bg, restricted: &s.restricted, pub: s.pub}
 	e.set = snapshot.New(s.ctx, snapshot.Options{
 		Log: s.log, Getenv: s.getenv, Debounce: s.opts.Debounce, Session: s.newSession, Go: s.bg.Go,
 		Publish: func(ctx context.Context, root string, files map[string]snapshot.FileFindings) {

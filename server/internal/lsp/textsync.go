@@ -20,6 +20,7 @@ func didOpen(e *env, p *protocol.DidOpenTextDocumentParams) error {
 		return err
 	}
 	e.set.Opened(path, p.TextDocument.URI, p.TextDocument.Version, []byte(p.TextDocument.Text))
+	e.evidenceDiagnostics(p.TextDocument.URI)
 	return nil
 }
 
@@ -57,6 +58,7 @@ func didSave(e *env, p *protocol.DidSaveTextDocumentParams) error {
 	if w := e.set.Saved(path); w != nil {
 		e.statusChanged(w)
 	}
+	e.evidenceDiagnostics(p.TextDocument.URI)
 	return nil
 }
 
