@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/icm-tool/icm/server/internal/evidence"
+	"github.com/icm-tool/icm/server/internal/testutil/fakesearx"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
+	"github.com/icm-tool/icm/server/internal/testutil/sites"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 	"github.com/icm-tool/icm/server/internal/workflow"
 )
@@ -57,5 +59,69 @@ func TestEvidenceAfterARunAndAfterAnEdit(t *testing.T) {
 	}
 	if len(got) != 1 || got[0].Cached || !strings.HasPrefix(got[0].Summary.Text, "1 of 2 paragraphs supported") {
 		t.Errorf("evidence of the edit: %+v", got[0].Summary)
+	}
+}
+
+// The sample workspace end to end with the scripted model and icm's own
+// search and browser servers: the research notes cite one page the model
+// read and one it never fetched. What the page said is kept with the run;
+// the note that rests on it is supported by it, by its address; the one
+// citing a page nobody read is unsupported and marked cited, never read.
+func TestEvidenceOfTheResearchNotes(t *testing.T) {
+	site := sites.New(t)
+	pageURL := site.URL + sites.PathLong
+	searx := fakesearx.New(t, func(q string) []fakesearx.Result {
+		return []fakesearx.Result{{Title: "Workspace guide", URL: pageURL, Content: "A guide."}}
+	})
+	h := researchHarness(t, searx.URL)
+	research := ollamatest.UserContains("For each learning objective, find one or two")
+	h.srv.On(ollamatest.And(research, ollamatest.Not(ollamatest.HasToolResult("")))).Reply(
+		ollamatest.Calls(ollamatest.Call("search-server_search", map[string]any{"query": "workspace guide", "max_results": 3})))
+	h.srv.On(ollamatest.And(research, ollamatest.HasToolResult("search-server_search"), ollamatest.Not(ollamatest.HasToolResult("browser-server_fetch_snippet")))).Reply(
+		ollamatest.Calls(ollamatest.Call("browser-server_fetch_snippet", map[string]any{"url": pageURL})))
+	never := "https://never.example.org/gpu-guide"
+	h.srv.On(ollamatest.And(research, ollamatest.HasToolResult("browser-server_fetch_snippet"))).Reply(ollamatest.Text(
+		"## Install Ollama\n- In the workspace guide, section 0 paragraph 0 holds value 100.\nSources: " + pageURL + "\n\n" +
+			"## Call the API\n- Volunteers benchmark quantised mixtures on rented clusters every winter.\nSources: " + never + "\n"))
+	sum := h.mustRun(workflow.Options{})
+	if res := sum.Ran[0]; res.ToolErrors != 0 || res.ToolCalls != 2 {
+		t.Fatalf("tool calls %d, errors %d: %+v", res.ToolCalls, res.ToolErrors, res.ToolFailures)
+	}
+	got, err := workflow.Evidence(context.Background(), h.ws(), "02-research", workflow.EvidenceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 {
+		t.Fatalf("evidence of %d outputs", len(got))
+	}
+	var read, invented *evidence.Unit
+	for i := range got[0].Units {
+		u := &got[0].Units[i]
+		switch {
+		case strings.Contains(u.Text, "holds value 100"):
+			read = u
+		case strings.Contains(u.Text, "Volunteers"):
+			invented = u
+		}
+	}
+	if read == nil || read.Status != evidence.Supported || read.Support[0].Source != pageURL || read.Support[0].SourceKind != evidence.SourceTool {
+		t.Errorf("the note from the page read: %+v", read)
+	}
+	if invented == nil || invented.Status != evidence.Unsupported {
+		t.Errorf("the invented note: %+v", invented)
+	}
+	marks := 0
+	for _, u := range got[0].Units {
+		for _, m := range u.Marks {
+			if m.Kind == evidence.MarkURL {
+				marks++
+				if m.Text != never {
+					t.Errorf("a URL the tools read is marked: %+v", m)
+				}
+			}
+		}
+	}
+	if marks != 1 || !strings.Contains(sum.Ran[0].Evidence, "1 URL never read") {
+		t.Errorf("%d URLs marked; the gate's line: %q", marks, sum.Ran[0].Evidence)
 	}
 }
