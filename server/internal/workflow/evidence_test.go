@@ -3,6 +3,7 @@ package workflow_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/sites"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
+	"github.com/icm-tool/icm/server/internal/usersettings"
 	"github.com/icm-tool/icm/server/internal/workflow"
 )
 
@@ -123,5 +125,22 @@ func TestEvidenceOfTheResearchNotes(t *testing.T) {
 	}
 	if marks != 1 || !strings.Contains(sum.Ran[0].Evidence, "1 URL never read") {
 		t.Errorf("%d URLs marked; the gate's line: %q", marks, sum.Ran[0].Evidence)
+	}
+
+	// What a person at the terminal reads: icm review marks the page never
+	// fetched, and only that one, and counts the note that rests on the
+	// page read as supported.
+	cmd := exec.Command(icmBin, "review", "02-research")
+	cmd.Dir = h.dir
+	cmd.Env = append(os.Environ(), usersettings.ConfigDirEnv+"="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("icm review 02-research: %v\n%s", err, out)
+	}
+	review := string(out)
+	if !strings.Contains(review, "WARN  pipeline/02-research/output/notes.md:7: cited, never read: "+never) ||
+		strings.Contains(review, "cited, never read: "+pageURL) ||
+		!strings.Contains(review, "evidence: 1 of 2 list items supported · 1 URL never read") {
+		t.Errorf("icm review 02-research does not mark the page never fetched alone:\n%s", review)
 	}
 }
