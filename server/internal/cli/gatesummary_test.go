@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 )
@@ -66,6 +68,21 @@ func TestTheGateSummaryIsOneInRunAndStatus(t *testing.T) {
 	}
 	if got := gateBlock(status); got != ran {
 		t.Errorf("icm status's gate lines differ from icm run's:\nstatus:\n%s\nrun:\n%s", got, ran)
+	}
+	// A script reads the same summary from icm status --json.
+	asJSON, errOut, code := runAsUser(t, dir, vars, "status", "--json")
+	if code != 0 {
+		t.Fatalf("status --json: %d\n%s%s", code, asJSON, errOut)
+	}
+	var st struct {
+		Gates []report.Gate `json:"gates"`
+	}
+	if err := json.Unmarshal([]byte(asJSON), &st); err != nil {
+		t.Fatalf("%v:\n%s", err, asJSON)
+	}
+	if len(st.Gates) != 1 || st.Gates[0].Stage != "01-map" || len(st.Gates[0].Missing) != 1 ||
+		len(st.Gates[0].Proposed) != 1 || len(st.Gates[0].Lacked) != 1 || len(st.Gates[0].Warnings) != 1 {
+		t.Errorf("icm status --json's gates: %+v\n%s", st.Gates, asJSON)
 	}
 }
 

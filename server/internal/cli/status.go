@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/icm-tool/icm/server/internal/human"
+	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/session"
 	"github.com/icm-tool/icm/server/internal/state"
 )
@@ -48,10 +49,19 @@ configured settings like any other, and says which model wrote it
 				return err
 			}
 			if asJSON {
+				// The gate summary of each stage awaiting review, as the
+				// text's gate lines say it.
+				var gates []*report.Gate
+				for _, st := range p.Stages {
+					if g := session.GateAt(rep, st); g != nil {
+						gates = append(gates, g)
+					}
+				}
 				return writeJSON(env, struct {
 					Workspace string `json:"workspace"`
 					*state.PipelineState
-				}{ws.Root, p})
+					Gates []*report.Gate `json:"gates,omitempty"`
+				}{ws.Root, p, gates})
 			}
 			// Only the stage and status columns are aligned: the reason,
 			// as long as it needs to be, ends the line without padding.
