@@ -288,7 +288,7 @@ export function registerCommands({ server, model, review, log, runs, preview, se
       }
     },
     'icm.output.compare': async (arg) => {
-      const a = (arg ?? {}) as { workspace?: string; stage?: string; path?: string };
+      const a = (arg ?? {}) as { workspace?: string; stage?: string; path?: string; proposal?: boolean };
       let target = a;
       if (a.workspace === undefined) {
         const ref = await pickStage(arg, 'Compare with the model\'s version, the output of', (st) => (st.lastRun ?? '') !== '', 'no stage has run yet');
@@ -297,7 +297,7 @@ export function registerCommands({ server, model, review, log, runs, preview, se
         }
         target = { workspace: ref.ws.workspace, stage: ref.stage.name };
       }
-      await review.compareWithModel(target.workspace as string, target.stage, target.path);
+      await review.compareWithModel(target.workspace as string, target.stage, target.path, target.proposal === true);
     },
     'icm.output.rerunItem': async (arg) => {
       let a = (arg ?? {}) as { workspace?: string; stage?: string; item?: number; title?: string };

@@ -48,6 +48,8 @@ export const VirtualScheme = {
   call: 'icm-call',
   /** The model's version of an output: icm-model:/OUTPUT */
   model: 'icm-model',
+  /** A change a run proposes to a file outside output/: icm-proposed:/FILE?stage=STAGE */
+  proposed: 'icm-proposed',
 } as const;
 
 /** One line of a run's tree (the server's report.RunNode, as icm.runs sends it). */
@@ -108,7 +110,11 @@ export interface VirtualDocumentResult {
 }
 
 export interface CompareResult {
-  /** The model's version (an icm-model: URI) and the file as it is. */
+  /**
+   * The diff's two sides: the model's version (an icm-model: URI) and the
+   * file as it is; for a proposed change, the file as it is ("" for a new
+   * file) and the change (an icm-proposed: URI).
+   */
   model: string;
   current: string;
   title: string;

@@ -208,9 +208,17 @@ export class ReviewFlow {
     await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: false });
   }
 
-  /** Diffs an output as it is against what the model wrote. */
-  async compareWithModel(workspace: string, stage?: string, path?: string): Promise<void> {
-    const r = await this.server.execute<CompareResult>(ServerCommand.compareOutput, { workspace, stage: stage ?? '', path: path ?? '' });
+  /**
+   * Diffs an output as it is against what the model wrote; with proposal,
+   * the file at path as it is against the change the stage's run proposes
+   * to it (a new file opens alone).
+   */
+  async compareWithModel(workspace: string, stage?: string, path?: string, proposal = false): Promise<void> {
+    const r = await this.server.execute<CompareResult>(ServerCommand.compareOutput, { workspace, stage: stage ?? '', path: path ?? '', proposal });
+    if (r.model === '') {
+      await vscode.window.showTextDocument(vscode.Uri.parse(r.current), { preview: true });
+      return;
+    }
     await vscode.commands.executeCommand('vscode.diff', vscode.Uri.parse(r.model), vscode.Uri.parse(r.current), r.title);
   }
 

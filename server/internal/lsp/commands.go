@@ -68,6 +68,9 @@ func commandOf(o snapshot.Offer) *protocol.Command {
 	if o.On.Item > 0 {
 		arg["item"] = o.On.Item
 	}
+	if o.On.Proposal {
+		arg["proposal"] = true
+	}
 	if o.On.ItemTitle != nil {
 		arg["title"] = *o.On.ItemTitle
 	}
@@ -105,6 +108,9 @@ type commandArgs struct {
 	Committed string `json:"committed"`
 	Item      int    `json:"item"`
 	Path      string `json:"path"`
+	// Proposal asks icm.compareOutput for the change a run proposes to
+	// Path (a file outside output/), not the model's version of an output.
+	Proposal bool `json:"proposal"`
 	testArgs
 	// URI names a document the server provides (icm.virtualDocument),
 	// or an open one (icm.itemAt, with Line, 0-based).

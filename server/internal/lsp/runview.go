@@ -149,6 +149,11 @@ type compareResult struct {
 // compareOutput runs icm.compareOutput: it names the model's version of
 // a stage's output (by path, or the stage's model output) for the client
 // to diff with the file.
+//
+// With proposal set, path is a file outside output/ that the stage's last
+// run proposes to change: the diff's left side ("model") is the file as
+// it is ("" for a file not there yet) and its right ("current") the
+// proposed change, read-only (icm-proposed:).
 func compareOutput(_ context.Context, _ *env, st *snapshot.Workspace, args commandArgs) (any, error) {
 	stage, path := args.Stage, args.Path
 	op, err := st.Acquire()
@@ -156,6 +161,19 @@ func compareOutput(_ context.Context, _ *env, st *snapshot.Workspace, args comma
 		return nil, err
 	}
 	defer op.Release()
+	if args.Proposal {
+		pc, err := op.Session().Reviews().Proposal(stage, path)
+		if err != nil {
+			return nil, err
+		}
+		r := &compareResult{Current: proposedURI(pc.Target, stage), Title: fmt.Sprintf("%s: as it is ↔ proposed by %s", filepath.Base(pc.Target), stage)}
+		if pc.New {
+			r.Title = fmt.Sprintf("%s: a new file proposed by %s", filepath.Base(pc.Target), stage)
+		} else {
+			r.Model = uriOf(pc.Target)
+		}
+		return r, nil
+	}
 	mv, err := op.Session().Reviews().ModelVersion(stage, path)
 	if err != nil {
 		return nil, err

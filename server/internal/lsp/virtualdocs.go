@@ -25,6 +25,9 @@ const (
 	schemeCall = "icm-call"
 	// schemeModel is an output as the model wrote it: icm-model:/OUTPUT.
 	schemeModel = "icm-model"
+	// schemeProposed is the change a stage's last run proposes to a file
+	// outside output/: icm-proposed:/FILE?stage=STAGE.
+	schemeProposed = "icm-proposed"
 
 	notifyVirtualDocumentChanged = "icm/virtualDocumentChanged"
 )
@@ -56,17 +59,23 @@ func modelURI(output string) string {
 	return (&url.URL{Scheme: schemeModel, Path: filepath.ToSlash(output)}).String()
 }
 
+// proposedURI is the icm-proposed: URI of the change stage proposes to
+// the file target.
+func proposedURI(target, stage string) string {
+	return (&url.URL{Scheme: schemeProposed, Path: filepath.ToSlash(target), RawQuery: "stage=" + url.QueryEscape(stage)}).String()
+}
+
 // virtualDocument runs icm.virtualDocument: the text of a document the
 // server provides. It remembers icm-context: URIs it answered, so it can
 // tell the client when their text changes (see contextDocsChanged).
 func virtualDocument(ctx context.Context, e *env, args commandArgs) (any, error) {
 	raw := args.URI
 	if raw == "" {
-		return nil, fault.InvalidRequest(cmdVirtualDocument+" needs a uri", "pass {uri}: an icm-context:, icm-call: or icm-model: URI")
+		return nil, fault.InvalidRequest(cmdVirtualDocument+" needs a uri", "pass {uri}: an icm-context:, icm-call:, icm-model: or icm-proposed: URI")
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, fault.InvalidRequest(fmt.Sprintf("unable to read the URI %q: %v", raw, err), "pass an icm-context:, icm-call: or icm-model: URI").Because(err)
+		return nil, fault.InvalidRequest(fmt.Sprintf("unable to read the URI %q: %v", raw, err), "pass an icm-context:, icm-call:, icm-model: or icm-proposed: URI").Because(err)
 	}
 	var text string
 	switch u.Scheme {
@@ -79,9 +88,11 @@ func virtualDocument(ctx context.Context, e *env, args commandArgs) (any, error)
 		text, err = callText(e, u)
 	case schemeModel:
 		text, err = modelText(e, u)
+	case schemeProposed:
+		text, err = proposedText(e, u)
 	default:
-		return nil, fault.InvalidRequest(fmt.Sprintf("icm provides no %s: documents (only %s:, %s: and %s:)", u.Scheme, schemeContext, schemeCall, schemeModel),
-			"pass an icm-context:, icm-call: or icm-model: URI")
+		return nil, fault.InvalidRequest(fmt.Sprintf("icm provides no %s: documents (only %s:, %s:, %s: and %s:)", u.Scheme, schemeContext, schemeCall, schemeModel, schemeProposed),
+			"pass an icm-context:, icm-call:, icm-model: or icm-proposed: URI")
 	}
 	if err != nil {
 		return nil, err
@@ -150,6 +161,25 @@ func modelText(e *env, u *url.URL) (string, error) {
 	}
 	defer op.Release()
 	return op.Session().Reviews().ReadModelVersion(out)
+}
+
+// proposedText is the change a stage's last run proposes to a file.
+func proposedText(e *env, u *url.URL) (string, error) {
+	target := filepath.FromSlash(u.Path)
+	st := e.set.ForPath(target)
+	if st == nil {
+		return "", unknownWorkspace(target)
+	}
+	op, err := st.Acquire()
+	if err != nil {
+		return "", err
+	}
+	defer op.Release()
+	pc, err := op.Session().Reviews().Proposal(u.Query().Get("stage"), target)
+	if err != nil {
+		return "", err
+	}
+	return pc.Text, nil
 }
 
 // vdocSet remembers the context documents the client has open (those it

@@ -202,8 +202,69 @@ func unified(a, b []byte, from, to string) (string, error) {
 // run proposes to change with the change: what approving it applies. A
 // change applied already compares as the same ("applied").
 func (rv Reviews) ProposedDiffs(stage string) ([]FileDiff, error) {
-	s := rv.s
-	ws := s.ws
+	ws := rv.s.ws
+	props, err := rv.proposals(stage)
+	if err != nil {
+		return nil, err
+	}
+	var out []FileDiff
+	for _, p := range props {
+		d := FileDiff{From: p.Target, To: p.Target + " (proposed)", Same: "applied"}
+		a, _ := ws.Disk.ReadFile(ws.Abs(p.Target)) // a new file compares as empty
+		b, err := rv.readKept(p)
+		if err != nil {
+			return nil, err
+		}
+		if d.Text, err = unified(a, b, d.From, d.To); err != nil {
+			return nil, fault.From(err)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// ProposedChange is one change a stage's last run proposes to a file
+// outside output/, as approving would apply it.
+type ProposedChange struct {
+	// Target is the file it changes (absolute); New is set when the file
+	// is not there yet.
+	Target string
+	New    bool
+	// Text is the proposed content.
+	Text string
+}
+
+// Proposal is the change the stage's last run proposes to target
+// (absolute, or relative to the workspace), for the editor to show
+// beside the file as it is.
+func (rv Reviews) Proposal(stage, target string) (*ProposedChange, error) {
+	ws := rv.s.ws
+	props, err := rv.proposals(stage)
+	if err != nil {
+		return nil, err
+	}
+	want := target
+	if !filepath.IsAbs(want) {
+		want = ws.Abs(target)
+	}
+	for _, p := range props {
+		if ws.Abs(p.Target) != want {
+			continue
+		}
+		data, err := rv.readKept(p)
+		if err != nil {
+			return nil, err
+		}
+		return &ProposedChange{Target: want, New: p.Base == state.Missing, Text: string(data)}, nil
+	}
+	return nil, fault.NotFound(fmt.Sprintf("the last run of %s proposes no change to %s", stage, ws.Rel(want)),
+		"the stage's gate lists the changes it proposes; run it again if it should propose one")
+}
+
+// proposals are the changes outside output/ the stage's last run keeps
+// for approval (none when it has no record).
+func (rv Reviews) proposals(stage string) ([]state.Proposal, error) {
+	ws := rv.s.ws
 	st, err := ws.Stage(stage)
 	if err != nil {
 		return nil, fault.From(err)
@@ -215,18 +276,15 @@ func (rv Reviews) ProposedDiffs(stage string) ([]FileDiff, error) {
 	if rec == nil || rec.Writes == nil {
 		return nil, nil
 	}
-	var out []FileDiff
-	for _, p := range rec.Writes.Proposals {
-		d := FileDiff{From: p.Target, To: p.Target + " (proposed)", Same: "applied"}
-		a, _ := ws.Disk.ReadFile(ws.Abs(p.Target)) // a new file compares as empty
-		b, err := ws.Disk.ReadFile(ws.Abs(p.Kept))
-		if err != nil {
-			return nil, fault.From(fmt.Errorf("unable to read the change proposed to %s: %w", p.Target, err))
-		}
-		if d.Text, err = unified(a, b, d.From, d.To); err != nil {
-			return nil, fault.From(err)
-		}
-		out = append(out, d)
+	return rec.Writes.Proposals, nil
+}
+
+// readKept reads the proposed content a run kept for p.
+func (rv Reviews) readKept(p state.Proposal) ([]byte, error) {
+	ws := rv.s.ws
+	data, err := ws.Disk.ReadFile(ws.Abs(p.Kept))
+	if err != nil {
+		return nil, fault.From(fmt.Errorf("unable to read the change proposed to %s: %w", p.Target, err))
 	}
-	return out, nil
+	return data, nil
 }

@@ -174,6 +174,14 @@ func (f *File) outputLenses(ctx context.Context, sources []Lens) []Lens {
 	if hasModel {
 		st.More = append(st.More, offer("⇄ Compare with the model's version", VerbCompare))
 	}
+	// Each change the run proposes outside output/, beside the file as it
+	// is: what approving applies.
+	if row.Gate != nil {
+		for _, p := range row.Gate.Proposed {
+			st.More = append(st.More, Offer{Title: "⇄ Proposed change: " + p.Target, Verb: VerbCompare,
+				On: Target{Workspace: ws.Root, Stage: stg.Name, Path: ws.Abs(p.Target), Proposal: true}})
+		}
+	}
 	// Untrusted, a re-run would be refused: the place offers trust, as
 	// the contract's title does.
 	canRun := !running && sess.Trust().Decision().Allowed()

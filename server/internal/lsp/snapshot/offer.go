@@ -43,6 +43,9 @@ type Target struct {
 	Path string
 	// Item is a For each item, from 1.
 	Item int
+	// Proposal is set when Path is a file outside output/ that the
+	// stage's last run proposes to change (VerbCompare shows the change).
+	Proposal bool
 	// ItemTitle names the item, on the lenses of an output's items.
 	ItemTitle *string
 }
