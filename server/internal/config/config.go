@@ -33,6 +33,8 @@ type Config struct {
 	Check Check `toml:"check"`
 	// Reads is what the workspace asks of its stages' read tool.
 	Reads Reads `toml:"reads"`
+	// Evidence changes how an output's evidence is worked out.
+	Evidence Evidence `toml:"evidence"`
 	// Path is the file the settings came from ("" when defaults only).
 	Path string `toml:"-"`
 	// Unknown lists keys the file has that icm does not read.
@@ -141,6 +143,13 @@ type Reads struct {
 	// Workspace asks that the models may read any file of the
 	// workspace, not only those the contracts name.
 	Workspace bool `toml:"workspace"`
+}
+
+// Evidence is how an output's evidence is worked out.
+type Evidence struct {
+	// EmbedModel names an embedding model of the model server whose
+	// vectors add a semantic score to the lexical one; empty: lexical only.
+	EmbedModel string `toml:"embed_model"`
 }
 
 // VarValues returns [vars] as text: strings as written, true and false as

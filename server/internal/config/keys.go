@@ -36,6 +36,7 @@ var Tables = map[string]string{
 	"vars":          "Setup-time variables: the values of the `{{NAME}}` placeholders of workspaces written for the ICM template (the answers of setup/questionnaire.md), one `NAME = \"value\"` per line. `NAME = false` drops an optional `{{?NAME}}` block.",
 	"check":         "What `icm check` reports beyond its own findings.",
 	"reads":         "What the stages' models may read through icm's read tool besides the files their contracts name.",
+	"evidence":      "How icm works out what each output rests on (see docs/evidence.md).",
 	"mcp.servers.*": "One MCP tool server stages may name in `## Tools`: a command to run over stdio, or a URL (streamable HTTP).",
 }
 
@@ -105,6 +106,8 @@ var Keys = []Key{
 		Doc: "An opt-in profile of house rules `icm check` reports as warnings: `icm-template` checks the ICM template's own conventions (the rules of its `bin/validate.py`), with icm's own path resolution. `icm check --conventions` does the same for one run."},
 	{Table: "reads", Name: "workspace", Type: "boolean", Default: "false",
 		Doc: "Asks that the stages' models may read any file of the workspace, not only the files their contracts name. A workspace cannot widen its own reads: this is a part of its trust (`icm trust --show` lists it), in force once its person trusts it. A person allows it for every workspace with `[reads] workspace = true` in their own settings file."},
+	{Table: "evidence", Name: "embed_model", Type: "string",
+		Doc: "An embedding model of the model server (`ollama pull nomic-embed-text`): its vectors add a semantic score beside the lexical one, so a paraphrase of a source counts as supported. Empty: lexical only. A failure (server down, model missing) leaves the lexical result and a note; an untrusted workspace asks the server nothing."},
 	{Table: "mcp.servers.*", Name: "command", Type: "string", Doc: "The program that serves MCP over stdio (`icm` runs this same binary: `args = [\"mcp\", \"search\"]`)."},
 	{Table: "mcp.servers.*", Name: "args", Type: "array", Doc: "The command's arguments."},
 	{Table: "mcp.servers.*", Name: "env", Type: "table", Doc: "Environment variables for the command; the server gets a minimal environment besides."},

@@ -1,0 +1,25 @@
+package config
+
+import "testing"
+
+// TestEvidenceEmbedModel: [evidence] embed_model is a key icm reads, off
+// when left out.
+func TestEvidenceEmbedModel(t *testing.T) {
+	data := []byte("[evidence]\nembed_model = \"nomic-embed-text\"\n")
+	if ps := Lint(data, LintOptions{}); len(ps) != 0 {
+		t.Errorf("lint: %+v", ps)
+	}
+	cfg, err := Parse("config.toml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Evidence.EmbedModel != "nomic-embed-text" {
+		t.Errorf("embed_model %q", cfg.Evidence.EmbedModel)
+	}
+	if _, ok := Lookup("evidence.embed_model"); !ok {
+		t.Error("the key is not documented")
+	}
+	if def, _ := Parse("", nil); def.Evidence.EmbedModel != "" {
+		t.Errorf("on by default: %q", def.Evidence.EmbedModel)
+	}
+}
