@@ -41,6 +41,9 @@
 //   - GET /api/tags, POST /api/show (details.family, model_info with
 //     general.architecture and <family>.context_length, capabilities),
 //     GET /api/version, GET or HEAD / ("Ollama is running").
+//   - POST /api/embed: one vector per input string (Config.Embed, else
+//     the words hashed onto Model.EmbeddingLength dimensions), counted by
+//     EmbeddedTexts.
 //   - POST /api/pull: progress lines ending in "success", after which the
 //     model is installed; a model neither installed nor in Config.Pullable
 //     fails with "pull model manifest: file does not exist" in the stream,

@@ -36,6 +36,11 @@ type Config struct {
 	// does (TokenizeVLLM, TokenizeLlamaCpp), counting as the chat
 	// endpoints do; empty answers 404 there, as Ollama does.
 	Tokenize string
+	// Embed, when set, is the vector /api/embed answers for a text, for
+	// any model. Default: the text's words hashed onto the model's
+	// EmbeddingLength dimensions, normalized (same text, same vector;
+	// texts sharing words point alike).
+	Embed func(text string) []float32
 	// AllowUnscripted keeps New from failing the test when a chat call found
 	// no rule, queued turn or default (it is answered with HTTP 500 either way).
 	AllowUnscripted bool
@@ -88,6 +93,7 @@ type Engine struct {
 	chats      int
 	unscripted []*Request
 	toolCallN  int
+	embedded   int
 
 	active, waiting, peakActive, peakInFlight int
 	// open counts requests recorded and not yet answered (see Stats.Open).

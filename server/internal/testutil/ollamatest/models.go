@@ -26,6 +26,9 @@ type Model struct {
 	// thinking. Without "tools" a call offering tools is refused (400), and
 	// without "thinking" a call with think true is, as Ollama does.
 	Capabilities []string `json:"capabilities,omitempty"`
+	// EmbeddingLength is the length of the vectors /api/embed answers for
+	// the model. Default 64.
+	EmbeddingLength int `json:"embedding_length,omitempty"`
 	// Size in bytes, for /api/tags and pull progress. Default 522653767.
 	Size int64 `json:"size,omitempty"`
 	// ModelInfo entries are added to (or replace) the generated model_info.
@@ -55,6 +58,9 @@ func (m Model) withDefaults() Model {
 	}
 	if m.Capabilities == nil {
 		m.Capabilities = []string{"completion", "tools", "thinking"}
+	}
+	if m.EmbeddingLength <= 0 {
+		m.EmbeddingLength = 64
 	}
 	if m.Size <= 0 {
 		m.Size = 522653767
