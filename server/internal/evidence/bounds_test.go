@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 )
 
 // boundSources are two inputs of a few sentences each.
@@ -60,15 +61,16 @@ func TestWithinBoundsIsWhole(t *testing.T) {
 	}
 }
 
-// TestTimeBoundCoversTheEmbeddingModel: a model that answers nothing is
-// given up at MaxTime, and the result says so instead of waiting.
-func TestTimeBoundCoversTheEmbeddingModel(t *testing.T) {
-	res := Compute(context.Background(), Input{Text: []byte(boundOutput), Sources: boundSources}, Options{MaxTime: 50e6, Embedder: hangingEmbedder{}})
-	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "deadline exceeded") || res.Method != "lexical" {
+// TestEmbedTimeBound: a model that answers nothing is given up at
+// MaxEmbedTime, and the result, lexical, says so instead of waiting.
+func TestEmbedTimeBound(t *testing.T) {
+	in := Input{Text: []byte(semanticOutput + "\n" + boundOutput), Sources: append([]Source{{Kind: SourceInput, Name: "brief.md", Text: []byte(semanticSource)}}, boundSources...)}
+	res := Compute(context.Background(), in, Options{MaxEmbedTime: 50 * time.Millisecond, Embedder: hangingEmbedder{}})
+	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "deadline exceeded") || !strings.Contains(res.Notes[0], "check that the model server is running") || res.Method != "lexical" {
 		t.Errorf("notes %q, method %q", res.Notes, res.Method)
 	}
-	if res.Units[0].Status != Supported || res.Threshold != DefaultThreshold {
-		t.Errorf("lexical scores still decide: %+v, threshold %v", res.Units[0], res.Threshold)
+	if res.Units[0].Status != Unsupported || res.Units[0].Semantic != nil || res.Units[1].Status != Supported || res.Threshold != DefaultThreshold {
+		t.Errorf("lexical scores still decide: %+v, threshold %v", res.Units[:2], res.Threshold)
 	}
 }
 

@@ -22,6 +22,8 @@ type Cache struct {
 	max   int
 	order *list.List // of *entry, most recently used first
 	byKey map[string]*list.Element
+	// vecs are the embedding model's vectors by text, kept across results.
+	vecs *vectors
 }
 
 type entry struct {
@@ -31,13 +33,15 @@ type entry struct {
 
 // NewCache returns a cache of at most n results (at least 1).
 func NewCache(n int) *Cache {
-	return &Cache{max: max(1, n), order: list.New(), byKey: map[string]*list.Element{}}
+	return &Cache{max: max(1, n), order: list.New(), byKey: map[string]*list.Element{}, vecs: newVectors()}
 }
 
 // Compute returns the evidence for in, from the cache when it holds it
 // (the result then has Cached set). Results are shared: do not change
 // them. A partial result, or one whose embedding model failed, is not
-// kept: another try may do better.
+// kept: another try may do better. The embedding model's vectors are
+// kept by text, so that a result worked out again (an edited output)
+// embeds only the text that changed.
 func (c *Cache) Compute(ctx context.Context, in Input, opt Options) *Result {
 	key := Key(in, opt)
 	c.mu.Lock()
@@ -49,6 +53,9 @@ func (c *Cache) Compute(ctx context.Context, in Input, opt Options) *Result {
 		return &res
 	}
 	c.mu.Unlock()
+	if opt.Embedder != nil {
+		opt.Embedder = cachedEmbedder{Embedder: opt.Embedder, vecs: c.vecs}
+	}
 	res, keep := compute(ctx, in, opt)
 	if !keep || res.Partial {
 		return res
@@ -81,7 +88,7 @@ func (c *Cache) Len() int {
 func Key(in Input, opt Options) string {
 	opt = opt.withDefaults()
 	h := sha256.New()
-	field(h, []byte("evidence 1"))
+	field(h, []byte("evidence 2"))
 	field(h, []byte(in.Path))
 	field(h, in.Text)
 	for _, s := range in.Sources {
@@ -100,7 +107,7 @@ func Key(in Input, opt Options) string {
 		model = opt.Embedder.Model()
 	}
 	field(h, []byte(model))
-	for _, v := range []float64{opt.Threshold, opt.SemanticWeight} {
+	for _, v := range []float64{opt.Threshold, opt.SemanticThreshold} {
 		number(h, math.Float64bits(v))
 	}
 	for _, v := range []int{opt.Support, opt.MaxUnits, opt.MaxPassages, opt.MaxOutputBytes, opt.MaxSourceBytes, opt.MaxEmbedTexts} {

@@ -45,7 +45,9 @@ func TestCacheSkipsPartialAndFailedResults(t *testing.T) {
 		if r := c.Compute(context.Background(), in, Options{MaxUnits: 1}); r.Cached || !r.Partial {
 			t.Errorf("partial result %d: cached %v partial %v", i, r.Cached, r.Partial)
 		}
-		if r := c.Compute(context.Background(), in, Options{Embedder: failingEmbedder{}}); r.Cached || len(r.Notes) == 0 {
+		// A unit the lexical score leaves unsupported asks the model.
+		paraphrased := Input{Text: []byte(semanticOutput), Sources: []Source{{Kind: SourceInput, Name: "brief.md", Text: []byte(semanticSource)}}}
+		if r := c.Compute(context.Background(), paraphrased, Options{Embedder: failingEmbedder{}}); r.Cached || len(r.Notes) == 0 {
 			t.Errorf("failed embedding %d: cached %v notes %q", i, r.Cached, r.Notes)
 		}
 	}

@@ -26,26 +26,37 @@ func Compute(ctx context.Context, in Input, opt Options) *Result {
 
 // compute is Compute, and whether its result may be kept: not when an
 // embedding model failed, which may work next time.
-func compute(ctx context.Context, in Input, opt Options) (*Result, bool) {
+func compute(parent context.Context, in Input, opt Options) (*Result, bool) {
 	opt = opt.withDefaults()
-	ctx, cancel := context.WithTimeout(ctx, opt.MaxTime)
+	ctx, cancel := context.WithTimeout(parent, opt.MaxTime)
 	defer cancel()
-	c := &computation{opt: opt, res: &Result{Path: in.Path, Method: "lexical"}}
+	c := &computation{opt: opt, res: &Result{Path: in.Path, Method: "lexical", Threshold: opt.Threshold}}
 	c.readSources(ctx, in)
 	c.splitOutput(in)
 	c.scoreUnits(ctx)
 	semantic := false
 	if opt.Embedder != nil {
-		if err := c.semantic(ctx); err != nil {
-			c.res.Notes = append(c.res.Notes, "the embedding model "+opt.Embedder.Model()+" failed ("+err.Error()+"), so the scores are lexical only: check that the model server is running and has this model")
+		// The model gets its own time: a CPU embeds far slower than the
+		// lexical method scores.
+		ectx, ecancel := context.WithTimeout(parent, opt.MaxEmbedTime)
+		err := c.semantic(ectx)
+		ecancel()
+		if err != nil {
+			c.res.Notes = append(c.res.Notes, embedFailure(opt.Embedder.Model(), err))
 		} else {
 			semantic = true
 			c.res.Method = "lexical+semantic (" + opt.Embedder.Model() + ")"
+			c.res.SemanticThreshold = opt.SemanticThreshold
 		}
 	}
-	c.res.Threshold = opt.threshold(semantic)
 	c.finish()
 	return c.res, semantic || opt.Embedder == nil
+}
+
+// embedFailure is the note of an embedding model that failed: what
+// happened, and what to check.
+func embedFailure(model string, err error) string {
+	return "the embedding model " + model + " failed (" + err.Error() + "), so the scores are lexical only: check that the model server is running and has this model"
 }
 
 // computation is one Compute's state.
@@ -276,7 +287,8 @@ func claimWords(text string, ws []word) []word {
 func (c *computation) finish() {
 	c.res.Units = make([]Unit, 0, len(c.units))
 	for _, u := range c.units {
-		if u.unit.Status == Unsupported && u.unit.Score >= c.res.Threshold {
+		semantic := u.unit.Semantic != nil && *u.unit.Semantic >= c.opt.SemanticThreshold
+		if u.unit.Status == Unsupported && (u.unit.Score >= c.res.Threshold || semantic) {
 			u.unit.Status = Supported
 		}
 		u.unit.Score, u.unit.Lexical = round(u.unit.Score), round(u.unit.Lexical)

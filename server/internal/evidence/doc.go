@@ -72,13 +72,18 @@
 // sentence that joins two sources' sentences as supported by both (each
 // sentence of a unit has one best passage); read a number written in
 // words in the output. Where the model server has an embedding model the
-// person names, an Embedder adds a semantic score: the best cosine
-// similarity between the unit and its candidate passages (every passage
-// when all fit in MaxEmbedTexts, else each unit's best ten by BM25),
-// weighed with the lexical score by SemanticWeight. No embedding model
-// was measured here: DefaultSemanticThreshold is a starting point, to be
-// set from the model named. A model that fails leaves the lexical scores,
-// with a note.
+// person names ([evidence] embed_model), an Embedder adds a semantic
+// score to each unit the lexical score leaves unsupported: the best
+// cosine similarity between the unit and its candidate passages (every
+// passage when all fit in MaxEmbedTexts, else each unit's best ten by
+// BM25). A unit's support is the better of the two, each against its
+// threshold: Threshold for the lexical score, SemanticThreshold for the
+// cosine (Score shows the semantic one at the lexical scale, so Score
+// reaches Threshold when either does). No embedding model was measured
+// here: DefaultSemanticThreshold is a cautious starting point, to be set
+// from the model named. A model that fails (the server down, the model
+// missing, MaxEmbedTime reached) leaves the lexical scores, with a note
+// saying what to check; Compute never waits past its bounds for it.
 //
 // # Marks
 //
@@ -108,9 +113,12 @@
 //   - MaxUnits (2,000): the units checked.
 //   - MaxSourceBytes (16 MiB): all sources together are read up to here.
 //   - MaxPassages (50,000): the passages indexed.
-//   - MaxTime (5 s): a context deadline over the whole computation,
-//     embedding included; units not reached are Unchecked.
-//   - MaxEmbedTexts (512): the texts sent to the embedding model.
+//   - MaxTime (5 s): a context deadline over the lexical computation;
+//     units not reached are Unchecked.
+//   - MaxEmbedTexts (512): the texts sent to the embedding model, in
+//     requests of 64; half at most are units.
+//   - MaxEmbedTime (20 s): a context deadline over the embedding model's
+//     requests; past it the scores are lexical, with a note.
 //
 // A 5,000-word output against 50,000 words of sources takes well under
 // the time bound (BenchmarkEvidence).
@@ -120,5 +128,9 @@
 // A Cache keeps whole results by Key: the output's and the sources'
 // bytes and the options that change a result. It holds a fixed number
 // and forgets the least recently used; partial results and results whose
-// embedding model failed are not kept.
+// embedding model failed are not kept. It also keeps the embedding
+// model's vectors by model and text hash (at most 2,048, the most
+// recently used), so that a result worked out again for an edited
+// output embeds only the units that changed; a model that failed
+// halfway keeps the requests it answered.
 package evidence

@@ -41,14 +41,15 @@ func cosine(a, b []float32) float64 {
 // embedBatch is how many texts go to the embedding model in one call.
 const embedBatch = 64
 
-// semantic adds the embedding model's score to each scored unit: the
-// best cosine similarity between the unit and its candidate passages
-// (every passage when all fit in the bound on texts embedded, else the
-// passages best by BM25 for each unit), weighed with the lexical score.
+// semantic adds the embedding model's score to each unit the lexical
+// score leaves unsupported: the best cosine similarity between the unit
+// and its candidate passages (every passage when all fit in the bound on
+// texts embedded, else the passages best by BM25 for each unit). The
+// unit's score is the better of the two.
 func (c *computation) semantic(ctx context.Context) error {
 	var units []*unitWork
 	for _, u := range c.units {
-		if u.unit.Status == Unsupported {
+		if u.unit.Status == Unsupported && u.unit.Lexical < c.opt.Threshold {
 			units = append(units, u)
 		}
 	}
@@ -93,7 +94,6 @@ func (c *computation) semantic(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	w := c.opt.SemanticWeight
 	for i, u := range units {
 		cands := u.ranked
 		if all {
@@ -114,16 +114,22 @@ func (c *computation) semantic(ctx context.Context) error {
 			best = 0
 		}
 		u.unit.Semantic = &best
-		u.unit.Score = (1-w)*u.unit.Lexical + w*best
+		u.unit.Score = max(u.unit.Lexical, c.lexicalScale(best))
 		u.matches = c.withSemantic(u, cos, bestP)
 	}
 	return nil
 }
 
-// withSemantic weighs each listed passage's score with its similarity,
-// and lists the passage most similar to the unit if it was not listed.
+// lexicalScale puts a cosine similarity at the lexical score's scale:
+// the semantic threshold maps to the lexical one.
+func (c *computation) lexicalScale(cos float64) float64 {
+	return min(1, cos*c.opt.Threshold/c.opt.SemanticThreshold)
+}
+
+// withSemantic gives each listed passage the better of its score and
+// its similarity, and lists the passage most similar to the unit if it
+// was not listed.
 func (c *computation) withSemantic(u *unitWork, cos map[int32]float64, bestP int32) []match {
-	w := c.opt.SemanticWeight
 	ms := u.matches
 	listed := false
 	for _, m := range ms {
@@ -141,7 +147,7 @@ func (c *computation) withSemantic(u *unitWork, cos map[int32]float64, bestP int
 			continue
 		}
 		ms[i].semantic = &v
-		ms[i].score = (1-w)*ms[i].score + w*v
+		ms[i].score = max(ms[i].score, c.lexicalScale(v))
 	}
 	sort.SliceStable(ms, func(i, j int) bool { return ms[i].score > ms[j].score })
 	return ms[:min(len(ms), c.opt.Support)]

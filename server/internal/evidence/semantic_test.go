@@ -60,18 +60,51 @@ func TestSemanticScoreJoinsTheLexicalOne(t *testing.T) {
 	if u.Semantic == nil || *u.Semantic < 0.9 || u.Status != Supported {
 		t.Fatalf("with the embedding model: %+v", u)
 	}
-	if want := round(0.5*u.Lexical + 0.5**u.Semantic); math.Abs(u.Score-want) > 0.002 {
-		t.Errorf("score %v, want the two weighed equally: %v", u.Score, want)
+	if want := round(*u.Semantic * DefaultThreshold / DefaultSemanticThreshold); u.Lexical >= u.Score || math.Abs(u.Score-min(1, want)) > 0.002 {
+		t.Errorf("score %v (lexical %v), want the semantic score at the lexical scale: %v", u.Score, u.Lexical, want)
 	}
 	if len(u.Support) == 0 || u.Support[0].Semantic == nil || !strings.HasPrefix(u.Support[0].Text, "Proving") {
 		t.Errorf("the passage most alike is listed with its similarity: %+v", u.Support)
 	}
-	if res.Method != "lexical+semantic (concepts)" || res.Threshold != DefaultSemanticThreshold {
-		t.Errorf("method %q threshold %v", res.Method, res.Threshold)
+	if res.Method != "lexical+semantic (concepts)" || res.Threshold != DefaultThreshold || res.SemanticThreshold != DefaultSemanticThreshold {
+		t.Errorf("method %q thresholds %v %v", res.Method, res.Threshold, res.SemanticThreshold)
 	}
 	if e.calls != 1 {
 		t.Errorf("%d calls to the model for 3 texts, want one batch", e.calls)
 	}
+}
+
+// A unit's support is the better of its two scores: a unit the sources
+// hold word for word stays supported, at its lexical score, whatever the
+// vectors say; only the units the lexical score leaves unsupported are
+// embedded.
+func TestSemanticScoreIsTheBetterOfTheTwo(t *testing.T) {
+	copied := "The shaped loaf can rise in the fridge overnight, which deepens the sour flavour.\n"
+	in := Input{Text: []byte(copied), Sources: []Source{{Kind: SourceInput, Name: "brief.md", Text: []byte(semanticSource)}}}
+	e := &orthogonalEmbedder{}
+	res := Compute(context.Background(), in, Options{Embedder: e})
+	u := res.Units[0]
+	if u.Status != Supported || u.Score != u.Lexical || u.Lexical < DefaultThreshold {
+		t.Errorf("a copied unit: %+v", u)
+	}
+	if e.texts != 0 {
+		t.Errorf("%d texts embedded for a unit the lexical score supports", e.texts)
+	}
+}
+
+// orthogonalEmbedder gives every text its own axis: nothing is alike.
+type orthogonalEmbedder struct{ texts int }
+
+func (e *orthogonalEmbedder) Model() string { return "orthogonal" }
+
+func (e *orthogonalEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i := range texts {
+		out[i] = make([]float32, 64)
+		out[i][(e.texts+i)%64] = 1
+	}
+	e.texts += len(texts)
+	return out, nil
 }
 
 func TestSemanticFailuresLeaveLexicalScores(t *testing.T) {

@@ -48,10 +48,13 @@ type Source struct {
 // Options tune the method and its bounds. The zero value means every
 // default (see the package doc for what each bound protects).
 type Options struct {
-	// Threshold is the score at or above which a unit is supported;
-	// zero or less means DefaultThreshold (DefaultSemanticThreshold when
-	// Embedder is set).
+	// Threshold is the lexical score at or above which a unit is
+	// supported; zero or less means DefaultThreshold.
 	Threshold float64
+	// SemanticThreshold is the cosine similarity at or above which a unit
+	// is supported when Embedder is set; zero or less means
+	// DefaultSemanticThreshold.
+	SemanticThreshold float64
 	// Support is how many passages each unit lists at most; zero means 3.
 	Support int
 	// MaxUnits caps the units of the output checked.
@@ -66,11 +69,10 @@ type Options struct {
 	MaxTime time.Duration
 	// Embedder, when set, adds a semantic score to the lexical one.
 	Embedder Embedder
-	// SemanticWeight is the share of the semantic score in a unit's
-	// score when Embedder is set; zero means 0.5.
-	SemanticWeight float64
 	// MaxEmbedTexts caps the texts sent to Embedder in one computation.
 	MaxEmbedTexts int
+	// MaxEmbedTime caps the time Embedder is given in one computation.
+	MaxEmbedTime time.Duration
 }
 
 // Defaults of Options.
@@ -79,10 +81,12 @@ const (
 	// supported, chosen on the tune half of the quality set (see the
 	// package doc).
 	DefaultThreshold = 0.325
-	// DefaultSemanticThreshold is the threshold when an embedding model
-	// adds its score. No model was measured for it: it is a starting
-	// point, to be set from the model the person names.
-	DefaultSemanticThreshold = 0.5
+	// DefaultSemanticThreshold is the cosine similarity at or above which
+	// an embedding model's score supports a unit. No model was measured
+	// for it: it is a cautious starting point (embedding models put
+	// unrelated sentences of one language well above 0), to be set from
+	// the model the person names ([evidence] embed_threshold).
+	DefaultSemanticThreshold = 0.75
 	// DefaultSupport is how many passages a unit lists at most.
 	DefaultSupport = 3
 	// DefaultMaxUnits and the other bounds are explained in the package doc.
@@ -95,10 +99,11 @@ const (
 	DefaultMaxSourceBytes = 16 << 20
 	// DefaultMaxTime bounds the time of one computation.
 	DefaultMaxTime = 5 * time.Second
-	// DefaultSemanticWeight is the semantic score's share of a unit's score.
-	DefaultSemanticWeight = 0.5
 	// DefaultMaxEmbedTexts bounds the texts sent to the embedding model.
 	DefaultMaxEmbedTexts = 512
+	// DefaultMaxEmbedTime bounds the time given to the embedding model: a
+	// CPU embeds a few hundred short texts in this.
+	DefaultMaxEmbedTime = 20 * time.Second
 )
 
 // withDefaults returns o with every unset field at its default.
@@ -117,22 +122,16 @@ func (o Options) withDefaults() Options {
 	if o.MaxTime <= 0 {
 		o.MaxTime = DefaultMaxTime
 	}
-	if o.SemanticWeight <= 0 || o.SemanticWeight > 1 {
-		o.SemanticWeight = DefaultSemanticWeight
+	if o.MaxEmbedTime <= 0 {
+		o.MaxEmbedTime = DefaultMaxEmbedTime
+	}
+	if o.Threshold <= 0 {
+		o.Threshold = DefaultThreshold
+	}
+	if o.SemanticThreshold <= 0 {
+		o.SemanticThreshold = DefaultSemanticThreshold
 	}
 	return o
-}
-
-// threshold is the threshold a unit's score is held to: the one set, or
-// the default for how the score was made.
-func (o Options) threshold(semantic bool) float64 {
-	switch {
-	case o.Threshold > 0:
-		return o.Threshold
-	case semantic:
-		return DefaultSemanticThreshold
-	}
-	return DefaultThreshold
 }
 
 // Range is a byte range.
@@ -148,10 +147,13 @@ type Result struct {
 	// Method says how scores were made: "lexical", or "lexical+semantic
 	// (model)".
 	Method string `json:"method"`
-	// Threshold is the score a unit needed to be supported.
-	Threshold float64 `json:"threshold"`
-	Units     []Unit  `json:"units"`
-	Summary   Summary `json:"summary"`
+	// Threshold is the lexical score a unit needed to be supported;
+	// SemanticThreshold the cosine similarity, when an embedding model
+	// gave one.
+	Threshold         float64 `json:"threshold"`
+	SemanticThreshold float64 `json:"semantic_threshold,omitempty"`
+	Units             []Unit  `json:"units"`
+	Summary           Summary `json:"summary"`
 	// Partial is set when a bound was reached; Limits says which.
 	Partial bool     `json:"partial,omitempty"`
 	Limits  []string `json:"limits,omitempty"`
@@ -206,8 +208,11 @@ type Unit struct {
 	// Text is the output's text in Range.
 	Text   string `json:"text"`
 	Status Status `json:"status"`
-	// Score is the unit's support, 0 to 1; Lexical and Semantic are its
-	// parts (Semantic only when an embedding model was used).
+	// Score is the unit's support, 0 to 1: the better of Lexical and
+	// Semantic (only when an embedding model scored the unit), the
+	// semantic score put at the lexical scale (times Threshold over
+	// SemanticThreshold), so that Score reaches Threshold exactly when
+	// either score reaches its threshold.
 	Score    float64  `json:"score"`
 	Lexical  float64  `json:"lexical"`
 	Semantic *float64 `json:"semantic,omitempty"`
