@@ -150,6 +150,9 @@ type Evidence struct {
 	// EmbedModel names an embedding model of the model server whose
 	// vectors add a semantic score to the lexical one; empty: lexical only.
 	EmbedModel string `toml:"embed_model"`
+	// EmbedThreshold is the cosine similarity that supports a unit; zero:
+	// evidence's default.
+	EmbedThreshold float64 `toml:"embed_threshold"`
 }
 
 // VarValues returns [vars] as text: strings as written, true and false as

@@ -23,3 +23,16 @@ func TestEvidenceEmbedModel(t *testing.T) {
 		t.Errorf("on by default: %q", def.Evidence.EmbedModel)
 	}
 }
+
+// TestEvidenceEmbedThreshold: the cosine threshold is a number in (0, 1];
+// another value is placed on its line.
+func TestEvidenceEmbedThreshold(t *testing.T) {
+	cfg, err := Parse("config.toml", []byte("[evidence]\nembed_model = \"m\"\nembed_threshold = 0.6\n"))
+	if err != nil || cfg.Evidence.EmbedThreshold != 0.6 {
+		t.Fatalf("%v %v", cfg.Evidence.EmbedThreshold, err)
+	}
+	ps := Lint([]byte("[evidence]\nembed_threshold = 1.5\n"), LintOptions{})
+	if len(ps) != 1 || ps[0].Key != "evidence.embed_threshold" || ps[0].Line != 2 {
+		t.Errorf("lint: %+v", ps)
+	}
+}

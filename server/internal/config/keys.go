@@ -108,6 +108,8 @@ var Keys = []Key{
 		Doc: "Asks that the stages' models may read any file of the workspace, not only the files their contracts name. A workspace cannot widen its own reads: this is a part of its trust (`icm trust --show` lists it), in force once its person trusts it. A person allows it for every workspace with `[reads] workspace = true` in their own settings file."},
 	{Table: "evidence", Name: "embed_model", Type: "string",
 		Doc: "An embedding model of the model server (`ollama pull nomic-embed-text`): its vectors add a semantic score beside the lexical one, so a paraphrase of a source counts as supported. Empty: lexical only. A failure (server down, model missing) leaves the lexical result and a note; an untrusted workspace asks the server nothing."},
+	{Table: "evidence", Name: "embed_threshold", Type: "float", Default: "0.75",
+		Doc: "The cosine similarity, above 0 and at most 1, at or above which the embedding model's score supports a unit. The default was not measured on any model: set it from the model you name."},
 	{Table: "mcp.servers.*", Name: "command", Type: "string", Doc: "The program that serves MCP over stdio (`icm` runs this same binary: `args = [\"mcp\", \"search\"]`)."},
 	{Table: "mcp.servers.*", Name: "args", Type: "array", Doc: "The command's arguments."},
 	{Table: "mcp.servers.*", Name: "env", Type: "table", Doc: "Environment variables for the command; the server gets a minimal environment besides."},

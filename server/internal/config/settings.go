@@ -133,6 +133,9 @@ func (c *Config) Problems() []Invalid {
 			bad("workspace.stages", "[workspace] stages = %q: name a folder inside the workspace, like \"phases\"", st)
 		}
 	}
+	if t := c.Evidence.EmbedThreshold; math.IsNaN(t) || t < 0 || t > 1 {
+		bad("evidence.embed_threshold", "evidence.embed_threshold = %g: use a number above 0 and at most 1 (leave it out for the default)", t)
+	}
 	switch c.Check.Conventions {
 	case "", "icm-template":
 	default:
