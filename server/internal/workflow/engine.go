@@ -26,6 +26,7 @@ import (
 	"github.com/icm-tool/icm/server/internal/agent"
 	"github.com/icm-tool/icm/server/internal/check"
 	"github.com/icm-tool/icm/server/internal/contract"
+	"github.com/icm-tool/icm/server/internal/evidence"
 	"github.com/icm-tool/icm/server/internal/fault"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/report"
@@ -133,6 +134,9 @@ type Options struct {
 	// or the workspace's config.toml asking for it once the person
 	// trusted that.
 	ReadWorkspace bool
+	// Embedder, when set, is the embedding model the evidence after a
+	// model stage asks for a semantic score ([evidence] embed_model).
+	Embedder evidence.Embedder
 	// Caches is what the session knows of the model servers' prompt
 	// caches beyond config.toml's [model] slots and multiuser_cache (a
 	// server icm started itself), laid over config.toml's; the zero

@@ -38,6 +38,8 @@ type EvidenceOptions struct {
 	// ReadOnly keeps Evidence from writing its cache beside the record (a
 	// workspace its person has not trusted is only read).
 	ReadOnly bool
+	// Embedder, when set, adds the embedding model's semantic score.
+	Embedder evidence.Embedder
 }
 
 // Evidence works out what each Markdown output of a stage rests on, as
@@ -76,7 +78,11 @@ func Evidence(ctx context.Context, ws *workspace.Workspace, name string, opts Ev
 			continue // a missing output has nothing to show
 		}
 		in := evidence.Input{Path: rel, Text: text, Sources: sources, ReadURLs: read}
-		key := evidence.Key(in, evidence.Options{})
+		opt := evidence.Options{Embedder: opts.Embedder}
+		if t := ws.Config.Evidence.EmbedThreshold; t > 0 {
+			opt.SemanticThreshold = t
+		}
+		key := evidence.Key(in, opt)
 		if res := kept.find(key); res != nil {
 			res.Cached = true
 			results = append(results, res)
@@ -84,11 +90,13 @@ func Evidence(ctx context.Context, ws *workspace.Workspace, name string, opts Ev
 		}
 		var res *evidence.Result
 		if opts.Cache != nil {
-			res = opts.Cache.Compute(ctx, in, evidence.Options{})
+			res = opts.Cache.Compute(ctx, in, opt)
 		} else {
-			res = evidence.Compute(ctx, in, evidence.Options{})
+			res = evidence.Compute(ctx, in, opt)
 		}
-		if !res.Partial {
+		// A result whose embedding model failed is not kept: the next
+		// ask may reach it.
+		if embedFailed := opts.Embedder != nil && res.Method == "lexical"; !res.Partial && !embedFailed {
 			kept.add(key, res)
 			changed = true
 		}
@@ -245,14 +253,18 @@ func EvidenceLine(results []*evidence.Result) string {
 // evidence works out what the outputs a model stage just wrote rest on,
 // for the gate, and reports whether it did. It informs, never decides:
 // whatever goes wrong leaves the line empty, and evidence.DefaultMaxTime
-// bounds it.
+// bounds it (and DefaultMaxEmbedTime the embedding model, when there is one).
 func (r *run) evidence(ctx context.Context) bool {
 	if r.c.Script != nil {
 		return false
 	}
-	ctx, cancel := context.WithTimeout(ctx, evidence.DefaultMaxTime)
+	bound := evidence.DefaultMaxTime
+	if r.e.opts.Embedder != nil {
+		bound += evidence.DefaultMaxEmbedTime
+	}
+	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
-	res, err := Evidence(ctx, r.e.ws, r.st.Name, EvidenceOptions{})
+	res, err := Evidence(ctx, r.e.ws, r.st.Name, EvidenceOptions{Embedder: r.e.opts.Embedder})
 	if err != nil || !anyClaim(res) {
 		// Nothing to say (no Markdown output, no claim in it): no line.
 		return false
