@@ -100,6 +100,7 @@ func (rn Runs) New(req RunRequest, observe func(report.Event)) (*Run, error) {
 		Progress:   r.event,
 		// What the model may read beyond what the contracts name.
 		ReadWorkspace: reads,
+		Embedder:      s.embedder(),
 	})
 	if err != nil {
 		return nil, fault.From(err)

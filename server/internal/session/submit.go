@@ -54,6 +54,7 @@ func (rn Runs) Submission(sub Submission, observe func(report.Event)) (*Run, err
 		ChildEnv:   s.inherited(),
 		CodeBlocks: s.codeBlocks(),
 		Progress:   r.event,
+		Embedder:   s.embedder(),
 		Submission: &workflow.Submission{Agent: agent, ContextID: strings.TrimSpace(sub.ContextID), Files: sub.Files},
 	})
 	if err != nil {
