@@ -264,3 +264,30 @@ func TestARunWithAMistypedModelNeverOffersToPullIt(t *testing.T) {
 		t.Errorf("the run offers to pull the typo, or does not name the installed model:\n%s", errOut)
 	}
 }
+
+// A model name mistyped after the stages were approved makes them a
+// config error, their approvals kept: a run of a later stage says the
+// model is not installed and names the one meant, as icm run does, not
+// that an earlier stage is unapproved (the typo, not a gate, blocks it).
+func TestAMistypedModelAfterApprovalsIsTheModelNotTheGate(t *testing.T) {
+	dir, _, vars := meeting(t, "qwen3.5:9b")
+	for _, stage := range []string{"01-clean", "02-actions"} {
+		if out, errOut, code := runAsUser(t, dir, vars, "run", "--stage", stage); code != 0 {
+			t.Fatalf("run %s: %d\n%s%s", stage, code, out, errOut)
+		}
+		if out, errOut, code := runAsUser(t, dir, vars, "approve", stage); code != 0 {
+			t.Fatalf("approve %s: %d\n%s%s", stage, code, out, errOut)
+		}
+	}
+	cfg := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(cfg, []byte("[model]\nname = \"qwen3.5:9\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runAsUser(t, dir, vars, "run", "--stage", "03-email", "--json")
+	if code == 0 {
+		t.Fatalf("a run with a model the server lacks succeeded:\n%s", out)
+	}
+	if strings.Contains(out+errOut, `"error_kind":"unapproved"`) || strings.Contains(errOut, "not approved") || !strings.Contains(out+errOut, "qwen3.5:9b") {
+		t.Errorf("the run blames a gate, or does not name the installed model:\n%s%s", out, errOut)
+	}
+}

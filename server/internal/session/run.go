@@ -126,7 +126,7 @@ func (r *Run) event(ev report.Event) {
 // first stage needs a model. Whatever happens, the run's spans are sent
 // before it returns. Errors are *fault.Error.
 func (r *Run) Execute(ctx context.Context) (*report.Summary, error) {
-	if err := r.upstream(); err != nil {
+	if err := r.upstream(ctx); err != nil {
 		return nil, err
 	}
 	if err := r.reach(ctx); err != nil {

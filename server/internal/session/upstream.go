@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"slices"
 
 	"github.com/icm-tool/icm/server/internal/check"
@@ -14,8 +15,11 @@ import (
 // the next stage would stop at its gate. A person's yes (PastGate) goes
 // on, and outputs an agent hands in were made already. What the gate
 // cannot judge (an unknown stage, a state that cannot be read) the run
-// itself reports.
-func (r *Run) upstream() error {
+// itself reports. The states are judged with what the model server has,
+// as icm status judges them: a model name mistyped since the approvals
+// makes them a config error with their approvals kept, and the run then
+// reports the model, which is what blocks it, not a gate.
+func (r *Run) upstream(ctx context.Context) error {
 	if r.req.Stage == "" || r.req.PastGate || r.handIn {
 		return nil
 	}
@@ -23,8 +27,7 @@ func (r *Run) upstream() error {
 	if err != nil {
 		return nil
 	}
-	rep := r.s.Check(nil)
-	p, err := rep.Pipeline(r.s.opts.Settings.Model)
+	p, rep, err := r.s.StatusWith(r.s.ModelServer().Facts(ctx))
 	if err != nil {
 		return nil
 	}
