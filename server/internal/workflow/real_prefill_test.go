@@ -155,21 +155,31 @@ func TestPredictedReuseIsWhatTheServerReused(t *testing.T) {
 			}
 		}
 	})
-	fanOut := func(t *testing.T, srv *realollama.Server, multiUser bool) {
-		r := runDraft(t, srv, draftSettings{parallel: 4, warm: true, slots: 4, multiUser: multiUser})
-		predicted, used := 0, 0
-		for i, m := range r.calls {
-			predicted += m.Reused
-			used += r.loads[i].Used
+	// Which slot the fifth item lands in depends on which of the four
+	// answers ends first, and two that end together leave the server a
+	// choice icm cannot see: a loaded machine shifts those ends. A stage
+	// is run up to three times, each on a fresh server, and one of them
+	// must be within 2%; a wrong prediction misses in every one.
+	fanOut := func(t *testing.T, env map[string]string, multiUser bool) {
+		var runs []string
+		for range 3 {
+			r := runDraft(t, startDraftServer(t, env), draftSettings{parallel: 4, warm: true, slots: 4, multiUser: multiUser})
+			predicted, used := 0, 0
+			for i, m := range r.calls {
+				predicted += m.Reused
+				used += r.loads[i].Used
+			}
+			t.Logf("reused: predicted %d, the server %d", predicted, used)
+			if diff := float64(predicted-used) / float64(max(used, 1)); diff <= 0.02 && diff >= -0.02 {
+				return
+			}
+			runs = append(runs, fmt.Sprintf("predicted %d, the server reused %d", predicted, used))
 		}
-		if diff := float64(predicted-used) / float64(max(used, 1)); diff > 0.02 || diff < -0.02 {
-			t.Errorf("icm predicted %d tokens reused over the stage; the server reused %d", predicted, used)
-		}
-		t.Logf("reused: predicted %d, the server %d", predicted, used)
+		t.Errorf("icm's prediction of the tokens reused over the stage missed by more than 2%% in every run: %s", strings.Join(runs, "; "))
 	}
-	t.Run("four at once after the first", func(t *testing.T) { fanOut(t, startDraftServer(t, nil), false) })
+	t.Run("four at once after the first", func(t *testing.T) { fanOut(t, nil, false) })
 	t.Run("four at once after the first, sharing on the new engine", func(t *testing.T) {
-		fanOut(t, startDraftServer(t, map[string]string{"OLLAMA_NEW_ENGINE": "1", "OLLAMA_MULTIUSER_CACHE": "1"}), true)
+		fanOut(t, map[string]string{"OLLAMA_NEW_ENGINE": "1", "OLLAMA_MULTIUSER_CACHE": "1"}, true)
 	})
 }
 
