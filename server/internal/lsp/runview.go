@@ -63,8 +63,12 @@ type runNode struct {
 	Agent string `json:"agent,omitempty"`
 	// Rerun, on a stage, is the For each item the run did again, and
 	// Note the person's note for it.
-	Rerun    int        `json:"rerun,omitempty"`
-	Note     string     `json:"note,omitempty"`
+	Rerun int    `json:"rerun,omitempty"`
+	Note  string `json:"note,omitempty"`
+	// Approval is, on a stage whose outputs from this run were approved,
+	// who approved and why, as `icm history` says it: "approved by Ann,
+	// past failing checks: the figures are from the notes".
+	Approval string     `json:"approval,omitempty"`
 	Children []*runNode `json:"children,omitempty"`
 }
 
@@ -94,7 +98,9 @@ func runsOf(_ context.Context, _ *env, st *snapshot.Workspace, _ commandArgs) (a
 			Status: r.Status, Item: r.Item, ItemStage: r.ItemStage, Note: r.Note}
 		var agents []string
 		for _, n := range r.Tree {
-			e.Stages = append(e.Stages, wireNode(st.Root(), r.ID, n))
+			w := wireNode(st.Root(), r.ID, n)
+			w.Approval = approvalWords(r, n)
+			e.Stages = append(e.Stages, w)
 			if n.Agent != "" && !slices.Contains(agents, n.Agent) {
 				agents = append(agents, n.Agent)
 			}
@@ -107,6 +113,20 @@ func runsOf(_ context.Context, _ *env, st *snapshot.Workspace, _ commandArgs) (a
 		out = append(out, e)
 	}
 	return map[string]any{"runs": out, "outcomes": outcomes}, nil
+}
+
+// approvalWords says who approved a stage node's outputs from run r and
+// why; "" when they were not approved.
+func approvalWords(r *report.RunSummary, n *report.RunNode) string {
+	if n.Kind != report.NodeStage {
+		return ""
+	}
+	for _, s := range r.Stages {
+		if s.Stage == n.Stage && s.Approval != nil {
+			return s.Approval.Words()
+		}
+	}
+	return ""
 }
 
 // runTools is how many of a run's tool calls failed, in words; "" when
