@@ -72,6 +72,8 @@ export interface RunNode {
   /** On a stage: the For each item the run did again, and the person's note for it. */
   rerun?: number;
   note?: string;
+  /** On a stage whose outputs from this run were approved: who approved and why, in icm history's words. */
+  approval?: string;
   children?: RunNode[];
 }
 

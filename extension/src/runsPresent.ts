@@ -102,6 +102,11 @@ export function runNodeView(n: RunNode): RunItemView {
   if (n.note !== undefined && n.note !== '') {
     tip.push(`Your note for the model: ${escape(n.note)}`);
   }
+  if (n.approval !== undefined && n.approval !== '') {
+    // Who approved what this run wrote, and why: the reviewer's note is
+    // theirs, not one for the model, so it reads apart from the one above.
+    tip.push(escape(n.approval));
+  }
   if (n.error !== undefined && n.error !== '') {
     tip.push(`**Error:** ${escape(n.error)}`);
   }

@@ -115,3 +115,14 @@ test('runNodeView: a run\'s stage row is its outcome and time, its tokens in the
   assert.match(tools.tooltip, /1 of 1 tool call failed/);
   assert.deepEqual(tools.icon, { id: 'layers', color: 'charts.orange' });
 });
+
+test('runNodeView: a stage whose outputs from the run were approved says who approved and why, as icm history does', () => {
+  const approval = 'approved by Ann Lee, past failing checks: the figures are from the notes (p. 2)';
+  const v = runNodeView({ kind: 'stage', text: '02-research  done  3.1 s  1,204 tokens in / 80 out', stage: '02-research', approval });
+  // The server's words, escaped for Markdown, on a line of their own.
+  assert.ok(v.tooltip.split('\n\n').includes('approved by Ann Lee, past failing checks: the figures are from the notes \\(p. 2\\)'), v.tooltip);
+  // The row still reads whole in a narrow side bar.
+  assert.equal(v.description, 'done · 3.1 s');
+  // A stage not approved says nothing of approval.
+  assert.doesNotMatch(runNodeView({ kind: 'stage', text: '02-research  done  3.1 s', stage: '02-research' }).tooltip, /approved/);
+});
