@@ -35,6 +35,8 @@
 // no progress after a refusal; and, with workspace trust on and VS Code's
 // AI features on, the agents' MCP server that VS Code's "Trust Folder &
 // Continue" and icm's trust leave running.
+// For issue 35: a stage's gate summary, its evidence line among it, in the
+// review notice and, in the same words, in the Pipeline row's tooltip.
 // Each step leaves a screenshot in test-artifacts/e2e/.
 //
 // `make e2e` builds what it needs and runs it; the environment says where:
@@ -250,6 +252,27 @@ async function showIcm() {
     await page.locator('.activitybar .action-item [aria-label^="ICM"]').first().click();
   }
   await page.locator('.pane-header[aria-label^="Pipeline"]').waitFor();
+}
+
+/**
+ * Hovers target until a hover holding text shows, and returns what the
+ * hover says. A hover can be missed while the view still moves: each try
+ * waits a few seconds, then moves the mouse away and hovers again.
+ */
+async function hoverText(target, text) {
+  const hover = page.locator('.monaco-hover:visible', { hasText: text }).first();
+  for (let i = 0; ; i++) {
+    await target.hover();
+    try {
+      await hover.waitFor({ timeout: 5_000 });
+      return await hover.innerText();
+    } catch (err) {
+      if (i >= 5) {
+        throw err;
+      }
+      await page.mouse.move(5, 5);
+    }
+  }
 }
 
 /** Closes every notification, so the next step's are the ones on screen. */
@@ -666,11 +689,26 @@ test('the extension in VS Code', async (t) => {
     await screenshot('running');
   });
 
-  await step(t, 'the lenses on the output file compare an edit with the model\'s version and approve it', async () => {
+  await step(t, 'the review notice and the Pipeline row\'s tooltip carry one gate summary, its evidence line among it', async () => {
     await page.locator('[role="treeitem"][aria-label^="01-scope, awaiting review"]').waitFor();
     const done = toast('01-scope finished and awaits review');
     await done.waitFor();
+    // Read at once: a notice leaves the screen after a few seconds.
+    const notice = await done.innerText();
+    const said = /\b(PASS|WARN) Evidence: (.+?)\.(?=\s|$)/m.exec(notice);
+    assert.ok(said !== null, `the notice has no evidence line: ${notice}`);
+    assert.match(said[2], /^(\d+ of \d+ [a-z ]+ supported|nothing to check)\b/, `the evidence line: ${said[0]}`);
+    await screenshot('gate-summary-notice');
     await clickToastButton(done, 'Open Output');
+    await page.locator('.tab.active', { hasText: 'objectives.md' }).waitFor();
+    // The row's tooltip says the same line, in the same words.
+    const tip = await hoverText(stageRow('01-scope'), 'Evidence:');
+    assert.ok(tip.includes(`${said[1]} Evidence: ${said[2]}`), `the tooltip's gate summary differs from the notice's "${said[0]}":\n${tip}`);
+    await screenshot('gate-summary-tooltip');
+    await page.mouse.move(700, 300);
+  });
+
+  await step(t, 'the lenses on the output file compare an edit with the model\'s version and approve it', async () => {
     await page.locator('.tab.active', { hasText: 'objectives.md' }).waitFor();
     await lens('awaiting review').waitFor();
     await lens('✓ Approve').waitFor();
