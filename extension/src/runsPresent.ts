@@ -3,7 +3,7 @@
 // person's own clock. Plain data out, so the wording is tested without
 // VS Code.
 import { formatDuration, formatMoment, formatTime } from './format';
-import type { RunEntry, RunNode, RunStatus } from './protocol';
+import type { RunEntry, RunNode, RunStatus, WorkspaceStatus } from './protocol';
 
 export interface RunItemView {
   label: string;
@@ -127,4 +127,16 @@ export function runNodeView(n: RunNode): RunItemView {
 
 function escape(s: string): string {
   return s.replace(/([\\`*_{}[\]<>()#+!|])/g, '\\$1');
+}
+
+/**
+ * What the Runs view's list depends on: a new workspace, a run that
+ * started or ended, an item a running run finished (its live counts),
+ * and a stage's state, whose change to approved puts who approved and
+ * why on the run approved.
+ */
+export function runsKey(workspaces: WorkspaceStatus[]): string {
+  return workspaces
+    .map((ws) => `${ws.workspace}:${ws.running?.runId ?? ''}:${ws.running?.done ?? ''}:${ws.stages.map((s) => `${s.lastRun ?? ''}/${s.status}`).join(',')}`)
+    .join(';');
 }

@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import type { PipelineModel } from './model';
 import { Newest } from './newest';
-import { runNodeView, runView } from './runsPresent';
+import { runNodeView, runsKey, runView } from './runsPresent';
 import { ServerCommand, type RunEntry, type RunNode, type RunsResult } from './protocol';
 import { messageOf } from './review';
 import type { IcmServer } from './server';
@@ -114,12 +114,7 @@ export function registerRunsView(server: IcmServer, model: PipelineModel, log: v
   const view = vscode.window.createTreeView('icm.runs', { treeDataProvider: provider, showCollapseAll: true });
   let seen = '';
   const sub = model.onDidChange(() => {
-    // A new workspace, a run that started or ended, or an item a running
-    // run finished (its live counts) changes the list.
-    const key = model
-      .workspaces()
-      .map((ws) => `${ws.workspace}:${ws.running?.runId ?? ''}:${ws.running?.done ?? ''}:${ws.stages.map((s) => s.lastRun ?? '').join(',')}`)
-      .join(';');
+    const key = runsKey(model.workspaces());
     if (key !== seen) {
       seen = key;
       void provider.refresh();

@@ -2,8 +2,8 @@ import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { RunEntry, RunNode, RunStatus } from '../../src/protocol';
-import { runNodeView, runView } from '../../src/runsPresent';
+import type { RunEntry, RunNode, RunStatus, WorkspaceStatus } from '../../src/protocol';
+import { runNodeView, runsKey, runView } from '../../src/runsPresent';
 
 const now = new Date('2026-12-01T18:00:00');
 
@@ -125,4 +125,17 @@ test('runNodeView: a stage whose outputs from the run were approved says who app
   assert.equal(v.description, 'done · 3.1 s');
   // A stage not approved says nothing of approval.
   assert.doesNotMatch(runNodeView({ kind: 'stage', text: '02-research  done  3.1 s', stage: '02-research' }).tooltip, /approved/);
+});
+
+test('runsKey: the Runs view reads the runs again when a stage is approved, so its approval shows at once', () => {
+  const ws = (status: 'awaiting-review' | 'approved'): WorkspaceStatus =>
+    ({
+      workspace: '/w',
+      name: 'w',
+      running: null,
+      stages: [{ name: '01-scope', status, lastRun: '2026-12-01T17:18:25Z' }],
+      trust: {},
+    }) as unknown as WorkspaceStatus;
+  assert.notEqual(runsKey([ws('awaiting-review')]), runsKey([ws('approved')]));
+  assert.equal(runsKey([ws('approved')]), runsKey([ws('approved')]), 'the same state reads nothing again');
 });
