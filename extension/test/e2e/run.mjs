@@ -36,7 +36,9 @@
 // AI features on, the agents' MCP server that VS Code's "Trust Folder &
 // Continue" and icm's trust leave running.
 // For issue 35: a stage's gate summary, its evidence line among it, in the
-// review notice and, in the same words, in the Pipeline row's tooltip.
+// review notice and, in the same words, in the Pipeline row's tooltip; and
+// who approved a stage past its failing check, and their note, in the Runs
+// view.
 // Each step leaves a screenshot in test-artifacts/e2e/.
 //
 // `make e2e` builds what it needs and runs it; the environment says where:
@@ -870,6 +872,23 @@ test('the extension in VS Code', async (t) => {
     await page.keyboard.press('Control+End');
     await page.locator('.monaco-editor .view-line', { hasText: 'check that the server answers on port 11434' }).first().waitFor();
     await screenshot('model-call-reply');
+  });
+
+  await step(t, 'the Runs view says who approved a stage and why', async () => {
+    await page.keyboard.press('Escape');
+    const runs = await runsPane();
+    // 02-research was approved past its failing check, with a note.
+    const run = runs.locator('[role="treeitem"][aria-level="1"]', { hasText: '02-research' }).first();
+    await run.waitFor();
+    if ((await run.getAttribute('aria-expanded')) !== 'true') {
+      await run.click();
+    }
+    const stage = runs.locator('[role="treeitem"][aria-level="2"]', { hasText: '02-research' }).first();
+    await stage.waitFor();
+    const tip = await hoverText(stage, 'approved by');
+    assert.match(tip, /approved by \S.*, past failing checks: the page is cited for its title only/, `the stage's tooltip:\n${tip}`);
+    await screenshot('runs-view-approval');
+    await page.mouse.move(700, 300);
   });
 
   await step(t, 'at 1280×800 beside the secondary side bar, every Pipeline row reads whole', async () => {
