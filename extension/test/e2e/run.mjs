@@ -951,6 +951,13 @@ test('the extension in VS Code', async (t) => {
     await clearNotifications();
     await narrowWindow();
     try {
+      // Run All ran 04-draft over 03-outline awaiting review; an item of
+      // 04-draft runs again only once the outline it reads is approved.
+      await showIcm();
+      const outline = stageRow('03-outline');
+      await outline.hover();
+      await outline.locator('.action-label[aria-label="Approve Stage"]').click();
+      await page.locator('[role="treeitem"][aria-label^="03-outline, approved"]').waitFor();
       await quickOpen('pipeline/04-draft/output/draft.md', 'draft.md');
       await page.locator('.monaco-editor .view-line', { hasText: 'Module 1: Install Ollama' }).first().click();
       // Its heading is the file's first line, which holds the file's two
@@ -1192,6 +1199,8 @@ test('the extension in VS Code', async (t) => {
     await page.keyboard.press('Escape');
     await clearNotifications();
     await showIcm();
+    // 03-outline was approved; with the typo its state is a config error,
+    // which a run does not ask about.
     await runFromRow('03-outline');
     const notice = toast('is not installed');
     await notice.waitFor();
