@@ -98,12 +98,17 @@ func runWords(t *testing.T, s *session, runID string, before int) (texts map[str
 		v := progressValues(s, "icm-run-"+runID)
 		return len(v) > 0 && v[len(v)-1]["kind"] == "end"
 	})
-	// The status after the run is sent once its work is done: wait for
-	// the one without a run.
+	// The status after the run is sent once its work is done, after the
+	// notice that it finished: wait for the one without a run. (A status
+	// before the run began has none either.)
 	s.Await("the status after the run", func() bool {
+		finished := false
 		for _, n := range s.AllNotifications()[before:] {
 			var st runningStatus
-			if n.Method == "icm/statusChanged" && json.Unmarshal(n.Params, &st) == nil && st.Running == nil {
+			switch {
+			case n.Method == "icm/runFinished" && strings.Contains(string(n.Params), runID):
+				finished = true
+			case finished && n.Method == "icm/statusChanged" && json.Unmarshal(n.Params, &st) == nil && st.Running == nil:
 				return true
 			}
 		}

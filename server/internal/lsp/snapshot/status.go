@@ -112,6 +112,10 @@ func (w *Workspace) Status(ctx context.Context) *Status {
 	d := sess.Trust().Decision()
 	out.Trust = &d
 	disk := sess.Workspace()
+	// This server's own run is read before the run lock: the run ends
+	// (its lock freed) before its record goes, so a status never sees
+	// the lock of a run that is over here beside no record of it.
+	running := w.set.opts.Running(w.root)
 	p, rep, err := sess.StatusWith(w.modelFacts(sess))
 	if err != nil {
 		out.Err = err
@@ -121,7 +125,6 @@ func (w *Workspace) Status(ctx context.Context) *Status {
 	down := check.Downstream(rep)
 	snap, _ := w.Snapshot(ctx)
 	defer snap.Release()
-	running := w.set.opts.Running(w.root)
 	out.Running = running
 	for i, ss := range p.Stages {
 		stg := disk.Stages[i]
