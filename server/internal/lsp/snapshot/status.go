@@ -212,6 +212,10 @@ func (w *Workspace) row(ctx context.Context, stage string) *StageRow {
 // until the server was first asked (by a hover, config.toml's check),
 // it is nil and no model is judged.
 func (w *Workspace) modelFacts(sess *session.Session) *session.ModelFacts {
+	// A list older than its time to live is asked for again in the
+	// background (it never waits), so a status asked for again and again
+	// learns a server that stopped or started without an edit.
+	w.set.installedModels(w, sess)
 	names, known, down, asked := w.set.serverModels(sess)
 	if !asked {
 		return nil
