@@ -1,7 +1,6 @@
 package workflow_test
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -11,7 +10,6 @@ import (
 	"github.com/icm-tool/icm/server/internal/report"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/realollama"
-	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 	"github.com/icm-tool/icm/server/internal/workflow"
 )
 
@@ -34,26 +32,7 @@ func TestRunRecordsWhatEachCallReused(t *testing.T) {
 	srv := ollamatest.New(t, ollamatest.Config{Models: []ollamatest.Model{{Name: "tiny", Digest: f.Digest, ContextLength: 8192}},
 		CountTokens: func(s string) int { return len(s) }})
 	scriptSmall(srv, 3)
-	dir := wstest.Write(t, fmt.Sprintf(`
--- CLAUDE.md --
-# Identity
--- config.toml --
-[model]
-name = "tiny"
-slots = 2
-[workflow]
-parallel = 1
--- plan.md --
-%s
--- pipeline/01-write/CONTEXT.md --
-# Stage: 01-write
-## For each
-part in ../../plan.md
-## Process
-WRITE the part shown below.
-## Outputs
-- parts.md -> output/
-`, plan(3)))
+	dir := writeParts(t, "[model]\nname = \"tiny\"\nslots = 2\n[workflow]\nparallel = 1", 3)
 	client, err := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL(srv.URL()),
 		llm.WithModelFiles(ollamamodel.NewCache([]string{files})))
 	if err != nil {

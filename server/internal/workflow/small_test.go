@@ -85,6 +85,29 @@ func plan(n int) string {
 	return b.String()
 }
 
+// writeParts writes a one-stage workspace whose stage writes each part
+// of a plan of n parts (scriptSmall's answers fit it), with config.toml
+// as given.
+func writeParts(t *testing.T, config string, n int) string {
+	t.Helper()
+	return wstest.Write(t, `
+-- CLAUDE.md --
+# Identity
+-- config.toml --
+`+config+`
+-- plan.md --
+`+plan(n)+`
+-- pipeline/01-write/CONTEXT.md --
+# Stage: 01-write
+## For each
+part in ../../plan.md
+## Process
+WRITE the part shown below.
+## Outputs
+- parts.md -> output/
+`)
+}
+
 func scriptSmall(srv *ollamatest.Server, parts int) {
 	srv.On(ollamatest.UserContains("PLAN the parts")).Reply(ollamatest.Text(plan(parts)))
 	srv.On(ollamatest.UserContains("WRITE the part")).ReplyFunc(func(r *ollamatest.Request) ollamatest.Turn {

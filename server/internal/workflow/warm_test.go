@@ -1,7 +1,6 @@
 package workflow_test
 
 import (
-	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -10,7 +9,6 @@ import (
 	"github.com/icm-tool/icm/server/internal/act"
 	"github.com/icm-tool/icm/server/internal/llm"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
-	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 )
 
 // warmScript answers a For each stage of three parts against a scripted
@@ -103,26 +101,7 @@ func TestForEachWarmsTheServerBeforeFanningOut(t *testing.T) {
 			w := newWarmScript()
 			srv := ollamatest.New(t, ollamatest.Config{Models: []ollamatest.Model{{Name: model, ContextLength: 32768}}, Slots: 4, OnAnswered: w.onAnswered})
 			w.script(srv)
-			dir := wstest.Write(t, fmt.Sprintf(`
--- CLAUDE.md --
-# Identity
--- config.toml --
-[model]
-name = "qwen3.5:9b"
-[workflow]
-parallel = 2
-%s
--- plan.md --
-%s
--- pipeline/01-write/CONTEXT.md --
-# Stage: 01-write
-## For each
-part in ../../plan.md
-## Process
-WRITE the part shown below.
-## Outputs
-- parts.md -> output/
-`, setting, plan(3)))
+			dir := writeParts(t, "[model]\nname = \"qwen3.5:9b\"\n[workflow]\nparallel = 2\n"+setting, 3)
 			client, err := llm.NewOllama(llm.WithPermit(act.Own("a test's own model server")), llm.WithBaseURL(srv.URL()))
 			if err != nil {
 				t.Fatal(err)
