@@ -7,9 +7,11 @@ import (
 	"testing"
 
 	"github.com/icm-tool/icm/server/internal/lsp/lsptest"
+	"github.com/icm-tool/icm/server/internal/state"
 	"github.com/icm-tool/icm/server/internal/testutil/ollamatest"
 	"github.com/icm-tool/icm/server/internal/testutil/wstest"
 	"github.com/icm-tool/icm/server/internal/trust/trusttest"
+	"github.com/icm-tool/icm/server/internal/workflow"
 )
 
 // A change a run proposes outside output/ is shown at the gate in the
@@ -104,6 +106,15 @@ List the routes and write notes on them.
 	var doc struct{ Text string }
 	if err := json.Unmarshal(raw, &doc); err != nil || doc.Text != "# Routes\n\n- GET /status\n" {
 		t.Errorf("the proposed side reads %q (%v)", doc.Text, err)
+	}
+	// A kept copy changed since the run is not what approving applies
+	// (approval refuses it): it is not shown as the change either.
+	kept := filepath.Join(dir, "stages/01-routes", state.StateDir, workflow.ProposedDir, "_config/routes.md")
+	if err := os.WriteFile(kept, []byte("# Routes\n\n- DELETE /everything\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ExecuteCommand("icm.virtualDocument", map[string]any{"uri": cmp.Current}); err == nil {
+		t.Error("a kept copy changed since the run was shown as the proposed change")
 	}
 	if got, err := os.ReadFile(filepath.Join(dir, "_config/routes.md")); err != nil || string(got) != "# Routes\n\n(none yet)\n" {
 		t.Errorf("the file changed before any approval: %q (%v)", got, err)

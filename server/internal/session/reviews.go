@@ -76,16 +76,12 @@ func (rv Reviews) ApproveAs(ctx context.Context, stage, by string) (*state.Appro
 // would change: its last run's proposals not applied yet.
 func (rv Reviews) proposed(stage string) []string {
 	s := rv.s
-	st, err := s.ws.Stage(stage)
+	props, err := rv.proposals(stage)
 	if err != nil {
 		return nil
 	}
-	rec, err := state.ReadRecord(s.ws.Disk, st.Dir)
-	if err != nil || rec == nil || rec.Writes == nil {
-		return nil
-	}
 	var out []string
-	for _, p := range rec.Writes.Proposals {
+	for _, p := range props {
 		if h, err := state.HashFile(s.ws.Disk, p.Target); err != nil || h != p.Hash {
 			out = append(out, p.Target)
 		}

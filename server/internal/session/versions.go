@@ -279,12 +279,17 @@ func (rv Reviews) proposals(stage string) ([]state.Proposal, error) {
 	return rec.Writes.Proposals, nil
 }
 
-// readKept reads the proposed content a run kept for p.
+// readKept reads the proposed content a run kept for p, as approving
+// would apply it: a copy changed since the run is refused here as there.
 func (rv Reviews) readKept(p state.Proposal) ([]byte, error) {
 	ws := rv.s.ws
 	data, err := ws.Disk.ReadFile(ws.Abs(p.Kept))
 	if err != nil {
 		return nil, fault.From(fmt.Errorf("unable to read the change proposed to %s: %w", p.Target, err))
+	}
+	if state.Hash(data) != p.Hash {
+		return nil, fault.NotFound(fmt.Sprintf("the change the run proposes to %s is no longer kept as the run left it", p.Target),
+			"run the stage again for a fresh proposal")
 	}
 	return data, nil
 }
